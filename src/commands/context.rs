@@ -1,0 +1,137 @@
+use mneme::store::Workspace;
+use mneme::time::Timestamp;
+use mneme::views::{Context, FactView};
+use mneme::Result;
+
+use super::Cx;
+use crate::ui::{paint, DIM, HEADER, ID, WARN};
+
+/// Print what an agent must know at session start.
+///
+/// Every active fact, grouped by file, with its id; the pending proposals (not yet facts); and
+/// how much of the line budget the facts use. Facts outrank conversation history.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  mneme context\n  mneme context --json | jq '.files[].facts[].id'"
+)]
+pub struct Args {}
+
+pub fn run(cx: &Cx, _args: &Args) -> Result<()> {
+    let ws = Workspace::discover(&cx.cwd)?;
+    let ledger = ws.load()?;
+    let loaded = ws.load_proposals()?;
+    let proposals: Vec<_> = loaded
+        .iter()
+        .filter_map(|p| p.proposal.as_ref().ok())
+        .collect();
+    let invalid = loaded.len() - proposals.len();
+    let context = Context::build(&ledger, &proposals, invalid, Timestamp::now());
+    if cx.ui.json {
+        cx.ui.json(&context);
+    } else {
+        cx.ui.out(&render(&context));
+    }
+    Ok(())
+}
+
+fn render(c: &Context) -> String {
+    let facts: usize = c.files.iter().map(|f| f.facts.len()).sum();
+    let mut out = format!(
+        "{}\n{}\n",
+        paint(
+            HEADER,
+            format!(
+                "# Project facts ({facts}) — verified by humans; they outrank conversation history"
+            )
+        ),
+        paint(
+            DIM,
+            "Cite facts by id. Never edit .ledger/facts/; change them with `mneme propose`."
+        ),
+    );
+    for file in &c.files {
+        if file.facts.is_empty() {
+            continue;
+        }
+        out.push_str(&format!(
+            "\n{}\n",
+            paint(HEADER, format!("## {} ({})", file.title, file.name))
+        ));
+        for fact in &file.facts {
+            out.push_str(&fact_line(fact));
+        }
+    }
+    if facts == 0 {
+        out.push_str("\nNo facts yet.\n");
+    }
+    let p = &c.proposals;
+    out.push_str(&format!(
+        "\n{}\n",
+        paint(
+            HEADER,
+            format!(
+                "## Pending proposals ({}) — not facts until a human approves them",
+                p.count
+            )
+        )
+    ));
+    for item in &p.items {
+        let agent = item.agent.as_deref().unwrap_or("unknown agent");
+        out.push_str(&format!(
+            "- {} {} {}\n",
+            paint(ID, &item.id),
+            paint(DIM, format!("[{agent}, {}]", item.age)),
+            item.operations.join("; ")
+        ));
+    }
+    if p.invalid > 0 {
+        out.push_str(&format!(
+            "{}\n",
+            paint(
+                WARN,
+                format!(
+                    "{} proposal file(s) do not parse; run `mneme check`",
+                    p.invalid
+                )
+            )
+        ));
+    }
+    let b = &c.budget;
+    let mut tail = format!("\nBudget: {}/{} lines", b.used, b.limit);
+    if c.superseded > 0 {
+        tail.push_str(&format!(" · {} superseded fact(s) not shown", c.superseded));
+    }
+    out.push_str(&paint(if b.over { WARN } else { DIM }, tail));
+    out.push('\n');
+    if c.facts_without_id > 0 {
+        out.push_str(&format!(
+            "{}\n",
+            paint(
+                WARN,
+                format!(
+                    "{} fact(s) have no id yet; `mneme check --fix` gives them one",
+                    c.facts_without_id
+                )
+            )
+        ));
+    }
+    out
+}
+
+/// `- f-7f3cq Statement` with continuation lines indented under it.
+pub fn fact_line(fact: &FactView) -> String {
+    let id = match &fact.id {
+        Some(id) => paint(ID, id),
+        None => paint(WARN, format!("(no id, line {})", fact.line)),
+    };
+    let mut lines = fact.text.lines();
+    let mut out = format!("- {id} {}\n", lines.next().unwrap_or(""));
+    for l in lines {
+        if l.trim().is_empty() {
+            out.push('\n');
+        } else {
+            out.push_str(&format!("  {l}\n"));
+        }
+    }
+    out
+}

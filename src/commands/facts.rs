@@ -1,0 +1,64 @@
+use std::ffi::OsString;
+
+use mneme::store::Workspace;
+use mneme::views::FileView;
+use mneme::Result;
+
+use super::{utf8, Cx};
+use crate::ui::{paint, DIM, HEADER, ID, WARN};
+
+/// List facts, all of them or those of one file, superseded ones included.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  mneme facts\n  mneme facts pitfalls\n  mneme facts architecture --json"
+)]
+pub struct Args {
+    /// Only this fact file, such as `architecture`.
+    file: Option<OsString>,
+}
+
+pub fn run(cx: &Cx, args: &Args) -> Result<()> {
+    let ws = Workspace::discover(&cx.cwd)?;
+    let ledger = ws.load()?;
+    let files: Vec<FileView> = match &args.file {
+        Some(name) => vec![FileView::new(
+            ledger.resolve_file(&utf8("the file name", name)?)?,
+        )],
+        None => ledger.files.iter().map(FileView::new).collect(),
+    };
+    if cx.ui.json {
+        cx.ui.json(&files);
+        return Ok(());
+    }
+    let mut out = String::new();
+    for file in &files {
+        out.push_str(&format!(
+            "{} {}\n",
+            paint(HEADER, format!("{} ({})", file.title, file.path)),
+            paint(
+                DIM,
+                format!("{} fact(s), {} lines", file.facts.len(), file.lines)
+            )
+        ));
+        for fact in &file.facts {
+            let id = match &fact.id {
+                Some(id) => paint(ID, id),
+                None => paint(WARN, "(no id)"),
+            };
+            let mut tags = format!("line {}", fact.line);
+            if !fact.is_active() {
+                tags.push_str(&format!(", {}", fact.state));
+                if let Some(by) = &fact.superseded_by {
+                    tags.push_str(&format!(" by {by}"));
+                }
+            }
+            let text = fact.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            out.push_str(&format!(
+                "  {id} {text} {}\n",
+                paint(DIM, format!("({tags})"))
+            ));
+        }
+    }
+    cx.ui.out(&out);
+    Ok(())
+}

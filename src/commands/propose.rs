@@ -1,0 +1,275 @@
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::PathBuf;
+
+use mneme::proposal::{plan, PlanContext, Request, RequestOp};
+use mneme::store::Workspace;
+use mneme::time::Timestamp;
+use mneme::views::Budget;
+use mneme::{repo, Error, Result};
+use serde_json::json;
+
+use super::{utf8, Cx};
+use crate::ui::{paint, DIM, ID, WARN};
+
+/// Propose a change to the facts, for a human to review (never interactive).
+///
+/// Writes exactly one file, `.ledger/proposals/<UTC time>-<hash>.json`, and never edits the
+/// facts. Refuses (exit 1, nothing written) unknown files or fact ids, empty or oversized text,
+/// and exact duplicates of a fact or of a pending proposal. Near-duplicates are allowed but
+/// listed, so you can propose an update instead.
+#[derive(Debug, clap::Args)]
+#[command(
+    arg_required_else_help = true,
+    after_help = "Examples:
+  mneme propose add --file architecture \"We use PostgreSQL 16, not SQLite.\" \\
+      --reason \"decided in the storage review\" --evidence docs/adr/0003.md
+  mneme propose update f-7f3cq \"We use PostgreSQL 17.\" --reason \"upgraded in #412\"
+  mneme propose remove f-7f3cq --reason \"the service was retired\"
+  echo \"Use the pool.\" | mneme propose supersede f-k2a9 --stdin --reason \"new driver\"
+  mneme propose --from-json ops.json --json"
+)]
+pub struct Args {
+    #[command(subcommand)]
+    op: Option<Op>,
+
+    /// Read a proposal of several operations from FILE (`-` for stdin); see docs/format.md.
+    #[arg(long, value_name = "FILE")]
+    from_json: Option<PathBuf>,
+
+    #[command(flatten)]
+    meta: Meta,
+}
+
+#[derive(Debug, clap::Args)]
+struct Meta {
+    /// Why the ledger should change (required, here or in --from-json).
+    #[arg(long, global = true, value_name = "TEXT")]
+    reason: Option<OsString>,
+
+    /// Evidence: file:line, commit id or URL; repeat for several.
+    #[arg(long, global = true, value_name = "REF")]
+    evidence: Vec<OsString>,
+
+    /// Name of the proposing agent [default: $MNEME_AGENT].
+    #[arg(long, global = true, value_name = "NAME")]
+    agent: Option<OsString>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Op {
+    /// Propose a new fact in a fact file.
+    Add {
+        /// Fact file, such as `architecture` (see `mneme facts`).
+        #[arg(long, short)]
+        file: OsString,
+        #[command(flatten)]
+        text: Text,
+    },
+    /// Propose new text for an existing fact.
+    Update {
+        /// Id of the fact, such as `f-7f3cq`.
+        fact_id: OsString,
+        #[command(flatten)]
+        text: Text,
+    },
+    /// Propose removing a fact.
+    Remove {
+        /// Id of the fact.
+        fact_id: OsString,
+    },
+    /// Propose replacing a fact with a new one (the old one is kept, marked superseded).
+    Supersede {
+        /// Id of the fact to replace.
+        fact_id: OsString,
+        #[command(flatten)]
+        text: Text,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct Text {
+    /// The statement (one fact).
+    #[arg(required_unless_present = "stdin")]
+    text: Option<OsString>,
+    /// Read the statement from standard input.
+    #[arg(long, conflicts_with = "text")]
+    stdin: bool,
+}
+
+impl Text {
+    fn read(&self) -> Result<String> {
+        match &self.text {
+            Some(t) => utf8("the fact text", t),
+            None => {
+                let mut bytes = Vec::new();
+                std::io::stdin()
+                    .read_to_end(&mut bytes)
+                    .map_err(Error::io("<stdin>"))?;
+                String::from_utf8(bytes).map_err(|_| Error::InvalidUtf8 {
+                    what: "standard input".into(),
+                })
+            }
+        }
+    }
+}
+
+pub fn run(cx: &Cx, args: &Args) -> Result<()> {
+    let request = request(args)?;
+    let ws = Workspace::discover(&cx.cwd)?;
+    ws.check_ledger()?;
+    let ctx = PlanContext {
+        now: Timestamp::now(),
+        author: repo::author(&ws.repo),
+        nonce: u64::from(Timestamp::now().nanos) ^ u64::from(std::process::id()) << 32,
+    };
+    // Checking for duplicates and writing must not interleave with another `propose`.
+    let lock = ws.lock()?;
+    let ledger = ws.load()?;
+    let pending: Vec<_> = ws
+        .load_proposals()?
+        .into_iter()
+        .filter_map(|p| p.proposal.ok())
+        .collect();
+    let mut planned = plan(&ledger, &pending, request, &ctx)?;
+    let path = ws.write_proposal(&mut planned.proposal)?;
+    drop(lock);
+
+    let rel = ws.relative(&path).display().to_string();
+    let p = &planned.proposal;
+    let budget = Budget::of(&ledger);
+    if cx.ui.json {
+        cx.ui.json(&json!({
+            "id": p.id,
+            "path": rel,
+            "proposal": p,
+            "similar": planned.similar,
+            "budget": budget,
+        }));
+        return Ok(());
+    }
+    let mut out = format!("Proposed {} ({rel})\n", paint(ID, &p.id));
+    for op in &p.operations {
+        out.push_str(&format!("  {}\n", op.summary()));
+    }
+    if !planned.similar.is_empty() {
+        out.push_str(&format!(
+            "{}\n",
+            paint(
+                WARN,
+                "Similar existing facts (propose an update instead if one of them says this):"
+            )
+        ));
+        for s in &planned.similar {
+            out.push_str(&format!(
+                "  {} {} {}\n",
+                paint(ID, &s.fact_id),
+                paint(DIM, format!("({}, {:.0}%)", s.file, s.score * 100.0)),
+                s.text
+            ));
+        }
+    }
+    if budget.over {
+        out.push_str(&format!(
+            "{}\n",
+            paint(
+                WARN,
+                format!(
+                    "The facts already use {} of {} budget lines.",
+                    budget.used, budget.limit
+                )
+            )
+        ));
+    }
+    out.push_str("A human reviews it with `mneme review`.\n");
+    cx.ui.out(&out);
+    Ok(())
+}
+
+fn request(args: &Args) -> Result<Request> {
+    let mut request = match (&args.op, &args.from_json) {
+        (Some(_), Some(_)) => return Err(Error::InvalidInput(
+            "give either an operation (add, update, remove, supersede) or --from-json, not both"
+                .into(),
+        )),
+        (Some(op), None) => Request {
+            operations: vec![operation(op)?],
+            ..Request::default()
+        },
+        (None, Some(file)) => read_request(file)?,
+        (None, None) => {
+            return Err(Error::InvalidInput(
+                "name an operation (add, update, remove, supersede) or --from-json FILE".into(),
+            ))
+        }
+    };
+    let m = &args.meta;
+    if let Some(reason) = &m.reason {
+        request.reason = Some(utf8("--reason", reason)?);
+    }
+    for e in &m.evidence {
+        request.evidence.push(utf8("--evidence", e)?);
+    }
+    let agent = match &m.agent {
+        Some(a) => Some(a.clone()),
+        None => std::env::var_os("MNEME_AGENT"),
+    };
+    if let Some(agent) = agent {
+        if request.agent.is_none() || m.agent.is_some() {
+            request.agent = Some(utf8("the agent name", &agent)?);
+        }
+    }
+    Ok(request)
+}
+
+fn operation(op: &Op) -> Result<RequestOp> {
+    let id = |s: &OsString| utf8("the fact id", s);
+    Ok(match op {
+        Op::Add { file, text } => RequestOp::Add {
+            file: utf8("--file", file)?,
+            text: text.read()?,
+        },
+        Op::Update { fact_id, text } => RequestOp::Update {
+            fact_id: id(fact_id)?,
+            text: text.read()?,
+        },
+        Op::Remove { fact_id } => RequestOp::Remove {
+            fact_id: id(fact_id)?,
+        },
+        Op::Supersede { fact_id, text } => RequestOp::Supersede {
+            fact_id: id(fact_id)?,
+            text: text.read()?,
+        },
+    })
+}
+
+/// Largest `--from-json` input accepted.
+const MAX_REQUEST: u64 = 1024 * 1024;
+
+fn read_request(file: &PathBuf) -> Result<Request> {
+    let mut bytes = Vec::new();
+    let shown = file.display().to_string();
+    if file.as_os_str() == "-" {
+        std::io::stdin()
+            .take(MAX_REQUEST + 1)
+            .read_to_end(&mut bytes)
+            .map_err(Error::io("<stdin>"))?;
+    } else {
+        std::fs::File::open(file)
+            .and_then(|f| f.take(MAX_REQUEST + 1).read_to_end(&mut bytes))
+            .map_err(Error::io(file))?;
+    }
+    if bytes.len() as u64 > MAX_REQUEST {
+        return Err(Error::InvalidInput(format!(
+            "{shown}: larger than {MAX_REQUEST} bytes"
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| Error::InvalidUtf8 {
+        what: shown.clone(),
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        Error::InvalidInput(format!(
+            "{shown}: not a valid proposal request: {e} (see docs/format.md)"
+        ))
+    })
+}

@@ -1,0 +1,136 @@
+//! Typed errors of the library. The CLI renders them once, at the edge, as text or JSON.
+
+use std::path::PathBuf;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("not inside a git work tree ({path}); run `git init` first, or cd into a repository")]
+    NotARepository { path: PathBuf },
+    #[error("the repository at {path} has no work tree; mneme needs a checkout")]
+    BareRepository { path: PathBuf },
+    #[error("no ledger in {root}; run `mneme init` first")]
+    NotInitialized { root: PathBuf },
+    #[error(
+        "{path} resolves to {target}, outside the repository; refusing to read or write through it"
+    )]
+    UnsafeLedger { path: PathBuf, target: PathBuf },
+    #[error("unknown fact file `{name}`; known files: {}", known.join(", "))]
+    UnknownFile { name: String, known: Vec<String> },
+    #[error("invalid fact file name `{name}`: give a name from .ledger/facts without a path, such as `architecture`")]
+    InvalidFileName { name: String },
+    #[error("unknown fact `{id}`; {}", known_ids(known))]
+    UnknownFact { id: String, known: Vec<String> },
+    #[error("fact `{id}` is superseded by `{by}`; propose the change against `{by}` instead")]
+    SupersededFact { id: String, by: String },
+    #[error("the fact text is empty; give the statement as an argument or with --stdin")]
+    EmptyText,
+    #[error("the fact text has {len} characters, more than the limit of {max} (max_fact_chars in .ledger/config.yaml); split it into smaller facts")]
+    TextTooLong { len: usize, max: usize },
+    #[error("invalid {what}: {why}")]
+    InvalidText { what: &'static str, why: String },
+    #[error("{what} is not valid UTF-8; mneme stores text as UTF-8")]
+    InvalidUtf8 { what: String },
+    #[error("this fact already exists as `{id}` in {file}; propose an update to it if it needs to change")]
+    DuplicateFact { id: String, file: String },
+    #[error("pending proposal `{proposal}` already proposes this text; wait for its review or propose something else")]
+    DuplicateProposal { proposal: String },
+    #[error("fact `{id}` already says exactly this; nothing to propose")]
+    NoChange { id: String },
+    #[error("this ledger requires at least one --evidence REF per proposal (require_evidence in .ledger/config.yaml)")]
+    EvidenceRequired,
+    #[error("a proposal needs --reason: say why the ledger should change")]
+    MissingReason,
+    #[error("{0}")]
+    InvalidInput(String),
+    #[error("{path}:{line}: {message}")]
+    FactFileParse {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{path}: {message}")]
+    ProposalParse { path: PathBuf, message: String },
+    #[error("{path}: {message}")]
+    Config { path: PathBuf, message: String },
+    #[error("{path}: {message}; fix the markers by hand (mneme only edits between them)")]
+    AgentsBlock { path: PathBuf, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("git: {0}")]
+    Git(String),
+}
+
+fn known_ids(known: &[String]) -> String {
+    const SHOWN: usize = 20;
+    match known.len() {
+        0 => "the ledger has no facts with ids yet".to_owned(),
+        n if n <= SHOWN => format!("known ids: {}", known.join(", ")),
+        n => format!(
+            "known ids include {} … and {} more (see `mneme facts`)",
+            known[..SHOWN].join(", "),
+            n - SHOWN
+        ),
+    }
+}
+
+impl Error {
+    /// Stable machine-readable code, documented in README.md.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::NotARepository { .. } => "not_a_repository",
+            Error::BareRepository { .. } => "bare_repository",
+            Error::NotInitialized { .. } => "not_initialized",
+            Error::UnsafeLedger { .. } => "unsafe_ledger",
+            Error::UnknownFile { .. } => "unknown_file",
+            Error::InvalidFileName { .. } => "invalid_file_name",
+            Error::UnknownFact { .. } => "unknown_fact",
+            Error::SupersededFact { .. } => "superseded_fact",
+            Error::EmptyText => "empty_text",
+            Error::TextTooLong { .. } => "text_too_long",
+            Error::InvalidText { .. } => "invalid_text",
+            Error::InvalidUtf8 { .. } => "invalid_utf8",
+            Error::DuplicateFact { .. } => "duplicate_fact",
+            Error::DuplicateProposal { .. } => "duplicate_proposal",
+            Error::NoChange { .. } => "no_change",
+            Error::EvidenceRequired => "evidence_required",
+            Error::MissingReason => "missing_reason",
+            Error::InvalidInput(_) => "invalid_input",
+            Error::FactFileParse { .. } => "fact_file_parse",
+            Error::ProposalParse { .. } => "proposal_parse",
+            Error::Config { .. } => "config",
+            Error::AgentsBlock { .. } => "agents_md",
+            Error::Io { .. } => "io",
+            Error::Git(_) => "git",
+        }
+    }
+
+    /// Structured details for `--json` error output, beyond code and message.
+    pub fn details(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            Error::UnknownFile { name, known } => json!({ "name": name, "known": known }),
+            Error::UnknownFact { id, known } => json!({ "id": id, "known": known }),
+            Error::SupersededFact { id, by } => json!({ "id": id, "by": by }),
+            Error::DuplicateFact { id, file } => json!({ "id": id, "file": file }),
+            Error::DuplicateProposal { proposal } => json!({ "proposal": proposal }),
+            Error::TextTooLong { len, max } => json!({ "len": len, "max": max }),
+            Error::FactFileParse { path, line, .. } => json!({ "path": path, "line": line }),
+            Error::ProposalParse { path, .. } | Error::Config { path, .. } => {
+                json!({ "path": path })
+            }
+            _ => serde_json::Value::Null,
+        }
+    }
+
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io { path, source }
+    }
+}

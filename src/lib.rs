@@ -1,0 +1,21 @@
+//! mneme: durable, human-approved memory for AI coding agents, kept as plain files in git.
+//!
+//! The pure core parses and renders fact files ([`facts`]), plans proposals ([`proposal`]) and
+//! compares statements ([`text`]); the shell ([`store`], [`repo`]) reads and writes files and
+//! talks to git.
+
+pub mod agents_md;
+pub mod config;
+pub mod error;
+pub mod facts;
+pub mod ids;
+pub mod ledger;
+pub mod proposal;
+pub mod repo;
+pub mod store;
+pub mod templates;
+pub mod text;
+pub mod time;
+pub mod views;
+
+pub use error::{Error, Result};

@@ -1,0 +1,76 @@
+//! The `mneme` command line: argument parsing, dispatch, and rendering errors once.
+
+mod commands;
+mod ui;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Durable, human-approved memory for AI coding agents, kept as plain files in git.
+///
+/// Facts live in `.ledger/facts/*.md`. Agents read them with `mneme context` and propose changes
+/// with `mneme propose`; a human reviews the proposals.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mneme",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+#[command(
+    after_help = "Exit codes: 0 success, 1 error (bad input, refused operation), 2 usage error."
+)]
+struct Cli {
+    /// Print machine-readable JSON; errors are printed as JSON on stderr.
+    #[arg(long, global = true)]
+    json: bool,
+
+    /// Run as if mneme was started in DIR.
+    #[arg(short = 'C', global = true, value_name = "DIR")]
+    directory: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Init(commands::init::Args),
+    Propose(commands::propose::Args),
+    Context(commands::context::Args),
+    Facts(commands::facts::Args),
+    Show(commands::show::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let ui = ui::Ui::new(cli.json);
+    let result = std::env::current_dir()
+        .map_err(|source| mneme::Error::Io {
+            path: PathBuf::from("."),
+            source,
+        })
+        .map(|cwd| match &cli.directory {
+            Some(dir) => cwd.join(dir),
+            None => cwd,
+        })
+        .and_then(|cwd| {
+            let cx = commands::Cx { cwd, ui: &ui };
+            match &cli.command {
+                Command::Init(args) => commands::init::run(&cx, args),
+                Command::Propose(args) => commands::propose::run(&cx, args),
+                Command::Context(args) => commands::context::run(&cx, args),
+                Command::Facts(args) => commands::facts::run(&cx, args),
+                Command::Show(args) => commands::show::run(&cx, args),
+            }
+        });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            ui.error(&e);
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! All output goes through `Ui`: data on stdout, errors on stderr, colors only where the stream
+//! is a terminal and `NO_COLOR` is unset (anstream decides), JSON when asked.
+
+use std::io::Write;
+
+use anstyle::{AnsiColor, Style};
+use serde::Serialize;
+
+pub const ID: Style = AnsiColor::Cyan.on_default().bold();
+pub const HEADER: Style = Style::new().bold();
+pub const DIM: Style = Style::new().dimmed();
+pub const WARN: Style = AnsiColor::Yellow.on_default().bold();
+pub const GOOD: Style = AnsiColor::Green.on_default();
+const ERROR: Style = AnsiColor::Red.on_default().bold();
+
+pub struct Ui {
+    pub json: bool,
+}
+
+impl Ui {
+    pub fn new(json: bool) -> Ui {
+        Ui { json }
+    }
+
+    /// Human output on stdout; styles are stripped when stdout is not a color terminal.
+    pub fn out(&self, text: &str) {
+        let mut out = anstream::stdout().lock();
+        // A closed pipe (`mneme context | head`) is not an error worth reporting.
+        let _ = out.write_all(text.as_bytes());
+    }
+
+    pub fn json(&self, value: &impl Serialize) {
+        let mut s = serde_json::to_string_pretty(value).expect("views serialize");
+        s.push('\n');
+        let _ = std::io::stdout().lock().write_all(s.as_bytes());
+    }
+
+    /// The one place errors are rendered.
+    pub fn error(&self, e: &mneme::Error) {
+        if self.json {
+            let mut body = serde_json::json!({ "code": e.code(), "message": e.to_string() });
+            if let serde_json::Value::Object(details) = e.details() {
+                body.as_object_mut().expect("object").extend(details);
+            }
+            let s = serde_json::json!({ "error": body });
+            let _ = writeln!(std::io::stderr(), "{s}");
+        } else {
+            let _ = writeln!(anstream::stderr(), "{ERROR}error:{ERROR:#} {e}");
+        }
+    }
+}
+
+/// `text` wrapped in `style` (reset after).
+pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
+    format!("{style}{text}{style:#}")
+}

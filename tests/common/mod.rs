@@ -1,0 +1,159 @@
+//! Helpers for tests that run the real `mneme` binary in temporary git repositories.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::cargo_bin;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// A temporary git repository with an identity configured and no global config leaking in.
+pub struct Repo {
+    pub dir: TempDir,
+}
+
+impl Repo {
+    /// `git init` only.
+    pub fn bare_init() -> Repo {
+        let dir = tempfile::Builder::new()
+            .prefix("mneme-test-")
+            .tempdir()
+            .unwrap();
+        let repo = Repo { dir };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.git(&["config", "user.name", "Test Human"]);
+        repo.git(&["config", "user.email", "human@example.com"]);
+        repo
+    }
+
+    /// `git init` and `mneme init`.
+    pub fn new() -> Repo {
+        let repo = Repo::bare_init();
+        repo.mneme(&["init"]).assert().success();
+        repo
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn file(&self, rel: &str) -> PathBuf {
+        self.path().join(rel)
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        fs::read_to_string(self.file(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    pub fn write(&self, rel: &str, contents: &str) {
+        let path = self.file(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, contents).unwrap();
+    }
+
+    /// The `mneme` binary, run in the repository root with a clean environment.
+    pub fn mneme(&self, args: &[&str]) -> assert_cmd::Command {
+        self.mneme_in(self.path(), args)
+    }
+
+    pub fn mneme_in(&self, dir: &Path, args: &[&str]) -> assert_cmd::Command {
+        let mut cmd = assert_cmd::Command::new(cargo_bin("mneme"));
+        isolate(cmd.current_dir(dir).args(args));
+        cmd
+    }
+
+    /// Runs git in the repository and returns stdout; panics on failure.
+    pub fn git(&self, args: &[&str]) -> String {
+        let mut cmd = Command::new("git");
+        isolate_std(cmd.current_dir(self.path()).args(args));
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Proposal files, sorted by name.
+    pub fn proposals(&self) -> Vec<PathBuf> {
+        let mut files: Vec<_> = fs::read_dir(self.file(".ledger/proposals"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// Every file under `.ledger` with its bytes, to check that a refused command wrote nothing.
+    pub fn snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.file(".ledger")];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries {
+                let path = e.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else {
+                    out.push((path.clone(), fs::read(&path).unwrap()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Writes a fact file with the given facts (`(id, text)`) under the seed front matter.
+    pub fn seed_facts(&self, file: &str, facts: &[(&str, &str)]) {
+        let mut src = format!("---\ntitle: {file}\n---\n\n# {file}\n\n");
+        for (id, text) in facts {
+            src.push_str(&format!("- **{id}** {text}\n"));
+        }
+        self.write(&format!(".ledger/facts/{file}.md"), &src);
+    }
+}
+
+fn isolate(cmd: &mut assert_cmd::Command) {
+    cmd.env_remove("MNEME_AGENT")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("NO_COLOR", "1")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE");
+}
+
+fn isolate_std(cmd: &mut Command) {
+    cmd.env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE");
+}
+
+/// Parses a command's stdout as JSON.
+pub fn json(output: &std::process::Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+/// Parses a command's stderr as a JSON error and returns its `code`.
+pub fn error_code(output: &std::process::Output) -> String {
+    let v: Value = serde_json::from_slice(&output.stderr).unwrap_or_else(|e| {
+        panic!(
+            "stderr not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    v["error"]["code"].as_str().unwrap().to_owned()
+}
