@@ -22,6 +22,8 @@ pub struct FrontMatter {
     pub description: Option<String>,
 }
 
+// Most blocks are facts, so boxing them would only add an allocation each.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Block {
     /// Lines that are not facts, verbatim.
