@@ -40,6 +40,8 @@ pub struct Fact {
     pub line: usize,
     /// Lines the item spans.
     pub line_count: usize,
+    /// The list marker with its indentation, such as `-`, ` *` or `2.`.
+    pub marker: String,
     pub id: Option<String>,
     /// The statement: the first line after id and metadata, then the continuation lines with the
     /// item's indentation removed. Trailing blank lines are dropped.
@@ -250,10 +252,34 @@ impl Fact {
             raw,
             line,
             line_count: lines.len(),
+            marker: first[..marker.content_start].trim_end().to_owned(),
             id,
             text,
             meta,
         }
+    }
+
+    /// The item's raw text with `meta` as the metadata comment of its first line; every other
+    /// byte stays as it was.
+    pub fn raw_with_meta(&self, meta: &Meta) -> String {
+        let (first, rest) = match self.raw.find('\n') {
+            Some(i) => self.raw.split_at(i + 1),
+            None => (self.raw.as_str(), ""),
+        };
+        let content = strip_eol(first);
+        let eol = &first[content.len()..];
+        let mut head = content.trim_end();
+        if !self.meta.is_empty() {
+            if let Some(open) = head.rfind("<!--") {
+                head = head[..open].trim_end();
+            }
+        }
+        let comment = if meta.is_empty() {
+            String::new()
+        } else {
+            format!(" <!-- {} -->", meta.render())
+        };
+        format!("{head}{comment}{eol}{rest}")
     }
 
     /// The text on one line, for compact listings.
@@ -635,6 +661,27 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].text, "Line one\n\nline two");
         assert_eq!(f[0].meta, meta);
+    }
+
+    #[test]
+    fn markers_and_meta_rewrites_keep_other_bytes() {
+        let src = " 2. **f-m1** first <!-- since: 2026-01-01 -->\r\n    more\r\n";
+        let f = facts(src);
+        assert_eq!(f[0].marker, " 2.");
+        let meta = Meta {
+            state: Some(STATE_SUPERSEDED.into()),
+            by: Some("f-m2".into()),
+            ..f[0].meta.clone()
+        };
+        assert_eq!(
+            f[0].raw_with_meta(&meta),
+            " 2. **f-m1** first <!-- state: superseded; by: f-m2; since: 2026-01-01 -->\r\n    more\r\n"
+        );
+        let plain = facts("- **f-m3** no meta")[0].raw_with_meta(&meta);
+        assert_eq!(
+            plain,
+            "- **f-m3** no meta <!-- state: superseded; by: f-m2; since: 2026-01-01 -->"
+        );
     }
 
     #[test]

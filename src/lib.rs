@@ -5,7 +5,10 @@
 //! talks to git.
 
 pub mod agents_md;
+pub mod apply;
 pub mod config;
+pub mod decision;
+pub mod diff;
 pub mod error;
 pub mod facts;
 pub mod ids;

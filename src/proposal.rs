@@ -50,15 +50,19 @@ pub enum Operation {
     Update {
         file: String,
         fact_id: String,
+        /// The fact's text when proposed: a review compares it to detect a conflicting change.
+        before: String,
         text: String,
     },
     Remove {
         file: String,
         fact_id: String,
+        before: String,
     },
     Supersede {
         file: String,
         fact_id: String,
+        before: String,
         new_fact_id: String,
         text: String,
     },
@@ -99,6 +103,36 @@ impl Operation {
             Operation::Add { fact_id, .. } => Some(fact_id),
             Operation::Supersede { new_fact_id, .. } => Some(new_fact_id),
             _ => None,
+        }
+    }
+
+    /// The targeted fact's text when the proposal was made (not for `add`).
+    pub fn before(&self) -> Option<&str> {
+        match self {
+            Operation::Update { before, .. }
+            | Operation::Remove { before, .. }
+            | Operation::Supersede { before, .. } => Some(before),
+            Operation::Add { .. } => None,
+        }
+    }
+
+    /// Replaces the proposed text (a human edit during review).
+    pub fn set_text(&mut self, new: String) {
+        match self {
+            Operation::Add { text, .. }
+            | Operation::Update { text, .. }
+            | Operation::Supersede { text, .. } => *text = new,
+            Operation::Remove { .. } => {}
+        }
+    }
+
+    /// Re-targets the operation at the fact's current text (a human resolved a conflict).
+    pub fn set_before(&mut self, new: String) {
+        match self {
+            Operation::Update { before, .. }
+            | Operation::Remove { before, .. }
+            | Operation::Supersede { before, .. } => *before = new,
+            Operation::Add { .. } => {}
         }
     }
 
@@ -287,20 +321,26 @@ pub fn plan(
                 }
                 Operation::Update {
                     file,
+                    before: fact.text.clone(),
                     fact_id,
                     text,
                 }
             }
             RequestOp::Remove { fact_id } => {
-                let (file, _) = target(ledger, &fact_id, true)?;
-                Operation::Remove { file, fact_id }
+                let (file, fact) = target(ledger, &fact_id, true)?;
+                Operation::Remove {
+                    file,
+                    before: fact.text.clone(),
+                    fact_id,
+                }
             }
             RequestOp::Supersede { fact_id, text } => {
-                let (file, _) = target(ledger, &fact_id, false)?;
+                let (file, fact) = target(ledger, &fact_id, false)?;
                 let text = check_text(&text, ledger.config.max_fact_chars)?;
                 let new_fact_id = mint_id(&mut taken, index);
                 Operation::Supersede {
                     file,
+                    before: fact.text.clone(),
                     fact_id,
                     new_fact_id,
                     text,

@@ -99,7 +99,7 @@ fn update_remove_and_supersede_name_their_targets() {
     );
     assert_eq!(
         up["operations"][0],
-        serde_json::json!({"op": "update", "file": "architecture.md", "fact_id": "f-aaaa", "text": "We use PostgreSQL 17."})
+        serde_json::json!({"op": "update", "file": "architecture.md", "fact_id": "f-aaaa", "before": "We use PostgreSQL 16, not SQLite.", "text": "We use PostgreSQL 17."})
     );
     let rm = proposal_file(
         &repo,
@@ -107,7 +107,7 @@ fn update_remove_and_supersede_name_their_targets() {
     );
     assert_eq!(
         rm["operations"][0],
-        serde_json::json!({"op": "remove", "file": "architecture.md", "fact_id": "f-bbbb"})
+        serde_json::json!({"op": "remove", "file": "architecture.md", "fact_id": "f-bbbb", "before": "Services talk over gRPC."})
     );
     let sup = proposal_file(
         &repo,
