@@ -64,6 +64,36 @@ pub enum Error {
     },
     #[error("git: {0}")]
     Git(String),
+    #[error("{path} exists: another git process is using the repository; retry when it is done (if none is running, remove {path})")]
+    GitLocked { path: PathBuf },
+    #[error("no git identity is configured; run `git config user.name \"Your Name\"` and `git config user.email you@example.com`")]
+    IdentityMissing,
+    #[error("a {what} is in progress; finish or abort it before recording decisions")]
+    GitInProgress { what: String },
+    #[error(
+        "HEAD is detached; switch to a branch (`git switch -c <name>`) so the decision is not lost"
+    )]
+    DetachedHead,
+    #[error("{path} has {kind} changes nobody reviewed; commit or restore them first (`git diff HEAD -- {path}`)")]
+    LocalEdits { path: String, kind: &'static str },
+    #[error("the sparse index leaves out .ledger/; mneme does not support sparse checkouts that exclude it")]
+    SparseIndex,
+    #[error("the {hook} hook failed ({status}); nothing was committed{}", if output.is_empty() { String::new() } else { format!(":\n{output}") })]
+    HookFailed {
+        hook: &'static str,
+        status: String,
+        output: String,
+    },
+    #[error("the branch moved while the commit was being made; run the review again")]
+    RefMoved,
+    #[error("proposal `{id}` conflicts with the current facts: {message}; reject it or edit it in `mneme review`")]
+    Conflict { id: String, message: String },
+    #[error("unknown proposal `{id}`; pending: {}", if known.is_empty() { "none".to_owned() } else { known.join(", ") })]
+    UnknownProposal { id: String, known: Vec<String> },
+    #[error("`mneme review` is interactive and needs a terminal; use `mneme review list`, `show`, `approve` or `reject`")]
+    NotATerminal,
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 fn known_ids(known: &[String]) -> String {
@@ -80,6 +110,11 @@ fn known_ids(known: &[String]) -> String {
 }
 
 impl Error {
+    /// Any gix failure, with its message.
+    pub fn git(e: impl std::fmt::Display) -> Error {
+        Error::Git(e.to_string())
+    }
+
     /// Stable machine-readable code, documented in README.md.
     pub fn code(&self) -> &'static str {
         match self {
@@ -107,6 +142,18 @@ impl Error {
             Error::AgentsBlock { .. } => "agents_md",
             Error::Io { .. } => "io",
             Error::Git(_) => "git",
+            Error::GitLocked { .. } => "git_locked",
+            Error::IdentityMissing => "identity_missing",
+            Error::GitInProgress { .. } => "git_in_progress",
+            Error::DetachedHead => "detached_head",
+            Error::LocalEdits { .. } => "local_edits",
+            Error::SparseIndex => "sparse_index",
+            Error::HookFailed { .. } => "hook_failed",
+            Error::RefMoved => "ref_moved",
+            Error::Conflict { .. } => "conflict",
+            Error::UnknownProposal { .. } => "unknown_proposal",
+            Error::NotATerminal => "not_a_terminal",
+            Error::Interrupted(_) => "interrupted",
         }
     }
 
@@ -121,6 +168,10 @@ impl Error {
             Error::DuplicateProposal { proposal } => json!({ "proposal": proposal }),
             Error::TextTooLong { len, max } => json!({ "len": len, "max": max }),
             Error::FactFileParse { path, line, .. } => json!({ "path": path, "line": line }),
+            Error::LocalEdits { path, .. } => json!({ "path": path }),
+            Error::Conflict { id, .. } => json!({ "proposal": id }),
+            Error::UnknownProposal { id, known } => json!({ "id": id, "known": known }),
+            Error::GitLocked { path } => json!({ "path": path }),
             Error::ProposalParse { path, .. } | Error::Config { path, .. } => {
                 json!({ "path": path })
             }

@@ -42,6 +42,9 @@ enum Command {
     Context(commands::context::Args),
     Facts(commands::facts::Args),
     Show(commands::show::Args),
+    Review(commands::review::Args),
+    Log(commands::log::Args),
+    Why(commands::why::Args),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +67,9 @@ fn main() -> ExitCode {
                 Command::Context(args) => commands::context::run(&cx, args),
                 Command::Facts(args) => commands::facts::run(&cx, args),
                 Command::Show(args) => commands::show::run(&cx, args),
+                Command::Review(args) => commands::review::run(&cx, args),
+                Command::Log(args) => commands::log::run(&cx, args),
+                Command::Why(args) => commands::why::run(&cx, args),
             }
         });
     match result {

@@ -443,7 +443,7 @@ fn check_duplicates(ledger: &Ledger, pending: &[Proposal], ops: &[Operation]) ->
     Ok(())
 }
 
-fn similar_to(ledger: &Ledger, index: usize, op: &Operation) -> Vec<Similar> {
+pub fn similar_to(ledger: &Ledger, index: usize, op: &Operation) -> Vec<Similar> {
     let Some(text) = op.text() else {
         return Vec::new();
     };

@@ -30,6 +30,12 @@ impl Timestamp {
         )
     }
 
+    /// `2026-11-22T13:53:00Z`, whole seconds.
+    pub fn rfc3339_seconds(self) -> String {
+        let (y, mo, d, h, mi, s) = self.civil();
+        format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+    }
+
     /// `20261122T135300Z`: sortable and safe in file names.
     pub fn compact(self) -> String {
         let (y, mo, d, h, mi, s) = self.civil();

@@ -11,6 +11,7 @@ pub const HEADER: Style = Style::new().bold();
 pub const DIM: Style = Style::new().dimmed();
 pub const WARN: Style = AnsiColor::Yellow.on_default().bold();
 pub const GOOD: Style = AnsiColor::Green.on_default();
+pub const PROMPT: Style = AnsiColor::Blue.on_default().bold();
 const ERROR: Style = AnsiColor::Red.on_default().bold();
 
 pub struct Ui {
@@ -53,4 +54,32 @@ impl Ui {
 /// `text` wrapped in `style` (reset after).
 pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
     format!("{style}{text}{style:#}")
+}
+
+const REMOVED: Style = AnsiColor::Red.on_default();
+const ADDED: Style = AnsiColor::Green.on_default();
+const REMOVED_WORD: Style = AnsiColor::Red.on_default().bold().underline();
+const ADDED_WORD: Style = AnsiColor::Green.on_default().bold().underline();
+const HUNK: Style = AnsiColor::Cyan.on_default();
+
+/// A colored unified diff of one file, changed words emphasised.
+pub fn diff(path: &str, old: &str, new: &str) -> String {
+    let mut out = format!("{}\n", paint(HEADER, format!("--- a/{path}\n+++ b/{path}")));
+    for hunk in mneme::diff::hunks(old, new, 3) {
+        out.push_str(&paint(HUNK, &hunk.header));
+        out.push('\n');
+        for line in hunk.lines {
+            let (sign, base, word) = match line.tag {
+                mneme::diff::Tag::Context => (" ", Style::new(), Style::new()),
+                mneme::diff::Tag::Removed => ("-", REMOVED, REMOVED_WORD),
+                mneme::diff::Tag::Added => ("+", ADDED, ADDED_WORD),
+            };
+            out.push_str(&paint(base, sign));
+            for (emphasised, text) in &line.parts {
+                out.push_str(&paint(if *emphasised { word } else { base }, text));
+            }
+            out.push('\n');
+        }
+    }
+    out
 }

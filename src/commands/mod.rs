@@ -3,8 +3,11 @@
 pub mod context;
 pub mod facts;
 pub mod init;
+pub mod log;
 pub mod propose;
+pub mod review;
 pub mod show;
+pub mod why;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -77,6 +77,13 @@ impl Repo {
         String::from_utf8(out.stdout).unwrap()
     }
 
+    /// Runs git and returns stdout, whether or not it succeeded.
+    pub fn try_git(&self, args: &[&str]) -> String {
+        let mut cmd = Command::new("git");
+        isolate_std(cmd.current_dir(self.path()).args(args));
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    }
+
     /// Proposal files, sorted by name.
     pub fn proposals(&self) -> Vec<PathBuf> {
         let mut files: Vec<_> = fs::read_dir(self.file(".ledger/proposals"))
@@ -156,4 +163,65 @@ pub fn error_code(output: &std::process::Output) -> String {
         )
     });
     v["error"]["code"].as_str().unwrap().to_owned()
+}
+
+impl Repo {
+    /// `git init` + identity + `mneme init` + a first commit of everything.
+    pub fn committed() -> Repo {
+        let repo = Repo::new();
+        repo.write("README.md", "# project\n");
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "initial"]);
+        repo
+    }
+
+    /// Runs `mneme propose --json ARGS` and returns the proposal id.
+    pub fn propose(&self, args: &[&str]) -> String {
+        let mut full = vec!["propose", "--json"];
+        full.extend_from_slice(args);
+        let out = self.mneme(&full).assert().success().get_output().clone();
+        json(&out)["id"].as_str().unwrap().to_owned()
+    }
+
+    /// The id of the one fact the proposal adds (add or supersede).
+    pub fn new_fact_id(&self, proposal: &str) -> String {
+        let p: Value =
+            serde_json::from_str(&self.read(&format!(".ledger/proposals/{proposal}.json")))
+                .unwrap();
+        let op = &p["operations"][0];
+        op.get("new_fact_id")
+            .unwrap_or(&op["fact_id"])
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    pub fn head(&self) -> String {
+        self.git(&["rev-parse", "HEAD"]).trim().to_owned()
+    }
+
+    /// Paths changed by the HEAD commit, as `git show --name-status` lines.
+    pub fn head_changes(&self) -> Vec<String> {
+        self.git(&["show", "--format=", "--name-status", "HEAD"])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    pub fn trailer(&self, rev: &str, key: &str) -> Vec<String> {
+        self.git(&[
+            "log",
+            "-1",
+            &format!("--format=%(trailers:key={key},valueonly)"),
+            rev,
+        ])
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+    }
+
+    pub fn status(&self) -> String {
+        self.git(&["status", "--porcelain"])
+    }
 }

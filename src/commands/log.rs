@@ -1,0 +1,60 @@
+use mneme::decision::Recorded;
+use mneme::history;
+use mneme::store::Workspace;
+use mneme::Result;
+
+use super::Cx;
+use crate::ui::{paint, DIM, ID};
+
+/// Show the review decisions in git history, newest first.
+///
+/// Every approval and rejection mneme recorded: date, decision, the facts touched, who proposed
+/// and who decided, and the commit. Give a fact id to see only the decisions that touched it.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  mneme log\n  mneme log f-7f3c\n  mneme log -n 5 --json")]
+pub struct Args {
+    /// Only decisions that touched this fact.
+    fact_id: Option<String>,
+    /// At most this many decisions.
+    #[arg(short = 'n', long, value_name = "N")]
+    max_count: Option<usize>,
+}
+
+pub fn run(cx: &Cx, args: &Args) -> Result<()> {
+    let ws = Workspace::discover(&cx.cwd)?;
+    let decisions = history::decisions(&ws.location, args.fact_id.as_deref(), args.max_count)?;
+    if cx.ui.json {
+        cx.ui.json(&decisions);
+        return Ok(());
+    }
+    if decisions.is_empty() {
+        cx.ui.out("No decisions recorded yet.\n");
+        return Ok(());
+    }
+    cx.ui.out(&decisions.iter().map(line).collect::<String>());
+    Ok(())
+}
+
+/// `2026-11-22 a1b2c3d4e5 approve add f-7f3c (claude → Grace <g@x>)`
+pub fn line(r: &Recorded) -> String {
+    let ops = r
+        .operations
+        .iter()
+        .map(|o| format!("{} {}", o.op, o.fact_ids.join(" → ")))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "{} {} {:<7} {ops} {}\n",
+        paint(DIM, &r.date[..10.min(r.date.len())]),
+        paint(ID, &r.commit[..10.min(r.commit.len())]),
+        r.verdict,
+        paint(
+            DIM,
+            format!(
+                "({} → {})",
+                r.proposed_by.as_deref().unwrap_or("unknown"),
+                r.reviewer.as_deref().unwrap_or("unknown")
+            )
+        )
+    )
+}

@@ -1,0 +1,72 @@
+use mneme::history;
+use mneme::store::Workspace;
+use mneme::views::FactView;
+use mneme::Result;
+use serde_json::json;
+
+use super::Cx;
+use crate::ui::{paint, DIM, HEADER, ID, WARN};
+
+/// Explain a fact: its text and every decision that shaped it, with reasons and evidence.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  mneme why f-7f3c\n  mneme why f-7f3c --json")]
+pub struct Args {
+    /// Id of the fact (it may have been removed since).
+    fact_id: String,
+}
+
+pub fn run(cx: &Cx, args: &Args) -> Result<()> {
+    let ws = Workspace::discover(&cx.cwd)?;
+    let ledger = ws.load()?;
+    let id = args.fact_id.trim();
+    let fact = ledger
+        .find(id)
+        .map(|(file, fact)| FactView::new(file, fact));
+    let decisions = history::decisions(&ws.location, Some(id), None)?;
+    if fact.is_none() && decisions.is_empty() {
+        // Neither in the ledger nor in history: report it as unknown, listing the known ids.
+        ledger.get(id)?;
+    }
+    if cx.ui.json {
+        cx.ui.json(&json!({ "fact": fact, "decisions": decisions }));
+        return Ok(());
+    }
+    let mut out = match &fact {
+        Some(f) => format!(
+            "{} {}\n{}\n",
+            paint(ID, id),
+            paint(DIM, format!("{}:{} · {}", f.file, f.line, f.state)),
+            f.text
+        ),
+        None => format!(
+            "{} {}\n",
+            paint(ID, id),
+            paint(WARN, "is no longer in the ledger")
+        ),
+    };
+    if decisions.is_empty() {
+        out.push_str(&format!(
+            "\n{}\n",
+            paint(
+                WARN,
+                "No recorded decision touched this fact (it was written by hand)."
+            )
+        ));
+    }
+    for r in &decisions {
+        out.push_str(&format!("\n{}", paint(HEADER, super::log::line(r))));
+        out.push_str(&format!("  {} {}\n", paint(DIM, "proposal:"), r.proposal));
+        for line in r.reason.lines() {
+            out.push_str(&format!("  {line}\n"));
+        }
+        if !r.evidence.is_empty() {
+            out.push_str(&format!(
+                "  {} {}\n",
+                paint(DIM, "evidence:"),
+                r.evidence.join(", ")
+            ));
+        }
+    }
+    cx.ui.out(&out);
+    Ok(())
+}
