@@ -3,25 +3,25 @@
 //! Run with `cargo bench --bench cli`. Prints the median, min and max wall time of each verb and
 //! the peak resident memory of the slowest child. Not a test: nothing here asserts a time.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
+
+use common::release_binary;
 
 const RUNS: usize = 60;
 
 fn main() {
     let bin = release_binary();
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = common::repo(&bin);
     let root = dir.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Bench"]);
-    git(root, &["config", "user.email", "bench@example.com"]);
-    run(&bin, root, &["init"]);
     let lines = seed_ledger(root, 800);
     println!("ledger: {lines} lines of facts, mneme {}", bin.display());
 
     let mut i = 0;
-    report("propose add (800-line ledger)", &bin, root, || {
+    bench("propose add (800-line ledger)", &bin, root, || {
         i += 1;
         vec![
             "propose".into(),
@@ -36,10 +36,10 @@ fn main() {
             "benchmark".into(),
         ]
     });
-    report("context (800-line ledger, 60 pending)", &bin, root, || {
+    bench("context (800-line ledger, 60 pending)", &bin, root, || {
         vec!["context".into()]
     });
-    report("context --json", &bin, root, || {
+    bench("context --json", &bin, root, || {
         vec!["context".into(), "--json".into()]
     });
 }
@@ -78,9 +78,9 @@ fn seed_ledger(root: &Path, target: usize) -> usize {
     total
 }
 
-fn report(name: &str, bin: &Path, root: &Path, mut args: impl FnMut() -> Vec<String>) {
+fn bench(name: &str, bin: &Path, root: &Path, mut args: impl FnMut() -> Vec<String>) {
     let mut peak_kib = 0;
-    let mut times: Vec<Duration> = (0..RUNS)
+    let times: Vec<Duration> = (0..RUNS)
         .map(|_| {
             let a = args();
             let (elapsed, kib) = measure(bin, root, &a);
@@ -88,14 +88,7 @@ fn report(name: &str, bin: &Path, root: &Path, mut args: impl FnMut() -> Vec<Str
             elapsed
         })
         .collect();
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!(
-        "{name:<40} median {:>6.2} ms   min {:>6.2} ms   max {:>6.2} ms   ({RUNS} runs)",
-        ms(times[RUNS / 2]),
-        ms(times[0]),
-        ms(times[RUNS - 1])
-    );
+    common::report(name, times);
     println!("{:<40} peak RSS {peak_kib} KiB", "");
 }
 
@@ -130,44 +123,4 @@ fn measure(bin: &Path, root: &Path, args: &[String]) -> (Duration, i64) {
         "mneme {args:?} failed"
     );
     (elapsed, usage.ru_maxrss)
-}
-
-fn run(bin: &Path, root: &Path, args: &[&str]) {
-    let out = Command::new(bin)
-        .current_dir(root)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("spawn mneme");
-    assert!(
-        out.status.success(),
-        "mneme {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .current_dir(root)
-        .args(args)
-        .status()
-        .expect("git")
-        .success();
-    assert!(ok, "git {args:?}");
-}
-
-/// The optimised binary: `cargo bench` builds the bench in release, but not the binary itself.
-fn release_binary() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let ok = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--quiet", "--bin", "mneme"])
-        .current_dir(manifest)
-        .status()
-        .expect("cargo build")
-        .success();
-    assert!(ok, "cargo build --release failed");
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest.join("target"));
-    target.join("release/mneme")
 }
