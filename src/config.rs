@@ -11,6 +11,10 @@ pub struct Config {
     pub require_evidence: bool,
     /// Longest fact statement accepted, in characters.
     pub max_fact_chars: usize,
+    /// `mneme check` warns about facts whose `verified` (or else `since`) date is older; 0: never.
+    pub stale_fact_days: u32,
+    /// `mneme check` warns about proposals pending for longer; 0: never.
+    pub stale_proposal_days: u32,
 }
 
 impl Default for Config {
@@ -19,6 +23,8 @@ impl Default for Config {
             budget_lines: 800,
             require_evidence: false,
             max_fact_chars: 1000,
+            stale_fact_days: 365,
+            stale_proposal_days: 14,
         }
     }
 }

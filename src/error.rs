@@ -94,6 +94,10 @@ pub enum Error {
     NotATerminal,
     #[error("{0}")]
     Interrupted(String),
+    #[error("{count} error(s) found")]
+    CheckFailed { count: usize },
+    #[error("{count} fact change(s) were not approved through mneme")]
+    VerifyFailed { count: usize },
 }
 
 fn known_ids(known: &[String]) -> String {
@@ -154,6 +158,8 @@ impl Error {
             Error::UnknownProposal { .. } => "unknown_proposal",
             Error::NotATerminal => "not_a_terminal",
             Error::Interrupted(_) => "interrupted",
+            Error::CheckFailed { .. } => "check_failed",
+            Error::VerifyFailed { .. } => "verify_failed",
         }
     }
 

@@ -6,6 +6,7 @@
 
 pub mod agents_md;
 pub mod apply;
+pub mod check;
 pub mod config;
 pub mod decision;
 pub mod diff;

@@ -45,6 +45,7 @@ enum Command {
     Review(commands::review::Args),
     Log(commands::log::Args),
     Why(commands::why::Args),
+    Check(commands::check::Args),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +71,7 @@ fn main() -> ExitCode {
                 Command::Review(args) => commands::review::run(&cx, args),
                 Command::Log(args) => commands::log::run(&cx, args),
                 Command::Why(args) => commands::why::run(&cx, args),
+                Command::Check(args) => commands::check::run(&cx, args),
             }
         });
     match result {

@@ -163,14 +163,28 @@ impl Operation {
     }
 }
 
+/// Why a proposal file cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProposalError {
+    /// Not readable as UTF-8 JSON at all.
+    #[error("{0}")]
+    Syntax(String),
+    /// JSON, but not a proposal of the supported schema.
+    #[error("{0}")]
+    Schema(String),
+}
+
 impl Proposal {
-    pub fn parse(json: &str) -> std::result::Result<Proposal, String> {
-        let p: Proposal = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    pub fn parse(json: &str) -> std::result::Result<Proposal, ProposalError> {
+        let value: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| ProposalError::Syntax(e.to_string()))?;
+        let p: Proposal =
+            serde_json::from_value(value).map_err(|e| ProposalError::Schema(e.to_string()))?;
         if p.schema != SCHEMA {
-            return Err(format!(
+            return Err(ProposalError::Schema(format!(
                 "schema {} is not supported (this mneme reads schema {SCHEMA}); upgrade mneme",
                 p.schema
-            ));
+            )));
         }
         Ok(p)
     }

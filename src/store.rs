@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::ledger::{FactFileEntry, Ledger};
-use crate::proposal::Proposal;
+use crate::proposal::{Proposal, ProposalError};
 use crate::repo::{self, Location};
 
 pub const LEDGER_DIR: &str = ".ledger";
@@ -28,7 +28,7 @@ pub struct Workspace {
 #[derive(Debug)]
 pub struct LoadedProposal {
     pub path: PathBuf,
-    pub proposal: std::result::Result<Proposal, String>,
+    pub proposal: std::result::Result<Proposal, ProposalError>,
 }
 
 impl Workspace {
@@ -97,29 +97,42 @@ impl Workspace {
     pub fn load(&self) -> Result<Ledger> {
         self.check_ledger()?;
         let config = self.load_config()?;
+        let files = self
+            .load_files()?
+            .into_iter()
+            .map(|(_, entry)| entry)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Ledger { files, config })
+    }
+
+    /// Every fact file, each parsed or with the reason it does not parse.
+    pub fn load_files(&self) -> Result<Vec<(PathBuf, Result<FactFileEntry>)>> {
         let dir = self.facts_dir();
         let mut files = Vec::new();
         for (name, path) in list_dir(&dir, ".md")? {
             let bytes = fs::read(&path).map_err(Error::io(&path))?;
-            let raw = String::from_utf8(bytes).map_err(|e| {
-                let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-                Error::FactFileParse {
-                    path: self.relative(&path),
-                    line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
-                    message: "not valid UTF-8".into(),
-                }
-            })?;
-            let entry = FactFileEntry::parse(name, raw).map_err(|e| Error::FactFileParse {
-                path: self.relative(&path),
-                line: e.line,
-                message: e.message,
-            })?;
-            files.push(entry);
+            let entry = String::from_utf8(bytes)
+                .map_err(|e| {
+                    let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                    Error::FactFileParse {
+                        path: self.relative(&path),
+                        line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
+                        message: "not valid UTF-8".into(),
+                    }
+                })
+                .and_then(|raw| {
+                    FactFileEntry::parse(name, raw).map_err(|e| Error::FactFileParse {
+                        path: self.relative(&path),
+                        line: e.line,
+                        message: e.message,
+                    })
+                });
+            files.push((path, entry));
         }
-        Ok(Ledger { files, config })
+        Ok(files)
     }
 
-    fn load_config(&self) -> Result<Config> {
+    pub fn load_config(&self) -> Result<Config> {
         let path = self.ledger_dir().join(CONFIG_FILE);
         match fs::read_to_string(&path) {
             Ok(src) => Config::parse(&src).map_err(|message| Error::Config {
@@ -137,8 +150,11 @@ impl Workspace {
         let mut out = Vec::new();
         for (_, path) in list_dir(&dir, ".json")? {
             let proposal = fs::read(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|b| String::from_utf8(b).map_err(|_| "not valid UTF-8".to_owned()))
+                .map_err(|e| ProposalError::Syntax(e.to_string()))
+                .and_then(|b| {
+                    String::from_utf8(b)
+                        .map_err(|_| ProposalError::Syntax("not valid UTF-8".into()))
+                })
                 .and_then(|s| Proposal::parse(&s));
             out.push(LoadedProposal { path, proposal });
         }
@@ -181,6 +197,30 @@ impl Workspace {
         file.lock().map_err(Error::io(&path))?;
         Ok(file)
     }
+}
+
+/// Symlinks anywhere under `dir` (which is not followed into).
+pub fn symlinks_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        let entries = match fs::read_dir(&d) {
+            Ok(e) => e,
+            Err(e) if e.kind() == ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io(&d)(e)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(Error::io(&d))?;
+            let kind = entry.file_type().map_err(Error::io(entry.path()))?;
+            if kind.is_symlink() {
+                found.push(entry.path());
+            } else if kind.is_dir() {
+                stack.push(entry.path());
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
 }
 
 /// `(file name, path)` of the regular files in `dir` ending in `ext`, sorted by name. Symlinks

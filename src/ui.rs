@@ -12,7 +12,7 @@ pub const DIM: Style = Style::new().dimmed();
 pub const WARN: Style = AnsiColor::Yellow.on_default().bold();
 pub const GOOD: Style = AnsiColor::Green.on_default();
 pub const PROMPT: Style = AnsiColor::Blue.on_default().bold();
-const ERROR: Style = AnsiColor::Red.on_default().bold();
+pub const ERROR: Style = AnsiColor::Red.on_default().bold();
 
 pub struct Ui {
     pub json: bool,

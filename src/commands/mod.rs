@@ -1,5 +1,6 @@
 //! One file per verb: an `Args` struct whose doc comments are the `--help` text, and a `run`.
 
+pub mod check;
 pub mod context;
 pub mod facts;
 pub mod init;
