@@ -16,6 +16,7 @@ pub mod git;
 pub mod history;
 pub mod ids;
 pub mod ledger;
+pub mod pr;
 pub mod proposal;
 pub mod repo;
 pub mod review;
@@ -23,6 +24,7 @@ pub mod store;
 pub mod templates;
 pub mod text;
 pub mod time;
+pub mod verify;
 pub mod views;
 
 pub use error::{Error, Result};

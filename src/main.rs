@@ -46,6 +46,8 @@ enum Command {
     Log(commands::log::Args),
     Why(commands::why::Args),
     Check(commands::check::Args),
+    Verify(commands::verify::Args),
+    Diff(commands::diff::Args),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +74,8 @@ fn main() -> ExitCode {
                 Command::Log(args) => commands::log::run(&cx, args),
                 Command::Why(args) => commands::why::run(&cx, args),
                 Command::Check(args) => commands::check::run(&cx, args),
+                Command::Verify(args) => commands::verify::run(&cx, args),
+                Command::Diff(args) => commands::diff::run(&cx, args),
             }
         });
     match result {

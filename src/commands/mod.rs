@@ -2,12 +2,14 @@
 
 pub mod check;
 pub mod context;
+pub mod diff;
 pub mod facts;
 pub mod init;
 pub mod log;
 pub mod propose;
 pub mod review;
 pub mod show;
+pub mod verify;
 pub mod why;
 
 use std::ffi::OsString;
