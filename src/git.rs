@@ -542,3 +542,104 @@ fn fault_point(step: &str) {
         std::process::abort();
     }
 }
+
+/// Sets `section.subsection.key = value` for each entry in the repository's own config file
+/// (not global), under git's `config.lock`. Returns whether anything changed.
+pub fn set_local_config(location: &Location, entries: &[(&str, &str, &str, &str)]) -> Result<bool> {
+    let repo = open(location)?;
+    let path = repo.common_dir().join("config");
+    let mut config =
+        gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
+            .map_err(Error::git)?;
+    let mut changed = false;
+    for (section, subsection, key, value) in entries {
+        let current = config
+            .raw_value(format!("{section}.{subsection}.{key}").as_str())
+            .ok();
+        if current.as_deref().map(|v| v.as_bytes()) != Some(value.as_bytes()) {
+            config
+                .set_raw_value_by(
+                    *section,
+                    Some(subsection.as_bytes().as_bstr()),
+                    *key,
+                    *value,
+                )
+                .map_err(Error::git)?;
+            changed = true;
+        }
+    }
+    if changed {
+        let mut lock = gix::lock::File::acquire_to_update_resource(
+            &path,
+            gix::lock::acquire::Fail::Immediately,
+            None,
+            0,
+        )
+        .map_err(|_| Error::GitLocked {
+            path: path.with_extension("lock"),
+        })?;
+        config.write_to(&mut lock).map_err(Error::io(&path))?;
+        lock.commit().map_err(|e| Error::io(&path)(e.error))?;
+    }
+    Ok(changed)
+}
+
+/// The directory git runs hooks from: `core.hooksPath`, or `hooks/` in the common git directory.
+pub fn hooks_dir_of(location: &Location) -> Result<PathBuf> {
+    let repo = open(location)?;
+    Ok(hooks_dir(&repo, &location.root))
+}
+
+/// `path → contents` of the index entries under `dir/` whose blob differs from HEAD's, with
+/// HEAD's contents of the same paths: what a commit of the index would change there.
+pub fn staged_under(
+    location: &Location,
+    dir: &str,
+) -> Result<(crate::verify::Files, crate::verify::Files)> {
+    let repo = open(location)?;
+    let index = read_index(&repo)?;
+    let head_tree = repo.head_tree_id_or_empty().map_err(Error::git)?.detach();
+    let tree = repo.find_tree(head_tree).map_err(Error::git)?;
+    let prefix = format!("{dir}/");
+    let (mut before, mut after) = (crate::verify::Files::new(), crate::verify::Files::new());
+    let mut seen = std::collections::BTreeSet::new();
+    for entry in index.entries() {
+        let path = entry.path(&index).to_str_lossy().into_owned();
+        let Some(name) = path.strip_prefix(&prefix) else {
+            continue;
+        };
+        seen.insert(path.clone());
+        let head = tree
+            .lookup_entry_by_path(&path)
+            .map_err(Error::git)?
+            .map(|e| e.object_id());
+        if head == Some(entry.id) {
+            continue;
+        }
+        let blob = repo.find_blob(entry.id).map_err(Error::git)?;
+        after.insert(
+            name.to_owned(),
+            String::from_utf8_lossy(&blob.data).into_owned(),
+        );
+        if let Some(h) = head {
+            let blob = repo.find_blob(h).map_err(Error::git)?;
+            before.insert(
+                name.to_owned(),
+                String::from_utf8_lossy(&blob.data).into_owned(),
+            );
+        }
+    }
+    // Files deleted from the index.
+    if let Some(dir_entry) = tree.lookup_entry_by_path(dir).map_err(Error::git)? {
+        let sub = repo.find_tree(dir_entry.object_id()).map_err(Error::git)?;
+        for entry in sub.iter() {
+            let entry = entry.map_err(Error::git)?;
+            let name = entry.filename().to_str_lossy().into_owned();
+            if entry.mode().is_blob() && !seen.contains(&format!("{prefix}{name}")) {
+                let blob = repo.find_blob(entry.object_id()).map_err(Error::git)?;
+                before.insert(name, String::from_utf8_lossy(&blob.data).into_owned());
+            }
+        }
+    }
+    Ok((before, after))
+}

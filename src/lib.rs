@@ -16,6 +16,7 @@ pub mod git;
 pub mod history;
 pub mod ids;
 pub mod ledger;
+pub mod merge;
 pub mod pr;
 pub mod proposal;
 pub mod repo;

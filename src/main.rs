@@ -48,6 +48,8 @@ enum Command {
     Check(commands::check::Args),
     Verify(commands::verify::Args),
     Diff(commands::diff::Args),
+    MergeFile(commands::merge_file::Args),
+    Hooks(commands::hooks::Args),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +78,8 @@ fn main() -> ExitCode {
                 Command::Check(args) => commands::check::run(&cx, args),
                 Command::Verify(args) => commands::verify::run(&cx, args),
                 Command::Diff(args) => commands::diff::run(&cx, args),
+                Command::MergeFile(args) => commands::merge_file::run(&cx, args),
+                Command::Hooks(args) => commands::hooks::run(&cx, args),
             }
         });
     match result {

@@ -22,6 +22,15 @@ pub const FACT_FILES: [(&str, &str); 4] = [
 
 pub const CONFIG: &str = include_str!("../templates/config.yaml");
 
+/// The GitHub Actions workflow `mneme init --ci github` writes.
+pub const GITHUB_WORKFLOW: &str = include_str!("../templates/github-workflow.yml");
+
+/// The `commit-msg` hook `mneme hooks install` writes.
+pub const COMMIT_MSG_HOOK: &str = include_str!("../templates/commit-msg.sh");
+
+/// The line `mneme init` keeps in `.gitattributes` so git merges fact files by id.
+pub const GITATTRIBUTES_LINE: &str = ".ledger/facts/*.md merge=mneme";
+
 /// The protocol block mneme keeps in AGENTS.md.
 pub const AGENTS_BLOCK: &str = include_str!("../templates/agents_block.md");
 

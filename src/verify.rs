@@ -172,7 +172,7 @@ pub fn check_decision(
     }
     for (fact, kind) in expected.difference(&seen) {
         problems.push(format!(
-            "the decision says {fact} is {} but it is not",
+            "the decision records that {fact} {}, but the commit does not do that",
             kind_word(*kind)
         ));
     }

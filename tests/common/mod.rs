@@ -66,9 +66,7 @@ impl Repo {
 
     /// Runs git in the repository and returns stdout; panics on failure.
     pub fn git(&self, args: &[&str]) -> String {
-        let mut cmd = Command::new("git");
-        isolate_std(cmd.current_dir(self.path()).args(args));
-        let out = cmd.output().unwrap();
+        let out = self.git_output(args);
         assert!(
             out.status.success(),
             "git {args:?}: {}",
@@ -79,9 +77,14 @@ impl Repo {
 
     /// Runs git and returns stdout, whether or not it succeeded.
     pub fn try_git(&self, args: &[&str]) -> String {
+        String::from_utf8(self.git_output(args).stdout).unwrap()
+    }
+
+    /// Runs git and returns its whole output.
+    pub fn git_output(&self, args: &[&str]) -> std::process::Output {
         let mut cmd = Command::new("git");
         isolate_std(cmd.current_dir(self.path()).args(args));
-        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+        cmd.output().unwrap()
     }
 
     /// Proposal files, sorted by name.
@@ -126,8 +129,18 @@ impl Repo {
     }
 }
 
+/// PATH with the binary under test first: git runs `mneme` as a merge driver and from hooks.
+fn path_with_mneme() -> std::ffi::OsString {
+    let bin_dir = cargo_bin("mneme").parent().unwrap().to_owned();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![bin_dir];
+    dirs.extend(std::env::split_paths(&path));
+    std::env::join_paths(dirs).unwrap()
+}
+
 fn isolate(cmd: &mut assert_cmd::Command) {
-    cmd.env_remove("MNEME_AGENT")
+    cmd.env("PATH", path_with_mneme())
+        .env_remove("MNEME_AGENT")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("NO_COLOR", "1")
@@ -137,7 +150,8 @@ fn isolate(cmd: &mut assert_cmd::Command) {
 }
 
 fn isolate_std(cmd: &mut Command) {
-    cmd.env("GIT_CONFIG_NOSYSTEM", "1")
+    cmd.env("PATH", path_with_mneme())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")

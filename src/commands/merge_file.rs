@@ -1,0 +1,45 @@
+use std::path::PathBuf;
+
+use mneme::{merge, store, Error, Result};
+
+use super::Cx;
+
+/// Merge a fact file three ways by fact id (a git merge driver).
+///
+/// Git calls it as `mneme merge-file %O %A %B` for `.ledger/facts/*.md` once `mneme init` has
+/// registered the driver. Additions from both sides are kept, a fact changed on one side takes
+/// that change, and only a fact both sides changed differently gets conflict markers. The result
+/// is written to OURS; the exit code is 1 when conflicts remain.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Example (what git runs):\n  mneme merge-file .merge_file_base .merge_file_ours .merge_file_theirs"
+)]
+pub struct Args {
+    /// The common ancestor's version (%O).
+    base: PathBuf,
+    /// Our version (%A); receives the result.
+    ours: PathBuf,
+    /// Their version (%B).
+    theirs: PathBuf,
+}
+
+pub fn run(cx: &Cx, args: &Args) -> Result<()> {
+    let read = |p: &PathBuf| -> Result<String> {
+        let bytes = std::fs::read(cx.cwd.join(p)).map_err(Error::io(p))?;
+        String::from_utf8(bytes).map_err(|_| Error::InvalidUtf8 {
+            what: p.display().to_string(),
+        })
+    };
+    let (base, ours, theirs) = (read(&args.base)?, read(&args.ours)?, read(&args.theirs)?);
+    let merged = merge::merge(&base, &ours, &theirs);
+    store::write_atomic(&cx.cwd.join(&args.ours), merged.text.as_bytes())?;
+    if merged.conflicts > 0 {
+        eprintln!(
+            "mneme: {} conflicting fact(s) in {}",
+            merged.conflicts,
+            args.ours.display()
+        );
+        std::process::exit(1);
+    }
+    Ok(())
+}
