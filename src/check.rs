@@ -54,6 +54,9 @@ pub struct Input<'a> {
     pub proposals: Vec<ProposalInput<'a>>,
     pub config: std::result::Result<&'a Config, String>,
     pub symlinks: Vec<String>,
+    /// Task files that parse, and `(path, why)` of those that do not.
+    pub tasks: &'a [crate::tasks::Task],
+    pub broken_tasks: Vec<(String, String)>,
     pub now: Timestamp,
 }
 
@@ -358,6 +361,41 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
             }
         }
     }
+    for (path, why) in &input.broken_tasks {
+        push(
+            Severity::Error,
+            "task_parse",
+            path,
+            None,
+            why.clone(),
+            false,
+        );
+    }
+    let task_ids: BTreeSet<&str> = input.tasks.iter().map(|t| t.id.as_str()).collect();
+    for t in input.tasks {
+        for d in &t.deps {
+            if !task_ids.contains(d.id.as_str()) {
+                let path = format!(
+                    "{}/{}/{}.json",
+                    crate::store::LEDGER_DIR,
+                    crate::taskstore::TASKS_DIR,
+                    t.id
+                );
+                push(
+                    Severity::Warning,
+                    "task_dep_missing",
+                    &path,
+                    None,
+                    format!(
+                        "depends on {} ({}), which does not exist",
+                        d.id,
+                        d.kind.as_str()
+                    ),
+                    false,
+                );
+            }
+        }
+    }
     out.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
     out
 }
@@ -451,6 +489,8 @@ mod tests {
                 .collect(),
             config: Ok(config),
             symlinks: vec![],
+            tasks: &[],
+            broken_tasks: vec![],
             now: now(),
         };
         check(&input, |path, line| {

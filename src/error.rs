@@ -94,6 +94,16 @@ pub enum Error {
     NotATerminal,
     #[error("{0}")]
     Interrupted(String),
+    #[error("unknown task `{id}`{}", if near.is_empty() { String::new() } else { format!("; did you mean {}?", near.join(", ")) })]
+    UnknownTask { id: String, near: Vec<String> },
+    #[error("task id `{id}` is ambiguous: {}", matches.join(", "))]
+    AmbiguousTask { id: String, matches: Vec<String> },
+    #[error("task {id} is already claimed by {by}")]
+    AlreadyClaimed { id: String, by: String },
+    #[error("that dependency would make a cycle: {}", cycle.join(" → "))]
+    DependencyCycle { cycle: Vec<String> },
+    #[error("{path}: {message}")]
+    TaskParse { path: PathBuf, message: String },
     #[error("{count} error(s) found")]
     CheckFailed { count: usize },
     #[error("{count} fact change(s) were not approved through mneme")]
@@ -159,6 +169,11 @@ impl Error {
             Error::NotATerminal => "not_a_terminal",
             Error::Interrupted(_) => "interrupted",
             Error::CheckFailed { .. } => "check_failed",
+            Error::UnknownTask { .. } => "unknown_task",
+            Error::AmbiguousTask { .. } => "ambiguous_task",
+            Error::AlreadyClaimed { .. } => "already_claimed",
+            Error::DependencyCycle { .. } => "dependency_cycle",
+            Error::TaskParse { .. } => "task_parse",
             Error::VerifyFailed { .. } => "verify_failed",
         }
     }
@@ -178,6 +193,10 @@ impl Error {
             Error::Conflict { id, .. } => json!({ "proposal": id }),
             Error::UnknownProposal { id, known } => json!({ "id": id, "known": known }),
             Error::GitLocked { path } => json!({ "path": path }),
+            Error::UnknownTask { id, near } => json!({ "id": id, "near": near }),
+            Error::AmbiguousTask { id, matches } => json!({ "id": id, "matches": matches }),
+            Error::AlreadyClaimed { id, by } => json!({ "id": id, "by": by }),
+            Error::DependencyCycle { cycle } => json!({ "cycle": cycle }),
             Error::ProposalParse { path, .. } | Error::Config { path, .. } => {
                 json!({ "path": path })
             }

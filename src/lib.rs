@@ -22,6 +22,8 @@ pub mod proposal;
 pub mod repo;
 pub mod review;
 pub mod store;
+pub mod tasks;
+pub mod taskstore;
 pub mod templates;
 pub mod text;
 pub mod time;

@@ -50,6 +50,14 @@ enum Command {
     Diff(commands::diff::Args),
     MergeFile(commands::merge_file::Args),
     Hooks(commands::hooks::Args),
+    Create(commands::create::Args),
+    Update(commands::update::Args),
+    Close(commands::close::Args),
+    Reopen(commands::reopen::Args),
+    List(commands::list::Args),
+    Ready(commands::ready::Args),
+    Blocked(commands::blocked::Args),
+    Dep(commands::dep::Args),
 }
 
 fn main() -> ExitCode {
@@ -80,6 +88,14 @@ fn main() -> ExitCode {
                 Command::Diff(args) => commands::diff::run(&cx, args),
                 Command::MergeFile(args) => commands::merge_file::run(&cx, args),
                 Command::Hooks(args) => commands::hooks::run(&cx, args),
+                Command::Create(args) => commands::create::run(&cx, args),
+                Command::Update(args) => commands::update::run(&cx, args),
+                Command::Close(args) => commands::close::run(&cx, args),
+                Command::Reopen(args) => commands::reopen::run(&cx, args),
+                Command::List(args) => commands::list::run(&cx, args),
+                Command::Ready(args) => commands::ready::run(&cx, args),
+                Command::Blocked(args) => commands::blocked::run(&cx, args),
+                Command::Dep(args) => commands::dep::run(&cx, args),
             }
         });
     match result {

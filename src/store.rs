@@ -187,7 +187,12 @@ impl Workspace {
     /// An exclusive lock over the ledger for this work tree, held until the guard is dropped.
     /// It lives in the git directory, so it is never committed.
     pub fn lock(&self) -> Result<fs::File> {
-        let path = self.location.git_dir.join(LOCK_FILE);
+        self.lock_named(LOCK_FILE)
+    }
+
+    /// An exclusive lock on `<git dir>/<name>`, held until the guard is dropped.
+    pub fn lock_named(&self, name: &str) -> Result<fs::File> {
+        let path = self.location.git_dir.join(name);
         let file = fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -225,7 +230,7 @@ pub fn symlinks_under(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// `(file name, path)` of the regular files in `dir` ending in `ext`, sorted by name. Symlinks
 /// and other special files are skipped: they could point outside the repository.
-fn list_dir(dir: &Path, ext: &str) -> Result<Vec<(String, PathBuf)>> {
+pub(crate) fn list_dir(dir: &Path, ext: &str) -> Result<Vec<(String, PathBuf)>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),

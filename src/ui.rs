@@ -83,3 +83,23 @@ pub fn diff(path: &str, old: &str, new: &str) -> String {
     }
     out
 }
+
+/// `t-a3f8 P1 bug     open        [claude] Title`
+pub fn task_line(t: &mneme::tasks::Task) -> String {
+    let assignee = t
+        .assignee
+        .as_ref()
+        .map(|a| paint(DIM, format!(" [{a}]")))
+        .unwrap_or_default();
+    format!(
+        "{} {} {:<7} {:<11}{assignee} {}\n",
+        paint(ID, &t.id),
+        paint(
+            if t.priority <= 1 { WARN } else { DIM },
+            format!("P{}", t.priority)
+        ),
+        t.kind.as_str(),
+        t.status.as_str(),
+        t.title
+    )
+}

@@ -7,6 +7,7 @@ use crate::facts::Fact;
 use crate::ledger::{FactFileEntry, Ledger};
 use crate::proposal::Proposal;
 use crate::store::{FACTS_DIR, LEDGER_DIR};
+use crate::tasks::{Board, Status, Task};
 use crate::time::{human_age, Timestamp};
 
 #[derive(Debug, Clone, Serialize)]
@@ -116,6 +117,66 @@ pub struct Context {
     pub facts_without_id: usize,
     pub proposals: Proposals,
     pub budget: Budget,
+    pub tasks: TaskSummary,
+}
+
+/// How many ready tasks `mneme context` lists.
+const CONTEXT_READY: usize = 5;
+
+/// The task state an agent needs at session start.
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskSummary {
+    pub open: usize,
+    pub in_progress: Vec<TaskLine>,
+    /// The most urgent ready tasks (at most five).
+    pub ready: Vec<TaskLine>,
+    pub ready_total: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskLine {
+    pub id: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub priority: u8,
+    pub status: &'static str,
+    pub assignee: Option<String>,
+}
+
+impl TaskLine {
+    pub fn new(t: &Task) -> TaskLine {
+        TaskLine {
+            id: t.id.clone(),
+            title: t.title.clone(),
+            kind: t.kind.as_str(),
+            priority: t.priority,
+            status: t.status.as_str(),
+            assignee: t.assignee.clone(),
+        }
+    }
+}
+
+impl TaskSummary {
+    pub fn of(tasks: &[Task]) -> TaskSummary {
+        let board = Board::new(tasks.iter());
+        let ready = board.ready();
+        let mut in_progress: Vec<&Task> = tasks
+            .iter()
+            .filter(|t| t.status == Status::InProgress)
+            .collect();
+        in_progress.sort_by(|a, b| (a.priority, &a.created_at).cmp(&(b.priority, &b.created_at)));
+        TaskSummary {
+            open: tasks.iter().filter(|t| t.is_open()).count(),
+            in_progress: in_progress.into_iter().map(TaskLine::new).collect(),
+            ready_total: ready.len(),
+            ready: ready
+                .into_iter()
+                .take(CONTEXT_READY)
+                .map(TaskLine::new)
+                .collect(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -131,6 +192,7 @@ impl Context {
         ledger: &Ledger,
         proposals: &[&Proposal],
         invalid: usize,
+        tasks: &[Task],
         now: Timestamp,
     ) -> Context {
         let mut superseded = 0;
@@ -163,6 +225,7 @@ impl Context {
                     .collect(),
             },
             budget: Budget::of(ledger),
+            tasks: TaskSummary::of(tasks),
         }
     }
 }

@@ -76,6 +76,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
 fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
     let files = ws.load_files()?;
     let proposals = ws.load_proposals()?;
+    let tasks = ws.load_tasks()?;
     let config = ws.load_config().map_err(|e| e.to_string());
     let symlinks = store::symlinks_under(&ws.ledger_dir())?
         .iter()
@@ -112,6 +113,12 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
             .collect(),
         config: config.as_ref().map_err(Clone::clone),
         symlinks,
+        tasks: &tasks.tasks,
+        broken_tasks: tasks
+            .broken
+            .iter()
+            .map(|(p, why)| (ws.relative(p).display().to_string(), why.clone()))
+            .collect(),
         now,
     };
     Ok(check::check(&input, |path, line| {

@@ -25,7 +25,8 @@ pub fn run(cx: &Cx, _args: &Args) -> Result<()> {
         .filter_map(|p| p.proposal.as_ref().ok())
         .collect();
     let invalid = loaded.len() - proposals.len();
-    let context = Context::build(&ledger, &proposals, invalid, Timestamp::now());
+    let tasks = super::load_tasks(&ws)?;
+    let context = Context::build(&ledger, &proposals, invalid, &tasks, Timestamp::now());
     if cx.ui.json {
         cx.ui.json(&context);
     } else {
@@ -96,6 +97,30 @@ fn render(c: &Context) -> String {
             )
         ));
     }
+    let t = &c.tasks;
+    if t.open > 0 {
+        out.push_str(&format!(
+            "\n{}\n",
+            paint(
+                HEADER,
+                format!(
+                    "## Tasks ({} open, {} in progress, {} ready)",
+                    t.open,
+                    t.in_progress.len(),
+                    t.ready_total
+                )
+            )
+        ));
+        for line in &t.in_progress {
+            out.push_str(&task_line("in progress", line));
+        }
+        for line in &t.ready {
+            out.push_str(&task_line("ready", line));
+        }
+        if t.ready_total > t.ready.len() {
+            out.push_str(&paint(DIM, "  … `mneme ready` lists the rest\n"));
+        }
+    }
     let b = &c.budget;
     let mut tail = format!("\nBudget: {}/{} lines", b.used, b.limit);
     if c.superseded > 0 {
@@ -134,4 +159,18 @@ pub fn fact_line(fact: &FactView) -> String {
         }
     }
     out
+}
+
+fn task_line(label: &str, t: &mneme::views::TaskLine) -> String {
+    let who = t
+        .assignee
+        .as_deref()
+        .map(|a| format!(", {a}"))
+        .unwrap_or_default();
+    format!(
+        "- {} {} {}\n",
+        paint(ID, &t.id),
+        t.title,
+        paint(DIM, format!("[{label}, P{}{who}]", t.priority))
+    )
 }

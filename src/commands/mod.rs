@@ -1,16 +1,24 @@
 //! One file per verb: an `Args` struct whose doc comments are the `--help` text, and a `run`.
 
+pub mod blocked;
 pub mod check;
+pub mod close;
 pub mod context;
+pub mod create;
+pub mod dep;
 pub mod diff;
 pub mod facts;
 pub mod hooks;
 pub mod init;
+pub mod list;
 pub mod log;
 pub mod merge_file;
 pub mod propose;
+pub mod ready;
+pub mod reopen;
 pub mod review;
 pub mod show;
+pub mod update;
 pub mod verify;
 pub mod why;
 
@@ -35,4 +43,17 @@ pub fn utf8(what: &str, value: &OsString) -> Result<String> {
         .ok_or_else(|| Error::InvalidUtf8 {
             what: what.to_owned(),
         })
+}
+
+/// Tasks that parse; files that do not are reported on stderr and skipped, so one corrupt
+/// file does not stop work on the rest.
+pub fn load_tasks(ws: &mneme::store::Workspace) -> Result<Vec<mneme::tasks::Task>> {
+    let loaded = ws.load_tasks()?;
+    for (path, why) in &loaded.broken {
+        eprintln!(
+            "warning: skipping {}: {why} (see `mneme check`)",
+            ws.relative(path).display()
+        );
+    }
+    Ok(loaded.tasks)
 }

@@ -1,33 +1,53 @@
 use std::ffi::OsString;
 
 use mneme::store::Workspace;
+use mneme::tasks::{Board, Task};
 use mneme::views::FactView;
 use mneme::Result;
 
-use super::{utf8, Cx};
-use crate::ui::{paint, DIM, ID};
+use super::{load_tasks, utf8, Cx};
+use crate::ui::{self, paint, DIM, HEADER, ID};
 
-/// Show one fact: its text, file, line, state and metadata.
+/// Show one fact (`f-…`) or one task (`t-…`, or a unique prefix).
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  mneme show f-7f3cq\n  mneme show f-7f3cq --json")]
+#[command(
+    after_help = "Examples:\n  mneme show f-7f3cq\n  mneme show t-a3f8 --json\n  mneme show a3f"
+)]
 pub struct Args {
-    /// Id of the fact, such as `f-7f3cq`.
+    /// Id of a fact or a task.
     id: OsString,
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<()> {
     let ws = Workspace::discover(&cx.cwd)?;
-    let ledger = ws.load()?;
     let id = utf8("the id", &args.id)?;
-    let (file, fact) = ledger.get(id.trim())?;
-    let view = FactView::new(file, fact);
+    let id = id.trim();
+    if !id.starts_with("t-") {
+        let ledger = ws.load()?;
+        match ledger.get(id) {
+            Ok((file, fact)) => return show_fact(cx, id, FactView::new(file, fact)),
+            Err(e) if id.starts_with("f-") => return Err(e),
+            Err(_) => {}
+        }
+    }
+    let tasks = load_tasks(&ws)?;
+    let task = Board::new(tasks.iter()).resolve(id)?;
+    if cx.ui.json {
+        cx.ui.json(task);
+    } else {
+        cx.ui.out(&task_detail(task));
+    }
+    Ok(())
+}
+
+fn show_fact(cx: &Cx, id: &str, view: FactView) -> Result<()> {
     if cx.ui.json {
         cx.ui.json(&view);
         return Ok(());
     }
     let mut out = format!(
         "{} {}\n",
-        paint(ID, &id),
+        paint(ID, id),
         paint(DIM, format!("{}:{} · {}", view.file, view.line, view.state))
     );
     for (label, value) in [
@@ -48,4 +68,39 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
     out.push('\n');
     cx.ui.out(&out);
     Ok(())
+}
+
+fn task_detail(t: &Task) -> String {
+    let mut out = ui::task_line(t);
+    let mut field = |label: &str, value: String| {
+        out.push_str(&format!(
+            "  {} {value}\n",
+            paint(DIM, format!("{label:<9}"))
+        ))
+    };
+    if !t.labels.is_empty() {
+        field("labels:", t.labels.join(", "));
+    }
+    for d in &t.deps {
+        field("depends:", format!("{} ({})", d.id, d.kind.as_str()));
+    }
+    field("created:", t.created_at.clone());
+    field("updated:", t.updated_at.clone());
+    if let (Some(at), Some(reason)) = (&t.closed_at, &t.close_reason) {
+        field("closed:", format!("{at} — {reason}"));
+    }
+    if !t.description.is_empty() {
+        out.push_str(&format!("\n{}\n", t.description));
+    }
+    if !t.notes.is_empty() {
+        out.push_str(&format!("\n{}\n", paint(HEADER, "Notes")));
+        for n in &t.notes {
+            out.push_str(&format!(
+                "- {} {}\n",
+                paint(DIM, format!("{} {}:", n.at, n.author)),
+                n.text
+            ));
+        }
+    }
+    out
 }

@@ -1,0 +1,55 @@
+use mneme::store::Workspace;
+use mneme::tasks::{parse_priority, Kind, Status};
+use mneme::Result;
+
+use super::{load_tasks, Cx};
+use crate::ui;
+
+/// List tasks, most urgent first (closed ones only with --all or --status closed).
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  mneme list\n  mneme list --status in_progress --assignee claude\n  mneme list --type bug --priority P0 --json"
+)]
+pub struct Args {
+    #[arg(long, value_enum)]
+    status: Option<Status>,
+    #[arg(long = "type", value_enum)]
+    kind: Option<Kind>,
+    #[arg(long, value_parser = parse_priority)]
+    priority: Option<u8>,
+    #[arg(long)]
+    assignee: Option<String>,
+    #[arg(long)]
+    label: Option<String>,
+    /// Include closed tasks.
+    #[arg(long)]
+    all: bool,
+}
+
+pub fn run(cx: &Cx, args: &Args) -> Result<()> {
+    let ws = Workspace::discover(&cx.cwd)?;
+    let mut tasks = load_tasks(&ws)?;
+    tasks.retain(|t| {
+        args.status
+            .map_or(args.all || t.is_open(), |s| t.status == s)
+            && args.kind.is_none_or(|k| t.kind == k)
+            && args.priority.is_none_or(|p| t.priority == p)
+            && args
+                .assignee
+                .as_ref()
+                .is_none_or(|a| t.assignee.as_ref() == Some(a))
+            && args.label.as_ref().is_none_or(|l| t.labels.contains(l))
+    });
+    tasks.sort_by(|a, b| {
+        (a.priority, &a.created_at, &a.id).cmp(&(b.priority, &b.created_at, &b.id))
+    });
+    if cx.ui.json {
+        cx.ui.json(&tasks);
+    } else if tasks.is_empty() {
+        cx.ui.out("No tasks.\n");
+    } else {
+        cx.ui
+            .out(&tasks.iter().map(ui::task_line).collect::<String>());
+    }
+    Ok(())
+}
