@@ -25,9 +25,16 @@ impl Ui {
 
     /// Human output on stdout; styles are stripped when stdout is not a color terminal.
     pub fn out(&self, text: &str) {
-        let mut out = anstream::stdout().lock();
+        let stdout = std::io::stdout();
+        // Strip styles in one go and write once: a stripping stream would write piece by piece.
+        let text = match anstream::AutoStream::choice(&stdout) {
+            anstream::ColorChoice::Never => {
+                std::borrow::Cow::Owned(anstream::adapter::strip_str(text).to_string())
+            }
+            _ => std::borrow::Cow::Borrowed(text),
+        };
         // A closed pipe (`mneme context | head`) is not an error worth reporting.
-        let _ = out.write_all(text.as_bytes());
+        let _ = stdout.lock().write_all(text.as_bytes());
     }
 
     pub fn json(&self, value: &impl Serialize) {
