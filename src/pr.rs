@@ -171,6 +171,18 @@ pub struct Summary {
     pub unreviewed_commits: usize,
 }
 
+impl Summary {
+    /// The fact sections in display order: added, updated, superseded, removed.
+    pub fn sections(&self) -> [(&'static str, &[Entry]); 4] {
+        [
+            ("Added", &self.added),
+            ("Updated", &self.updated),
+            ("Superseded", &self.superseded),
+            ("Removed", &self.removed),
+        ]
+    }
+}
+
 /// The fact-level summary of `commits`; `pending` are the proposals in the head commit.
 pub fn summarize(range: &str, commits: &[Examined], pending: &[Proposal]) -> Summary {
     let mut s = Summary {

@@ -94,14 +94,7 @@ fn context_json_shape() {
 fn budget_comes_from_config() {
     let repo = seeded();
     repo.write(".ledger/config.yaml", "budget_lines: 10\n");
-    let v = json(
-        &repo
-            .mneme(&["context", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let v = repo.json(&["context", "--json"]);
     assert_eq!(v["budget"]["limit"], 10);
     assert_eq!(v["budget"]["over"], true);
     repo.write(".ledger/config.yaml", "budget_lnes: 10\n");
@@ -124,23 +117,9 @@ fn facts_and_show() {
             "f-old1 We use SQLite. (line 8, superseded by f-aaaa)",
         ))
         .stdout(contains("(no id)"));
-    let all = json(
-        &repo
-            .mneme(&["facts", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let all = repo.json(&["facts", "--json"]);
     assert_eq!(all.as_array().unwrap().len(), 4);
-    let one = json(
-        &repo
-            .mneme(&["show", "f-old1", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let one = repo.json(&["show", "f-old1", "--json"]);
     assert_eq!(one["state"], "superseded");
     assert_eq!(one["superseded_by"], "f-aaaa");
     assert_eq!(one["line"], 8);
@@ -190,14 +169,7 @@ fn hand_written_fixture_files_load_unchanged() {
         }
     }
     let before = repo.snapshot();
-    let v = json(
-        &repo
-            .mneme(&["facts", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let v = repo.json(&["facts", "--json"]);
     assert!(v.as_array().unwrap().len() >= 12);
     repo.mneme(&["show", "f-crl2"])
         .assert()

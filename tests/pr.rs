@@ -138,14 +138,7 @@ fn verify_flags_direct_edits_and_diff_lists_approvals() {
         .assert()
         .success();
 
-    let d = json(
-        &repo
-            .mneme(&["diff", &range, "--format", "json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let d = repo.json(&["diff", &range, "--format", "json"]);
     let ids = |key: &str| -> Vec<String> {
         d[key]
             .as_array()

@@ -1,7 +1,6 @@
 mod common;
 
 use std::os::unix::ffi::OsStrExt;
-use std::process::Stdio;
 
 use common::{error_code, json, Repo};
 use predicates::str::contains;
@@ -447,28 +446,20 @@ fn a_ledger_symlinked_out_of_the_repository_is_refused() {
 #[test]
 fn sixty_four_concurrent_proposals_make_sixty_four_valid_files() {
     let repo = seeded();
-    let bin = assert_cmd::cargo::cargo_bin("mneme");
-    let children: Vec<_> = (0..64)
-        .map(|i| {
-            std::process::Command::new(&bin)
-                .current_dir(repo.path())
-                .args([
-                    "propose",
-                    "add",
-                    "-f",
-                    "pitfalls",
-                    &format!("Concurrent fact number {i}."),
-                    "--reason",
-                    "load",
-                ])
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for child in children {
-        let out = child.wait_with_output().unwrap();
+    let outputs = repo.concurrently(64, |i| {
+        [
+            "propose",
+            "add",
+            "-f",
+            "pitfalls",
+            &format!("Concurrent fact number {i}."),
+            "--reason",
+            "load",
+        ]
+        .map(String::from)
+        .to_vec()
+    });
+    for out in outputs {
         assert!(
             out.status.success(),
             "{}",

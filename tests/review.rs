@@ -219,14 +219,7 @@ fn update_remove_and_supersede_are_applied() {
         "{arch}"
     );
     assert!(arch.contains(&format!("- **{f3}** We use CockroachDB.")));
-    let ctx = json(
-        &repo
-            .mneme(&["context", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let ctx = repo.json(&["context", "--json"]);
     assert_eq!(ctx["superseded"], 1);
 
     let rm = repo.propose(&["remove", &f2, "--reason", "gone"]);
@@ -235,14 +228,7 @@ fn update_remove_and_supersede_are_applied() {
     assert_eq!(repo.status(), "");
 
     // History of a fact.
-    let why = json(
-        &repo
-            .mneme(&["why", &f1, "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let why = repo.json(&["why", &f1, "--json"]);
     let kinds: Vec<_> = why["decisions"]
         .as_array()
         .unwrap()
@@ -252,14 +238,7 @@ fn update_remove_and_supersede_are_applied() {
     assert_eq!(kinds, ["supersede", "update", "add"]);
     assert_eq!(why["fact"]["state"], "superseded");
     assert_eq!(why["decisions"][1]["reason"], "upgrade");
-    let log = json(
-        &repo
-            .mneme(&["log", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let log = repo.json(&["log", "--json"]);
     assert_eq!(log.as_array().unwrap().len(), 5);
     repo.mneme(&["why", &f2])
         .assert()
@@ -454,14 +433,7 @@ fn stale_but_clean_proposals_are_rebased_and_conflicts_refused() {
 
     approve(&repo, &up1);
     // b was proposed against the file before up1 changed it, but still applies.
-    let list = json(
-        &repo
-            .mneme(&["review", "list", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let list = repo.json(&["review", "list", "--json"]);
     let status: Vec<_> = list
         .as_array()
         .unwrap()
@@ -475,14 +447,7 @@ fn stale_but_clean_proposals_are_rebased_and_conflicts_refused() {
 
     let err = refused(&repo, &up2, "conflict");
     assert!(err.contains("changed since the proposal was made"), "{err}");
-    let show = json(
-        &repo
-            .mneme(&["review", "show", &up2, "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let show = repo.json(&["review", "show", &up2, "--json"]);
     assert_eq!(show["status"], "conflict");
     repo.mneme(&["review", "show", &up2])
         .assert()

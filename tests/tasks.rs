@@ -1,7 +1,5 @@
 mod common;
 
-use std::process::Stdio;
-
 use common::{error_code, json, Repo};
 use predicates::str::contains;
 use serde_json::Value;
@@ -26,14 +24,7 @@ fn ids(v: &Value) -> Vec<String> {
 }
 
 fn ready(repo: &Repo) -> Vec<String> {
-    ids(&json(
-        &repo
-            .mneme(&["ready", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    ))
+    ids(&repo.json(&["ready", "--json"]))
 }
 
 #[test]
@@ -100,14 +91,7 @@ fn dependencies_drive_ready_and_blocked_through_close_and_reopen() {
         ready(&repo),
         [child.clone(), a.clone(), epic.clone(), related.clone()]
     );
-    let blocked = json(
-        &repo
-            .mneme(&["blocked", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let blocked = repo.json(&["blocked", "--json"]);
     assert_eq!(blocked.as_array().unwrap().len(), 1);
     assert_eq!(blocked[0]["task"]["id"], b);
     assert_eq!(blocked[0]["blocked_by"], serde_json::json!([a]));
@@ -116,14 +100,7 @@ fn dependencies_drive_ready_and_blocked_through_close_and_reopen() {
         .assert()
         .success();
     assert_eq!(ready(&repo), [a.clone(), related.clone()]);
-    let explain = json(
-        &repo
-            .mneme(&["ready", "--explain", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let explain = repo.json(&["ready", "--explain", "--json"]);
     let reasons: Vec<String> = explain["not_ready"]
         .as_array()
         .unwrap()
@@ -218,27 +195,19 @@ fn ids_by_unique_prefix_and_suggestions_for_unknown_ones() {
 fn notes_append_and_claims_are_exclusive() {
     let repo = Repo::new();
     let id = create(&repo, &["Shared"]);
-    let bin = assert_cmd::cargo::cargo_bin("mneme");
-    let children: Vec<_> = (0..32)
-        .map(|i| {
-            std::process::Command::new(&bin)
-                .current_dir(repo.path())
-                .args([
-                    "update",
-                    &id,
-                    "--notes",
-                    &format!("note {i}"),
-                    "--agent",
-                    &format!("agent-{i}"),
-                ])
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for c in children {
-        let out = c.wait_with_output().unwrap();
+    let outputs = repo.concurrently(32, |i| {
+        [
+            "update",
+            &id,
+            "--notes",
+            &format!("note {i}"),
+            "--agent",
+            &format!("agent-{i}"),
+        ]
+        .map(String::from)
+        .to_vec()
+    });
+    for out in outputs {
         assert!(
             out.status.success(),
             "{}",
@@ -255,21 +224,11 @@ fn notes_append_and_claims_are_exclusive() {
     texts.dedup();
     assert_eq!(texts.len(), 32);
 
-    let claimers: Vec<_> = (0..8)
-        .map(|i| {
-            std::process::Command::new(&bin)
-                .current_dir(repo.path())
-                .args(["update", &id, "--claim", "--agent", &format!("claimer-{i}")])
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    let outputs: Vec<_> = claimers
-        .into_iter()
-        .map(|c| c.wait_with_output().unwrap())
-        .collect();
+    let outputs = repo.concurrently(8, |i| {
+        ["update", &id, "--claim", "--agent", &format!("claimer-{i}")]
+            .map(String::from)
+            .to_vec()
+    });
     let winners = outputs.iter().filter(|o| o.status.success()).count();
     assert_eq!(winners, 1);
     let t = task(&repo, &id);
@@ -301,9 +260,7 @@ fn list_filters() {
     let list = |args: &[&str]| {
         let mut full = vec!["list", "--json"];
         full.extend_from_slice(args);
-        ids(&json(
-            &repo.mneme(&full).assert().success().get_output().clone(),
-        ))
+        ids(&repo.json(&full))
     };
     assert_eq!(list(&[]), [bug.clone(), chore.clone()]);
     assert_eq!(list(&["--all"]).len(), 3);
@@ -350,14 +307,7 @@ fn context_shows_in_progress_and_ready_tasks() {
     repo.mneme(&["update", &doing, "--claim", "--agent", "claude"])
         .assert()
         .success();
-    let v = json(
-        &repo
-            .mneme(&["context", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    );
+    let v = repo.json(&["context", "--json"]);
     assert_eq!(v["tasks"]["in_progress"][0]["id"], doing);
     assert_eq!(v["tasks"]["ready"][0]["id"], next);
     assert_eq!(v["tasks"]["open"], 2);
@@ -391,14 +341,7 @@ fn tasks_created_on_two_branches_merge_without_conflicts() {
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "right tasks"]);
     repo.git(&["merge", "-q", "--no-edit", "left"]);
-    let all = ids(&json(
-        &repo
-            .mneme(&["list", "--json"])
-            .assert()
-            .success()
-            .get_output()
-            .clone(),
-    ));
+    let all = ids(&repo.json(&["list", "--json"]));
     assert_eq!(all.len(), 11);
     for id in left.iter().chain(&right) {
         assert!(all.contains(id));

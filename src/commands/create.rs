@@ -5,7 +5,6 @@ use mneme::time::Timestamp;
 use mneme::{Error, Result};
 
 use super::{load_tasks, Cx};
-use crate::ui::{self, paint, GOOD};
 
 /// Create a task (for agents: never interactive).
 ///
@@ -102,14 +101,6 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
         actor(None, &ws)
     );
     ws.create_task(&mut task, &existing, &seed)?;
-    if cx.ui.json {
-        cx.ui.json(&task);
-    } else {
-        cx.ui.out(&format!(
-            "{} {}",
-            paint(GOOD, "created"),
-            ui::task_line(&task)
-        ));
-    }
+    super::print_task(cx, "created", &task);
     Ok(())
 }

@@ -118,11 +118,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
 }
 
 fn report(cx: &Cx, task: &Task, what: &str) -> Result<()> {
-    if cx.ui.json {
-        cx.ui.json(task);
-    } else {
-        cx.ui.out(&format!("{what}: {}", ui::task_line(task)));
-    }
+    super::print_task(cx, what, task);
     Ok(())
 }
 

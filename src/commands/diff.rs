@@ -68,13 +68,7 @@ fn text(s: &Summary) -> String {
         "{}\n",
         paint(HEADER, format!("Fact changes in {}", s.range))
     );
-    let sections: [(&str, &Vec<Entry>); 4] = [
-        ("Added", &s.added),
-        ("Updated", &s.updated),
-        ("Superseded", &s.superseded),
-        ("Removed", &s.removed),
-    ];
-    for (title, entries) in sections {
+    for (title, entries) in s.sections() {
         if entries.is_empty() {
             continue;
         }
@@ -186,13 +180,7 @@ fn markdown(s: &Summary) -> String {
     if s.unreviewed_commits > 0 {
         let _ = writeln!(out, "> [!WARNING]\n> {} commit(s) changed `.ledger/facts/` without review. Run `mneme verify`.\n", s.unreviewed_commits);
     }
-    let sections: [(&str, &Vec<Entry>); 4] = [
-        ("Added", &s.added),
-        ("Updated", &s.updated),
-        ("Superseded", &s.superseded),
-        ("Removed", &s.removed),
-    ];
-    for (title, entries) in sections {
+    for (title, entries) in s.sections() {
         if entries.is_empty() {
             continue;
         }

@@ -57,3 +57,14 @@ pub fn load_tasks(ws: &mneme::store::Workspace) -> Result<Vec<mneme::tasks::Task
     }
     Ok(loaded.tasks)
 }
+
+/// Prints a changed task: as JSON, or as `<verb> <task line>`.
+pub fn print_task(cx: &Cx, verb: &str, task: &mneme::tasks::Task) {
+    use crate::ui::{paint, task_line, GOOD};
+    if cx.ui.json {
+        cx.ui.json(task);
+    } else {
+        cx.ui
+            .out(&format!("{} {}", paint(GOOD, verb), task_line(task)));
+    }
+}

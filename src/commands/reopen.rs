@@ -4,7 +4,6 @@ use mneme::time::Timestamp;
 use mneme::Result;
 
 use super::{load_tasks, Cx};
-use crate::ui::{self, paint, GOOD};
 
 /// Reopen a closed task.
 #[derive(Debug, clap::Args)]
@@ -25,14 +24,6 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
         t.updated_at = Timestamp::now().rfc3339();
         Ok(())
     })?;
-    if cx.ui.json {
-        cx.ui.json(&task);
-    } else {
-        cx.ui.out(&format!(
-            "{} {}",
-            paint(GOOD, "reopened"),
-            ui::task_line(&task)
-        ));
-    }
+    super::print_task(cx, "reopened", &task);
     Ok(())
 }

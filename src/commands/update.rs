@@ -5,7 +5,6 @@ use mneme::time::Timestamp;
 use mneme::{Error, Result};
 
 use super::{load_tasks, Cx};
-use crate::ui::{self, paint, GOOD};
 
 /// Update a task: status, claim, notes, title, description, priority, assignee, labels.
 ///
@@ -120,14 +119,6 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
         t.updated_at = now;
         Ok(())
     })?;
-    if cx.ui.json {
-        cx.ui.json(&task);
-    } else {
-        cx.ui.out(&format!(
-            "{} {}",
-            paint(GOOD, "updated"),
-            ui::task_line(&task)
-        ));
-    }
+    super::print_task(cx, "updated", &task);
     Ok(())
 }

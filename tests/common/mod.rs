@@ -210,6 +210,34 @@ impl Repo {
             .to_owned()
     }
 
+    /// Starts `n` mneme processes at once (`args(i)` for the i-th) and waits for all of them.
+    pub fn concurrently(
+        &self,
+        n: usize,
+        args: impl Fn(usize) -> Vec<String>,
+    ) -> Vec<std::process::Output> {
+        let children: Vec<_> = (0..n)
+            .map(|i| {
+                let mut cmd = Command::new(cargo_bin("mneme"));
+                cmd.current_dir(self.path())
+                    .args(args(i))
+                    .env_remove("MNEME_AGENT")
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped());
+                cmd.spawn().unwrap()
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect()
+    }
+
+    /// Runs `mneme ARGS`, expects success, parses stdout as JSON.
+    pub fn json(&self, args: &[&str]) -> Value {
+        json(&self.mneme(args).assert().success().get_output().clone())
+    }
+
     pub fn head(&self) -> String {
         self.git(&["rev-parse", "HEAD"]).trim().to_owned()
     }
