@@ -43,6 +43,11 @@ impl Ui {
         let _ = std::io::stdout().lock().write_all(s.as_bytes());
     }
 
+    /// A warning or note on stderr (styled only where stderr shows colors).
+    pub fn warn(&self, text: &str) {
+        let _ = writeln!(anstream::stderr(), "{}", paint(WARN, text));
+    }
+
     /// The one place errors are rendered.
     pub fn error(&self, e: &mneme::Error) {
         if self.json {

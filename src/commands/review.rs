@@ -69,7 +69,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
     let ws = Workspace::discover(&cx.cwd)?;
     ws.check_ledger()?;
     if let Some(note) = mneme::git::recover(&ws.location)? {
-        eprintln!("{}", paint(WARN, format!("note: {note}")));
+        cx.ui.warn(&format!("note: {note}"));
     }
     match &args.action {
         None => interactive(cx, &ws, args.no_verify),
