@@ -10,6 +10,7 @@ use crate::facts::{Fact, STATE_ACTIVE, STATE_SUPERSEDED};
 use crate::ids::mint;
 use crate::ledger::FactFileEntry;
 use crate::proposal::{Operation, Proposal, ProposalError, FACT_PREFIX};
+use crate::store::fact_path;
 use crate::text::normalize;
 use crate::time::Timestamp;
 
@@ -90,14 +91,6 @@ pub fn classify(e: &str) -> Evidence<'_> {
     Evidence::File { path, line }
 }
 
-pub fn file_path(name: &str) -> String {
-    format!(
-        "{}/{}/{name}",
-        crate::store::LEDGER_DIR,
-        crate::store::FACTS_DIR
-    )
-}
-
 /// Runs every check. `evidence_exists(path, line)` says whether a repository file (and line)
 /// exists.
 pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> bool) -> Vec<Finding> {
@@ -152,7 +145,7 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
                 push(
                     Severity::Error,
                     "fact_file_parse",
-                    &file_path(name),
+                    &fact_path(name),
                     Some(*line),
                     message.clone(),
                     false,
@@ -170,7 +163,7 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
     // Ids: unique across the ledger.
     let mut first_seen: BTreeMap<&str, (&str, usize)> = BTreeMap::new();
     for (entry, fact) in all_facts() {
-        let path = file_path(&entry.name);
+        let path = fact_path(&entry.name);
         match &fact.id {
             Some(id) => {
                 if let Some((other, line)) = first_seen.get(id.as_str()) {
@@ -179,7 +172,7 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
                         "duplicate_id",
                         &path,
                         Some(fact.line),
-                        format!("id `{id}` is also used at {}:{line}", file_path(other)),
+                        format!("id `{id}` is also used at {}:{line}", fact_path(other)),
                         false,
                     );
                 } else {
@@ -209,7 +202,7 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
 
     let mut texts: BTreeMap<String, (String, usize)> = BTreeMap::new();
     for (entry, fact) in all_facts() {
-        let path = file_path(&entry.name);
+        let path = fact_path(&entry.name);
         let state = fact.meta.state();
         if state != STATE_ACTIVE && state != STATE_SUPERSEDED {
             push(

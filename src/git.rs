@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::repo::Location;
-use crate::store::write_atomic;
+use crate::store::{read_optional, write_atomic};
 
 /// One ledger file the commit writes.
 #[derive(Debug, Clone)]
@@ -200,10 +200,8 @@ pub fn commit(location: &Location, change: &LedgerCommit, no_verify: bool) -> Re
 /// Completes or discards a decision a crash interrupted. Returns what it did, if anything.
 pub fn recover(location: &Location) -> Result<Option<String>> {
     let journal_path = location.git_dir.join(JOURNAL);
-    let bytes = match fs::read(&journal_path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(&journal_path)(e)),
+    let Some(bytes) = read_optional(&journal_path)? else {
+        return Ok(None);
     };
     let Ok(journal) = serde_json::from_slice::<Journal>(&bytes) else {
         fs::remove_file(&journal_path).map_err(Error::io(&journal_path))?;
@@ -407,11 +405,7 @@ fn check_unedited(
         path: w.path.clone(),
         kind,
     };
-    let on_disk = match fs::read(root.join(&w.path)) {
-        Ok(b) => Some(b),
-        Err(e) if e.kind() == ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(root.join(&w.path))(e)),
-    };
+    let on_disk = read_optional(&root.join(&w.path))?;
     if on_disk.as_deref() != Some(w.old.as_slice()) {
         return Err(edits("unstaged"));
     }

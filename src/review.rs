@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::git::{self, Committed, FileWrite, LedgerCommit};
 use crate::ledger::Ledger;
 use crate::proposal::{similar_to, Proposal, Similar};
-use crate::store::{Workspace, FACTS_DIR, LEDGER_DIR};
+use crate::store::{fact_path, Workspace};
 use crate::templates;
 use crate::time::Timestamp;
 
@@ -118,7 +118,7 @@ pub fn approve(
         .files
         .iter()
         .map(|f| FileWrite {
-            path: format!("{LEDGER_DIR}/{FACTS_DIR}/{}", f.name),
+            path: fact_path(&f.name),
             old: f.old.clone().into_bytes(),
             new: f.new.clone().into_bytes(),
             pristine: templates::FACT_FILES

@@ -17,6 +17,11 @@ pub const PROPOSALS_DIR: &str = "proposals";
 pub const CONFIG_FILE: &str = "config.yaml";
 const LOCK_FILE: &str = "mneme.lock";
 
+/// Work-tree relative path of a fact file: `.ledger/facts/<name>`.
+pub fn fact_path(name: &str) -> String {
+    format!("{LEDGER_DIR}/{FACTS_DIR}/{name}")
+}
+
 /// A repository work tree and its ledger.
 #[derive(Debug)]
 pub struct Workspace {
@@ -134,13 +139,12 @@ impl Workspace {
 
     pub fn load_config(&self) -> Result<Config> {
         let path = self.ledger_dir().join(CONFIG_FILE);
-        match fs::read_to_string(&path) {
-            Ok(src) => Config::parse(&src).map_err(|message| Error::Config {
+        match read_optional_text(&path, CONFIG_FILE)? {
+            Some(src) => Config::parse(&src).map_err(|message| Error::Config {
                 path: self.relative(&path),
                 message,
             }),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(Config::default()),
-            Err(e) => Err(Error::io(&path)(e)),
+            None => Ok(Config::default()),
         }
     }
 
@@ -249,6 +253,26 @@ pub(crate) fn list_dir(dir: &Path, ext: &str) -> Result<Vec<(String, PathBuf)>> 
     }
     out.sort();
     Ok(out)
+}
+
+/// The bytes of `path`, or `None` when it does not exist.
+pub fn read_optional(path: &Path) -> Result<Option<Vec<u8>>> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path)(e)),
+    }
+}
+
+/// The UTF-8 text of `path`, or `None` when it does not exist; `what` names it in errors.
+pub fn read_optional_text(path: &Path, what: &str) -> Result<Option<String>> {
+    read_optional(path)?
+        .map(|bytes| {
+            String::from_utf8(bytes).map_err(|_| Error::InvalidUtf8 {
+                what: what.to_owned(),
+            })
+        })
+        .transpose()
 }
 
 /// Replaces `path` atomically: a temporary file in the same directory, synced, then renamed.

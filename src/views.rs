@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::facts::Fact;
 use crate::ledger::{FactFileEntry, Ledger};
 use crate::proposal::Proposal;
-use crate::store::{FACTS_DIR, LEDGER_DIR};
+use crate::store::fact_path;
 use crate::tasks::{Board, Status, Task};
 use crate::time::{human_age, Timestamp};
 
@@ -57,7 +57,7 @@ impl FileView {
     pub fn new(file: &FactFileEntry) -> FileView {
         FileView {
             name: file.name.clone(),
-            path: format!("{LEDGER_DIR}/{FACTS_DIR}/{}", file.name),
+            path: fact_path(&file.name),
             title: file.title().to_owned(),
             description: file.file.front_matter.description.clone(),
             lines: file.lines(),

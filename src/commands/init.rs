@@ -1,5 +1,4 @@
 use std::fs;
-use std::io::ErrorKind;
 use std::path::Path;
 
 use mneme::store::{self, Workspace, CONFIG_FILE};
@@ -67,13 +66,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
     seed(&ws.ledger_dir().join(CONFIG_FILE), templates::CONFIG)?;
 
     let agents = ws.root().join("AGENTS.md");
-    let existing = match fs::read(&agents) {
-        Ok(bytes) => Some(String::from_utf8(bytes).map_err(|_| Error::InvalidUtf8 {
-            what: "AGENTS.md".into(),
-        })?),
-        Err(e) if e.kind() == ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(&agents)(e)),
-    };
+    let existing = store::read_optional_text(&agents, "AGENTS.md")?;
     let old = existing.as_deref().unwrap_or("");
     let new =
         agents_md::upsert(old, templates::AGENTS_BLOCK).map_err(|message| Error::AgentsBlock {
@@ -133,13 +126,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
 /// defines it (git does not clone config, so each clone runs `mneme init` once).
 fn register_merge_driver(ws: &Workspace, report: &mut Report) -> Result<()> {
     let path = ws.root().join(".gitattributes");
-    let existing = match fs::read(&path) {
-        Ok(bytes) => Some(String::from_utf8(bytes).map_err(|_| Error::InvalidUtf8 {
-            what: ".gitattributes".into(),
-        })?),
-        Err(e) if e.kind() == ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(&path)(e)),
-    };
+    let existing = store::read_optional_text(&path, ".gitattributes")?;
     let old = existing.as_deref().unwrap_or("");
     let rel = ".gitattributes".to_owned();
     if old

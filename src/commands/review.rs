@@ -5,7 +5,7 @@ use mneme::apply::Conflict;
 use mneme::git::Committed;
 use mneme::proposal::check_text;
 use mneme::review::{self, Pending, Preview, Status};
-use mneme::store::Workspace;
+use mneme::store::{fact_path, Workspace};
 use mneme::time::{human_age, Timestamp};
 use mneme::{Error, Result};
 use serde_json::json;
@@ -209,14 +209,6 @@ fn committed_line(c: &Committed) -> String {
         paint(GOOD, "committed"),
         paint(ID, &c.commit[..c.commit.len().min(10)]),
         c.summary
-    )
-}
-
-fn fact_path(name: &str) -> String {
-    format!(
-        "{}/{}/{name}",
-        mneme::store::LEDGER_DIR,
-        mneme::store::FACTS_DIR
     )
 }
 
