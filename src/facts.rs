@@ -63,6 +63,9 @@ pub struct Meta {
     pub other: Vec<(String, String)>,
 }
 
+/// Prefix of the [`Fact::key`] of a fact without an id.
+pub const UNIDENTIFIED: &str = "(no id) ";
+
 pub const STATE_ACTIVE: &str = "active";
 pub const STATE_SUPERSEDED: &str = "superseded";
 
@@ -204,6 +207,14 @@ impl FactFile {
         })
     }
 
+    /// The text between the facts (front matter, headings, paragraphs, comments), in order.
+    pub fn text_blocks(&self) -> impl Iterator<Item = &str> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::Text(t) => Some(t.as_str()),
+            Block::Fact(_) => None,
+        })
+    }
+
     /// `"\r\n"` when most lines of the file end that way, else `"\n"`.
     pub fn line_ending(&self) -> &'static str {
         let rendered = self.render();
@@ -280,6 +291,15 @@ impl Fact {
             format!(" <!-- {} -->", meta.render())
         };
         format!("{head}{comment}{eol}{rest}")
+    }
+
+    /// What identifies the fact across versions of a file: its id, or for a fact without one,
+    /// [`UNIDENTIFIED`] followed by its normalised text.
+    pub fn key(&self) -> String {
+        match &self.id {
+            Some(id) => id.clone(),
+            None => format!("{UNIDENTIFIED}{}", crate::text::normalize(&self.text)),
+        }
     }
 
     /// The text on one line, for compact listings.

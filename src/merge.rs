@@ -8,7 +8,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::facts::{Block, Fact, FactFile};
-use crate::text::normalize;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Merged {
@@ -38,7 +37,9 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Merged {
     ) else {
         return whole_file_conflict(ours, theirs);
     };
-    let (ctx_o, ctx_a, ctx_b) = (context(&o), context(&a), context(&b));
+    let ctx_o: Vec<&str> = o.text_blocks().collect();
+    let ctx_a: Vec<&str> = a.text_blocks().collect();
+    let ctx_b: Vec<&str> = b.text_blocks().collect();
     let layout_is_theirs = ctx_a == ctx_o && ctx_b != ctx_o;
     if ctx_a != ctx_o && ctx_b != ctx_o && ctx_a != ctx_b {
         return whole_file_conflict(ours, theirs);
@@ -67,16 +68,16 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Merged {
     for block in &layout.blocks {
         match block {
             Block::Text(t) => out.push((None, t.clone())),
-            Block::Fact(f) => out.push((Some(key(f)), String::new())),
+            Block::Fact(f) => out.push((Some(f.key()), String::new())),
         }
     }
     // Facts the layout side does not have go after their predecessor on the other side, and
     // after the layout side's own additions there.
-    let in_layout: BTreeSet<String> = layout.facts().map(key).collect();
-    let in_other: BTreeSet<String> = other.facts().map(key).collect();
+    let in_layout: BTreeSet<String> = layout.facts().map(Fact::key).collect();
+    let in_other: BTreeSet<String> = other.facts().map(Fact::key).collect();
     let mut previous: Option<String> = None;
     for f in other.facts() {
-        let k = key(f);
+        let k = f.key();
         if !in_layout.contains(&k) {
             let mut at = previous
                 .as_ref()
@@ -145,25 +146,8 @@ fn push_item(text: &mut String, item: &str, eol: &str) {
     text.push_str(item);
 }
 
-fn key(f: &Fact) -> String {
-    match &f.id {
-        Some(id) => id.clone(),
-        None => format!("(no id) {}", normalize(&f.text)),
-    }
-}
-
 fn by_key(file: &FactFile) -> BTreeMap<String, &Fact> {
-    file.facts().map(|f| (key(f), f)).collect()
-}
-
-fn context(file: &FactFile) -> Vec<&str> {
-    file.blocks
-        .iter()
-        .filter_map(|b| match b {
-            Block::Text(t) => Some(t.as_str()),
-            Block::Fact(_) => None,
-        })
-        .collect()
+    file.facts().map(|f| (f.key(), f)).collect()
 }
 
 fn clean(text: &str) -> Merged {

@@ -6,9 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::decision::Recorded;
-use crate::facts::{Block, FactFile, Meta};
+use crate::facts::{FactFile, Meta, UNIDENTIFIED};
 use crate::proposal::{Operation, Proposal};
-use crate::text::normalize;
 
 /// `file name → contents` of `.ledger/facts/*.md` at one commit.
 pub type Files = BTreeMap<String, String>;
@@ -47,12 +46,8 @@ pub fn fact_map(files: &Files) -> BTreeMap<String, FactState> {
             continue;
         };
         for fact in file.facts() {
-            let key = match &fact.id {
-                Some(id) => id.clone(),
-                None => format!("(no id) {}", normalize(&fact.text)),
-            };
             map.insert(
-                key,
+                fact.key(),
                 FactState {
                     file: name.clone(),
                     text: fact.text.clone(),
@@ -70,14 +65,7 @@ pub fn context_text(files: &Files) -> BTreeMap<String, String> {
         .iter()
         .map(|(name, raw)| {
             let text = match FactFile::parse(raw) {
-                Ok(file) => file
-                    .blocks
-                    .iter()
-                    .filter_map(|b| match b {
-                        Block::Text(t) => Some(t.as_str()),
-                        Block::Fact(_) => None,
-                    })
-                    .collect(),
+                Ok(file) => file.text_blocks().collect(),
                 Err(_) => raw.clone(),
             };
             (name.clone(), text)
@@ -95,7 +83,7 @@ pub fn changes(old: &Files, new: &Files) -> Vec<FactChange> {
             Some(after) if after == before => {}
             Some(after) => out.push(change(key, ChangeKind::Changed, Some(before), Some(after))),
             None => {
-                let stamped = key.starts_with("(no id) ")
+                let stamped = key.starts_with(UNIDENTIFIED)
                     && b.iter().any(|(k, s)| !a.contains_key(k) && s == before);
                 if !stamped {
                     out.push(change(key, ChangeKind::Removed, Some(before), None));
@@ -105,9 +93,9 @@ pub fn changes(old: &Files, new: &Files) -> Vec<FactChange> {
     }
     for (key, after) in &b {
         if !a.contains_key(key) {
-            let stamped = !key.starts_with("(no id) ")
+            let stamped = !key.starts_with(UNIDENTIFIED)
                 && a.iter()
-                    .any(|(k, s)| k.starts_with("(no id) ") && !b.contains_key(k) && s == after);
+                    .any(|(k, s)| k.starts_with(UNIDENTIFIED) && !b.contains_key(k) && s == after);
             if !stamped {
                 out.push(change(key, ChangeKind::Added, None, Some(after)));
             }
