@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use crate::facts::{render_fact, Block, Fact, FactFile, Meta, STATE_SUPERSEDED};
 use crate::ledger::Ledger;
 use crate::proposal::{Operation, Proposal};
-use crate::text::normalize;
 
 /// The new contents of every fact file the proposal changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,18 +105,13 @@ fn apply_op(
             });
         }
     }
-    if let Some(text) = op.text() {
-        let norm = normalize(text);
-        let same = ledger.facts().find(|(_, f)| {
-            f.meta.state() != STATE_SUPERSEDED
-                && f.id.as_deref() != Some(op.fact_id())
-                && normalize(&f.text) == norm
+    if let Some((_, f)) = op
+        .text()
+        .and_then(|t| ledger.same_statement(t, op.fact_id()))
+    {
+        return Err(Conflict::AlreadyPresent {
+            id: Ledger::label(f),
         });
-        if let Some((_, f)) = same {
-            return Err(Conflict::AlreadyPresent {
-                id: f.id.clone().unwrap_or_else(|| format!("line {}", f.line)),
-            });
-        }
     }
     let new_meta = |old: &Meta| Meta {
         since: Some(today.to_owned()),

@@ -75,6 +75,23 @@ impl Ledger {
         })
     }
 
+    /// An active fact other than `except` that says `text` (after normalisation).
+    pub fn same_statement(&self, text: &str, except: &str) -> Option<(&FactFileEntry, &Fact)> {
+        let norm = crate::text::normalize(text);
+        self.facts().find(|(_, f)| {
+            f.meta.state() != crate::facts::STATE_SUPERSEDED
+                && f.id.as_deref() != Some(except)
+                && crate::text::normalize(&f.text) == norm
+        })
+    }
+
+    /// The id of a fact, or `line N` for one without an id.
+    pub fn label(fact: &Fact) -> String {
+        fact.id
+            .clone()
+            .unwrap_or_else(|| format!("line {}", fact.line))
+    }
+
     pub fn ids(&self) -> impl Iterator<Item = &str> {
         self.facts().filter_map(|(_, f)| f.id.as_deref())
     }

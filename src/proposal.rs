@@ -428,17 +428,9 @@ fn check_duplicates(ledger: &Ledger, pending: &[Proposal], ops: &[Operation]) ->
                 "two operations of this proposal have the same text".into(),
             ));
         }
-        let existing = ledger.facts().find(|(_, f)| {
-            f.meta.state() != STATE_SUPERSEDED
-                && f.id.as_deref() != Some(op.fact_id())
-                && normalize(&f.text) == norm
-        });
-        if let Some((file, fact)) = existing {
+        if let Some((file, fact)) = ledger.same_statement(text, op.fact_id()) {
             return Err(Error::DuplicateFact {
-                id: fact
-                    .id
-                    .clone()
-                    .unwrap_or_else(|| format!("line {}", fact.line)),
+                id: Ledger::label(fact),
                 file: file.name.clone(),
             });
         }
