@@ -584,55 +584,37 @@ pub fn hooks_dir_of(location: &Location) -> Result<PathBuf> {
     Ok(hooks_dir(&repo, &location.root))
 }
 
-/// `path → contents` of the index entries under `dir/` whose blob differs from HEAD's, with
-/// HEAD's contents of the same paths: what a commit of the index would change there.
+/// `file name → contents` of the files directly in `dir/` whose index entry differs from HEAD:
+/// HEAD's version (`before`) and the index's (`after`), i.e. what committing the index would
+/// change there.
 pub fn staged_under(
     location: &Location,
     dir: &str,
 ) -> Result<(crate::verify::Files, crate::verify::Files)> {
+    use crate::history::{blob_text, blobs_in};
     let repo = open(location)?;
     let index = read_index(&repo)?;
     let head_tree = repo.head_tree_id_or_empty().map_err(Error::git)?.detach();
-    let tree = repo.find_tree(head_tree).map_err(Error::git)?;
+    let in_head = blobs_in(&repo, head_tree, dir)?;
     let prefix = format!("{dir}/");
-    let (mut before, mut after) = (crate::verify::Files::new(), crate::verify::Files::new());
-    let mut seen = std::collections::BTreeSet::new();
+    let mut in_index = std::collections::BTreeMap::new();
     for entry in index.entries() {
-        let path = entry.path(&index).to_str_lossy().into_owned();
-        let Some(name) = path.strip_prefix(&prefix) else {
-            continue;
-        };
-        seen.insert(path.clone());
-        let head = tree
-            .lookup_entry_by_path(&path)
-            .map_err(Error::git)?
-            .map(|e| e.object_id());
-        if head == Some(entry.id) {
-            continue;
-        }
-        let blob = repo.find_blob(entry.id).map_err(Error::git)?;
-        after.insert(
-            name.to_owned(),
-            String::from_utf8_lossy(&blob.data).into_owned(),
-        );
-        if let Some(h) = head {
-            let blob = repo.find_blob(h).map_err(Error::git)?;
-            before.insert(
-                name.to_owned(),
-                String::from_utf8_lossy(&blob.data).into_owned(),
-            );
+        let path = entry.path(&index).to_str_lossy();
+        if let Some(name) = path.strip_prefix(&prefix).filter(|n| !n.contains('/')) {
+            in_index.insert(name.to_owned(), entry.id);
         }
     }
-    // Files deleted from the index.
-    if let Some(dir_entry) = tree.lookup_entry_by_path(dir).map_err(Error::git)? {
-        let sub = repo.find_tree(dir_entry.object_id()).map_err(Error::git)?;
-        for entry in sub.iter() {
-            let entry = entry.map_err(Error::git)?;
-            let name = entry.filename().to_str_lossy().into_owned();
-            if entry.mode().is_blob() && !seen.contains(&format!("{prefix}{name}")) {
-                let blob = repo.find_blob(entry.object_id()).map_err(Error::git)?;
-                before.insert(name, String::from_utf8_lossy(&blob.data).into_owned());
-            }
+    let (mut before, mut after) = (crate::verify::Files::new(), crate::verify::Files::new());
+    for name in in_head.keys().chain(in_index.keys()) {
+        let (head, staged) = (in_head.get(name), in_index.get(name));
+        if head == staged || before.contains_key(name) || after.contains_key(name) {
+            continue;
+        }
+        if let Some(id) = head {
+            before.insert(name.clone(), blob_text(&repo, *id)?);
+        }
+        if let Some(id) = staged {
+            after.insert(name.clone(), blob_text(&repo, *id)?);
         }
     }
     Ok((before, after))

@@ -278,8 +278,7 @@ fn examine_one(
     let mut removed_proposals = Vec::new();
     for (name, blob) in &before {
         if name.ends_with(".json") && !after.contains_key(name) {
-            let data = repo.find_blob(*blob).map_err(Error::git)?.data.clone();
-            if let Ok(p) = crate::proposal::Proposal::parse(&String::from_utf8_lossy(&data)) {
+            if let Ok(p) = crate::proposal::Proposal::parse(&blob_text(repo, *blob)?) {
                 removed_proposals.push(p);
             }
         }
@@ -339,6 +338,12 @@ pub fn blobs_in(
     Ok(out)
 }
 
+/// A blob's contents as text (invalid UTF-8 replaced).
+pub fn blob_text(repo: &gix::Repository, id: gix::ObjectId) -> Result<String> {
+    let blob = repo.find_blob(id).map_err(Error::git)?;
+    Ok(String::from_utf8_lossy(&blob.data).into_owned())
+}
+
 /// The fact files in `tree`, cached by the id of the facts directory.
 fn facts_at(
     repo: &gix::Repository,
@@ -354,8 +359,7 @@ fn facts_at(
     let mut files = crate::verify::Files::new();
     for (name, blob) in blobs_in(repo, tree, ".ledger/facts")? {
         if name.ends_with(".md") {
-            let data = repo.find_blob(blob).map_err(Error::git)?.data.clone();
-            files.insert(name, String::from_utf8_lossy(&data).into_owned());
+            files.insert(name, blob_text(repo, blob)?);
         }
     }
     cache.insert(dir, files.clone());
@@ -376,8 +380,7 @@ pub fn proposals_at(
     let mut out = Vec::new();
     for (name, blob) in blobs_in(repo, tree, ".ledger/proposals")? {
         if name.ends_with(".json") {
-            let data = repo.find_blob(blob).map_err(Error::git)?.data.clone();
-            if let Ok(p) = crate::proposal::Proposal::parse(&String::from_utf8_lossy(&data)) {
+            if let Ok(p) = crate::proposal::Proposal::parse(&blob_text(repo, blob)?) {
                 out.push(p);
             }
         }
