@@ -345,6 +345,17 @@ fn common_prefix(a: &str, b: &str) -> usize {
     a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
 }
 
+/// A task title: one non-empty line, trimmed.
+pub fn check_title(title: &str) -> Result<String> {
+    let title = title.trim();
+    if title.is_empty() || title.contains('\n') {
+        return Err(Error::InvalidInput(
+            "the title must be one non-empty line".into(),
+        ));
+    }
+    Ok(title.to_owned())
+}
+
 /// Parses `P1`, `p1` or `1`.
 pub fn parse_priority(s: &str) -> std::result::Result<u8, String> {
     let digits = s.trim().trim_start_matches(['P', 'p']);

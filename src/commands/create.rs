@@ -1,8 +1,8 @@
 use mneme::store::Workspace;
-use mneme::tasks::{parse_priority, Board, Dep, DepKind, Kind, Status, Task};
+use mneme::tasks::{check_title, parse_priority, Board, Dep, DepKind, Kind, Status, Task};
 use mneme::taskstore::actor;
 use mneme::time::Timestamp;
-use mneme::{Error, Result};
+use mneme::Result;
 
 use super::{load_tasks, Cx};
 
@@ -47,12 +47,7 @@ pub struct Args {
 pub fn run(cx: &Cx, args: &Args) -> Result<()> {
     let ws = Workspace::discover(&cx.cwd)?;
     ws.check_ledger()?;
-    let title = args.title.trim();
-    if title.is_empty() || title.contains('\n') {
-        return Err(Error::InvalidInput(
-            "the title must be one non-empty line".into(),
-        ));
-    }
+    let title = check_title(&args.title)?;
     let _lock = ws.lock_tasks()?;
     let existing = load_tasks(&ws)?;
     let board = Board::new(existing.iter());
@@ -76,7 +71,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
     let now = Timestamp::now().rfc3339();
     let mut task = Task {
         id: String::new(),
-        title: title.to_owned(),
+        title: title.clone(),
         description: args
             .description
             .clone()

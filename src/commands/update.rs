@@ -1,5 +1,5 @@
 use mneme::store::Workspace;
-use mneme::tasks::{parse_priority, Board, Note, Status};
+use mneme::tasks::{check_title, parse_priority, Board, Note, Status};
 use mneme::taskstore::actor;
 use mneme::time::Timestamp;
 use mneme::{Error, Result};
@@ -53,13 +53,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
             "close tasks with `mneme close ID --reason TEXT`".into(),
         ));
     }
-    if let Some(t) = &args.title {
-        if t.trim().is_empty() || t.contains('\n') {
-            return Err(Error::InvalidInput(
-                "the title must be one non-empty line".into(),
-            ));
-        }
-    }
+    let title = args.title.as_deref().map(check_title).transpose()?;
     let me = actor(args.agent.as_deref(), &ws);
     let (task, ()) = ws.modify_task(&id, |t| {
         let now = Timestamp::now().rfc3339();
@@ -92,8 +86,8 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
         if let Some(s) = args.status {
             t.status = s;
         }
-        if let Some(title) = &args.title {
-            t.title = title.trim().to_owned();
+        if let Some(title) = &title {
+            t.title = title.clone();
         }
         if let Some(d) = &args.description {
             t.description = d.trim().to_owned();
