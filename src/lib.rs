@@ -1,33 +1,16 @@
 //! mneme: durable, human-approved memory for AI coding agents, kept as plain files in git.
 //!
-//! The pure core parses and renders fact files ([`facts`]), plans proposals ([`proposal`]) and
-//! compares statements ([`text`]); the shell ([`store`], [`repo`]) reads and writes files and
-//! talks to git.
+//! Layers, each depending only on those above it (see docs/architecture.md):
+//! - [`model`]: pure values and functions: fact files, proposals, planning, apply, the
+//!   fact-level audit, lint rules, tasks, JSON views. No filesystem, git, clock or environment.
+//! - [`store`]: the ledger's files on disk: loading, locks, atomic writes.
+//! - [`git`]: the repository through gix: discovery, decision commits, history.
+//! - [`ops`]: what a verb does, over one workspace: review, propose, check, tasks.
 
-pub mod agents_md;
-pub mod apply;
-pub mod check;
-pub mod config;
-pub mod decision;
-pub mod diff;
 pub mod error;
-pub mod facts;
 pub mod git;
-pub mod history;
-pub mod ids;
-pub mod ledger;
-pub mod merge;
-pub mod pr;
-pub mod proposal;
-pub mod repo;
-pub mod review;
+pub mod model;
+pub mod ops;
 pub mod store;
-pub mod tasks;
-pub mod taskstore;
-pub mod templates;
-pub mod text;
-pub mod time;
-pub mod verify;
-pub mod views;
 
 pub use error::{Error, Result};

@@ -1,7 +1,7 @@
 //! The `mneme` command line: argument parsing, dispatch, and rendering errors once.
 
+mod cli;
 mod commands;
-mod ui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -62,7 +62,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let ui = ui::Ui::new(cli.json);
+    let ui = cli::ui::Ui::new(cli.json);
     let result = std::env::current_dir()
         .map_err(|source| mneme::Error::Io {
             path: PathBuf::from("."),

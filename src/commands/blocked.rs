@@ -1,10 +1,10 @@
+use mneme::model::tasks::{Board, NotReady, Status};
 use mneme::store::Workspace;
-use mneme::tasks::{Board, NotReady, Status};
 use mneme::Result;
 use serde_json::json;
 
 use super::{load_tasks, Cx};
-use crate::ui::{self, paint, DIM};
+use crate::cli::ui::{self, paint, DIM};
 
 /// List blocked tasks and what blocks each.
 #[derive(Debug, clap::Args)]

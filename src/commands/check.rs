@@ -1,14 +1,14 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use mneme::check::{self, FileInput, Finding, ProposalInput, Severity};
+use mneme::model::lint::{self as check, FileInput, Finding, ProposalInput, Severity};
+use mneme::model::time::Timestamp;
 use mneme::store::{self, Workspace};
-use mneme::time::Timestamp;
 use mneme::{Error, Result};
 use serde_json::json;
 
 use super::Cx;
-use crate::ui::{paint, DIM, GOOD, WARN};
+use crate::cli::ui::{paint, DIM, GOOD, WARN};
 
 /// Check the ledger for errors and warnings (exit 1 on any error).
 ///
@@ -45,7 +45,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
         }
         for f in &findings {
             let (label, style) = match f.severity {
-                Severity::Error => ("error", crate::ui::ERROR),
+                Severity::Error => ("error", crate::cli::ui::ERROR),
                 Severity::Warning => ("warning", WARN),
             };
             let place = match f.line {

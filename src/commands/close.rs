@@ -1,10 +1,10 @@
+use mneme::model::tasks::{Board, Status};
+use mneme::model::time::Timestamp;
 use mneme::store::Workspace;
-use mneme::tasks::{Board, Status};
-use mneme::time::Timestamp;
 use mneme::{Error, Result};
 
 use super::{load_tasks, Cx};
-use crate::ui::{self, paint, GOOD};
+use crate::cli::ui::{self, paint, GOOD};
 
 /// Close tasks, with the reason.
 #[derive(Debug, clap::Args)]

@@ -1,10 +1,10 @@
+use mneme::model::time::Timestamp;
+use mneme::model::views::{Context, FactView};
 use mneme::store::Workspace;
-use mneme::time::Timestamp;
-use mneme::views::{Context, FactView};
 use mneme::Result;
 
 use super::Cx;
-use crate::ui::{paint, DIM, HEADER, ID, WARN};
+use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
 
 /// Print what an agent must know at session start.
 ///
@@ -161,7 +161,7 @@ pub fn fact_line(fact: &FactView) -> String {
     out
 }
 
-fn task_line(label: &str, t: &mneme::views::TaskLine) -> String {
+fn task_line(label: &str, t: &mneme::model::views::TaskLine) -> String {
     let who = t
         .assignee
         .as_deref()

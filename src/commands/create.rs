@@ -1,7 +1,7 @@
+use mneme::model::tasks::{check_title, parse_priority, Board, Dep, DepKind, Kind, Status, Task};
+use mneme::model::time::Timestamp;
+use mneme::store::tasks::actor;
 use mneme::store::Workspace;
-use mneme::tasks::{check_title, parse_priority, Board, Dep, DepKind, Kind, Status, Task};
-use mneme::taskstore::actor;
-use mneme::time::Timestamp;
 use mneme::Result;
 
 use super::{load_tasks, Cx};

@@ -1,11 +1,11 @@
+use mneme::model::tasks::{Board, Dep, DepKind, Task};
+use mneme::model::time::Timestamp;
 use mneme::store::Workspace;
-use mneme::tasks::{Board, Dep, DepKind, Task};
-use mneme::time::Timestamp;
 use mneme::{Error, Result};
 use serde_json::json;
 
 use super::{load_tasks, Cx};
-use crate::ui::{self, paint, DIM};
+use crate::cli::ui::{self, paint, DIM};
 
 /// Add, remove or show task dependencies.
 ///

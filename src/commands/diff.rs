@@ -1,11 +1,11 @@
 use std::fmt::Write as _;
 
-use mneme::pr::{Entry, Summary};
+use mneme::model::audit::{Entry, Summary};
 use mneme::store::Workspace;
-use mneme::{git, history, pr, Result};
+use mneme::{git::commit as git, git::history, model::audit as pr, Result};
 
 use super::Cx;
-use crate::ui::{paint, DIM, HEADER, ID, WARN};
+use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
 
 /// Summarise what a range of commits did to the facts.
 ///

@@ -1,11 +1,11 @@
 use std::ffi::OsString;
 
+use mneme::model::views::FileView;
 use mneme::store::Workspace;
-use mneme::views::FileView;
 use mneme::Result;
 
 use super::{utf8, Cx};
-use crate::ui::{paint, DIM, HEADER, ID, WARN};
+use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
 
 /// List facts, all of them or those of one file, superseded ones included.
 #[derive(Debug, clap::Args)]

@@ -1,10 +1,10 @@
 use std::path::PathBuf;
 
 use mneme::store::{self, Workspace};
-use mneme::{git, templates, verify, Error, Result};
+use mneme::{git::commit as git, model::factdiff as verify, model::templates, Error, Result};
 
 use super::Cx;
-use crate::ui::{paint, GOOD};
+use crate::cli::ui::{paint, GOOD};
 
 /// Install or run mneme's git hook.
 ///
@@ -75,7 +75,7 @@ fn commit_msg(ws: &Workspace, message_file: &std::path::Path) -> Result<()> {
     let message = std::fs::read_to_string(message_file).map_err(Error::io(message_file))?;
     let is_decision = message
         .lines()
-        .any(|l| l.starts_with(&format!("{}: ", mneme::decision::DECISION)));
+        .any(|l| l.starts_with(&format!("{}: ", mneme::model::decision::DECISION)));
     if is_decision {
         return Ok(());
     }

@@ -2,11 +2,11 @@ use std::fs;
 use std::path::Path;
 
 use mneme::store::{self, Workspace, CONFIG_FILE};
-use mneme::{agents_md, templates, Error, Result};
+use mneme::{model::agents_md, model::templates, Error, Result};
 use serde::Serialize;
 
 use super::Cx;
-use crate::ui::{paint, DIM, GOOD};
+use crate::cli::ui::{paint, DIM, GOOD};
 
 /// Set up the ledger in this git repository (teammates run it once after cloning).
 ///
@@ -148,7 +148,7 @@ fn register_merge_driver(ws: &Workspace, report: &mut Report) -> Result<()> {
             report.created.push(rel)
         }
     }
-    let changed = mneme::git::set_local_config(
+    let changed = mneme::git::commit::set_local_config(
         &ws.location,
         &[
             (

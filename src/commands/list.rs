@@ -1,9 +1,9 @@
+use mneme::model::tasks::{parse_priority, Kind, Status};
 use mneme::store::Workspace;
-use mneme::tasks::{parse_priority, Kind, Status};
 use mneme::Result;
 
 use super::{load_tasks, Cx};
-use crate::ui;
+use crate::cli::ui;
 
 /// List tasks, most urgent first (closed ones only with --all or --status closed).
 #[derive(Debug, clap::Args)]

@@ -1,10 +1,10 @@
-use mneme::decision::Recorded;
-use mneme::history;
+use mneme::git::history;
+use mneme::model::decision::Recorded;
 use mneme::store::Workspace;
 use mneme::Result;
 
 use super::Cx;
-use crate::ui::{paint, DIM, ID};
+use crate::cli::ui::{paint, DIM, ID};
 
 /// Show the review decisions in git history, newest first.
 ///

@@ -1,6 +1,6 @@
 use std::path::PathBuf;
 
-use mneme::{merge, store, Error, Result};
+use mneme::{model::merge, store, Error, Result};
 
 use super::Cx;
 

@@ -27,7 +27,7 @@ use std::path::PathBuf;
 
 use mneme::{Error, Result};
 
-use crate::ui::Ui;
+use crate::cli::ui::Ui;
 
 /// What every verb gets: where it runs and where it prints.
 pub struct Cx<'a> {
@@ -47,7 +47,7 @@ pub fn utf8(what: &str, value: &OsString) -> Result<String> {
 
 /// Tasks that parse; files that do not are reported on stderr and skipped, so one corrupt
 /// file does not stop work on the rest.
-pub fn load_tasks(ws: &mneme::store::Workspace) -> Result<Vec<mneme::tasks::Task>> {
+pub fn load_tasks(ws: &mneme::store::Workspace) -> Result<Vec<mneme::model::tasks::Task>> {
     let loaded = ws.load_tasks()?;
     for (path, why) in &loaded.broken {
         eprintln!(
@@ -59,8 +59,8 @@ pub fn load_tasks(ws: &mneme::store::Workspace) -> Result<Vec<mneme::tasks::Task
 }
 
 /// Prints a changed task: as JSON, or as `<verb> <task line>`.
-pub fn print_task(cx: &Cx, verb: &str, task: &mneme::tasks::Task) {
-    use crate::ui::{paint, task_line, GOOD};
+pub fn print_task(cx: &Cx, verb: &str, task: &mneme::model::tasks::Task) {
+    use crate::cli::ui::{paint, task_line, GOOD};
     if cx.ui.json {
         cx.ui.json(task);
     } else {

@@ -2,15 +2,15 @@ use std::ffi::OsString;
 use std::io::Read;
 use std::path::PathBuf;
 
-use mneme::proposal::{plan, PlanContext, Request, RequestOp};
+use mneme::model::proposal::{plan, PlanContext, Request, RequestOp};
+use mneme::model::time::Timestamp;
+use mneme::model::views::Budget;
 use mneme::store::Workspace;
-use mneme::time::Timestamp;
-use mneme::views::Budget;
-use mneme::{repo, Error, Result};
+use mneme::{git as repo, Error, Result};
 use serde_json::json;
 
 use super::{utf8, Cx};
-use crate::ui::{paint, DIM, ID, WARN};
+use crate::cli::ui::{paint, DIM, ID, WARN};
 
 /// Propose a change to the facts, for a human to review (never interactive).
 ///

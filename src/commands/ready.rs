@@ -1,10 +1,10 @@
+use mneme::model::tasks::Board;
 use mneme::store::Workspace;
-use mneme::tasks::Board;
 use mneme::Result;
 use serde_json::json;
 
 use super::{load_tasks, Cx};
-use crate::ui::{self, paint, DIM, HEADER, ID};
+use crate::cli::ui::{self, paint, DIM, HEADER, ID};
 
 /// List tasks ready to work on: open, nothing unclosed blocking them, no blocked or deferred
 /// ancestor; most urgent first, then oldest.

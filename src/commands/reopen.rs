@@ -1,6 +1,6 @@
+use mneme::model::tasks::{Board, Status};
+use mneme::model::time::Timestamp;
 use mneme::store::Workspace;
-use mneme::tasks::{Board, Status};
-use mneme::time::Timestamp;
 use mneme::Result;
 
 use super::{load_tasks, Cx};

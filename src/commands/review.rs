@@ -1,17 +1,17 @@
 use std::io::IsTerminal;
 
 use console::{Key, Term};
-use mneme::apply::Conflict;
-use mneme::git::Committed;
-use mneme::proposal::check_text;
-use mneme::review::{self, Pending, Preview, Status};
+use mneme::git::commit::Committed;
+use mneme::model::apply::Conflict;
+use mneme::model::proposal::check_text;
+use mneme::model::time::{human_age, Timestamp};
+use mneme::ops::review::{self, Pending, Preview, Status};
 use mneme::store::{fact_path, Workspace};
-use mneme::time::{human_age, Timestamp};
 use mneme::{Error, Result};
 use serde_json::json;
 
 use super::Cx;
-use crate::ui::{self, paint, DIM, GOOD, HEADER, ID, WARN};
+use crate::cli::ui::{self, paint, DIM, GOOD, HEADER, ID, WARN};
 
 /// Review pending proposals: approve, reject, edit or skip each.
 ///
@@ -68,7 +68,7 @@ enum Action {
 pub fn run(cx: &Cx, args: &Args) -> Result<()> {
     let ws = Workspace::discover(&cx.cwd)?;
     ws.check_ledger()?;
-    if let Some(note) = mneme::git::recover(&ws.location)? {
+    if let Some(note) = mneme::git::commit::recover(&ws.location)? {
         cx.ui.warn(&format!("note: {note}"));
     }
     match &args.action {
@@ -157,7 +157,7 @@ fn show(cx: &Cx, ws: &Workspace, id: &str) -> Result<()> {
                 .iter()
                 .map(|f| {
                     let path = fact_path(&f.name);
-                    json!({ "name": f.name, "path": path, "diff": mneme::diff::unified(&path, &f.old, &f.new, 3) })
+                    json!({ "name": f.name, "path": path, "diff": mneme::model::textdiff::unified(&path, &f.old, &f.new, 3) })
                 })
                 .collect(),
             Err(_) => Vec::new(),
@@ -319,7 +319,7 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<()> {
             let conflict = preview.status() == Status::Conflict;
             let keys = if conflict { "n,e,s,q,?" } else { "y,n,e,s,q,?" };
             let prompt = paint(
-                crate::ui::PROMPT,
+                crate::cli::ui::PROMPT,
                 format!("Approve this proposal [{keys}]? "),
             );
             let key = read_choice(&term, &prompt)?;
@@ -386,7 +386,7 @@ fn read_choice(term: &Term, prompt: &str) -> Result<char> {
 
 /// Opens the editor on each proposed text; re-targets the proposal at the facts as they are now,
 /// which the reviewer has just seen.
-fn edit(item: &mut Pending, ledger: &mneme::ledger::Ledger) -> Result<()> {
+fn edit(item: &mut Pending, ledger: &mneme::model::ledger::Ledger) -> Result<()> {
     for op in &mut item.proposal.operations {
         if let Some((_, fact)) = ledger.find(op.fact_id()) {
             if op.before().is_some() {

@@ -1,12 +1,12 @@
 use std::ffi::OsString;
 
+use mneme::model::tasks::{Board, Task};
+use mneme::model::views::FactView;
 use mneme::store::Workspace;
-use mneme::tasks::{Board, Task};
-use mneme::views::FactView;
 use mneme::Result;
 
 use super::{load_tasks, utf8, Cx};
-use crate::ui::{self, paint, DIM, HEADER, ID};
+use crate::cli::ui::{self, paint, DIM, HEADER, ID};
 
 /// Show one fact (`f-…`) or one task (`t-…`, or a unique prefix).
 #[derive(Debug, clap::Args)]

@@ -1,7 +1,7 @@
+use mneme::model::tasks::{check_title, parse_priority, Board, Note, Status};
+use mneme::model::time::Timestamp;
+use mneme::store::tasks::actor;
 use mneme::store::Workspace;
-use mneme::tasks::{check_title, parse_priority, Board, Note, Status};
-use mneme::taskstore::actor;
-use mneme::time::Timestamp;
 use mneme::{Error, Result};
 
 use super::{load_tasks, Cx};

@@ -1,9 +1,9 @@
 use mneme::store::Workspace;
-use mneme::{git, history, pr, Error, Result};
+use mneme::{git::commit as git, git::history, model::audit as pr, Error, Result};
 use serde_json::json;
 
 use super::Cx;
-use crate::ui::{paint, DIM, GOOD, ID, WARN};
+use crate::cli::ui::{paint, DIM, GOOD, ID, WARN};
 
 /// Verify that every change to the facts in a range was approved through mneme (for CI).
 ///

@@ -1,11 +1,11 @@
-use mneme::history;
+use mneme::git::history;
+use mneme::model::views::FactView;
 use mneme::store::Workspace;
-use mneme::views::FactView;
 use mneme::Result;
 use serde_json::json;
 
 use super::Cx;
-use crate::ui::{paint, DIM, HEADER, ID, WARN};
+use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
 
 /// Explain a fact: its text and every decision that shaped it, with reasons and evidence.
 #[derive(Debug, clap::Args)]

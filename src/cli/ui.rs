@@ -1,0 +1,117 @@
+//! All output goes through `Ui`: data on stdout, errors on stderr, colors only where the stream
+//! is a terminal and `NO_COLOR` is unset (anstream decides), JSON when asked.
+
+use std::io::Write;
+
+use anstyle::{AnsiColor, Style};
+use serde::Serialize;
+
+pub const ID: Style = AnsiColor::Cyan.on_default().bold();
+pub const HEADER: Style = Style::new().bold();
+pub const DIM: Style = Style::new().dimmed();
+pub const WARN: Style = AnsiColor::Yellow.on_default().bold();
+pub const GOOD: Style = AnsiColor::Green.on_default();
+pub const PROMPT: Style = AnsiColor::Blue.on_default().bold();
+pub const ERROR: Style = AnsiColor::Red.on_default().bold();
+
+pub struct Ui {
+    pub json: bool,
+}
+
+impl Ui {
+    pub fn new(json: bool) -> Ui {
+        Ui { json }
+    }
+
+    /// Human output on stdout; styles are stripped when stdout is not a color terminal.
+    pub fn out(&self, text: &str) {
+        let stdout = std::io::stdout();
+        // Strip styles in one go and write once: a stripping stream would write piece by piece.
+        let text = match anstream::AutoStream::choice(&stdout) {
+            anstream::ColorChoice::Never => {
+                std::borrow::Cow::Owned(anstream::adapter::strip_str(text).to_string())
+            }
+            _ => std::borrow::Cow::Borrowed(text),
+        };
+        // A closed pipe (`mneme context | head`) is not an error worth reporting.
+        let _ = stdout.lock().write_all(text.as_bytes());
+    }
+
+    pub fn json(&self, value: &impl Serialize) {
+        let mut s = serde_json::to_string_pretty(value).expect("views serialize");
+        s.push('\n');
+        let _ = std::io::stdout().lock().write_all(s.as_bytes());
+    }
+
+    /// A warning or note on stderr (styled only where stderr shows colors).
+    pub fn warn(&self, text: &str) {
+        let _ = writeln!(anstream::stderr(), "{}", paint(WARN, text));
+    }
+
+    /// The one place errors are rendered.
+    pub fn error(&self, e: &mneme::Error) {
+        if self.json {
+            let mut body = serde_json::json!({ "code": e.code(), "message": e.to_string() });
+            if let serde_json::Value::Object(details) = e.details() {
+                body.as_object_mut().expect("object").extend(details);
+            }
+            let s = serde_json::json!({ "error": body });
+            let _ = writeln!(std::io::stderr(), "{s}");
+        } else {
+            let _ = writeln!(anstream::stderr(), "{ERROR}error:{ERROR:#} {e}");
+        }
+    }
+}
+
+/// `text` wrapped in `style` (reset after).
+pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
+    format!("{style}{text}{style:#}")
+}
+
+const REMOVED: Style = AnsiColor::Red.on_default();
+const ADDED: Style = AnsiColor::Green.on_default();
+const REMOVED_WORD: Style = AnsiColor::Red.on_default().bold().underline();
+const ADDED_WORD: Style = AnsiColor::Green.on_default().bold().underline();
+const HUNK: Style = AnsiColor::Cyan.on_default();
+
+/// A colored unified diff of one file, changed words emphasised.
+pub fn diff(path: &str, old: &str, new: &str) -> String {
+    let mut out = format!("{}\n", paint(HEADER, format!("--- a/{path}\n+++ b/{path}")));
+    for hunk in mneme::model::textdiff::hunks(old, new, 3) {
+        out.push_str(&paint(HUNK, &hunk.header));
+        out.push('\n');
+        for line in hunk.lines {
+            let (sign, base, word) = match line.tag {
+                mneme::model::textdiff::Tag::Context => (" ", Style::new(), Style::new()),
+                mneme::model::textdiff::Tag::Removed => ("-", REMOVED, REMOVED_WORD),
+                mneme::model::textdiff::Tag::Added => ("+", ADDED, ADDED_WORD),
+            };
+            out.push_str(&paint(base, sign));
+            for (emphasised, text) in &line.parts {
+                out.push_str(&paint(if *emphasised { word } else { base }, text));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// `t-a3f8 P1 bug     open        [claude] Title`
+pub fn task_line(t: &mneme::model::tasks::Task) -> String {
+    let assignee = t
+        .assignee
+        .as_ref()
+        .map(|a| paint(DIM, format!(" [{a}]")))
+        .unwrap_or_default();
+    format!(
+        "{} {} {:<7} {:<11}{assignee} {}\n",
+        paint(ID, &t.id),
+        paint(
+            if t.priority <= 1 { WARN } else { DIM },
+            format!("P{}", t.priority)
+        ),
+        t.kind.as_str(),
+        t.status.as_str(),
+        t.title
+    )
+}

@@ -1,0 +1,390 @@
+//! Reading review decisions back from git history.
+
+use gix::bstr::ByteSlice;
+
+use crate::error::{Error, Result};
+use crate::git::Location;
+use crate::model::decision::{Recorded, DECISION};
+use crate::model::time::Timestamp;
+
+/// Every decision reachable from HEAD, newest first, optionally only those touching `fact_id`.
+/// Only commits whose message mentions a decision trailer are decoded.
+pub fn decisions(
+    location: &Location,
+    fact_id: Option<&str>,
+    limit: Option<usize>,
+) -> Result<Vec<Recorded>> {
+    let repo = crate::git::commit::open(location)?;
+    let head = match repo.head_id() {
+        Ok(id) => id.detach(),
+        Err(_) => return Ok(Vec::new()),
+    };
+    let needle = format!("\n{DECISION}: ");
+    let mut out = Vec::new();
+    let walk = repo
+        .rev_walk([head])
+        .sorting(gix::revision::walk::Sorting::ByCommitTime(
+            Default::default(),
+        ))
+        .all()
+        .map_err(Error::git)?;
+    for info in walk {
+        let info = info.map_err(Error::git)?;
+        let commit = repo.find_commit(info.id).map_err(Error::git)?;
+        let raw = commit.message_raw().map_err(Error::git)?;
+        if raw.find(needle.as_bytes()).is_none() {
+            continue;
+        }
+        let Some(r) = read_commit(&commit)?.decision else {
+            continue;
+        };
+        if fact_id.is_some_and(|id| !r.touches(id)) {
+            continue;
+        }
+        out.push(r);
+        if limit.is_some_and(|n| out.len() >= n) {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// A commit range to examine: commits reachable from `head` but not from `base`.
+#[derive(Debug, Clone)]
+pub struct Range {
+    pub base: Option<gix::ObjectId>,
+    pub head: gix::ObjectId,
+    /// How the range was chosen, for messages: `origin/main..HEAD (merge-base 1a2b3c4)`.
+    pub label: String,
+}
+
+/// Resolves `base..head` (either side may be empty: `..HEAD`, `main..`), or, without a spec,
+/// the merge-base of HEAD with the upstream or default branch up to HEAD.
+pub fn resolve_range(repo: &gix::Repository, spec: Option<&str>) -> Result<Range> {
+    let parse = |s: &str| -> Result<gix::ObjectId> {
+        let id = repo
+            .rev_parse_single(s)
+            .map_err(|e| Error::InvalidInput(format!("cannot resolve `{s}`: {e}")))?;
+        let commit = id
+            .object()
+            .map_err(Error::git)?
+            .peel_to_commit()
+            .map_err(|_| Error::InvalidInput(format!("`{s}` is not a commit")))?;
+        Ok(commit.id)
+    };
+    if let Some(spec) = spec {
+        let Some((a, b)) = spec.split_once("..") else {
+            return Err(Error::InvalidInput(format!(
+                "`{spec}` is not a range; write BASE..HEAD"
+            )));
+        };
+        let b = b.trim_start_matches('.');
+        let head = parse(if b.is_empty() { "HEAD" } else { b })?;
+        let base = if a.is_empty() { None } else { Some(parse(a)?) };
+        return Ok(Range {
+            base,
+            head,
+            label: spec.to_owned(),
+        });
+    }
+    let head = parse("HEAD")?;
+    let current = repo
+        .head_name()
+        .ok()
+        .flatten()
+        .map(|n| n.as_bstr().to_string());
+    let mut candidates = Vec::new();
+    if let Some(branch) = current
+        .as_deref()
+        .and_then(|c| c.strip_prefix("refs/heads/"))
+    {
+        let config = repo.config_snapshot();
+        let remote = config.string(format!("branch.{branch}.remote").as_str());
+        let merge = config.string(format!("branch.{branch}.merge").as_str());
+        if let (Some(remote), Some(merge)) = (remote, merge) {
+            let merge = merge.to_string();
+            let short = merge.strip_prefix("refs/heads/").unwrap_or(&merge);
+            candidates.push(format!("refs/remotes/{remote}/{short}"));
+        }
+    }
+    for c in [
+        "refs/remotes/origin/HEAD",
+        "refs/remotes/origin/main",
+        "refs/remotes/origin/master",
+        "refs/heads/main",
+        "refs/heads/master",
+    ] {
+        candidates.push(c.to_owned());
+    }
+    for name in candidates {
+        if Some(&name) == current.as_ref() {
+            continue;
+        }
+        let Ok(mut reference) = repo.find_reference(name.as_str()) else {
+            continue;
+        };
+        let Ok(tip) = reference.peel_to_id() else {
+            continue;
+        };
+        let base = repo
+            .merge_base(tip.detach(), head)
+            .map_err(Error::git)?
+            .map(|id| id.detach());
+        let short = name
+            .trim_start_matches("refs/remotes/")
+            .trim_start_matches("refs/heads/");
+        let label = match base {
+            Some(b) => format!("{short}..HEAD (merge-base {})", &b.to_string()[..10]),
+            None => format!("all of HEAD ({short} shares no history with it)"),
+        };
+        return Ok(Range { base, head, label });
+    }
+    Ok(Range {
+        base: None,
+        head,
+        label: "all of HEAD (no upstream or default branch found)".into(),
+    })
+}
+
+/// One commit of a range, with what the ledger looked like before and after it.
+#[derive(Debug, Clone)]
+pub struct Examined {
+    pub id: String,
+    pub author: String,
+    pub subject: String,
+    pub date: String,
+    pub decision: Option<Recorded>,
+    /// Fact files in each parent (one empty set for a root commit).
+    pub parents: Vec<crate::model::factdiff::Files>,
+    pub files: crate::model::factdiff::Files,
+    /// The facts directory differs from the first parent's.
+    pub touches_facts: bool,
+    /// Proposal files removed by this commit (relative to the first parent), parsed when possible.
+    pub removed_proposals: Vec<crate::model::proposal::Proposal>,
+    /// Proposal files this commit adds (relative to the first parent): file names.
+    pub added_proposals: Vec<String>,
+}
+
+/// The commits of `range`, oldest first, each examined.
+pub fn examine(repo: &gix::Repository, range: &Range) -> Result<Vec<Examined>> {
+    let walk = repo
+        .rev_walk([range.head])
+        .with_hidden(range.base)
+        .sorting(gix::revision::walk::Sorting::ByCommitTime(
+            Default::default(),
+        ))
+        .all()
+        .map_err(Error::git)?;
+    let mut ids = Vec::new();
+    for info in walk {
+        ids.push(info.map_err(Error::git)?.id);
+    }
+    ids.reverse();
+    let mut cache = std::collections::HashMap::new();
+    ids.into_iter()
+        .map(|id| examine_one(repo, id, &mut cache))
+        .collect()
+}
+
+type TreeCache = std::collections::HashMap<gix::ObjectId, crate::model::factdiff::Files>;
+
+/// Subject, author, date and decision (if any) of one commit.
+struct CommitText {
+    subject: String,
+    author: String,
+    date: String,
+    decision: Option<Recorded>,
+}
+
+fn read_commit(commit: &gix::Commit<'_>) -> Result<CommitText> {
+    let decoded = commit.decode().map_err(Error::git)?;
+    let message = decoded.message();
+    let subject = message.summary().to_str_lossy().into_owned();
+    let body = message
+        .body()
+        .map(|b| b.without_trailer().to_str_lossy().into_owned())
+        .unwrap_or_default();
+    let trailers: Vec<(String, String)> = decoded
+        .message_trailers()
+        .map(|t| {
+            (
+                t.token.to_str_lossy().into_owned(),
+                t.value.to_str_lossy().into_owned(),
+            )
+        })
+        .collect();
+    let mut decision = Recorded::from_trailers(
+        &subject,
+        &body,
+        trailers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    );
+    let author = decoded
+        .author()
+        .map(|a| format!("{} <{}>", a.name, a.email))
+        .unwrap_or_default();
+    let secs = commit.time().map(|t| t.seconds).unwrap_or_default();
+    let date = Timestamp { secs, nanos: 0 }.rfc3339_seconds();
+    if let Some(d) = decision.as_mut() {
+        d.commit = commit.id.to_string();
+        d.date = date.clone();
+    }
+    Ok(CommitText {
+        subject,
+        author,
+        date,
+        decision,
+    })
+}
+
+fn examine_one(
+    repo: &gix::Repository,
+    id: gix::ObjectId,
+    cache: &mut TreeCache,
+) -> Result<Examined> {
+    let commit = repo.find_commit(id).map_err(Error::git)?;
+    let CommitText {
+        subject,
+        author,
+        date,
+        decision,
+    } = read_commit(&commit)?;
+    let tree = commit.tree_id().map_err(Error::git)?.detach();
+    let parent_trees: Vec<gix::ObjectId> = commit
+        .parent_ids()
+        .map(|p| {
+            repo.find_commit(p)
+                .and_then(|c| c.tree_id())
+                .map(|t| t.detach())
+        })
+        .collect::<std::result::Result<_, _>>()
+        .map_err(Error::git)?;
+    let facts_dir = |tree: gix::ObjectId| subtree(repo, tree, ".ledger/facts");
+    let first_parent_tree = parent_trees
+        .first()
+        .copied()
+        .unwrap_or_else(|| gix::ObjectId::empty_tree(repo.object_hash()));
+    let touches_facts = facts_dir(tree)? != facts_dir(first_parent_tree)?;
+    let files = facts_at(repo, tree, cache)?;
+    let parents = if parent_trees.is_empty() {
+        vec![crate::model::factdiff::Files::new()]
+    } else {
+        parent_trees
+            .iter()
+            .map(|t| facts_at(repo, *t, cache))
+            .collect::<Result<_>>()?
+    };
+    let before = blobs_in(repo, first_parent_tree, ".ledger/proposals")?;
+    let after = blobs_in(repo, tree, ".ledger/proposals")?;
+    let mut removed_proposals = Vec::new();
+    for (name, blob) in &before {
+        if name.ends_with(".json") && !after.contains_key(name) {
+            if let Ok(p) = crate::model::proposal::Proposal::parse(&blob_text(repo, *blob)?) {
+                removed_proposals.push(p);
+            }
+        }
+    }
+    let added_proposals = after
+        .keys()
+        .filter(|n| n.ends_with(".json") && !before.contains_key(*n))
+        .cloned()
+        .collect();
+    Ok(Examined {
+        id: id.to_string(),
+        author,
+        subject,
+        date,
+        decision,
+        parents,
+        files,
+        touches_facts,
+        removed_proposals,
+        added_proposals,
+    })
+}
+
+/// The id of the tree at `path` inside `tree`, if any.
+fn subtree(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    path: &str,
+) -> Result<Option<gix::ObjectId>> {
+    let tree = repo.find_tree(tree).map_err(Error::git)?;
+    Ok(tree
+        .lookup_entry_by_path(path)
+        .map_err(Error::git)?
+        .map(|e| e.object_id()))
+}
+
+/// `file name → blob id` of the blobs directly in the directory `path` of `tree`.
+pub fn blobs_in(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    path: &str,
+) -> Result<std::collections::BTreeMap<String, gix::ObjectId>> {
+    let mut out = std::collections::BTreeMap::new();
+    let Some(dir) = subtree(repo, tree, path)? else {
+        return Ok(out);
+    };
+    let dir = repo.find_tree(dir).map_err(Error::git)?;
+    for entry in dir.iter() {
+        let entry = entry.map_err(Error::git)?;
+        if entry.mode().is_blob() {
+            out.insert(
+                entry.filename().to_str_lossy().into_owned(),
+                entry.object_id(),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// A blob's contents as text (invalid UTF-8 replaced).
+pub fn blob_text(repo: &gix::Repository, id: gix::ObjectId) -> Result<String> {
+    let blob = repo.find_blob(id).map_err(Error::git)?;
+    Ok(String::from_utf8_lossy(&blob.data).into_owned())
+}
+
+/// The fact files in `tree`, cached by the id of the facts directory.
+fn facts_at(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    cache: &mut TreeCache,
+) -> Result<crate::model::factdiff::Files> {
+    let Some(dir) = subtree(repo, tree, ".ledger/facts")? else {
+        return Ok(Default::default());
+    };
+    if let Some(files) = cache.get(&dir) {
+        return Ok(files.clone());
+    }
+    let mut files = crate::model::factdiff::Files::new();
+    for (name, blob) in blobs_in(repo, tree, ".ledger/facts")? {
+        if name.ends_with(".md") {
+            files.insert(name, blob_text(repo, blob)?);
+        }
+    }
+    cache.insert(dir, files.clone());
+    Ok(files)
+}
+
+/// The proposals committed in `commit`'s tree (those that parse), oldest first.
+pub fn proposals_at(
+    repo: &gix::Repository,
+    commit: gix::ObjectId,
+) -> Result<Vec<crate::model::proposal::Proposal>> {
+    let tree = repo
+        .find_commit(commit)
+        .map_err(Error::git)?
+        .tree_id()
+        .map_err(Error::git)?
+        .detach();
+    let mut out = Vec::new();
+    for (name, blob) in blobs_in(repo, tree, ".ledger/proposals")? {
+        if name.ends_with(".json") {
+            if let Ok(p) = crate::model::proposal::Proposal::parse(&blob_text(repo, blob)?) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
+    Ok(out)
+}

@@ -1,0 +1,458 @@
+//! Applying a proposal to the ledger: a pure function from (ledger, proposal) to new file
+//! contents. Only the lines of the facts an operation touches change.
+
+use std::collections::BTreeMap;
+
+use crate::model::facts::{render_fact, Block, Fact, FactFile, Meta, STATE_SUPERSEDED};
+use crate::model::ledger::Ledger;
+use crate::model::proposal::{Operation, Proposal};
+
+/// The new contents of every fact file the proposal changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    pub files: Vec<FileChange>,
+    /// A target file changed since the proposal was made, but the proposal still applied cleanly.
+    pub rebased: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// File name, such as `architecture.md`.
+    pub name: String,
+    pub old: String,
+    pub new: String,
+}
+
+/// Why a proposal no longer applies. Only a rejection or an edit can resolve it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Conflict {
+    #[error("fact file {file} no longer exists")]
+    MissingFile { file: String },
+    #[error("fact `{id}` no longer exists")]
+    FactVanished { id: String },
+    #[error("fact `{id}` changed since the proposal was made")]
+    FactChanged {
+        id: String,
+        /// Text when proposed.
+        before: String,
+        /// Text now.
+        now: String,
+    },
+    #[error("fact `{id}` is now superseded")]
+    FactSuperseded { id: String },
+    #[error("the id `{id}` is already used by another fact")]
+    IdTaken { id: String },
+    #[error("the ledger already has this statement as `{id}`")]
+    AlreadyPresent { id: String },
+}
+
+/// Applies `proposal` to `ledger`. `today` (`YYYY-MM-DD`) is stamped as `since` on new and
+/// updated facts.
+pub fn apply(ledger: &Ledger, proposal: &Proposal, today: &str) -> Result<Applied, Conflict> {
+    let mut files: BTreeMap<String, FactFile> = BTreeMap::new();
+    let mut rebased = false;
+    for op in &proposal.operations {
+        // Find the fact by id wherever it lives now; the proposal's file name is where it was.
+        let file_name = match op {
+            Operation::Add { file, .. } => file.clone(),
+            _ => match ledger.find(op.fact_id()) {
+                Some((entry, _)) => entry.name.clone(),
+                None => {
+                    return Err(Conflict::FactVanished {
+                        id: op.fact_id().to_owned(),
+                    })
+                }
+            },
+        };
+        let Some(entry) = ledger.file(&file_name) else {
+            return Err(Conflict::MissingFile { file: file_name });
+        };
+        if proposal.base.get(&file_name) != Some(&entry.sha256) {
+            rebased = true;
+        }
+        let file = files.entry(file_name).or_insert_with(|| entry.file.clone());
+        apply_op(ledger, file, op, &proposal.evidence, today)?;
+    }
+    let files = files
+        .into_iter()
+        .map(|(name, file)| {
+            let old = ledger.file(&name).expect("loaded above").raw.clone();
+            FileChange {
+                name,
+                old,
+                new: file.render(),
+            }
+        })
+        .filter(|c| c.old != c.new)
+        .collect();
+    Ok(Applied { files, rebased })
+}
+
+fn apply_op(
+    ledger: &Ledger,
+    file: &mut FactFile,
+    op: &Operation,
+    evidence: &[String],
+    today: &str,
+) -> Result<(), Conflict> {
+    let eol = file.line_ending();
+    if let Some(new_id) = op.new_id() {
+        let taken =
+            ledger.find(new_id).is_some() || file.facts().any(|f| f.id.as_deref() == Some(new_id));
+        if taken {
+            return Err(Conflict::IdTaken {
+                id: new_id.to_owned(),
+            });
+        }
+    }
+    if let Some((_, f)) = op
+        .text()
+        .and_then(|t| ledger.same_statement(t, op.fact_id()))
+    {
+        return Err(Conflict::AlreadyPresent {
+            id: Ledger::label(f),
+        });
+    }
+    let new_meta = |old: &Meta| Meta {
+        since: Some(today.to_owned()),
+        evidence: if evidence.is_empty() {
+            old.evidence.clone()
+        } else {
+            evidence.to_vec()
+        },
+        ..old.clone()
+    };
+    match op {
+        Operation::Add { fact_id, text, .. } => {
+            let marker = file
+                .facts()
+                .last()
+                .map(|f| next_marker(&f.marker))
+                .unwrap_or_else(|| "-".into());
+            let item = render_fact(&marker, fact_id, text, &new_meta(&Meta::default()), eol);
+            insert_after_last_fact(file, item, eol);
+        }
+        Operation::Update {
+            fact_id,
+            before,
+            text,
+            ..
+        } => {
+            let fact = target(file, fact_id, before)?;
+            fact.raw = render_fact(&fact.marker, fact_id, text, &new_meta(&fact.meta), eol);
+        }
+        Operation::Remove {
+            fact_id, before, ..
+        } => {
+            target(file, fact_id, before)?;
+            remove_fact(file, fact_id);
+        }
+        Operation::Supersede {
+            fact_id,
+            before,
+            new_fact_id,
+            text,
+            ..
+        } => {
+            let fact = target(file, fact_id, before)?;
+            if fact.meta.state() == STATE_SUPERSEDED {
+                return Err(Conflict::FactSuperseded {
+                    id: fact_id.clone(),
+                });
+            }
+            let old_meta = Meta {
+                state: Some(STATE_SUPERSEDED.into()),
+                by: Some(new_fact_id.clone()),
+                ..fact.meta.clone()
+            };
+            let mut old_raw = fact.raw_with_meta(&old_meta);
+            if !old_raw.ends_with('\n') {
+                old_raw.push_str(eol);
+            }
+            let item = render_fact(
+                &next_marker(&fact.marker),
+                new_fact_id,
+                text,
+                &new_meta(&Meta::default()),
+                eol,
+            );
+            fact.raw = old_raw + &item;
+        }
+    }
+    // Re-parse so that later operations see the new facts and line numbers.
+    *file = FactFile::parse(&file.render()).expect("rendered fact files parse");
+    Ok(())
+}
+
+/// The fact `id` in `file`, provided its text is still what the proposal saw.
+fn target<'f>(file: &'f mut FactFile, id: &str, before: &str) -> Result<&'f mut Fact, Conflict> {
+    let fact = file
+        .facts_mut()
+        .find(|f| f.id.as_deref() == Some(id))
+        .ok_or_else(|| Conflict::FactVanished { id: id.to_owned() })?;
+    if fact.text != before {
+        return Err(Conflict::FactChanged {
+            id: id.to_owned(),
+            before: before.to_owned(),
+            now: fact.text.clone(),
+        });
+    }
+    Ok(fact)
+}
+
+fn remove_fact(file: &mut FactFile, id: &str) {
+    file.blocks
+        .retain(|b| !matches!(b, Block::Fact(f) if f.id.as_deref() == Some(id)));
+}
+
+/// The marker for an item after one with `marker`: the same bullet, or the next number.
+fn next_marker(marker: &str) -> String {
+    let indent = &marker[..marker.len() - marker.trim_start().len()];
+    let m = marker.trim_start();
+    match m.strip_suffix(['.', ')']) {
+        Some(num) if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) => {
+            let next = num.parse::<u64>().map(|n| n + 1).unwrap_or(1);
+            format!("{indent}{next}{}", &m[num.len()..])
+        }
+        _ => marker.to_owned(),
+    }
+}
+
+/// Appends `item` right after the file's last fact, or at the end of the file, separated from
+/// preceding text by a blank line.
+fn insert_after_last_fact(file: &mut FactFile, item: String, eol: &str) {
+    let last = file
+        .blocks
+        .iter()
+        .rposition(|b| matches!(b, Block::Fact(_)));
+    match last {
+        Some(i) => {
+            let Block::Fact(f) = &mut file.blocks[i] else {
+                unreachable!()
+            };
+            if !f.raw.ends_with('\n') {
+                f.raw.push_str(eol);
+            }
+            file.blocks.insert(i + 1, Block::Text(item));
+        }
+        None => {
+            let mut text = file.render();
+            if !text.is_empty() {
+                if !text.ends_with('\n') {
+                    text.push_str(eol);
+                }
+                if !text.ends_with(&format!("{eol}{eol}")) {
+                    text.push_str(eol);
+                }
+            }
+            text.push_str(&item);
+            file.blocks = vec![Block::Text(text)];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ledger::tests::ledger;
+    use crate::model::proposal::SCHEMA;
+
+    const ARCH: &str = "---\ntitle: A\n---\n\n# A\n\n- **f-aaaa** We use PostgreSQL 16.\n- **f-bbbb** Services talk gRPC.\n  Over TLS.\n\nTrailing paragraph.\n";
+
+    fn proposal(ops: Vec<Operation>, l: &Ledger) -> Proposal {
+        Proposal {
+            schema: SCHEMA,
+            id: "20261122T100000Z-00000000".into(),
+            created_at: "2026-11-22T10:00:00.000000Z".into(),
+            agent: Some("claude".into()),
+            author: None,
+            reason: "r".into(),
+            evidence: vec!["src/x.rs:1".into()],
+            base: l
+                .files
+                .iter()
+                .map(|f| (f.name.clone(), f.sha256.clone()))
+                .collect(),
+            operations: ops,
+        }
+    }
+
+    fn one(src: &str, op: Operation) -> Result<Applied, Conflict> {
+        let l = ledger(&[("architecture.md", src)]);
+        apply(&l, &proposal(vec![op], &l), "2026-11-22")
+    }
+
+    fn add(text: &str) -> Operation {
+        Operation::Add {
+            file: "architecture.md".into(),
+            fact_id: "f-new1".into(),
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn add_goes_after_the_last_fact() {
+        let out = one(ARCH, add("Cache per tenant.\nSecond line.")).unwrap();
+        assert!(!out.rebased);
+        assert_eq!(
+            out.files[0].new,
+            ARCH.replace(
+                "  Over TLS.\n",
+                "  Over TLS.\n- **f-new1** Cache per tenant. <!-- since: 2026-11-22; evidence: src/x.rs:1 -->\n  Second line.\n"
+            )
+        );
+    }
+
+    #[test]
+    fn add_to_an_empty_file_keeps_the_template_and_a_blank_line() {
+        let template = crate::model::templates::FACT_FILES[0].1;
+        let out = one(template, add("First.")).unwrap();
+        let new = &out.files[0].new;
+        assert!(new.starts_with(template));
+        assert!(
+            new.ends_with(
+                "-->\n\n- **f-new1** First. <!-- since: 2026-11-22; evidence: src/x.rs:1 -->\n"
+            ),
+            "{new}"
+        );
+        let parsed = FactFile::parse(new).unwrap();
+        assert_eq!(parsed.facts().count(), 1);
+    }
+
+    #[test]
+    fn add_follows_ordered_numbering_and_crlf() {
+        let out = one("1. **f-aaaa** One.\r\n2. **f-bbbb** Two.", add("Three.")).unwrap();
+        assert_eq!(
+            out.files[0].new,
+            "1. **f-aaaa** One.\r\n2. **f-bbbb** Two.\r\n3. **f-new1** Three. <!-- since: 2026-11-22; evidence: src/x.rs:1 -->\r\n"
+        );
+    }
+
+    #[test]
+    fn update_rewrites_only_that_fact() {
+        let op = Operation::Update {
+            file: "architecture.md".into(),
+            fact_id: "f-bbbb".into(),
+            before: "Services talk gRPC.\nOver TLS.".into(),
+            text: "Services talk gRPC with mTLS.".into(),
+        };
+        let out = one(ARCH, op).unwrap();
+        assert_eq!(
+            out.files[0].new,
+            ARCH.replace(
+                "- **f-bbbb** Services talk gRPC.\n  Over TLS.\n",
+                "- **f-bbbb** Services talk gRPC with mTLS. <!-- since: 2026-11-22; evidence: src/x.rs:1 -->\n"
+            )
+        );
+    }
+
+    #[test]
+    fn remove_drops_the_item() {
+        let op = Operation::Remove {
+            file: "architecture.md".into(),
+            fact_id: "f-aaaa".into(),
+            before: "We use PostgreSQL 16.".into(),
+        };
+        let out = one(ARCH, op).unwrap();
+        assert_eq!(
+            out.files[0].new,
+            ARCH.replace("- **f-aaaa** We use PostgreSQL 16.\n", "")
+        );
+    }
+
+    #[test]
+    fn supersede_keeps_the_old_fact_marked_and_links_the_new_one() {
+        let op = Operation::Supersede {
+            file: "architecture.md".into(),
+            fact_id: "f-aaaa".into(),
+            before: "We use PostgreSQL 16.".into(),
+            new_fact_id: "f-new1".into(),
+            text: "We use PostgreSQL 17.".into(),
+        };
+        let out = one(ARCH, op).unwrap();
+        assert_eq!(
+            out.files[0].new,
+            ARCH.replace(
+                "- **f-aaaa** We use PostgreSQL 16.\n",
+                "- **f-aaaa** We use PostgreSQL 16. <!-- state: superseded; by: f-new1 -->\n- **f-new1** We use PostgreSQL 17. <!-- since: 2026-11-22; evidence: src/x.rs:1 -->\n"
+            )
+        );
+    }
+
+    #[test]
+    fn stale_but_clean_proposals_rebase() {
+        let old = ledger(&[("architecture.md", ARCH)]);
+        let p = proposal(
+            vec![Operation::Remove {
+                file: "architecture.md".into(),
+                fact_id: "f-aaaa".into(),
+                before: "We use PostgreSQL 16.".into(),
+            }],
+            &old,
+        );
+        let changed = ARCH.replace("Trailing paragraph.", "Another paragraph.");
+        let now = ledger(&[("architecture.md", &changed)]);
+        let out = apply(&now, &p, "2026-11-22").unwrap();
+        assert!(out.rebased);
+        assert_eq!(
+            out.files[0].new,
+            changed.replace("- **f-aaaa** We use PostgreSQL 16.\n", "")
+        );
+    }
+
+    #[test]
+    fn conflicts() {
+        let upd = |before: &str| Operation::Update {
+            file: "architecture.md".into(),
+            fact_id: "f-aaaa".into(),
+            before: before.into(),
+            text: "New.".into(),
+        };
+        assert!(
+            matches!(one(ARCH, upd("Something else.")), Err(Conflict::FactChanged { now, .. }) if now == "We use PostgreSQL 16.")
+        );
+        assert!(matches!(
+            one("# empty\n", upd("We use PostgreSQL 16.")),
+            Err(Conflict::FactVanished { .. })
+        ));
+        assert!(
+            matches!(one(ARCH, add("we use postgresql 16")), Err(Conflict::AlreadyPresent { id }) if id == "f-aaaa")
+        );
+        let taken = Operation::Add {
+            file: "architecture.md".into(),
+            fact_id: "f-aaaa".into(),
+            text: "Fresh.".into(),
+        };
+        assert!(matches!(one(ARCH, taken), Err(Conflict::IdTaken { .. })));
+        let missing = Operation::Add {
+            file: "gone.md".into(),
+            fact_id: "f-new1".into(),
+            text: "Fresh.".into(),
+        };
+        assert!(matches!(
+            one(ARCH, missing),
+            Err(Conflict::MissingFile { .. })
+        ));
+    }
+
+    #[test]
+    fn several_operations_on_one_file_compose() {
+        let l = ledger(&[("architecture.md", ARCH)]);
+        let p = proposal(
+            vec![
+                add("Fresh fact."),
+                Operation::Remove {
+                    file: "architecture.md".into(),
+                    fact_id: "f-aaaa".into(),
+                    before: "We use PostgreSQL 16.".into(),
+                },
+            ],
+            &l,
+        );
+        let out = apply(&l, &p, "2026-11-22").unwrap();
+        assert_eq!(out.files.len(), 1);
+        let parsed = FactFile::parse(&out.files[0].new).unwrap();
+        let ids: Vec<_> = parsed.facts().map(|f| f.id.clone().unwrap()).collect();
+        assert_eq!(ids, ["f-bbbb", "f-new1"]);
+    }
+}

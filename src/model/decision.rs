@@ -1,0 +1,341 @@
+//! Review decisions as git commit messages: building them and reading them back from history.
+//!
+//! ```text
+//! ledger(architecture): add f-7f3c We use PostgreSQL 16, not SQLite.
+//!
+//! decided in the storage review
+//!
+//! Mneme-Decision: approve
+//! Mneme-Proposal: 20261122T135300Z-3f9a1c2b
+//! Mneme-Operation: add f-7f3c architecture.md
+//! Mneme-Proposed-By: claude
+//! Mneme-Proposal-Author: Ada <ada@example.com>
+//! Mneme-Evidence: docs/adr/3.md
+//! Mneme-Approved-By: Grace <grace@example.com>
+//! ```
+
+use serde::Serialize;
+
+use crate::model::proposal::{Operation, Proposal};
+
+pub const DECISION: &str = "Mneme-Decision";
+pub const PROPOSAL: &str = "Mneme-Proposal";
+pub const OPERATION: &str = "Mneme-Operation";
+pub const PROPOSED_BY: &str = "Mneme-Proposed-By";
+pub const PROPOSAL_AUTHOR: &str = "Mneme-Proposal-Author";
+pub const EVIDENCE: &str = "Mneme-Evidence";
+pub const APPROVED_BY: &str = "Mneme-Approved-By";
+pub const REJECTED_BY: &str = "Mneme-Rejected-By";
+pub const REBASED: &str = "Mneme-Rebased";
+pub const EDITED: &str = "Mneme-Edited";
+
+/// Longest subject line before the statement is cut with `…`.
+const SUBJECT_MAX: usize = 72;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Approve,
+    Reject,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Approve => "approve",
+            Verdict::Reject => "reject",
+        }
+    }
+}
+
+/// What a human decided about one proposal.
+#[derive(Debug, Clone)]
+pub struct Decision<'a> {
+    pub verdict: Verdict,
+    pub proposal: &'a Proposal,
+    /// `Name <email>` of the reviewer.
+    pub reviewer: String,
+    /// For a rejection, why (optional); for an approval, an optional note (`--message`).
+    pub note: Option<String>,
+    pub rebased: bool,
+    pub edited: bool,
+}
+
+/// `add f-7f3c architecture.md`, `supersede f-old1 f-new2 pitfalls.md`.
+pub fn operation_trailer(op: &Operation) -> String {
+    match op {
+        Operation::Supersede {
+            fact_id,
+            new_fact_id,
+            file,
+            ..
+        } => {
+            format!("supersede {fact_id} {new_fact_id} {file}")
+        }
+        _ => format!("{} {} {}", op.kind(), op.fact_id(), op.file()),
+    }
+}
+
+impl Decision<'_> {
+    /// The full commit message, ending with a newline.
+    pub fn message(&self) -> String {
+        let p = self.proposal;
+        let mut scopes: Vec<&str> = p
+            .operations
+            .iter()
+            .map(|o| o.file().strip_suffix(".md").unwrap_or(o.file()))
+            .collect();
+        scopes.dedup();
+        let ops: Vec<String> = p
+            .operations
+            .iter()
+            .map(|o| match o {
+                Operation::Supersede {
+                    fact_id,
+                    new_fact_id,
+                    ..
+                } => {
+                    format!("supersede {fact_id} with {new_fact_id}")
+                }
+                _ => format!("{} {}", o.kind(), o.fact_id()),
+            })
+            .collect();
+        let mut subject = match self.verdict {
+            Verdict::Approve => format!("ledger({}): {}", scopes.join(","), ops.join(", ")),
+            Verdict::Reject => format!("ledger({}): reject {}", scopes.join(","), ops.join(", ")),
+        };
+        if let ([op], Verdict::Approve) = (p.operations.as_slice(), self.verdict) {
+            if let Some(text) = op.text() {
+                subject = truncate(&format!("{subject} {}", one_line(text)), SUBJECT_MAX);
+            }
+        }
+        let mut body = String::new();
+        match (self.verdict, &self.note) {
+            (Verdict::Reject, Some(note)) => body.push_str(&format!(
+                "Rejected: {note}\n\nProposal reason: {}\n",
+                p.reason
+            )),
+            (Verdict::Reject, None) => body.push_str(&format!(
+                "Rejected without a reason.\n\nProposal reason: {}\n",
+                p.reason
+            )),
+            (Verdict::Approve, Some(note)) => body.push_str(&format!("{}\n\n{note}\n", p.reason)),
+            (Verdict::Approve, None) => body.push_str(&format!("{}\n", p.reason)),
+        }
+        let mut trailers = vec![
+            (DECISION, self.verdict.as_str().to_owned()),
+            (PROPOSAL, p.id.clone()),
+        ];
+        trailers.extend(
+            p.operations
+                .iter()
+                .map(|o| (OPERATION, operation_trailer(o))),
+        );
+        trailers.push((
+            PROPOSED_BY,
+            p.agent.clone().unwrap_or_else(|| "unknown".into()),
+        ));
+        if let Some(author) = &p.author {
+            trailers.push((PROPOSAL_AUTHOR, author.clone()));
+        }
+        trailers.extend(p.evidence.iter().map(|e| (EVIDENCE, e.clone())));
+        if self.rebased {
+            trailers.push((REBASED, "true".into()));
+        }
+        if self.edited {
+            trailers.push((EDITED, "true".into()));
+        }
+        let by = match self.verdict {
+            Verdict::Approve => APPROVED_BY,
+            Verdict::Reject => REJECTED_BY,
+        };
+        trailers.push((by, self.reviewer.clone()));
+        let trailers: String = trailers
+            .into_iter()
+            .map(|(k, v)| format!("{k}: {}\n", one_line(&v)))
+            .collect();
+        format!("{subject}\n\n{body}\n{trailers}")
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let cut: String = s.chars().take(max - 1).collect();
+    format!("{}…", cut.trim_end())
+}
+
+/// A decision read back from a commit.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Recorded {
+    pub commit: String,
+    pub date: String,
+    pub verdict: String,
+    pub proposal: String,
+    /// `(kind, fact ids, file)` per operation: `("supersede", ["f-old1", "f-new2"], "pitfalls.md")`.
+    pub operations: Vec<RecordedOp>,
+    pub proposed_by: Option<String>,
+    pub proposal_author: Option<String>,
+    pub reviewer: Option<String>,
+    pub reason: String,
+    pub evidence: Vec<String>,
+    pub rebased: bool,
+    pub edited: bool,
+    pub subject: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecordedOp {
+    pub op: String,
+    pub fact_ids: Vec<String>,
+    pub file: String,
+}
+
+impl Recorded {
+    /// Reads a decision from `(key, value)` trailers and the message body; `None` when the commit
+    /// is not a mneme decision.
+    pub fn from_trailers<'a>(
+        subject: &str,
+        body: &str,
+        trailers: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Option<Recorded> {
+        let mut r = Recorded {
+            subject: subject.to_owned(),
+            ..Recorded::default()
+        };
+        let mut is_decision = false;
+        for (key, value) in trailers {
+            let value = value.trim().to_owned();
+            match key {
+                DECISION => {
+                    is_decision = true;
+                    r.verdict = value;
+                }
+                PROPOSAL => r.proposal = value,
+                OPERATION => {
+                    let mut words: Vec<String> =
+                        value.split_whitespace().map(str::to_owned).collect();
+                    if words.len() >= 3 {
+                        let file = words.pop().unwrap_or_default();
+                        let op = words.remove(0);
+                        r.operations.push(RecordedOp {
+                            op,
+                            fact_ids: words,
+                            file,
+                        });
+                    }
+                }
+                PROPOSED_BY => r.proposed_by = Some(value),
+                PROPOSAL_AUTHOR => r.proposal_author = Some(value),
+                EVIDENCE => r.evidence.push(value),
+                APPROVED_BY | REJECTED_BY => r.reviewer = Some(value),
+                REBASED => r.rebased = value == "true",
+                EDITED => r.edited = value == "true",
+                _ => {}
+            }
+        }
+        r.reason = body.trim().to_owned();
+        is_decision.then_some(r)
+    }
+
+    pub fn touches(&self, fact_id: &str) -> bool {
+        self.operations
+            .iter()
+            .any(|o| o.fact_ids.iter().any(|id| id == fact_id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::proposal::SCHEMA;
+
+    fn proposal() -> Proposal {
+        Proposal {
+            schema: SCHEMA,
+            id: "20261122T100000Z-0a0b0c0d".into(),
+            created_at: "2026-11-22T10:00:00.000000Z".into(),
+            agent: Some("claude".into()),
+            author: Some("Ada <ada@example.com>".into()),
+            reason: "decided in the storage review".into(),
+            evidence: vec!["docs/adr/3.md".into()],
+            operations: vec![Operation::Add {
+                file: "architecture.md".into(),
+                fact_id: "f-7f3c".into(),
+                text: "We use PostgreSQL 16, not SQLite, for every service that stores relational data.".into(),
+            }],
+            base: Default::default(),
+        }
+    }
+
+    #[test]
+    fn approval_message() {
+        let p = proposal();
+        let d = Decision {
+            verdict: Verdict::Approve,
+            proposal: &p,
+            reviewer: "Grace <g@example.com>".into(),
+            note: None,
+            rebased: true,
+            edited: false,
+        };
+        let m = d.message();
+        let subject = m.lines().next().unwrap();
+        assert!(
+            subject.starts_with("ledger(architecture): add f-7f3c We use PostgreSQL 16"),
+            "{subject}"
+        );
+        assert!(subject.chars().count() <= 72 && subject.ends_with('…'));
+        assert!(m.ends_with(
+            "\n\ndecided in the storage review\n\nMneme-Decision: approve\nMneme-Proposal: 20261122T100000Z-0a0b0c0d\n\
+             Mneme-Operation: add f-7f3c architecture.md\nMneme-Proposed-By: claude\nMneme-Proposal-Author: Ada <ada@example.com>\n\
+             Mneme-Evidence: docs/adr/3.md\nMneme-Rebased: true\nMneme-Approved-By: Grace <g@example.com>\n"
+        ), "{m}");
+    }
+
+    #[test]
+    fn rejection_message_and_reading_back() {
+        let mut p = proposal();
+        p.operations.push(Operation::Supersede {
+            file: "pitfalls.md".into(),
+            fact_id: "f-old1".into(),
+            before: "x".into(),
+            new_fact_id: "f-new2".into(),
+            text: "y".into(),
+        });
+        let d = Decision {
+            verdict: Verdict::Reject,
+            proposal: &p,
+            reviewer: "Grace <g@example.com>".into(),
+            note: Some("not verified".into()),
+            rebased: false,
+            edited: false,
+        };
+        let m = d.message();
+        assert!(m.starts_with("ledger(architecture,pitfalls): reject add f-7f3c, supersede f-old1 with f-new2\n\nRejected: not verified\n"), "{m}");
+        let (head, trailers) = m.trim_end().rsplit_once("\n\n").unwrap();
+        let (subject, body) = head.split_once("\n\n").unwrap();
+        let pairs: Vec<(&str, &str)> = trailers
+            .lines()
+            .map(|l| l.split_once(": ").unwrap())
+            .collect();
+        let r = Recorded::from_trailers(subject, body, pairs).unwrap();
+        assert_eq!(r.verdict, "reject");
+        assert_eq!(r.reviewer.as_deref(), Some("Grace <g@example.com>"));
+        assert_eq!(
+            r.operations[1],
+            RecordedOp {
+                op: "supersede".into(),
+                fact_ids: vec!["f-old1".into(), "f-new2".into()],
+                file: "pitfalls.md".into()
+            }
+        );
+        assert!(r.touches("f-new2") && r.touches("f-7f3c") && !r.touches("f-zzzz"));
+        assert!(Recorded::from_trailers("x", "", [("Signed-off-by", "a")]).is_none());
+    }
+}

@@ -1,0 +1,170 @@
+//! A loaded ledger: the fact files and the configuration, as values. Queries only; loading lives
+//! in `store`.
+
+use crate::error::{Error, Result};
+use crate::model::config::Config;
+use crate::model::facts::{Fact, FactFile};
+use crate::model::ids::sha256_hex;
+
+/// One `.ledger/facts/<name>.md`.
+#[derive(Debug, Clone)]
+pub struct FactFileEntry {
+    /// File name with extension, e.g. `architecture.md`.
+    pub name: String,
+    pub raw: String,
+    /// SHA-256 of the raw bytes: the base a proposal records.
+    pub sha256: String,
+    pub file: FactFile,
+}
+
+impl FactFileEntry {
+    pub fn parse(
+        name: String,
+        raw: String,
+    ) -> std::result::Result<FactFileEntry, crate::model::facts::ParseError> {
+        let file = FactFile::parse(&raw)?;
+        Ok(FactFileEntry {
+            name,
+            sha256: sha256_hex(raw.as_bytes()),
+            raw,
+            file,
+        })
+    }
+
+    /// `architecture` for `architecture.md`.
+    pub fn stem(&self) -> &str {
+        self.name.strip_suffix(".md").unwrap_or(&self.name)
+    }
+
+    pub fn title(&self) -> &str {
+        self.file
+            .front_matter
+            .title
+            .as_deref()
+            .unwrap_or(self.stem())
+    }
+
+    pub fn lines(&self) -> usize {
+        crate::model::facts::line_count(&self.raw)
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    /// Sorted by name.
+    pub files: Vec<FactFileEntry>,
+    pub config: Config,
+}
+
+impl Ledger {
+    pub fn facts(&self) -> impl Iterator<Item = (&FactFileEntry, &Fact)> {
+        self.files
+            .iter()
+            .flat_map(|f| f.file.facts().map(move |fact| (f, fact)))
+    }
+
+    pub fn find(&self, id: &str) -> Option<(&FactFileEntry, &Fact)> {
+        self.facts().find(|(_, f)| f.id.as_deref() == Some(id))
+    }
+
+    /// The fact with this id, or `UnknownFact` listing the known ids.
+    pub fn get(&self, id: &str) -> Result<(&FactFileEntry, &Fact)> {
+        self.find(id).ok_or_else(|| Error::UnknownFact {
+            id: id.to_owned(),
+            known: self.ids().map(str::to_owned).collect(),
+        })
+    }
+
+    /// An active fact other than `except` that says `text` (after normalisation).
+    pub fn same_statement(&self, text: &str, except: &str) -> Option<(&FactFileEntry, &Fact)> {
+        let norm = crate::model::text::normalize(text);
+        self.facts().find(|(_, f)| {
+            f.meta.state() != crate::model::facts::STATE_SUPERSEDED
+                && f.id.as_deref() != Some(except)
+                && crate::model::text::normalize(&f.text) == norm
+        })
+    }
+
+    /// The id of a fact, or `line N` for one without an id.
+    pub fn label(fact: &Fact) -> String {
+        fact.id
+            .clone()
+            .unwrap_or_else(|| format!("line {}", fact.line))
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.facts().filter_map(|(_, f)| f.id.as_deref())
+    }
+
+    pub fn file(&self, name: &str) -> Option<&FactFileEntry> {
+        self.files.iter().find(|f| f.name == name)
+    }
+
+    /// Resolves what a user typed (`architecture` or `architecture.md`) to a file name.
+    pub fn resolve_file(&self, name: &str) -> Result<&FactFileEntry> {
+        if name.is_empty()
+            || name.contains(['/', '\\', '\0'])
+            || name.contains("..")
+            || name.starts_with('.')
+        {
+            return Err(Error::InvalidFileName {
+                name: name.to_owned(),
+            });
+        }
+        let file_name = if name.ends_with(".md") {
+            name.to_owned()
+        } else {
+            format!("{name}.md")
+        };
+        self.file(&file_name).ok_or_else(|| Error::UnknownFile {
+            name: name.to_owned(),
+            known: self.files.iter().map(|f| f.stem().to_owned()).collect(),
+        })
+    }
+
+    /// Lines of all fact files together, the measure of the budget.
+    pub fn total_lines(&self) -> usize {
+        self.files.iter().map(FactFileEntry::lines).sum()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub fn ledger(files: &[(&str, &str)]) -> Ledger {
+        Ledger {
+            files: files
+                .iter()
+                .map(|(n, raw)| FactFileEntry::parse((*n).into(), (*raw).into()).unwrap())
+                .collect(),
+            config: Config::default(),
+        }
+    }
+
+    #[test]
+    fn resolves_files_and_refuses_paths() {
+        let l = ledger(&[("architecture.md", "- **f-aaaa** one\n")]);
+        assert_eq!(
+            l.resolve_file("architecture").unwrap().name,
+            "architecture.md"
+        );
+        assert_eq!(
+            l.resolve_file("architecture.md").unwrap().name,
+            "architecture.md"
+        );
+        for bad in ["../x", "a/b", "a\\b", "..", ".hidden", ""] {
+            assert!(
+                matches!(l.resolve_file(bad), Err(Error::InvalidFileName { .. })),
+                "{bad}"
+            );
+        }
+        match l.resolve_file("nope") {
+            Err(Error::UnknownFile { known, .. }) => assert_eq!(known, ["architecture"]),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(l.get("f-aaaa").unwrap().1.text, "one");
+        assert!(matches!(l.get("f-zzzz"), Err(Error::UnknownFact { .. })));
+        assert_eq!(l.total_lines(), 1);
+    }
+}

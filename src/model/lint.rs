@@ -1,0 +1,638 @@
+//! `mneme check`: lint the ledger. Pure over loaded values; the caller supplies how to tell
+//! whether an evidence reference still exists.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::model::config::Config;
+use crate::model::facts::{Fact, STATE_ACTIVE, STATE_SUPERSEDED};
+use crate::model::ids::mint;
+use crate::model::ledger::FactFileEntry;
+use crate::model::proposal::{Operation, Proposal, ProposalError, FACT_PREFIX};
+use crate::model::text::normalize;
+use crate::model::time::Timestamp;
+use crate::store::fact_path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    /// Stable code, documented in docs/check.md.
+    pub code: &'static str,
+    /// Work-tree relative path.
+    pub path: String,
+    pub line: Option<usize>,
+    pub message: String,
+    /// `mneme check --fix` repairs it.
+    pub fixable: bool,
+}
+
+/// A fact file as loaded: parsed, or the parse error and its line.
+pub enum FileInput<'a> {
+    Parsed(&'a FactFileEntry),
+    Broken {
+        name: String,
+        line: usize,
+        message: String,
+    },
+}
+
+/// A proposal file as loaded.
+pub struct ProposalInput<'a> {
+    pub path: String,
+    pub raw: std::result::Result<&'a Proposal, &'a ProposalError>,
+}
+
+pub struct Input<'a> {
+    pub files: Vec<FileInput<'a>>,
+    pub proposals: Vec<ProposalInput<'a>>,
+    pub config: std::result::Result<&'a Config, String>,
+    pub symlinks: Vec<String>,
+    /// Task files that parse, and `(path, why)` of those that do not.
+    pub tasks: &'a [crate::model::tasks::Task],
+    pub broken_tasks: Vec<(String, String)>,
+    pub now: Timestamp,
+}
+
+/// Where a reference points, for the evidence check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evidence<'e> {
+    /// A repository file, optionally a line in it.
+    File { path: &'e str, line: Option<usize> },
+    /// A URL, commit id or other reference mneme does not resolve.
+    Other,
+}
+
+/// Classifies an evidence reference: `src/a.rs`, `src/a.rs:12`, `src/a.rs:12-20` and
+/// `src/a.rs#L12` are files; URLs, commit ids and `#412`-style references are not.
+pub fn classify(e: &str) -> Evidence<'_> {
+    let is_commit = (7..=40).contains(&e.len()) && e.bytes().all(|b| b.is_ascii_hexdigit());
+    if e.contains("://") || is_commit || e.starts_with('#') || !(e.contains('/') || e.contains('.'))
+    {
+        return Evidence::Other;
+    }
+    let (path, line) = match e.rsplit_once(':').or_else(|| e.rsplit_once("#L")) {
+        Some((p, l)) => {
+            let first = l.split('-').next().unwrap_or("");
+            match first.parse::<usize>() {
+                Ok(n) => (p, Some(n)),
+                Err(_) => (e, None),
+            }
+        }
+        None => (e, None),
+    };
+    Evidence::File { path, line }
+}
+
+/// Runs every check. `evidence_exists(path, line)` says whether a repository file (and line)
+/// exists.
+pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> bool) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut push = |severity, code, path: &str, line, message: String, fixable| {
+        out.push(Finding {
+            severity,
+            code,
+            path: path.to_owned(),
+            line,
+            message,
+            fixable,
+        })
+    };
+    let default_config = Config::default();
+    let config = match &input.config {
+        Ok(c) => *c,
+        Err(message) => {
+            push(
+                Severity::Error,
+                "config",
+                ".ledger/config.yaml",
+                None,
+                message.clone(),
+                false,
+            );
+            &default_config
+        }
+    };
+    for link in &input.symlinks {
+        push(
+            Severity::Error,
+            "symlink",
+            link,
+            None,
+            "symlinks are not allowed inside .ledger/ (they can point outside the repository)"
+                .into(),
+            false,
+        );
+    }
+
+    let parsed: Vec<&FactFileEntry> = input
+        .files
+        .iter()
+        .filter_map(|f| match f {
+            FileInput::Parsed(e) => Some(*e),
+            FileInput::Broken {
+                name,
+                line,
+                message,
+            } => {
+                push(
+                    Severity::Error,
+                    "fact_file_parse",
+                    &fact_path(name),
+                    Some(*line),
+                    message.clone(),
+                    false,
+                );
+                None
+            }
+        })
+        .collect();
+    let all_facts = || {
+        parsed
+            .iter()
+            .flat_map(|e| e.file.facts().map(move |f| (*e, f)))
+    };
+
+    // Ids: unique across the ledger.
+    let mut first_seen: BTreeMap<&str, (&str, usize)> = BTreeMap::new();
+    for (entry, fact) in all_facts() {
+        let path = fact_path(&entry.name);
+        match &fact.id {
+            Some(id) => {
+                if let Some((other, line)) = first_seen.get(id.as_str()) {
+                    push(
+                        Severity::Error,
+                        "duplicate_id",
+                        &path,
+                        Some(fact.line),
+                        format!("id `{id}` is also used at {}:{line}", fact_path(other)),
+                        false,
+                    );
+                } else {
+                    first_seen.insert(id, (&entry.name, fact.line));
+                }
+            }
+            None if fact.text.is_empty() => {
+                push(
+                    Severity::Warning,
+                    "empty_fact",
+                    &path,
+                    Some(fact.line),
+                    "empty list item".into(),
+                    false,
+                );
+            }
+            None => push(
+                Severity::Warning,
+                "missing_id",
+                &path,
+                Some(fact.line),
+                format!("fact without an id: \"{}\"", short(&fact.one_line())),
+                true,
+            ),
+        }
+    }
+
+    let mut texts: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    for (entry, fact) in all_facts() {
+        let path = fact_path(&entry.name);
+        let state = fact.meta.state();
+        if state != STATE_ACTIVE && state != STATE_SUPERSEDED {
+            push(
+                Severity::Warning,
+                "invalid_metadata",
+                &path,
+                Some(fact.line),
+                format!("unknown state `{state}` (active or superseded)"),
+                false,
+            );
+        }
+        if state == STATE_SUPERSEDED {
+            match &fact.meta.by {
+                Some(by) if first_seen.contains_key(by.as_str()) => {}
+                Some(by) => push(
+                    Severity::Warning,
+                    "missing_successor",
+                    &path,
+                    Some(fact.line),
+                    format!("superseded by `{by}`, which is not in the ledger"),
+                    false,
+                ),
+                None => push(
+                    Severity::Warning,
+                    "missing_successor",
+                    &path,
+                    Some(fact.line),
+                    "superseded without `by: <id>`".into(),
+                    false,
+                ),
+            }
+        } else if !fact.text.is_empty() {
+            let norm = normalize(&fact.text);
+            if let Some((other, line)) = texts.get(&norm) {
+                push(
+                    Severity::Warning,
+                    "duplicate_text",
+                    &path,
+                    Some(fact.line),
+                    format!("says the same as {other}:{line}"),
+                    false,
+                );
+            } else {
+                texts.insert(norm, (path.clone(), fact.line));
+            }
+        }
+        for (key, value) in [
+            ("since", &fact.meta.since),
+            ("verified", &fact.meta.verified),
+        ] {
+            if let Some(v) = value {
+                if v.len() != 10 || Timestamp::parse(v).is_none() {
+                    push(
+                        Severity::Warning,
+                        "invalid_metadata",
+                        &path,
+                        Some(fact.line),
+                        format!("`{key}: {v}` is not a YYYY-MM-DD date"),
+                        false,
+                    );
+                }
+            }
+        }
+        let dated = fact
+            .meta
+            .verified
+            .as_deref()
+            .or(fact.meta.since.as_deref())
+            .and_then(Timestamp::parse);
+        if let (Some(date), true) = (dated, config.stale_fact_days > 0 && state == STATE_ACTIVE) {
+            let age = date.days_until(input.now);
+            if age > i64::from(config.stale_fact_days) {
+                push(Severity::Warning, "stale_fact", &path, Some(fact.line), format!("last verified {age} days ago (stale_fact_days: {}); re-verify it or propose an update", config.stale_fact_days), false);
+            }
+        }
+        for e in &fact.meta.evidence {
+            if let Evidence::File { path: target, line } = classify(e) {
+                if !evidence_exists(target, line) {
+                    push(
+                        Severity::Warning,
+                        "missing_evidence",
+                        &path,
+                        Some(fact.line),
+                        format!("evidence `{e}` no longer exists; the fact may be stale"),
+                        false,
+                    );
+                }
+            }
+        }
+        if !fact.meta.is_empty() && fact.raw_with_meta(&fact.meta) != fact.raw {
+            push(
+                Severity::Warning,
+                "metadata_format",
+                &path,
+                Some(fact.line),
+                "metadata is not in canonical form".into(),
+                true,
+            );
+        }
+    }
+
+    let lines: usize = parsed.iter().map(|e| e.lines()).sum();
+    if lines > config.budget_lines {
+        push(Severity::Error, "over_budget", ".ledger/facts", None, format!("the facts have {lines} lines, over the budget of {} (budget_lines); remove or merge facts", config.budget_lines), false);
+    }
+
+    let file_names: BTreeSet<&str> = parsed.iter().map(|e| e.name.as_str()).collect();
+    for p in &input.proposals {
+        let proposal = match &p.raw {
+            Ok(proposal) => *proposal,
+            Err(e) => {
+                let code = match e {
+                    ProposalError::Syntax(_) => "proposal_parse",
+                    ProposalError::Schema(_) => "proposal_schema",
+                };
+                push(Severity::Error, code, &p.path, None, e.to_string(), false);
+                continue;
+            }
+        };
+        for op in &proposal.operations {
+            let missing = match op {
+                Operation::Add { file, .. } => (!file_names.contains(file.as_str()))
+                    .then(|| format!("names fact file {file}, which does not exist")),
+                _ => (!first_seen.contains_key(op.fact_id()))
+                    .then(|| format!("names fact `{}`, which is not in the ledger", op.fact_id())),
+            };
+            if let Some(message) = missing {
+                push(
+                    Severity::Error,
+                    "proposal_target_missing",
+                    &p.path,
+                    None,
+                    message,
+                    false,
+                );
+            }
+        }
+        if let (Some(created), true) = (proposal.created(), config.stale_proposal_days > 0) {
+            let age = created.days_until(input.now);
+            if age > i64::from(config.stale_proposal_days) {
+                push(
+                    Severity::Warning,
+                    "stale_proposal",
+                    &p.path,
+                    None,
+                    format!("pending for {age} days; review it with `mneme review`"),
+                    false,
+                );
+            }
+        }
+    }
+    for (path, why) in &input.broken_tasks {
+        push(
+            Severity::Error,
+            "task_parse",
+            path,
+            None,
+            why.clone(),
+            false,
+        );
+    }
+    let task_ids: BTreeSet<&str> = input.tasks.iter().map(|t| t.id.as_str()).collect();
+    for t in input.tasks {
+        for d in &t.deps {
+            if !task_ids.contains(d.id.as_str()) {
+                let path = format!(
+                    "{}/{}/{}.json",
+                    crate::store::LEDGER_DIR,
+                    crate::store::tasks::TASKS_DIR,
+                    t.id
+                );
+                push(
+                    Severity::Warning,
+                    "task_dep_missing",
+                    &path,
+                    None,
+                    format!(
+                        "depends on {} ({}), which does not exist",
+                        d.id,
+                        d.kind.as_str()
+                    ),
+                    false,
+                );
+            }
+        }
+    }
+    out.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
+    out
+}
+
+fn short(s: &str) -> String {
+    if s.chars().count() <= 60 {
+        s.to_owned()
+    } else {
+        format!("{}…", s.chars().take(59).collect::<String>())
+    }
+}
+
+/// Safe repairs of one file: ids stamped on id-less facts, metadata rewritten in canonical form.
+/// Returns the new contents and a description of each change, or `None` when nothing changes.
+/// `taken` holds every id in use and receives the new ones.
+pub fn fix(
+    entry: &FactFileEntry,
+    taken: &mut BTreeSet<String>,
+    now: Timestamp,
+) -> Option<(String, Vec<String>)> {
+    let mut file = entry.file.clone();
+    let mut changes = Vec::new();
+    let existing = taken.len();
+    for fact in file.facts_mut() {
+        let mut raw = if fact.meta.is_empty() {
+            fact.raw.clone()
+        } else {
+            fact.raw_with_meta(&fact.meta)
+        };
+        if raw != fact.raw {
+            changes.push(format!(
+                "line {}: metadata rewritten in canonical form",
+                fact.line
+            ));
+        }
+        if fact.id.is_none() && !fact.text.is_empty() {
+            let seed = format!(
+                "{}\0{}\0{}\0{}",
+                entry.name,
+                fact.line,
+                fact.text,
+                now.rfc3339()
+            );
+            let id = mint(FACT_PREFIX, seed.as_bytes(), existing, |id| {
+                taken.contains(id)
+            });
+            taken.insert(id.clone());
+            raw = stamp_id(fact, &raw, &id);
+            changes.push(format!("line {}: gave the fact id {id}", fact.line));
+        }
+        fact.raw = raw;
+    }
+    (!changes.is_empty()).then(|| (file.render(), changes))
+}
+
+/// `raw` with `**id** ` inserted where the fact's content starts.
+fn stamp_id(fact: &Fact, raw: &str, id: &str) -> String {
+    let after_marker = fact.marker.len();
+    let gap = raw[after_marker..]
+        .bytes()
+        .take_while(|&b| b == b' ' || b == b'\t')
+        .count();
+    let start = after_marker + gap.max(1).min(raw.len() - after_marker);
+    let sep = if gap == 0 { " " } else { "" };
+    format!("{}{sep}**{id}** {}", &raw[..start], &raw[start..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ledger::tests::ledger;
+
+    fn now() -> Timestamp {
+        Timestamp::parse("2026-11-22T00:00:00Z").unwrap()
+    }
+
+    fn run(
+        files: &[(&str, &str)],
+        proposals: &[(&str, std::result::Result<Proposal, ProposalError>)],
+        config: &Config,
+    ) -> Vec<(Severity, &'static str, Option<usize>)> {
+        let l = ledger(files);
+        let input = Input {
+            files: l.files.iter().map(FileInput::Parsed).collect(),
+            proposals: proposals
+                .iter()
+                .map(|(p, r)| ProposalInput {
+                    path: (*p).into(),
+                    raw: r.as_ref(),
+                })
+                .collect(),
+            config: Ok(config),
+            symlinks: vec![],
+            tasks: &[],
+            broken_tasks: vec![],
+            now: now(),
+        };
+        check(&input, |path, line| {
+            path == "src/ok.rs" && line.is_none_or(|l| l <= 10)
+        })
+        .into_iter()
+        .map(|f| (f.severity, f.code, f.line))
+        .collect()
+    }
+
+    #[test]
+    fn a_clean_ledger_has_no_findings() {
+        let f = run(&[("a.md", "# A\n- **f-aaaa** One. <!-- since: 2026-11-01; evidence: src/ok.rs:3 https://x.y/z -->\n")], &[], &Config::default());
+        assert_eq!(f, []);
+    }
+
+    #[test]
+    fn each_fact_problem_is_found() {
+        let src = "- **f-aaaa** One. <!-- since: 2020-01-01 -->\n\
+                   - **f-aaaa** Two.\n\
+                   - no id here\n\
+                   - **f-bbbb** one!\n\
+                   - **f-cccc** Old. <!-- state: superseded; by: f-gone -->\n\
+                   - **f-dddd** Evidence. <!-- evidence: src/ok.rs:99 src/gone.rs -->\n\
+                   - **f-eeee** Odd. <!--since:2026-01-01;state:active-->\n\
+                   - **f-ffff** Bad date. <!-- since: yesterday -->\n";
+        let f = run(&[("a.md", src)], &[], &Config::default());
+        assert_eq!(
+            f,
+            [
+                (Severity::Error, "duplicate_id", Some(2)),
+                (Severity::Warning, "stale_fact", Some(1)),
+                (Severity::Warning, "missing_id", Some(3)),
+                (Severity::Warning, "duplicate_text", Some(4)),
+                (Severity::Warning, "missing_successor", Some(5)),
+                (Severity::Warning, "missing_evidence", Some(6)),
+                (Severity::Warning, "missing_evidence", Some(6)),
+                (Severity::Warning, "metadata_format", Some(7)),
+                (Severity::Warning, "invalid_metadata", Some(8)),
+            ]
+        );
+    }
+
+    #[test]
+    fn budget_and_proposals() {
+        let config = Config {
+            budget_lines: 1,
+            ..Config::default()
+        };
+        let old = Proposal {
+            schema: crate::model::proposal::SCHEMA,
+            id: "20200101T000000Z-00000000".into(),
+            created_at: "2020-01-01T00:00:00Z".into(),
+            agent: None,
+            author: None,
+            reason: "r".into(),
+            evidence: vec![],
+            operations: vec![
+                Operation::Add {
+                    file: "nope.md".into(),
+                    fact_id: "f-new1".into(),
+                    text: "t".into(),
+                },
+                Operation::Remove {
+                    file: "a.md".into(),
+                    fact_id: "f-zzzz".into(),
+                    before: "x".into(),
+                },
+            ],
+            base: Default::default(),
+        };
+        let f = run(
+            &[("a.md", "- **f-aaaa** One.\n- **f-bbbb** Two.\n")],
+            &[
+                ("p1.json", Ok(old)),
+                (
+                    "p2.json",
+                    Err(ProposalError::Syntax("expected value".into())),
+                ),
+                (
+                    "p3.json",
+                    Err(ProposalError::Schema("unknown field `x`".into())),
+                ),
+            ],
+            &config,
+        );
+        let codes: Vec<_> = f.iter().map(|x| x.1).collect();
+        assert_eq!(
+            codes,
+            [
+                "over_budget",
+                "proposal_target_missing",
+                "proposal_target_missing",
+                "proposal_parse",
+                "proposal_schema",
+                "stale_proposal"
+            ]
+        );
+    }
+
+    #[test]
+    fn evidence_classification() {
+        assert_eq!(
+            classify("src/a.rs:12"),
+            Evidence::File {
+                path: "src/a.rs",
+                line: Some(12)
+            }
+        );
+        assert_eq!(
+            classify("src/a.rs:12-20"),
+            Evidence::File {
+                path: "src/a.rs",
+                line: Some(12)
+            }
+        );
+        assert_eq!(
+            classify("src/a.rs#L7"),
+            Evidence::File {
+                path: "src/a.rs",
+                line: Some(7)
+            }
+        );
+        assert_eq!(
+            classify("README.md"),
+            Evidence::File {
+                path: "README.md",
+                line: None
+            }
+        );
+        for other in ["https://example.com/a.rs", "a1b2c3d", "#412", "PR-12"] {
+            assert_eq!(classify(other), Evidence::Other, "{other}");
+        }
+    }
+
+    #[test]
+    fn fix_stamps_ids_and_normalises_metadata() {
+        let l = ledger(&[("a.md", "- **f-aaaa** Kept.\n- Needs an id\n  on two lines.\n1.\tTabbed.\n- **f-eeee** Odd. <!--since:2026-01-01;state:active-->\n")]);
+        let mut taken: BTreeSet<String> = l.ids().map(str::to_owned).collect();
+        let (new, changes) = fix(&l.files[0], &mut taken, now()).unwrap();
+        assert_eq!(changes.len(), 3, "{changes:?}");
+        let parsed = crate::model::facts::FactFile::parse(&new).unwrap();
+        let facts: Vec<_> = parsed.facts().collect();
+        assert!(facts.iter().all(|f| f.id.is_some()));
+        assert_eq!(facts[1].text, "Needs an id\non two lines.");
+        assert!(new.contains("1.\t**f-"), "{new}");
+        assert!(new.contains("- **f-eeee** Odd. <!-- state: active; since: 2026-01-01 -->\n"));
+        assert_eq!(taken.len(), 4);
+        let again = crate::model::ledger::FactFileEntry::parse("a.md".into(), new).unwrap();
+        assert!(fix(&again, &mut taken, now()).is_none(), "idempotent");
+    }
+}

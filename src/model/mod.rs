@@ -1,0 +1,21 @@
+//! The pure core: values and functions over them. Nothing here touches the filesystem, git, the
+//! clock, the environment or the process; callers pass in what those would give.
+
+pub mod agents_md;
+pub mod apply;
+pub mod audit;
+pub mod config;
+pub mod decision;
+pub mod factdiff;
+pub mod facts;
+pub mod ids;
+pub mod ledger;
+pub mod lint;
+pub mod merge;
+pub mod proposal;
+pub mod tasks;
+pub mod templates;
+pub mod text;
+pub mod textdiff;
+pub mod time;
+pub mod views;

@@ -1,0 +1,499 @@
+//! Tasks: mid-term state agents write directly, one JSON file per task under `.ledger/tasks/`.
+//! Types and the pure logic (readiness, blocking, cycles, id lookup); files live in `taskstore`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+pub const TASK_PREFIX: &str = "t";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Task {
+    pub id: String,
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(rename = "type")]
+    pub kind: Kind,
+    /// 0 (most urgent) to 4.
+    pub priority: u8,
+    pub status: Status,
+    pub assignee: Option<String>,
+    #[serde(default)]
+    pub labels: Vec<String>,
+    #[serde(default)]
+    pub deps: Vec<Dep>,
+    #[serde(default)]
+    pub notes: Vec<Note>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub closed_at: Option<String>,
+    pub close_reason: Option<String>,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Task,
+    Bug,
+    Feature,
+    Chore,
+    Epic,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Open,
+    InProgress,
+    Blocked,
+    Deferred,
+    Closed,
+}
+
+/// A dependency of the task that holds it: `{"type": "blocks", "id": "t-b2c1"}` means t-b2c1
+/// blocks this task.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dep {
+    #[serde(rename = "type")]
+    pub kind: DepKind,
+    pub id: String,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum DepKind {
+    /// The other task must be closed before this one is ready.
+    Blocks,
+    /// The other task is this one's parent.
+    ParentChild,
+    Related,
+    DiscoveredFrom,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Note {
+    pub at: String,
+    pub author: String,
+    pub text: String,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Open => "open",
+            Status::InProgress => "in_progress",
+            Status::Blocked => "blocked",
+            Status::Deferred => "deferred",
+            Status::Closed => "closed",
+        }
+    }
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Task => "task",
+            Kind::Bug => "bug",
+            Kind::Feature => "feature",
+            Kind::Chore => "chore",
+            Kind::Epic => "epic",
+        }
+    }
+}
+
+impl DepKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DepKind::Blocks => "blocks",
+            DepKind::ParentChild => "parent-child",
+            DepKind::Related => "related",
+            DepKind::DiscoveredFrom => "discovered-from",
+        }
+    }
+}
+
+impl Task {
+    pub fn parse(json: &str) -> std::result::Result<Task, String> {
+        let t: Task = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        if !crate::model::facts::is_valid_id(&t.id) || !t.id.starts_with("t-") {
+            return Err(format!("invalid task id `{}`", t.id));
+        }
+        if t.priority > 4 {
+            return Err(format!("priority {} is not 0-4", t.priority));
+        }
+        Ok(t)
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("tasks serialize");
+        s.push('\n');
+        s
+    }
+
+    pub fn parent(&self) -> Option<&str> {
+        self.deps
+            .iter()
+            .find(|d| d.kind == DepKind::ParentChild)
+            .map(|d| d.id.as_str())
+    }
+
+    pub fn blockers(&self) -> impl Iterator<Item = &str> {
+        self.deps
+            .iter()
+            .filter(|d| d.kind == DepKind::Blocks)
+            .map(|d| d.id.as_str())
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.status != Status::Closed
+    }
+}
+
+/// All tasks by id, for graph questions.
+pub struct Board<'t> {
+    pub tasks: BTreeMap<&'t str, &'t Task>,
+}
+
+/// Why an open task is not ready.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum NotReady {
+    Status { status: Status },
+    BlockedBy { id: String, status: Option<Status> },
+    Ancestor { id: String, status: Status },
+    AncestorBlockedBy { ancestor: String, id: String },
+}
+
+impl std::fmt::Display for NotReady {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotReady::Status { status } => write!(f, "it is {}", status.as_str()),
+            NotReady::BlockedBy {
+                id,
+                status: Some(s),
+            } => write!(f, "blocked by {id} ({})", s.as_str()),
+            NotReady::BlockedBy { id, status: None } => {
+                write!(f, "blocked by {id}, which does not exist")
+            }
+            NotReady::Ancestor { id, status } => {
+                write!(f, "its ancestor {id} is {}", status.as_str())
+            }
+            NotReady::AncestorBlockedBy { ancestor, id } => {
+                write!(f, "its ancestor {ancestor} is blocked by {id}")
+            }
+        }
+    }
+}
+
+impl<'t> Board<'t> {
+    pub fn new(tasks: impl IntoIterator<Item = &'t Task>) -> Board<'t> {
+        Board {
+            tasks: tasks.into_iter().map(|t| (t.id.as_str(), t)).collect(),
+        }
+    }
+
+    /// Unclosed `blocks` dependencies of `task` (missing tasks count as unclosed).
+    pub fn open_blockers(&self, task: &Task) -> Vec<NotReady> {
+        task.blockers()
+            .filter_map(|id| match self.tasks.get(id) {
+                Some(b) if b.status == Status::Closed => None,
+                Some(b) => Some(NotReady::BlockedBy {
+                    id: id.to_owned(),
+                    status: Some(b.status),
+                }),
+                None => Some(NotReady::BlockedBy {
+                    id: id.to_owned(),
+                    status: None,
+                }),
+            })
+            .collect()
+    }
+
+    /// Every reason `task` is not ready; empty when it is.
+    pub fn not_ready(&self, task: &Task) -> Vec<NotReady> {
+        let mut reasons = Vec::new();
+        if task.status != Status::Open {
+            reasons.push(NotReady::Status {
+                status: task.status,
+            });
+        }
+        reasons.extend(self.open_blockers(task));
+        let mut seen = BTreeSet::new();
+        let mut parent = task.parent();
+        while let Some(id) = parent {
+            if !seen.insert(id) {
+                break;
+            }
+            let Some(p) = self.tasks.get(id) else { break };
+            if matches!(p.status, Status::Blocked | Status::Deferred) {
+                reasons.push(NotReady::Ancestor {
+                    id: id.to_owned(),
+                    status: p.status,
+                });
+            } else if let Some(NotReady::BlockedBy { id: blocker, .. }) =
+                self.open_blockers(p).into_iter().next()
+            {
+                reasons.push(NotReady::AncestorBlockedBy {
+                    ancestor: id.to_owned(),
+                    id: blocker,
+                });
+            }
+            parent = p.parent();
+        }
+        reasons
+    }
+
+    /// Ready tasks, most urgent first, then oldest.
+    pub fn ready(&self) -> Vec<&'t Task> {
+        let mut ready: Vec<&Task> = self
+            .tasks
+            .values()
+            .copied()
+            .filter(|t| self.not_ready(t).is_empty())
+            .collect();
+        ready.sort_by(|a, b| {
+            (a.priority, &a.created_at, &a.id).cmp(&(b.priority, &b.created_at, &b.id))
+        });
+        ready
+    }
+
+    /// The cycle adding `from → to` (`from` depends on `to`) would close, as a path of ids.
+    pub fn cycle_with(&self, from: &str, to: &str) -> Option<Vec<String>> {
+        // A path from `to` back to `from` along blocking and parent edges closes a cycle.
+        let mut stack = vec![(to.to_owned(), vec![from.to_owned(), to.to_owned()])];
+        let mut seen = BTreeSet::new();
+        while let Some((id, path)) = stack.pop() {
+            if id == from {
+                return Some(path);
+            }
+            if !seen.insert(id.clone()) {
+                continue;
+            }
+            if let Some(t) = self.tasks.get(id.as_str()) {
+                for d in t
+                    .deps
+                    .iter()
+                    .filter(|d| matches!(d.kind, DepKind::Blocks | DepKind::ParentChild))
+                {
+                    let mut next = path.clone();
+                    next.push(d.id.clone());
+                    stack.push((d.id.clone(), next));
+                }
+            }
+        }
+        None
+    }
+
+    /// Resolves a full id or a unique prefix (with or without `t-`).
+    pub fn resolve(&self, input: &str) -> Result<&'t Task> {
+        resolve(self.tasks.values().copied(), input)
+    }
+}
+
+/// Finds a task by full id or unique prefix, or says which ids come close.
+pub fn resolve<'t>(tasks: impl Iterator<Item = &'t Task> + Clone, input: &str) -> Result<&'t Task> {
+    let input = input.trim();
+    let wanted = if input.starts_with("t-") {
+        input.to_owned()
+    } else {
+        format!("t-{input}")
+    };
+    if let Some(t) = tasks.clone().find(|t| t.id == wanted) {
+        return Ok(t);
+    }
+    let matches: Vec<&Task> = tasks
+        .clone()
+        .filter(|t| t.id.starts_with(&wanted))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(one),
+        [] => {
+            let mut near: Vec<(usize, &str)> = tasks
+                .map(|t| (common_prefix(&t.id, &wanted), t.id.as_str()))
+                .filter(|(n, _)| *n > 2)
+                .collect();
+            near.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+            Err(Error::UnknownTask {
+                id: input.to_owned(),
+                near: near
+                    .into_iter()
+                    .take(5)
+                    .map(|(_, id)| id.to_owned())
+                    .collect(),
+            })
+        }
+        many => Err(Error::AmbiguousTask {
+            id: input.to_owned(),
+            matches: many.iter().take(10).map(|t| t.id.clone()).collect(),
+        }),
+    }
+}
+
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+}
+
+/// A task title: one non-empty line, trimmed.
+pub fn check_title(title: &str) -> Result<String> {
+    let title = title.trim();
+    if title.is_empty() || title.contains('\n') {
+        return Err(Error::InvalidInput(
+            "the title must be one non-empty line".into(),
+        ));
+    }
+    Ok(title.to_owned())
+}
+
+/// Parses `P1`, `p1` or `1`.
+pub fn parse_priority(s: &str) -> std::result::Result<u8, String> {
+    let digits = s.trim().trim_start_matches(['P', 'p']);
+    match digits.parse::<u8>() {
+        Ok(n) if n <= 4 => Ok(n),
+        _ => Err(format!(
+            "`{s}` is not a priority; use P0 (most urgent) to P4"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(id: &str, status: Status, priority: u8, deps: &[(DepKind, &str)]) -> Task {
+        Task {
+            id: id.into(),
+            title: id.into(),
+            description: String::new(),
+            kind: Kind::Task,
+            priority,
+            status,
+            assignee: None,
+            labels: vec![],
+            deps: deps
+                .iter()
+                .map(|(k, i)| Dep {
+                    kind: *k,
+                    id: (*i).into(),
+                })
+                .collect(),
+            notes: vec![],
+            created_at: format!("2026-11-22T10:00:0{priority}Z"),
+            updated_at: String::new(),
+            closed_at: None,
+            close_reason: None,
+        }
+    }
+
+    #[test]
+    fn readiness_follows_blocks_and_ancestors() {
+        use DepKind::*;
+        let tasks = [
+            task("t-a", Status::Open, 2, &[]),
+            task("t-b", Status::Open, 1, &[(Blocks, "t-a")]),
+            task("t-c", Status::Closed, 0, &[]),
+            task("t-d", Status::Open, 3, &[(Blocks, "t-c"), (Related, "t-a")]),
+            task("t-e", Status::Deferred, 0, &[]),
+            task("t-f", Status::Open, 0, &[(ParentChild, "t-e")]),
+            task("t-g", Status::Open, 0, &[(ParentChild, "t-b")]),
+            task("t-h", Status::InProgress, 0, &[]),
+        ];
+        let board = Board::new(tasks.iter());
+        let ready: Vec<_> = board.ready().iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ready, ["t-a", "t-d"]);
+        assert_eq!(
+            board.not_ready(&tasks[1]),
+            [NotReady::BlockedBy {
+                id: "t-a".into(),
+                status: Some(Status::Open)
+            }]
+        );
+        assert_eq!(
+            board.not_ready(&tasks[5]),
+            [NotReady::Ancestor {
+                id: "t-e".into(),
+                status: Status::Deferred
+            }]
+        );
+        assert_eq!(
+            board.not_ready(&tasks[6]),
+            [NotReady::AncestorBlockedBy {
+                ancestor: "t-b".into(),
+                id: "t-a".into()
+            }]
+        );
+        assert_eq!(
+            board.not_ready(&tasks[7])[0].to_string(),
+            "it is in_progress"
+        );
+    }
+
+    #[test]
+    fn cycles_are_named() {
+        let tasks = [
+            task("t-a", Status::Open, 0, &[(DepKind::Blocks, "t-b")]),
+            task("t-b", Status::Open, 0, &[(DepKind::ParentChild, "t-c")]),
+            task("t-c", Status::Open, 0, &[]),
+        ];
+        let board = Board::new(tasks.iter());
+        assert_eq!(
+            board.cycle_with("t-c", "t-a"),
+            Some(vec!["t-c".into(), "t-a".into(), "t-b".into(), "t-c".into()])
+        );
+        assert_eq!(board.cycle_with("t-a", "t-c"), None);
+        assert_eq!(
+            board.cycle_with("t-a", "t-a"),
+            Some(vec!["t-a".into(), "t-a".into()])
+        );
+    }
+
+    #[test]
+    fn ids_resolve_by_unique_prefix() {
+        let tasks = [
+            task("t-abc1", Status::Open, 0, &[]),
+            task("t-abd2", Status::Open, 0, &[]),
+        ];
+        let board = Board::new(tasks.iter());
+        assert_eq!(board.resolve("abc").unwrap().id, "t-abc1");
+        assert_eq!(board.resolve("t-abd2").unwrap().id, "t-abd2");
+        assert!(matches!(
+            board.resolve("t-ab"),
+            Err(Error::AmbiguousTask { .. })
+        ));
+        match board.resolve("t-abx") {
+            Err(Error::UnknownTask { near, .. }) => assert_eq!(near, ["t-abc1", "t-abd2"]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn task_files_are_strict() {
+        let t = task(
+            "t-abc1",
+            Status::InProgress,
+            1,
+            &[(DepKind::DiscoveredFrom, "t-x")],
+        );
+        let json = t.to_json();
+        assert!(
+            json.contains("\"status\": \"in_progress\"")
+                && json.contains("\"type\": \"discovered-from\"")
+        );
+        assert_eq!(Task::parse(&json).unwrap(), t);
+        assert!(Task::parse(&json.replace("\"priority\": 1", "\"priority\": 9")).is_err());
+        assert!(Task::parse(&json.replace("\"title\"", "\"titel\"")).is_err());
+        assert_eq!(parse_priority("P3"), Ok(3));
+        assert!(parse_priority("P5").is_err());
+    }
+}

@@ -1,0 +1,51 @@
+//! Files `mneme init` writes, embedded at build time from `templates/`.
+
+/// `(file name, contents)` of the seed fact files.
+pub const FACT_FILES: [(&str, &str); 4] = [
+    (
+        "architecture.md",
+        include_str!("../../templates/facts/architecture.md"),
+    ),
+    (
+        "invariants.md",
+        include_str!("../../templates/facts/invariants.md"),
+    ),
+    (
+        "performance_rules.md",
+        include_str!("../../templates/facts/performance_rules.md"),
+    ),
+    (
+        "pitfalls.md",
+        include_str!("../../templates/facts/pitfalls.md"),
+    ),
+];
+
+pub const CONFIG: &str = include_str!("../../templates/config.yaml");
+
+/// The GitHub Actions workflow `mneme init --ci github` writes.
+pub const GITHUB_WORKFLOW: &str = include_str!("../../templates/github-workflow.yml");
+
+/// The `commit-msg` hook `mneme hooks install` writes.
+pub const COMMIT_MSG_HOOK: &str = include_str!("../../templates/commit-msg.sh");
+
+/// The line `mneme init` keeps in `.gitattributes` so git merges fact files by id.
+pub const GITATTRIBUTES_LINE: &str = ".ledger/facts/*.md merge=mneme";
+
+/// The protocol block mneme keeps in AGENTS.md.
+pub const AGENTS_BLOCK: &str = include_str!("../../templates/agents_block.md");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::facts::FactFile;
+
+    #[test]
+    fn seed_fact_files_parse_without_facts() {
+        for (name, src) in FACT_FILES {
+            let file = FactFile::parse(src).unwrap();
+            assert_eq!(file.facts().count(), 0, "{name}");
+            assert!(file.front_matter.title.is_some(), "{name}");
+            assert_eq!(file.render(), src);
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Task files on disk: `.ledger/tasks/<id>.json`, one per task so that branches and agents touch
+//! the same file only when they edit the same task. Every change is a read-modify-write under a
+//! lock in the git directory, written atomically.
+
+use std::fs;
+use std::io::Read;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::path::PathBuf;
+
+use rustix::fs::{Mode, OFlags};
+
+use crate::error::{Error, Result};
+use crate::model::ids::mint;
+use crate::model::tasks::{Task, TASK_PREFIX};
+use crate::store::{create_new, list_dir, write_atomic, Workspace, LEDGER_DIR};
+
+pub const TASKS_DIR: &str = "tasks";
+const LOCK: &str = "mneme-tasks.lock";
+
+/// Tasks that parse, and the files that do not (with why).
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub tasks: Vec<Task>,
+    pub broken: Vec<(PathBuf, String)>,
+}
+
+impl Workspace {
+    pub fn tasks_dir(&self) -> PathBuf {
+        self.location.root.join(LEDGER_DIR).join(TASKS_DIR)
+    }
+
+    pub fn load_tasks(&self) -> Result<Loaded> {
+        self.check_ledger()?;
+        let dir = self.tasks_dir();
+        self.check_inside(&dir)?;
+        let names: Vec<(String, PathBuf)> = list_dir(&dir, ".json")?;
+        if names.is_empty() {
+            return Ok(Loaded::default());
+        }
+        // Opening each file relative to the directory spares the kernel a path walk per file.
+        let dir_fd = rustix::fs::open(
+            &dir,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| Error::io(&dir)(e.into()))?;
+        let dir_fd = dir_fd.as_fd();
+        // Reading and parsing thousands of small files is the cost of every task verb: spread it
+        // over the cores.
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8);
+        let chunk = names.len().div_ceil(threads).max(256);
+        let parsed: Vec<Vec<(PathBuf, std::result::Result<Task, String>)>> =
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = names
+                    .chunks(chunk)
+                    .map(|part| {
+                        scope.spawn(move || {
+                            part.iter()
+                                .map(|(name, path)| (path.clone(), read_task(dir_fd, name)))
+                                .collect()
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("task loader panicked"))
+                    .collect()
+            });
+        let mut loaded = Loaded::default();
+        for (path, result) in parsed.into_iter().flatten() {
+            match result {
+                Ok(task) if path.file_stem().is_some_and(|s| s == task.id.as_str()) => {
+                    loaded.tasks.push(task)
+                }
+                Ok(task) => loaded.broken.push((
+                    path,
+                    format!("holds task {}, not the one its name says", task.id),
+                )),
+                Err(e) => loaded.broken.push((path, e)),
+            }
+        }
+        Ok(loaded)
+    }
+
+    /// Mints an id for `task` (unique among `existing`) and writes its file, never replacing one.
+    pub fn create_task(&self, task: &mut Task, existing: &[Task], seed: &str) -> Result<PathBuf> {
+        let dir = self.tasks_dir();
+        fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
+        self.check_inside(&dir)?;
+        let mut salt = 0u32;
+        loop {
+            task.id = mint(
+                TASK_PREFIX,
+                format!("{seed}\0{salt}").as_bytes(),
+                existing.len(),
+                |id| existing.iter().any(|t| t.id == id),
+            );
+            let path = dir.join(format!("{}.json", task.id));
+            if create_new(&path, task.to_json().as_bytes())? {
+                return Ok(path);
+            }
+            salt += 1;
+        }
+    }
+
+    /// Applies `change` to the task `id` under the tasks lock: read, change, write. Concurrent
+    /// changes of the same task are serialised, so none is lost.
+    pub fn modify_task<T>(
+        &self,
+        id: &str,
+        change: impl FnOnce(&mut Task) -> Result<T>,
+    ) -> Result<(Task, T)> {
+        let _lock = self.lock_tasks()?;
+        self.modify_task_locked(id, change)
+    }
+
+    /// `modify_task` for a caller that already holds the tasks lock.
+    pub fn modify_task_locked<T>(
+        &self,
+        id: &str,
+        change: impl FnOnce(&mut Task) -> Result<T>,
+    ) -> Result<(Task, T)> {
+        let path = self.tasks_dir().join(format!("{id}.json"));
+        let text = fs::read_to_string(&path).map_err(Error::io(&path))?;
+        let mut task = Task::parse(&text).map_err(|message| Error::TaskParse {
+            path: self.relative(&path),
+            message,
+        })?;
+        let out = change(&mut task)?;
+        write_atomic(&path, task.to_json().as_bytes())?;
+        Ok((task, out))
+    }
+
+    pub fn lock_tasks(&self) -> Result<fs::File> {
+        self.lock_named(LOCK)
+    }
+}
+
+/// Who is acting: `--agent`, else `$MNEME_AGENT`, else the git user name.
+pub fn actor(explicit: Option<&str>, ws: &Workspace) -> String {
+    explicit
+        .map(str::to_owned)
+        .or_else(|| {
+            std::env::var("MNEME_AGENT")
+                .ok()
+                .filter(|s| !s.trim().is_empty())
+        })
+        .or_else(|| {
+            crate::git::author(&ws.repo).map(|a| a.split(" <").next().unwrap_or(&a).to_owned())
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+fn read_task(dir: BorrowedFd<'_>, name: &str) -> std::result::Result<Task, String> {
+    let fd = rustix::fs::openat(dir, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+        .map_err(|e| std::io::Error::from(e).to_string())?;
+    // Read without asking for the size first: task files are small.
+    let mut bytes = Vec::with_capacity(4096);
+    (&fs::File::from(fd))
+        .take(u64::MAX)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| "not valid UTF-8".to_owned())?;
+    Task::parse(text)
+}

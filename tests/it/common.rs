@@ -1,0 +1,268 @@
+//! Helpers for tests that run the real `mneme` binary in temporary git repositories.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::cargo_bin;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// A temporary git repository with an identity configured and no global config leaking in.
+pub struct Repo {
+    pub dir: TempDir,
+}
+
+impl Repo {
+    /// `git init` only.
+    pub fn bare_init() -> Repo {
+        let dir = tempfile::Builder::new()
+            .prefix("mneme-test-")
+            .tempdir()
+            .unwrap();
+        let repo = Repo { dir };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.git(&["config", "user.name", "Test Human"]);
+        repo.git(&["config", "user.email", "human@example.com"]);
+        repo
+    }
+
+    /// `git init` and `mneme init`.
+    pub fn new() -> Repo {
+        let repo = Repo::bare_init();
+        repo.mneme(&["init"]).assert().success();
+        repo
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn file(&self, rel: &str) -> PathBuf {
+        self.path().join(rel)
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        fs::read_to_string(self.file(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    pub fn write(&self, rel: &str, contents: &str) {
+        let path = self.file(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, contents).unwrap();
+    }
+
+    /// The `mneme` binary, run in the repository root with a clean environment.
+    pub fn mneme(&self, args: &[&str]) -> assert_cmd::Command {
+        self.mneme_in(self.path(), args)
+    }
+
+    pub fn mneme_in(&self, dir: &Path, args: &[&str]) -> assert_cmd::Command {
+        let mut cmd = assert_cmd::Command::new(cargo_bin("mneme"));
+        isolate(cmd.current_dir(dir).args(args));
+        cmd
+    }
+
+    /// Runs git in the repository and returns stdout; panics on failure.
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = self.git_output(args);
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Runs git and returns stdout, whether or not it succeeded.
+    pub fn try_git(&self, args: &[&str]) -> String {
+        String::from_utf8(self.git_output(args).stdout).unwrap()
+    }
+
+    /// Runs git and returns its whole output.
+    pub fn git_output(&self, args: &[&str]) -> std::process::Output {
+        let mut cmd = Command::new("git");
+        isolate_std(cmd.current_dir(self.path()).args(args));
+        cmd.output().unwrap()
+    }
+
+    /// Proposal files, sorted by name.
+    pub fn proposals(&self) -> Vec<PathBuf> {
+        let mut files: Vec<_> = fs::read_dir(self.file(".ledger/proposals"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// Every file under `.ledger` with its bytes, to check that a refused command wrote nothing.
+    pub fn snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.file(".ledger")];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries {
+                let path = e.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else {
+                    out.push((path.clone(), fs::read(&path).unwrap()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Writes a fact file with the given facts (`(id, text)`) under the seed front matter.
+    pub fn seed_facts(&self, file: &str, facts: &[(&str, &str)]) {
+        let mut src = format!("---\ntitle: {file}\n---\n\n# {file}\n\n");
+        for (id, text) in facts {
+            src.push_str(&format!("- **{id}** {text}\n"));
+        }
+        self.write(&format!(".ledger/facts/{file}.md"), &src);
+    }
+}
+
+/// PATH with the binary under test first: git runs `mneme` as a merge driver and from hooks.
+fn path_with_mneme() -> std::ffi::OsString {
+    let bin_dir = cargo_bin("mneme").parent().unwrap().to_owned();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![bin_dir];
+    dirs.extend(std::env::split_paths(&path));
+    std::env::join_paths(dirs).unwrap()
+}
+
+fn isolate(cmd: &mut assert_cmd::Command) {
+    cmd.env("PATH", path_with_mneme())
+        .env_remove("MNEME_AGENT")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("NO_COLOR", "1")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE");
+}
+
+fn isolate_std(cmd: &mut Command) {
+    cmd.env("PATH", path_with_mneme())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE");
+}
+
+/// Parses a command's stdout as JSON.
+pub fn json(output: &std::process::Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+/// Parses a command's stderr as a JSON error and returns its `code`.
+pub fn error_code(output: &std::process::Output) -> String {
+    let v: Value = serde_json::from_slice(&output.stderr).unwrap_or_else(|e| {
+        panic!(
+            "stderr not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    v["error"]["code"].as_str().unwrap().to_owned()
+}
+
+impl Repo {
+    /// `git init` + identity + `mneme init` + a first commit of everything.
+    pub fn committed() -> Repo {
+        let repo = Repo::new();
+        repo.write("README.md", "# project\n");
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "initial"]);
+        repo
+    }
+
+    /// Runs `mneme propose --json ARGS` and returns the proposal id.
+    pub fn propose(&self, args: &[&str]) -> String {
+        let mut full = vec!["propose", "--json"];
+        full.extend_from_slice(args);
+        let out = self.mneme(&full).assert().success().get_output().clone();
+        json(&out)["id"].as_str().unwrap().to_owned()
+    }
+
+    /// The id of the one fact the proposal adds (add or supersede).
+    pub fn new_fact_id(&self, proposal: &str) -> String {
+        let p: Value =
+            serde_json::from_str(&self.read(&format!(".ledger/proposals/{proposal}.json")))
+                .unwrap();
+        let op = &p["operations"][0];
+        op.get("new_fact_id")
+            .unwrap_or(&op["fact_id"])
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    /// Starts `n` mneme processes at once (`args(i)` for the i-th) and waits for all of them.
+    pub fn concurrently(
+        &self,
+        n: usize,
+        args: impl Fn(usize) -> Vec<String>,
+    ) -> Vec<std::process::Output> {
+        let children: Vec<_> = (0..n)
+            .map(|i| {
+                let mut cmd = Command::new(cargo_bin("mneme"));
+                cmd.current_dir(self.path())
+                    .args(args(i))
+                    .env_remove("MNEME_AGENT")
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped());
+                cmd.spawn().unwrap()
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect()
+    }
+
+    /// Runs `mneme ARGS`, expects success, parses stdout as JSON.
+    pub fn json(&self, args: &[&str]) -> Value {
+        json(&self.mneme(args).assert().success().get_output().clone())
+    }
+
+    pub fn head(&self) -> String {
+        self.git(&["rev-parse", "HEAD"]).trim().to_owned()
+    }
+
+    /// Paths changed by the HEAD commit, as `git show --name-status` lines.
+    pub fn head_changes(&self) -> Vec<String> {
+        self.git(&["show", "--format=", "--name-status", "HEAD"])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    pub fn trailer(&self, rev: &str, key: &str) -> Vec<String> {
+        self.git(&[
+            "log",
+            "-1",
+            &format!("--format=%(trailers:key={key},valueonly)"),
+            rev,
+        ])
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+    }
+
+    pub fn status(&self) -> String {
+        self.git(&["status", "--porcelain"])
+    }
+}

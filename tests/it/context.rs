@@ -1,0 +1,177 @@
+use crate::common::{error_code, json, Repo};
+use predicates::prelude::*;
+use predicates::str::contains;
+
+fn seeded() -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        ".ledger/facts/architecture.md",
+        "---\ntitle: Architecture\n---\n\n# Architecture\n\n\
+         - **f-aaaa** We use PostgreSQL 16. <!-- since: 2026-01-02; evidence: docs/adr.md -->\n\
+         - **f-old1** We use SQLite. <!-- state: superseded; by: f-aaaa -->\n\
+         - A hand-written fact without an id\n  on two lines.\n",
+    );
+    repo.mneme(&[
+        "propose",
+        "add",
+        "-f",
+        "pitfalls",
+        "Never block the executor.",
+        "--reason",
+        "r",
+        "--agent",
+        "claude",
+    ])
+    .assert()
+    .success();
+    repo
+}
+
+#[test]
+fn context_lists_active_facts_proposals_and_budget() {
+    let repo = seeded();
+    repo.mneme(&["context"])
+        .assert()
+        .success()
+        .stdout(contains("outrank conversation history"))
+        .stdout(contains("## Architecture (architecture.md)"))
+        .stdout(contains("- f-aaaa We use PostgreSQL 16."))
+        .stdout(contains(
+            "- (no id, line 9) A hand-written fact without an id\n  on two lines.",
+        ))
+        .stdout(contains("## Pending proposals (1)"))
+        .stdout(contains("[claude, "))
+        .stdout(contains("Never block the executor."))
+        .stdout(contains("1 superseded fact(s) not shown"))
+        .stdout(contains("1 fact(s) have no id yet"))
+        .stdout(predicates::str::contains("We use SQLite").not());
+}
+
+#[test]
+fn context_json_shape() {
+    let repo = seeded();
+    let out = repo
+        .mneme(&["context", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let v = json(&out);
+    let arch = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "architecture.md")
+        .unwrap();
+    assert_eq!(arch["path"], ".ledger/facts/architecture.md");
+    assert_eq!(arch["facts"].as_array().unwrap().len(), 2);
+    assert_eq!(arch["facts"][0]["id"], "f-aaaa");
+    assert_eq!(arch["facts"][0]["since"], "2026-01-02");
+    assert_eq!(
+        arch["facts"][0]["evidence"],
+        serde_json::json!(["docs/adr.md"])
+    );
+    assert_eq!(arch["facts"][1]["id"], serde_json::Value::Null);
+    assert_eq!(v["superseded"], 1);
+    assert_eq!(v["proposals"]["count"], 1);
+    assert_eq!(v["proposals"]["items"][0]["agent"], "claude");
+    let lines: usize = [
+        "architecture",
+        "invariants",
+        "performance_rules",
+        "pitfalls",
+    ]
+    .iter()
+    .map(|f| repo.read(&format!(".ledger/facts/{f}.md")).lines().count())
+    .sum();
+    assert_eq!(v["budget"]["used"], lines);
+    assert_eq!(v["budget"]["limit"], 800);
+}
+
+#[test]
+fn budget_comes_from_config() {
+    let repo = seeded();
+    repo.write(".ledger/config.yaml", "budget_lines: 10\n");
+    let v = repo.json(&["context", "--json"]);
+    assert_eq!(v["budget"]["limit"], 10);
+    assert_eq!(v["budget"]["over"], true);
+    repo.write(".ledger/config.yaml", "budget_lnes: 10\n");
+    let out = repo
+        .mneme(&["context", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(error_code(&out), "config");
+}
+
+#[test]
+fn facts_and_show() {
+    let repo = seeded();
+    repo.mneme(&["facts", "architecture"])
+        .assert()
+        .success()
+        .stdout(contains(
+            "f-old1 We use SQLite. (line 8, superseded by f-aaaa)",
+        ))
+        .stdout(contains("(no id)"));
+    let all = repo.json(&["facts", "--json"]);
+    assert_eq!(all.as_array().unwrap().len(), 4);
+    let one = repo.json(&["show", "f-old1", "--json"]);
+    assert_eq!(one["state"], "superseded");
+    assert_eq!(one["superseded_by"], "f-aaaa");
+    assert_eq!(one["line"], 8);
+    repo.mneme(&["show", "f-aaaa"])
+        .assert()
+        .success()
+        .stdout(contains("architecture.md:7"))
+        .stdout(contains("evidence: docs/adr.md"));
+    let out = repo
+        .mneme(&["show", "f-nope", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(error_code(&out), "unknown_fact");
+    repo.mneme(&["facts", "nosuch"])
+        .assert()
+        .code(1)
+        .stderr(contains("unknown fact file"));
+}
+
+#[test]
+fn unparseable_front_matter_is_reported_with_file_and_line() {
+    let repo = seeded();
+    repo.write(
+        ".ledger/facts/pitfalls.md",
+        "---\ntitle: [unclosed\n---\n- x\n",
+    );
+    repo.mneme(&["context"])
+        .assert()
+        .code(1)
+        .stderr(contains(".ledger/facts/pitfalls.md:2"));
+}
+
+#[test]
+fn hand_written_fixture_files_load_unchanged() {
+    let repo = Repo::new();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            std::fs::copy(
+                &path,
+                repo.file(".ledger/facts").join(path.file_name().unwrap()),
+            )
+            .unwrap();
+        }
+    }
+    let before = repo.snapshot();
+    let v = repo.json(&["facts", "--json"]);
+    assert!(v.as_array().unwrap().len() >= 12);
+    repo.mneme(&["show", "f-crl2"])
+        .assert()
+        .success()
+        .stdout(contains("Another one,\ncontinued."));
+    assert_eq!(repo.snapshot(), before);
+}

@@ -1,0 +1,122 @@
+use crate::common::Repo;
+use predicates::str::contains;
+
+const FACT_FILES: [&str; 4] = [
+    "architecture",
+    "invariants",
+    "performance_rules",
+    "pitfalls",
+];
+
+#[test]
+fn init_creates_the_ledger_and_the_agents_block() {
+    let repo = Repo::new();
+    for name in FACT_FILES {
+        let src = repo.read(&format!(".ledger/facts/{name}.md"));
+        assert!(src.starts_with("---\ntitle: "), "{name}: {src}");
+    }
+    assert!(repo.file(".ledger/proposals").is_dir());
+    assert!(repo
+        .read(".ledger/config.yaml")
+        .contains("budget_lines: 800"));
+    let agents = repo.read("AGENTS.md");
+    assert!(agents.contains("<!-- mneme:begin"));
+    assert!(agents.contains("Never edit `.ledger/facts/` directly"));
+    assert!(agents.contains("mneme propose"));
+    assert!(agents.trim_end().ends_with("<!-- mneme:end -->"));
+}
+
+#[test]
+fn rerunning_init_keeps_facts_and_only_refreshes_the_block() {
+    let repo = Repo::new();
+    repo.seed_facts("architecture", &[("f-aaaa", "Hand-approved fact.")]);
+    let custom = repo.read("AGENTS.md").replace(
+        "<!-- mneme:begin",
+        "# My agents\n\nOwn instructions.\n\n<!-- mneme:begin",
+    );
+    let stale = custom.replace("outrank conversation history", "OLD WORDING");
+    repo.write("AGENTS.md", &format!("{stale}\nFooter stays.\n"));
+    repo.write(".ledger/config.yaml", "budget_lines: 50\n");
+
+    let out = repo
+        .mneme(&["init", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let report = crate::common::json(&out);
+    assert_eq!(report["updated"], serde_json::json!(["AGENTS.md"]));
+    assert_eq!(report["created"], serde_json::json!([]));
+
+    assert!(repo
+        .read(".ledger/facts/architecture.md")
+        .contains("f-aaaa"));
+    assert_eq!(repo.read(".ledger/config.yaml"), "budget_lines: 50\n");
+    let agents = repo.read("AGENTS.md");
+    assert!(agents.starts_with("# My agents\n\nOwn instructions.\n\n<!-- mneme:begin"));
+    assert!(agents.contains("outrank conversation history"));
+    assert!(!agents.contains("OLD WORDING"));
+    assert!(agents.ends_with("<!-- mneme:end -->\n\nFooter stays.\n"));
+    assert_eq!(agents.matches("mneme:begin").count(), 1);
+
+    let again = repo
+        .mneme(&["init", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert_eq!(crate::common::json(&again)["updated"], serde_json::json!([]));
+}
+
+#[test]
+fn init_from_a_subdirectory_uses_the_work_tree_root() {
+    let repo = Repo::bare_init();
+    let sub = repo.file("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    repo.mneme_in(&sub, &["init"]).assert().success();
+    assert!(repo.file(".ledger/facts/pitfalls.md").is_file());
+    assert!(!sub.join(".ledger").exists());
+    repo.mneme_in(&sub, &["context"]).assert().success();
+}
+
+#[test]
+fn init_outside_git_suggests_git_init_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = assert_cmd::Command::new(assert_cmd::cargo::cargo_bin("mneme"))
+        .current_dir(dir.path())
+        .env("GIT_CEILING_DIRECTORIES", dir.path().parent().unwrap())
+        .arg("init")
+        .assert()
+        .code(1)
+        .stderr(contains("git init"))
+        .get_output()
+        .clone();
+    assert!(out.stdout.is_empty());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn malformed_agents_markers_are_refused() {
+    let repo = Repo::bare_init();
+    repo.write("AGENTS.md", "<!-- mneme:begin (half a block)\n");
+    repo.mneme(&["init"])
+        .assert()
+        .code(1)
+        .stderr(contains("mneme:end"));
+    assert_eq!(repo.read("AGENTS.md"), "<!-- mneme:begin (half a block)\n");
+}
+
+#[test]
+fn verbs_before_init_say_to_run_init() {
+    let repo = Repo::bare_init();
+    for verb in [
+        &["context"][..],
+        &["facts"],
+        &["propose", "remove", "f-aaaa", "--reason", "r"],
+    ] {
+        repo.mneme(verb)
+            .assert()
+            .code(1)
+            .stderr(contains("mneme init"));
+    }
+}

@@ -1,0 +1,208 @@
+//! The interactive review driven in a real terminal: tmux runs `mneme review`, send-keys types,
+//! capture-pane reads the screen.
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::common::Repo;
+
+struct Tmux {
+    socket: String,
+    session: &'static str,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux")
+    }
+
+    fn screen(&self, escapes: bool) -> String {
+        let mut args = vec![
+            "capture-pane",
+            "-p",
+            "-J",
+            "-S",
+            "-2000",
+            "-t",
+            self.session,
+        ];
+        if escapes {
+            args.push("-e");
+        }
+        String::from_utf8_lossy(&self.cmd(&args).stdout).into_owned()
+    }
+
+    /// Waits until `needle` appears `count` times on the screen.
+    fn wait_for(&self, needle: &str, count: usize) {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen(false);
+            if screen.matches(needle).count() >= count {
+                return;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {needle:?} x{count}:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", self.session];
+        args.extend_from_slice(keys);
+        assert!(self.cmd(&args).status.success());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+#[test]
+fn approve_reject_edit_and_quit_in_a_real_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "CI must have tmux");
+        eprintln!("tmux is not installed; skipping the terminal test");
+        return;
+    }
+    let repo = Repo::committed();
+    let p1 = repo.propose(&[
+        "add",
+        "-f",
+        "architecture",
+        "We use PostgreSQL 16.",
+        "--reason",
+        "adr",
+        "--evidence",
+        "docs/adr.md",
+    ]);
+    let p2 = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Tabs beat spaces.",
+        "--reason",
+        "opinion",
+    ]);
+    let p3 = repo.propose(&[
+        "add",
+        "-f",
+        "invariants",
+        "Ids are a draft idea.",
+        "--reason",
+        "r",
+    ]);
+    let p4 = repo.propose(&["add", "-f", "pitfalls", "Left for later.", "--reason", "r"]);
+    let f3 = repo.new_fact_id(&p3);
+
+    let editor = repo.file(".git/test-editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i 's/a draft idea/never reused/' \"$1\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let tmux = Tmux {
+        socket: format!("mneme-test-{}", std::process::id()),
+        session: "review",
+    };
+    let script = format!(
+        "cd '{}' && env -u NO_COLOR -u GIT_DIR VISUAL='{}' GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 '{}' review; echo \"EXIT=$?\"; sleep 60",
+        repo.path().display(),
+        editor.display(),
+        assert_cmd::cargo::cargo_bin("mneme").display(),
+    );
+    let started = tmux.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        tmux.session,
+        "-x",
+        "160",
+        "-y",
+        "50",
+        &script,
+    ]);
+    assert!(
+        started.status.success(),
+        "{}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+
+    const PROMPT: &str = "Approve this proposal [";
+    tmux.wait_for(PROMPT, 1);
+    let screen = tmux.screen(false);
+    assert!(
+        screen.contains("(1 of 4)") && screen.contains("+- **f-") && screen.contains("docs/adr.md"),
+        "{screen}"
+    );
+    assert!(
+        tmux.screen(true).contains("\u{1b}["),
+        "colored on a terminal"
+    );
+    tmux.keys(&["y"]);
+
+    tmux.wait_for(PROMPT, 2);
+    assert!(tmux.screen(false).contains("NO EVIDENCE"));
+    tmux.keys(&["n"]);
+    tmux.wait_for("Reason for rejecting", 1);
+    tmux.keys(&["-l", "not a fact"]);
+    tmux.keys(&["Enter"]);
+
+    tmux.wait_for(PROMPT, 3);
+    tmux.keys(&["e"]);
+    tmux.wait_for("edited by you", 1);
+    tmux.wait_for(PROMPT, 4);
+    assert!(tmux.screen(false).contains("Ids are never reused."));
+    tmux.keys(&["y"]);
+
+    tmux.wait_for(PROMPT, 5);
+    tmux.keys(&["q"]);
+    tmux.wait_for("EXIT=", 1);
+    let screen = tmux.screen(false);
+    assert!(
+        screen.contains("2 approved, 1 rejected, 1 left pending."),
+        "{screen}"
+    );
+    assert!(screen.contains("EXIT=0"), "{screen}");
+
+    let subjects = repo.git(&["log", "--format=%s", "-3"]);
+    let subjects: Vec<_> = subjects.lines().collect();
+    assert_eq!(subjects.len(), 3);
+    assert_eq!(
+        subjects[0],
+        format!("ledger(invariants): add {f3} Ids are never reused.")
+    );
+    assert!(subjects[1].starts_with("ledger(pitfalls): reject add f-"));
+    assert!(subjects[2].starts_with("ledger(architecture): add f-"));
+    assert_eq!(repo.trailer("HEAD", "Mneme-Edited"), ["true"]);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Proposal"), [p3.as_str()]);
+    assert_eq!(repo.trailer("HEAD~1", "Mneme-Proposal"), [p2.as_str()]);
+    assert!(repo
+        .git(&["log", "-1", "--format=%b", "HEAD~1"])
+        .starts_with("Rejected: not a fact\n"));
+    assert_eq!(repo.trailer("HEAD~2", "Mneme-Proposal"), [p1.as_str()]);
+    assert!(repo
+        .read(".ledger/facts/invariants.md")
+        .contains(&format!("- **{f3}** Ids are never reused.")));
+    let left: Vec<_> = repo
+        .proposals()
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, [p4]);
+    assert_eq!(
+        repo.git(&["status", "--porcelain", "--", ".ledger/facts"]),
+        ""
+    );
+}

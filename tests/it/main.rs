@@ -1,0 +1,14 @@
+//! One integration-test binary: every module runs the real `mneme` binary against real
+//! temporary git repositories (helpers in `common`).
+
+mod check;
+mod common;
+mod context;
+mod docs;
+mod init;
+mod interactive;
+mod pr;
+mod propose;
+mod review;
+mod roundtrip;
+mod tasks;

@@ -1,0 +1,293 @@
+//! A scripted history: approved facts on two branches merged with `git merge`, a direct edit by
+//! an agent; `verify` must flag exactly the direct edit and `diff` list exactly the approvals.
+
+use crate::common::{json, Repo};
+use predicates::str::contains;
+
+fn approve(repo: &Repo, args: &[&str]) -> String {
+    let id = repo.propose(args);
+    let fact = repo.new_fact_id(&id);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    fact
+}
+
+#[test]
+fn verify_flags_direct_edits_and_diff_lists_approvals() {
+    let repo = Repo::committed();
+    repo.git(&["add", "-A"]);
+    let base = repo.head();
+    let f1 = approve(
+        &repo,
+        &[
+            "add",
+            "-f",
+            "architecture",
+            "We use PostgreSQL 16.",
+            "--reason",
+            "adr",
+            "--agent",
+            "claude",
+        ],
+    );
+    let f2 = approve(
+        &repo,
+        &[
+            "add",
+            "-f",
+            "pitfalls",
+            "Never block the executor.",
+            "--reason",
+            "incident",
+        ],
+    );
+
+    repo.git(&["checkout", "-q", "-b", "feature-a"]);
+    let fa = approve(
+        &repo,
+        &[
+            "add",
+            "-f",
+            "architecture",
+            "Branch A adds this fact.",
+            "--reason",
+            "a",
+        ],
+    );
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["checkout", "-q", "-b", "feature-b"]);
+    let fb = approve(
+        &repo,
+        &[
+            "add",
+            "-f",
+            "architecture",
+            "Branch B adds another fact.",
+            "--reason",
+            "b",
+        ],
+    );
+    let up = approve(
+        &repo,
+        &[
+            "update",
+            &f1,
+            "We use PostgreSQL 17.",
+            "--reason",
+            "upgrade",
+        ],
+    );
+    assert_eq!(up, f1);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--no-edit", "feature-a"]);
+    repo.git(&["merge", "-q", "--no-edit", "feature-b"]);
+    let arch = repo.read(".ledger/facts/architecture.md");
+    assert!(
+        arch.contains(&fa) && arch.contains(&fb) && arch.contains("We use PostgreSQL 17."),
+        "{arch}"
+    );
+    assert!(!arch.contains("<<<<<<<"));
+
+    // An agent edits the Markdown directly.
+    let pit = repo.read(".ledger/facts/pitfalls.md").replace(
+        "Never block the executor.",
+        "Blocking the executor is fine.",
+    );
+    repo.write(".ledger/facts/pitfalls.md", &pit);
+    repo.git(&[
+        "-c",
+        "user.name=Sneaky Agent",
+        "-c",
+        "user.email=agent@example.com",
+        "commit",
+        "-q",
+        "-am",
+        "tweak wording",
+    ]);
+    let sneaky = repo.head();
+    // A human retitles a file (context only): noted, not a violation.
+    let inv = repo
+        .read(".ledger/facts/invariants.md")
+        .replace("# Invariants", "# Invariants (must hold)");
+    repo.write(".ledger/facts/invariants.md", &inv);
+    repo.git(&["commit", "-q", "-am", "retitle"]);
+
+    let range = format!("{base}..HEAD");
+    let out = repo
+        .mneme(&["verify", &range, "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let v = json(&out);
+    let violations = v["violations"].as_array().unwrap();
+    assert_eq!(violations.len(), 1, "{v:#}");
+    assert_eq!(violations[0]["commit"], sneaky);
+    assert_eq!(violations[0]["author"], "Sneaky Agent <agent@example.com>");
+    assert_eq!(violations[0]["facts"], serde_json::json!([f2]));
+    assert_eq!(violations[0]["files"], serde_json::json!(["pitfalls.md"]));
+    assert_eq!(v["notes"].as_array().unwrap().len(), 1);
+    repo.mneme(&["verify", &range])
+        .assert()
+        .code(1)
+        .stdout(contains("unreviewed"))
+        .stdout(contains(&sneaky[..10]));
+    // Up to the commit before the edit, everything was reviewed (merges included).
+    repo.mneme(&["verify", &format!("{base}..{sneaky}~1")])
+        .assert()
+        .success();
+
+    let d = repo.json(&["diff", &range, "--format", "json"]);
+    let ids = |key: &str| -> Vec<String> {
+        d[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["fact"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let mut added = ids("added");
+    added.sort();
+    let mut expected = vec![f1.clone(), f2.clone(), fa.clone(), fb.clone()];
+    expected.sort();
+    assert_eq!(added, expected);
+    assert_eq!(ids("updated"), [f1.as_str()]);
+    assert_eq!(d["updated"][0]["old"], "We use PostgreSQL 16.");
+    assert_eq!(d["updated"][0]["new"], "We use PostgreSQL 17.");
+    assert_eq!(d["updated"][0]["reason"], "upgrade");
+    assert_eq!(d["unreviewed_commits"], 1);
+    let md = repo
+        .mneme(&["diff", &range, "--format", "markdown"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let md = String::from_utf8(md).unwrap();
+    assert!(md.starts_with("## Ledger changes"), "{md}");
+    assert!(
+        md.contains("**4 added · 1 updated · 0 superseded · 0 removed · 0 rejected · 0 pending**"),
+        "{md}"
+    );
+    assert!(md.contains(&format!("- `{f1}` in `architecture.md`\n  - before: We use PostgreSQL 16.\n  - after: We use PostgreSQL 17.")));
+}
+
+#[test]
+fn a_decision_whose_change_does_not_match_its_trailers_is_flagged() {
+    let repo = Repo::committed();
+    let base = repo.head();
+    let f1 = approve(
+        &repo,
+        &["add", "-f", "architecture", "Honest fact.", "--reason", "r"],
+    );
+    // Forge: reuse the trailers of a real decision on a commit that also smuggles a fact in.
+    let message = repo.git(&["log", "-1", "--format=%B"]);
+    let arch = repo.read(".ledger/facts/architecture.md");
+    repo.write(
+        ".ledger/facts/architecture.md",
+        &format!("{arch}- **f-evil** Smuggled fact.\n"),
+    );
+    repo.git(&["commit", "-q", "-a", "-m", &message]);
+    let out = repo
+        .mneme(&["verify", &format!("{base}..HEAD"), "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let v = json(&out);
+    assert_eq!(v["violations"].as_array().unwrap().len(), 1);
+    let problems = v["violations"][0]["problems"].to_string();
+    assert!(
+        problems.contains("f-evil was added but the decision does not say so"),
+        "{problems}"
+    );
+    assert!(
+        problems.contains(&format!("the decision says {f1} is was added"))
+            || problems.contains(&f1),
+        "{problems}"
+    );
+}
+
+#[test]
+fn both_branches_changing_one_fact_conflict_on_that_fact_only() {
+    let repo = Repo::committed();
+    let f1 = approve(
+        &repo,
+        &["add", "-f", "architecture", "Original.", "--reason", "r"],
+    );
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    approve(&repo, &["update", &f1, "Theirs.", "--reason", "r"]);
+    let theirs_only = approve(
+        &repo,
+        &[
+            "add",
+            "-f",
+            "architecture",
+            "Only on other.",
+            "--reason",
+            "r",
+        ],
+    );
+    repo.git(&["checkout", "-q", "main"]);
+    approve(&repo, &["update", &f1, "Ours.", "--reason", "r"]);
+    let out = repo.git_output(&["merge", "--no-edit", "other"]);
+    assert!(!out.status.success(), "conflict expected");
+    let arch = repo.read(".ledger/facts/architecture.md");
+    assert!(
+        arch.contains(&format!("<<<<<<< ours\n- **{f1}** Ours."))
+            && arch.contains(&format!("=======\n- **{f1}** Theirs.")),
+        "{arch}"
+    );
+    assert_eq!(arch.matches("<<<<<<<").count(), 1);
+    assert!(arch.contains(&format!("- **{theirs_only}** Only on other.")));
+}
+
+#[test]
+fn the_commit_msg_hook_refuses_direct_fact_edits() {
+    let repo = Repo::committed();
+    repo.mneme(&["hooks", "install"]).assert().success();
+    let f1 = approve(
+        &repo,
+        &[
+            "add",
+            "-f",
+            "architecture",
+            "Guarded fact.",
+            "--reason",
+            "r",
+        ],
+    );
+    assert!(
+        repo.read(".ledger/facts/architecture.md").contains(&f1),
+        "mneme's own commits pass the hook"
+    );
+
+    let arch = repo.read(".ledger/facts/architecture.md");
+    repo.write(
+        ".ledger/facts/architecture.md",
+        &arch.replace("Guarded fact.", "Tampered fact."),
+    );
+    let out = repo.git_output(&["commit", "-q", "-am", "tamper"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&f1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    repo.git(&["checkout", "--", "."]);
+    // Edits to the text around the facts are allowed.
+    let arch = repo.read(".ledger/facts/architecture.md");
+    repo.write(
+        ".ledger/facts/architecture.md",
+        &arch.replace("# Architecture", "# Architecture decisions"),
+    );
+    repo.git(&["commit", "-q", "-am", "retitle"]);
+    // An existing foreign hook is not replaced without --force.
+    std::fs::write(repo.file(".git/hooks/commit-msg"), "#!/bin/sh\nexit 0\n").unwrap();
+    repo.mneme(&["hooks", "install"])
+        .assert()
+        .code(1)
+        .stderr(contains("--force"));
+    repo.mneme(&["hooks", "install", "--force"])
+        .assert()
+        .success();
+}

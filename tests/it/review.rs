@@ -1,0 +1,646 @@
+use crate::common::{error_code, json, Repo};
+use predicates::str::contains;
+
+const ARCH: &str = ".ledger/facts/architecture.md";
+
+fn approve(repo: &Repo, id: &str) {
+    repo.mneme(&["review", "approve", id]).assert().success();
+}
+
+#[test]
+fn approving_an_add_commits_only_the_ledger_with_trailers() {
+    let repo = Repo::committed();
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "architecture",
+        "We use PostgreSQL 16.",
+        "--reason",
+        "storage review",
+        "--evidence",
+        "docs/adr/3.md",
+        "--agent",
+        "claude",
+    ]);
+    let fact = repo.new_fact_id(&id);
+    let before = repo.head();
+    approve(&repo, &id);
+
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), before);
+    assert_eq!(repo.head_changes(), ["M\t.ledger/facts/architecture.md"]);
+    let subject = repo.git(&["log", "-1", "--format=%s"]);
+    assert_eq!(
+        subject.trim(),
+        format!("ledger(architecture): add {fact} We use PostgreSQL 16.")
+    );
+    assert_eq!(repo.trailer("HEAD", "Mneme-Decision"), ["approve"]);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Proposal"), [id.as_str()]);
+    assert_eq!(
+        repo.trailer("HEAD", "Mneme-Operation"),
+        [format!("add {fact} architecture.md")]
+    );
+    assert_eq!(repo.trailer("HEAD", "Mneme-Proposed-By"), ["claude"]);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Evidence"), ["docs/adr/3.md"]);
+    assert_eq!(
+        repo.trailer("HEAD", "Mneme-Approved-By"),
+        ["Test Human <human@example.com>"]
+    );
+    assert!(repo
+        .git(&["log", "-1", "--format=%b"])
+        .starts_with("storage review\n"));
+
+    let arch = repo.read(ARCH);
+    assert!(arch.ends_with(&format!(
+        "- **{fact}** We use PostgreSQL 16. <!-- since: {}; evidence: docs/adr/3.md -->\n",
+        mneme::model::time::Timestamp::now().date()
+    )));
+    assert_eq!(repo.git(&["show", &format!("HEAD:{ARCH}")]), arch);
+    assert!(
+        repo.proposals().is_empty(),
+        "untracked proposal file deleted"
+    );
+    assert_eq!(
+        repo.status(),
+        "",
+        "index and work tree match the new commit"
+    );
+    repo.git(&["fsck", "--strict"]);
+}
+
+#[test]
+fn other_work_is_left_exactly_as_it_was() {
+    let repo = Repo::committed();
+    repo.write("staged.txt", "staged\n");
+    repo.git(&["add", "staged.txt"]);
+    repo.write("README.md", "# project\nunstaged edit\n");
+    repo.write("untracked.txt", "mine\n");
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Never block the executor.",
+        "--reason",
+        "r",
+    ]);
+    approve(&repo, &id);
+
+    assert_eq!(repo.head_changes(), ["M\t.ledger/facts/pitfalls.md"]);
+    assert_eq!(
+        repo.git(&["diff", "--cached", "--name-only"]),
+        "staged.txt\n"
+    );
+    assert_eq!(repo.git(&["diff", "--name-only"]), "README.md\n");
+    assert_eq!(repo.read("README.md"), "# project\nunstaged edit\n");
+    assert_eq!(repo.git(&["status", "--porcelain", "--", ".ledger"]), "");
+    assert!(repo.status().contains("?? untracked.txt"));
+
+    // The user's next ordinary commit keeps the approved fact (no stale cache-tree).
+    repo.git(&["commit", "-q", "-m", "user work"]);
+    assert_eq!(repo.head_changes(), ["A\tstaged.txt"]);
+    assert!(repo
+        .git(&["show", "HEAD:.ledger/facts/pitfalls.md"])
+        .contains("Never block the executor."));
+    assert_eq!(repo.git(&["status", "--porcelain", "--", ".ledger"]), "");
+    repo.git(&["fsck", "--strict"]);
+}
+
+#[test]
+fn rejecting_records_the_reason_and_removes_a_committed_proposal() {
+    let repo = Repo::committed();
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Tabs beat spaces.",
+        "--reason",
+        "opinion",
+    ]);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "agent commits its proposal"]);
+    let facts_before = repo.read(".ledger/facts/pitfalls.md");
+    repo.mneme(&["review", "reject", &id, "--reason", "not a verified fact"])
+        .assert()
+        .success();
+
+    assert_eq!(
+        repo.head_changes(),
+        [format!("D\t.ledger/proposals/{id}.json")]
+    );
+    assert_eq!(repo.trailer("HEAD", "Mneme-Decision"), ["reject"]);
+    assert_eq!(
+        repo.trailer("HEAD", "Mneme-Rejected-By"),
+        ["Test Human <human@example.com>"]
+    );
+    assert!(repo
+        .git(&["log", "-1", "--format=%b"])
+        .starts_with("Rejected: not a verified fact\n"));
+    assert_eq!(repo.read(".ledger/facts/pitfalls.md"), facts_before);
+    assert!(repo.proposals().is_empty());
+    assert_eq!(repo.status(), "");
+}
+
+#[test]
+fn rejecting_an_untracked_proposal_still_records_the_decision() {
+    let repo = Repo::committed();
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Something dubious.",
+        "--reason",
+        "r",
+    ]);
+    let before = repo.head();
+    repo.mneme(&["review", "reject", &id]).assert().success();
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), before);
+    assert!(repo.head_changes().is_empty());
+    assert!(repo
+        .git(&["log", "-1", "--format=%b"])
+        .starts_with("Rejected without a reason.\n"));
+    assert!(repo.proposals().is_empty());
+}
+
+#[test]
+fn update_remove_and_supersede_are_applied() {
+    let repo = Repo::committed();
+    let add = repo.propose(&[
+        "add",
+        "-f",
+        "architecture",
+        "We use PostgreSQL 16.",
+        "--reason",
+        "r",
+    ]);
+    let f1 = repo.new_fact_id(&add);
+    approve(&repo, &add);
+    let add2 = repo.propose(&[
+        "add",
+        "-f",
+        "architecture",
+        "Services talk gRPC.",
+        "--reason",
+        "r",
+    ]);
+    let f2 = repo.new_fact_id(&add2);
+    approve(&repo, &add2);
+
+    let up = repo.propose(&[
+        "update",
+        &f1,
+        "We use PostgreSQL 17.",
+        "--reason",
+        "upgrade",
+    ]);
+    approve(&repo, &up);
+    assert!(repo
+        .read(ARCH)
+        .contains(&format!("- **{f1}** We use PostgreSQL 17.")));
+    assert_eq!(
+        repo.trailer("HEAD", "Mneme-Operation"),
+        [format!("update {f1} architecture.md")]
+    );
+
+    let sup = repo.propose(&[
+        "supersede",
+        &f1,
+        "We use CockroachDB.",
+        "--reason",
+        "multi-region",
+    ]);
+    let f3 = repo.new_fact_id(&sup);
+    approve(&repo, &sup);
+    let arch = repo.read(ARCH);
+    assert!(
+        arch.contains(&format!(
+            "- **{f1}** We use PostgreSQL 17. <!-- state: superseded; by: {f3};"
+        )),
+        "{arch}"
+    );
+    assert!(arch.contains(&format!("- **{f3}** We use CockroachDB.")));
+    let ctx = repo.json(&["context", "--json"]);
+    assert_eq!(ctx["superseded"], 1);
+
+    let rm = repo.propose(&["remove", &f2, "--reason", "gone"]);
+    approve(&repo, &rm);
+    assert!(!repo.read(ARCH).contains(&f2));
+    assert_eq!(repo.status(), "");
+
+    // History of a fact.
+    let why = repo.json(&["why", &f1, "--json"]);
+    let kinds: Vec<_> = why["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["operations"][0]["op"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(kinds, ["supersede", "update", "add"]);
+    assert_eq!(why["fact"]["state"], "superseded");
+    assert_eq!(why["decisions"][1]["reason"], "upgrade");
+    let log = repo.json(&["log", "--json"]);
+    assert_eq!(log.as_array().unwrap().len(), 5);
+    repo.mneme(&["why", &f2])
+        .assert()
+        .success()
+        .stdout(contains("no longer in the ledger"));
+    repo.mneme(&["log", &f2])
+        .assert()
+        .success()
+        .stdout(contains("remove"));
+}
+
+#[test]
+fn works_from_a_subdirectory_and_on_an_unborn_head() {
+    let repo = Repo::new();
+    std::fs::create_dir_all(repo.file("src/deep")).unwrap();
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "invariants",
+        "Ids never change.",
+        "--reason",
+        "r",
+    ]);
+    repo.mneme_in(&repo.file("src/deep"), &["review", "approve", &id])
+        .assert()
+        .success();
+    assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim(), "1");
+    assert_eq!(repo.head_changes(), ["A\t.ledger/facts/invariants.md"]);
+    // Only the approved file was committed; the rest of the ledger stays untracked.
+    assert!(repo.status().contains("?? .ledger/config.yaml"));
+    assert_eq!(
+        repo.git(&["status", "--porcelain", "--", ".ledger/facts/invariants.md"]),
+        ""
+    );
+}
+
+#[test]
+fn works_in_a_linked_worktree() {
+    let repo = Repo::committed();
+    let wt = repo.path().parent().unwrap().join(format!(
+        "{}-wt",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "feature",
+        wt.to_str().unwrap(),
+    ]);
+    let id = {
+        let out = repo
+            .mneme_in(
+                &wt,
+                &[
+                    "propose",
+                    "--json",
+                    "add",
+                    "-f",
+                    "pitfalls",
+                    "Worktrees share objects.",
+                    "--reason",
+                    "r",
+                ],
+            )
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        json(&out)["id"].as_str().unwrap().to_owned()
+    };
+    repo.mneme_in(&wt, &["review", "approve", &id])
+        .assert()
+        .success();
+    assert!(repo
+        .git(&["show", "feature:.ledger/facts/pitfalls.md"])
+        .contains("Worktrees share objects."));
+    assert!(
+        !repo.read(".ledger/facts/pitfalls.md").contains("Worktrees"),
+        "main work tree untouched"
+    );
+    let wt_status = std::process::Command::new("git")
+        .current_dir(&wt)
+        .args(["status", "--porcelain"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&wt_status.stdout), "");
+    assert_eq!(repo.status(), "");
+    std::fs::remove_dir_all(&wt).unwrap();
+}
+
+/// Asserts a refused approval: exit 1 with `code`, HEAD, facts and proposal unchanged.
+fn refused(repo: &Repo, id: &str, code: &str) -> String {
+    let head = repo.try_git(&["rev-parse", "--verify", "-q", "HEAD"]);
+    let snapshot = repo.snapshot();
+    let out = repo
+        .mneme(&["--json", "review", "approve", id])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(error_code(&out), code);
+    assert_eq!(repo.try_git(&["rev-parse", "--verify", "-q", "HEAD"]), head);
+    assert_eq!(repo.snapshot(), snapshot);
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn refuses_hand_edits_to_target_files() {
+    let repo = Repo::committed();
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Watch the clock skew.",
+        "--reason",
+        "r",
+    ]);
+    let original = repo.read(".ledger/facts/pitfalls.md");
+    repo.write(
+        ".ledger/facts/pitfalls.md",
+        &format!("{original}\nA hand-written paragraph.\n"),
+    );
+    let err = refused(&repo, &id, "local_edits");
+    assert!(err.contains(".ledger/facts/pitfalls.md"), "{err}");
+    repo.git(&["add", ".ledger/facts/pitfalls.md"]);
+    refused(&repo, &id, "local_edits");
+    repo.git(&["reset", "-q", "--hard"]);
+    approve(&repo, &id);
+}
+
+#[test]
+fn refuses_an_uncommitted_non_template_fact_file() {
+    let repo = Repo::new();
+    repo.write(".ledger/facts/security.md", "# Security\n");
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "security",
+        "Secrets live in the vault.",
+        "--reason",
+        "r",
+    ]);
+    refused(&repo, &id, "local_edits");
+}
+
+#[test]
+fn refuses_when_git_is_busy_or_unconfigured() {
+    let repo = Repo::committed();
+    let id = repo.propose(&["add", "-f", "pitfalls", "Locks matter.", "--reason", "r"]);
+
+    std::fs::write(repo.file(".git/index.lock"), "").unwrap();
+    assert!(refused(&repo, &id, "git_locked").contains("index.lock"));
+    std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
+
+    std::fs::write(repo.file(".git/refs/heads/main.lock"), "").unwrap();
+    refused(&repo, &id, "git_locked");
+    std::fs::remove_file(repo.file(".git/refs/heads/main.lock")).unwrap();
+
+    let head = repo.head();
+    std::fs::write(repo.file(".git/MERGE_HEAD"), format!("{head}\n")).unwrap();
+    refused(&repo, &id, "git_in_progress");
+    std::fs::remove_file(repo.file(".git/MERGE_HEAD")).unwrap();
+
+    repo.git(&["checkout", "-q", "--detach"]);
+    refused(&repo, &id, "detached_head");
+    repo.git(&["checkout", "-q", "main"]);
+
+    repo.git(&["config", "--unset", "user.name"]);
+    repo.git(&["config", "--unset", "user.email"]);
+    let err = refused(&repo, &id, "identity_missing");
+    assert!(err.contains("git config user.name"), "{err}");
+}
+
+#[test]
+fn stale_but_clean_proposals_are_rebased_and_conflicts_refused() {
+    let repo = Repo::committed();
+    let a = repo.propose(&["add", "-f", "architecture", "Fact A.", "--reason", "r"]);
+    let fa = repo.new_fact_id(&a);
+    approve(&repo, &a);
+    let b = repo.propose(&[
+        "add",
+        "-f",
+        "architecture",
+        "Fact B is different.",
+        "--reason",
+        "r",
+    ]);
+    let up1 = repo.propose(&["update", &fa, "Fact A, first rewrite.", "--reason", "r"]);
+    let up2 = repo.propose(&["update", &fa, "Fact A, competing rewrite.", "--reason", "r"]);
+
+    approve(&repo, &up1);
+    // b was proposed against the file before up1 changed it, but still applies.
+    let list = repo.json(&["review", "list", "--json"]);
+    let status: Vec<_> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["status"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(status, ["rebased", "conflict"]);
+    approve(&repo, &b);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Rebased"), ["true"]);
+    assert!(repo.read(ARCH).contains("Fact A, first rewrite."));
+
+    let err = refused(&repo, &up2, "conflict");
+    assert!(err.contains("changed since the proposal was made"), "{err}");
+    let show = repo.json(&["review", "show", &up2, "--json"]);
+    assert_eq!(show["status"], "conflict");
+    repo.mneme(&["review", "show", &up2])
+        .assert()
+        .success()
+        .stdout(contains("CONFLICT"))
+        .stdout(contains("Fact A, first rewrite."));
+}
+
+#[test]
+fn hooks_run_and_can_be_skipped() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::committed();
+    let hook = |name: &str, body: &str| {
+        let path = repo.file(&format!(".git/hooks/{name}"));
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    // pre-commit sees exactly the commit's content through GIT_INDEX_FILE.
+    hook("pre-commit", "git diff --cached --name-only HEAD > .git/precommit-saw; git diff --cached HEAD | grep -q '^+.*forbidden' && { echo 'no forbidden words' >&2; exit 1; }; exit 0");
+    hook("commit-msg", "printf 'Reviewed-by: hook\\n' >> \"$1\"");
+    let bad = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "A forbidden statement.",
+        "--reason",
+        "r",
+    ]);
+    let err = refused(&repo, &bad, "hook_failed");
+    assert!(err.contains("no forbidden words"), "{err}");
+    repo.mneme(&["review", "approve", "--no-verify", &bad])
+        .assert()
+        .success();
+    assert!(repo.trailer("HEAD", "Reviewed-by").is_empty());
+
+    let good = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "A fine statement.",
+        "--reason",
+        "r",
+    ]);
+    approve(&repo, &good);
+    assert_eq!(
+        repo.read(".git/precommit-saw"),
+        ".ledger/facts/pitfalls.md\n"
+    );
+    assert_eq!(repo.trailer("HEAD", "Reviewed-by"), ["hook"]);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Decision"), ["approve"]);
+    assert_eq!(repo.status(), "");
+}
+
+#[test]
+fn commits_are_signed_when_git_is_configured_to_sign() {
+    let repo = Repo::committed();
+    let key = repo.path().join(".git/test-signing-key");
+    let status = std::process::Command::new("ssh-keygen")
+        .args([
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-C",
+            "human@example.com",
+            "-f",
+        ])
+        .arg(&key)
+        .status();
+    let Ok(status) = status else {
+        eprintln!("ssh-keygen not available; skipping the signing test");
+        return;
+    };
+    assert!(status.success());
+    let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
+    std::fs::write(
+        repo.file(".git/allowed_signers"),
+        format!("human@example.com {public}"),
+    )
+    .unwrap();
+    repo.git(&["config", "gpg.format", "ssh"]);
+    repo.git(&["config", "user.signingKey", key.to_str().unwrap()]);
+    repo.git(&[
+        "config",
+        "gpg.ssh.allowedSignersFile",
+        repo.file(".git/allowed_signers").to_str().unwrap(),
+    ]);
+    repo.git(&["config", "commit.gpgSign", "true"]);
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Signed facts are trusted.",
+        "--reason",
+        "r",
+    ]);
+    approve(&repo, &id);
+    repo.git(&["verify-commit", "HEAD"]);
+}
+
+#[test]
+fn an_interrupted_approval_is_finished_or_explained() {
+    let repo = Repo::committed();
+    repo.write("staged.txt", "staged\n");
+    repo.git(&["add", "staged.txt"]);
+
+    // Killed before the commit point: nothing changed, the proposal stays pending.
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Crashes are survivable.",
+        "--reason",
+        "r",
+    ]);
+    let head = repo.head();
+    repo.mneme(&["review", "approve", &id])
+        .env("MNEME_FAULT", "journal")
+        .assert()
+        .failure();
+    assert_eq!(repo.head(), head);
+    repo.mneme(&["review", "list"])
+        .assert()
+        .success()
+        .stderr(contains("nothing had changed"))
+        .stderr(contains("index.lock"))
+        .stdout(contains(&id));
+    assert!(!repo.file(".git/mneme-decision.json").exists());
+    std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
+
+    // Killed after the branch moved: the next run finishes the index, files and proposal.
+    repo.mneme(&["review", "approve", &id])
+        .env("MNEME_FAULT", "ref")
+        .assert()
+        .failure();
+    assert_ne!(repo.head(), head);
+    assert!(
+        repo.file(".git/index.lock").exists(),
+        "a kill leaves git's lock behind"
+    );
+    repo.mneme(&["review", "list"])
+        .assert()
+        .code(1)
+        .stderr(contains("remove it and run mneme again"));
+    std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
+    repo.mneme(&["review", "list"])
+        .assert()
+        .success()
+        .stderr(contains("finished the interrupted commit"))
+        .stdout(contains("No pending proposals"));
+    assert!(repo
+        .read(".ledger/facts/pitfalls.md")
+        .contains("Crashes are survivable."));
+    assert_eq!(repo.git(&["status", "--porcelain", "--", ".ledger"]), "");
+    assert_eq!(
+        repo.git(&["diff", "--cached", "--name-only"]),
+        "staged.txt\n"
+    );
+
+    // Killed after the index was written: the proposal file is removed on the next run.
+    let id2 = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Journals make steps idempotent.",
+        "--reason",
+        "r",
+    ]);
+    repo.mneme(&["review", "approve", &id2])
+        .env("MNEME_FAULT", "index")
+        .assert()
+        .failure();
+    repo.mneme(&["review", "list"])
+        .assert()
+        .success()
+        .stderr(contains("finished"))
+        .stdout(contains("No pending proposals"));
+    assert!(repo.proposals().is_empty());
+    repo.git(&["fsck", "--strict"]);
+}
+
+#[test]
+fn unknown_proposals_and_no_terminal() {
+    let repo = Repo::committed();
+    let out = repo
+        .mneme(&["--json", "review", "approve", "nope"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(error_code(&out), "unknown_proposal");
+    repo.mneme(&["review"])
+        .assert()
+        .code(1)
+        .stderr(contains("needs a terminal"))
+        .stderr(contains("review list"));
+}

@@ -1,0 +1,348 @@
+use crate::common::{error_code, json, Repo};
+use predicates::str::contains;
+use serde_json::Value;
+
+fn create(repo: &Repo, args: &[&str]) -> String {
+    let mut full = vec!["create", "--json"];
+    full.extend_from_slice(args);
+    let out = repo.mneme(&full).assert().success().get_output().clone();
+    json(&out)["id"].as_str().unwrap().to_owned()
+}
+
+fn task(repo: &Repo, id: &str) -> Value {
+    serde_json::from_str(&repo.read(&format!(".ledger/tasks/{id}.json"))).unwrap()
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn ready(repo: &Repo) -> Vec<String> {
+    ids(&repo.json(&["ready", "--json"]))
+}
+
+#[test]
+fn create_writes_one_file_with_every_field() {
+    let repo = Repo::new();
+    let parent = create(&repo, &["Epic", "-t", "epic", "-p", "P1"]);
+    let blocker = create(&repo, &["Blocker"]);
+    let id = create(
+        &repo,
+        &[
+            "Fix the cache",
+            "-d",
+            "Stale after deploy",
+            "-t",
+            "bug",
+            "-p",
+            "0",
+            "--parent",
+            &parent,
+            "--depends-on",
+            &blocker,
+            "--label",
+            "cache",
+            "--label",
+            "ops",
+        ],
+    );
+    assert!(id.starts_with("t-") && id.len() >= 6, "{id}");
+    let t = task(&repo, &id);
+    assert_eq!(t["title"], "Fix the cache");
+    assert_eq!(t["description"], "Stale after deploy");
+    assert_eq!(t["type"], "bug");
+    assert_eq!(t["priority"], 0);
+    assert_eq!(t["status"], "open");
+    assert_eq!(t["labels"], serde_json::json!(["cache", "ops"]));
+    assert_eq!(
+        t["deps"],
+        serde_json::json!([{"type": "parent-child", "id": parent}, {"type": "blocks", "id": blocker}])
+    );
+    assert_eq!(t["notes"], serde_json::json!([]));
+    assert!(t["created_at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(t["closed_at"], Value::Null);
+    let files = std::fs::read_dir(repo.file(".ledger/tasks"))
+        .unwrap()
+        .count();
+    assert_eq!(files, 3);
+    repo.mneme(&["create", "  "]).assert().code(1);
+    repo.mneme(&["create", "x", "-p", "P7"]).assert().code(2);
+}
+
+#[test]
+fn dependencies_drive_ready_and_blocked_through_close_and_reopen() {
+    let repo = Repo::new();
+    let a = create(&repo, &["A", "-p", "2"]);
+    let b = create(&repo, &["B", "-p", "1", "--depends-on", &a]);
+    let epic = create(&repo, &["Epic", "-p", "3"]);
+    let child = create(&repo, &["Child", "-p", "0", "--parent", &epic]);
+    let related = create(&repo, &["Related", "-p", "4"]);
+    repo.mneme(&["dep", "add", &related, &a, "--type", "related"])
+        .assert()
+        .success();
+
+    assert_eq!(
+        ready(&repo),
+        [child.clone(), a.clone(), epic.clone(), related.clone()]
+    );
+    let blocked = repo.json(&["blocked", "--json"]);
+    assert_eq!(blocked.as_array().unwrap().len(), 1);
+    assert_eq!(blocked[0]["task"]["id"], b);
+    assert_eq!(blocked[0]["blocked_by"], serde_json::json!([a]));
+
+    repo.mneme(&["update", &epic, "--status", "deferred"])
+        .assert()
+        .success();
+    assert_eq!(ready(&repo), [a.clone(), related.clone()]);
+    let explain = repo.json(&["ready", "--explain", "--json"]);
+    let reasons: Vec<String> = explain["not_ready"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["id"].as_str().unwrap(),
+                r["reasons"][0]["reason"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(reasons.contains(&format!("{b} blocked_by")), "{reasons:?}");
+    assert!(
+        reasons.contains(&format!("{child} ancestor")),
+        "{reasons:?}"
+    );
+    assert!(reasons.contains(&format!("{epic} status")), "{reasons:?}");
+    repo.mneme(&["ready", "--explain"])
+        .assert()
+        .success()
+        .stdout(contains(format!("blocked by {a} (open)")));
+
+    repo.mneme(&["close", &a, "--reason", "done"])
+        .assert()
+        .success();
+    assert_eq!(ready(&repo), [b.clone(), related.clone()]);
+    let closed = task(&repo, &a);
+    assert_eq!(closed["status"], "closed");
+    assert_eq!(closed["close_reason"], "done");
+    repo.mneme(&["reopen", &a]).assert().success();
+    assert_eq!(task(&repo, &a)["closed_at"], Value::Null);
+    assert_eq!(ready(&repo), [a.clone(), related.clone()]);
+    repo.mneme(&["close", &a]).assert().code(2);
+}
+
+#[test]
+fn cycles_are_refused_naming_the_cycle() {
+    let repo = Repo::new();
+    let a = create(&repo, &["A"]);
+    let b = create(&repo, &["B", "--depends-on", &a]);
+    let c = create(&repo, &["C", "--depends-on", &b]);
+    let before = task(&repo, &a);
+    let out = repo
+        .mneme(&["--json", "dep", "add", &a, &c])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(error_code(&out), "dependency_cycle");
+    repo.mneme(&["dep", "add", &a, &c])
+        .assert()
+        .code(1)
+        .stderr(contains(format!("{a} → {c} → {b} → {a}")));
+    assert_eq!(task(&repo, &a), before);
+    repo.mneme(&["dep", "add", &a, &c, "--type", "related"])
+        .assert()
+        .success();
+    repo.mneme(&["dep", "rm", &c, &b]).assert().success();
+    repo.mneme(&["dep", "add", &a, &c]).assert().success();
+    repo.mneme(&["dep", "tree", &a])
+        .assert()
+        .success()
+        .stdout(contains(format!("└─ blocks {c}")));
+}
+
+#[test]
+fn ids_by_unique_prefix_and_suggestions_for_unknown_ones() {
+    let repo = Repo::new();
+    let a = create(&repo, &["Alpha"]);
+    let prefix = &a[2..5];
+    repo.mneme(&["show", prefix])
+        .assert()
+        .success()
+        .stdout(contains("Alpha"));
+    repo.mneme(&["show", &a[..5]]).assert().success();
+    let wrong = format!("{}zz", &a[..4]);
+    let out = repo
+        .mneme(&["--json", "update", &wrong, "--notes", "x"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(error_code(&out), "unknown_task");
+    repo.mneme(&["update", &wrong, "--notes", "x"])
+        .assert()
+        .code(1)
+        .stderr(contains(format!("did you mean {a}")));
+}
+
+#[test]
+fn notes_append_and_claims_are_exclusive() {
+    let repo = Repo::new();
+    let id = create(&repo, &["Shared"]);
+    let outputs = repo.concurrently(32, |i| {
+        [
+            "update",
+            &id,
+            "--notes",
+            &format!("note {i}"),
+            "--agent",
+            &format!("agent-{i}"),
+        ]
+        .map(String::from)
+        .to_vec()
+    });
+    for out in outputs {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let notes = task(&repo, &id)["notes"].as_array().unwrap().clone();
+    assert_eq!(notes.len(), 32);
+    let mut texts: Vec<_> = notes
+        .iter()
+        .map(|n| n["text"].as_str().unwrap().to_owned())
+        .collect();
+    texts.sort();
+    texts.dedup();
+    assert_eq!(texts.len(), 32);
+
+    let outputs = repo.concurrently(8, |i| {
+        ["update", &id, "--claim", "--agent", &format!("claimer-{i}")]
+            .map(String::from)
+            .to_vec()
+    });
+    let winners = outputs.iter().filter(|o| o.status.success()).count();
+    assert_eq!(winners, 1);
+    let t = task(&repo, &id);
+    let owner = t["assignee"].as_str().unwrap().to_owned();
+    assert_eq!(t["status"], "in_progress");
+    for o in outputs.iter().filter(|o| !o.status.success()) {
+        assert_eq!(o.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("already claimed by {owner}")));
+    }
+    // The owner may claim again; notes survived the claims.
+    repo.mneme(&["update", &id, "--claim", "--agent", &owner])
+        .assert()
+        .success();
+    assert_eq!(task(&repo, &id)["notes"].as_array().unwrap().len(), 32);
+}
+
+#[test]
+fn list_filters() {
+    let repo = Repo::new();
+    let bug = create(&repo, &["Bug", "-t", "bug", "-p", "0", "--label", "ui"]);
+    let chore = create(&repo, &["Chore", "-t", "chore", "-p", "3"]);
+    let done = create(&repo, &["Done"]);
+    repo.mneme(&["close", &done, "--reason", "r"])
+        .assert()
+        .success();
+    repo.mneme(&["update", &chore, "--claim", "--agent", "claude"])
+        .assert()
+        .success();
+    let list = |args: &[&str]| {
+        let mut full = vec!["list", "--json"];
+        full.extend_from_slice(args);
+        ids(&repo.json(&full))
+    };
+    assert_eq!(list(&[]), [bug.clone(), chore.clone()]);
+    assert_eq!(list(&["--all"]).len(), 3);
+    assert_eq!(list(&["--status", "closed"]), [done.as_str()]);
+    assert_eq!(list(&["--type", "bug"]), [bug.as_str()]);
+    assert_eq!(list(&["--priority", "P3"]), [chore.as_str()]);
+    assert_eq!(list(&["--assignee", "claude"]), [chore.as_str()]);
+    assert_eq!(list(&["--label", "ui"]), [bug.as_str()]);
+    repo.mneme(&["list"])
+        .assert()
+        .success()
+        .stdout(contains("in_progress [claude] Chore"));
+}
+
+#[test]
+fn a_corrupt_task_file_is_reported_and_the_rest_keeps_working() {
+    let repo = Repo::new();
+    let good = create(&repo, &["Good"]);
+    repo.write(".ledger/tasks/t-bad1.json", "{ broken");
+    repo.mneme(&["ready"])
+        .assert()
+        .success()
+        .stdout(contains(&good))
+        .stderr(contains("t-bad1.json"));
+    repo.mneme(&["update", &good, "--notes", "still works"])
+        .assert()
+        .success();
+    let out = repo
+        .mneme(&["check", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let findings = json(&out)["findings"].clone();
+    assert_eq!(findings[0]["code"], "task_parse");
+    assert_eq!(findings[0]["path"], ".ledger/tasks/t-bad1.json");
+}
+
+#[test]
+fn context_shows_in_progress_and_ready_tasks() {
+    let repo = Repo::new();
+    let doing = create(&repo, &["Doing it", "-p", "1"]);
+    let next = create(&repo, &["Next up", "-p", "0"]);
+    repo.mneme(&["update", &doing, "--claim", "--agent", "claude"])
+        .assert()
+        .success();
+    let v = repo.json(&["context", "--json"]);
+    assert_eq!(v["tasks"]["in_progress"][0]["id"], doing);
+    assert_eq!(v["tasks"]["ready"][0]["id"], next);
+    assert_eq!(v["tasks"]["open"], 2);
+    repo.mneme(&["context"])
+        .assert()
+        .success()
+        .stdout(contains("## Tasks (2 open, 1 in progress, 1 ready)"))
+        .stdout(contains("Doing it [in progress, P1, claude]"));
+}
+
+#[test]
+fn tasks_created_on_two_branches_merge_without_conflicts() {
+    let repo = Repo::committed();
+    let shared = create(&repo, &["Shared"]);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "shared task"]);
+    repo.git(&["checkout", "-q", "-b", "left"]);
+    let left: Vec<_> = (0..5)
+        .map(|i| create(&repo, &[&format!("Left {i}")]))
+        .collect();
+    repo.mneme(&["update", &shared, "--notes", "from left"])
+        .assert()
+        .success();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "left tasks"]);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["checkout", "-q", "-b", "right"]);
+    let right: Vec<_> = (0..5)
+        .map(|i| create(&repo, &[&format!("Right {i}")]))
+        .collect();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "right tasks"]);
+    repo.git(&["merge", "-q", "--no-edit", "left"]);
+    let all = ids(&repo.json(&["list", "--json"]));
+    assert_eq!(all.len(), 11);
+    for id in left.iter().chain(&right) {
+        assert!(all.contains(id));
+    }
+    assert_eq!(task(&repo, &shared)["notes"][0]["text"], "from left");
+}
