@@ -1,16 +1,31 @@
 //! mneme: durable, human-approved memory for AI coding agents, kept as plain files in git.
 //!
-//! Layers, each depending only on those above it (see docs/architecture.md):
+//! Layers, each depending only on those listed before it (docs/architecture.md):
 //! - [`model`]: pure values and functions: fact files, proposals, planning, apply, the
 //!   fact-level audit, lint rules, tasks, JSON views. No filesystem, git, clock or environment.
 //! - [`store`]: the ledger's files on disk: loading, locks, atomic writes.
-//! - [`git`]: the repository through gix: discovery, decision commits, history.
-//! - [`ops`]: what a verb does, over one workspace: review, propose, check, tasks.
+//! - [`git`]: the repository through gix: discovery, decision commits, hooks, history.
+//! - [`ops`]: what each verb does, over one workspace.
+//!
+//! Each layer has its own error type that keeps its causes; the CLI renders them once.
 
-pub mod error;
 pub mod git;
 pub mod model;
 pub mod ops;
 pub mod store;
 
-pub use error::{Error, Result};
+/// An error and its sources, joined by `: `, as one line of text.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let part = s.to_string();
+        // `#[error(transparent)]` wrappers repeat their source's text.
+        if !text.ends_with(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    text
+}

@@ -1,10 +1,14 @@
 //! All output goes through `Ui`: data on stdout, errors on stderr, colors only where the stream
 //! is a terminal and `NO_COLOR` is unset (anstream decides), JSON when asked.
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
+use mneme::ops::Notes;
 use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::cli::error::CliError;
 
 pub const ID: Style = AnsiColor::Cyan.on_default().bold();
 pub const HEADER: Style = Style::new().bold();
@@ -23,9 +27,10 @@ impl Ui {
         Ui { json }
     }
 
-    /// Human output on stdout; styles are stripped when stdout is not a color terminal.
-    pub fn out(&self, text: &str) {
-        let stdout = std::io::stdout();
+    /// Human output on stdout; styles are stripped when stdout is not a color terminal. A
+    /// failed write is an error (a closed pipe is told apart by the caller).
+    pub fn out(&self, text: &str) -> io::Result<()> {
+        let stdout = io::stdout();
         // Strip styles in one go and write once: a stripping stream would write piece by piece.
         let text = match anstream::AutoStream::choice(&stdout) {
             anstream::ColorChoice::Never => {
@@ -33,33 +38,55 @@ impl Ui {
             }
             _ => std::borrow::Cow::Borrowed(text),
         };
-        // A closed pipe (`mneme context | head`) is not an error worth reporting.
-        let _ = stdout.lock().write_all(text.as_bytes());
+        let mut lock = stdout.lock();
+        lock.write_all(text.as_bytes())?;
+        lock.flush()
     }
 
-    pub fn json(&self, value: &impl Serialize) {
+    /// `value` as pretty JSON on stdout.
+    pub fn json(&self, value: &impl Serialize) -> io::Result<()> {
         let mut s = serde_json::to_string_pretty(value).expect("views serialize");
         s.push('\n');
-        let _ = std::io::stdout().lock().write_all(s.as_bytes());
+        let mut lock = io::stdout().lock();
+        lock.write_all(s.as_bytes())?;
+        lock.flush()
     }
 
-    /// A warning or note on stderr (styled only where stderr shows colors).
-    pub fn warn(&self, text: &str) {
-        let _ = writeln!(anstream::stderr(), "{}", paint(WARN, text));
-    }
-
-    /// The one place errors are rendered.
-    pub fn error(&self, e: &mneme::Error) {
-        if self.json {
-            let mut body = serde_json::json!({ "code": e.code(), "message": e.to_string() });
-            if let serde_json::Value::Object(details) = e.details() {
-                body.as_object_mut().expect("object").extend(details);
+    /// The one place errors are rendered: text with a hint, or one line of JSON, on stderr.
+    pub fn error(&self, e: &CliError) {
+        // Nothing more can be done when stderr itself is gone.
+        let _ = if self.json {
+            let mut body = json!({ "code": e.code.as_str(), "message": e.message });
+            if let Some(hint) = &e.hint {
+                body["hint"] = json!(hint);
             }
-            let s = serde_json::json!({ "error": body });
-            let _ = writeln!(std::io::stderr(), "{s}");
+            if let Value::Object(details) = &*e.details {
+                body.as_object_mut()
+                    .expect("object")
+                    .extend(details.clone());
+            }
+            writeln!(io::stderr(), "{}", json!({ "error": body }))
         } else {
-            let _ = writeln!(anstream::stderr(), "{ERROR}error:{ERROR:#} {e}");
-        }
+            let hint = e
+                .hint
+                .as_ref()
+                .map(|h| format!("\n{}", paint(DIM, format!("hint: {h}"))))
+                .unwrap_or_default();
+            writeln!(
+                anstream::stderr(),
+                "{} {}{hint}",
+                paint(ERROR, "error:"),
+                e.message
+            )
+        };
+    }
+}
+
+impl Notes for Ui {
+    /// A warning or note on stderr (styled only where stderr shows colors). Losing one when
+    /// stderr is closed is not worth failing the command for.
+    fn warn(&self, text: &str) {
+        let _ = writeln!(anstream::stderr(), "{}", paint(WARN, text));
     }
 }
 

@@ -1,10 +1,7 @@
-use mneme::model::tasks::{Board, Status};
-use mneme::model::time::Timestamp;
-use mneme::store::Workspace;
-use mneme::{Error, Result};
+use mneme::ops::tasks::close;
 
-use super::{load_tasks, Cx};
-use crate::cli::ui::{self, paint, GOOD};
+use crate::cli::ui::{paint, task_line, GOOD};
+use crate::cli::{Cx, ExitStatus, Result};
 
 /// Close tasks, with the reason.
 #[derive(Debug, clap::Args)]
@@ -20,42 +17,17 @@ pub struct Args {
     reason: String,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let reason = args.reason.trim();
-    if reason.is_empty() {
-        return Err(Error::InvalidInput(
-            "--reason must say why the task is closed".into(),
-        ));
-    }
-    let ws = Workspace::discover(&cx.cwd)?;
-    let tasks = load_tasks(&ws)?;
-    let board = Board::new(tasks.iter());
-    let ids = args
-        .ids
-        .iter()
-        .map(|i| board.resolve(i).map(|t| t.id.clone()))
-        .collect::<Result<Vec<_>>>()?;
-    let mut done = Vec::new();
-    for id in ids {
-        let (task, ()) = ws.modify_task(&id, |t| {
-            let now = Timestamp::now().rfc3339();
-            t.status = Status::Closed;
-            t.closed_at = Some(now.clone());
-            t.close_reason = Some(reason.to_owned());
-            t.updated_at = now;
-            Ok(())
-        })?;
-        if !cx.ui.json {
-            cx.ui.out(&format!(
-                "{} {}",
-                paint(GOOD, "closed"),
-                ui::task_line(&task)
-            ));
-        }
-        done.push(task);
-    }
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let done = close(&ws, cx.ui, &args.ids, &args.reason)?;
     if cx.ui.json {
-        cx.ui.json(&done);
+        cx.ui.json(&done)?;
+    } else {
+        let lines: String = done
+            .iter()
+            .map(|t| format!("{} {}", paint(GOOD, "closed"), task_line(t)))
+            .collect();
+        cx.ui.out(&lines)?;
     }
-    Ok(())
+    Ok(ExitStatus::Success)
 }

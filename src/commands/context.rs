@@ -1,10 +1,8 @@
-use mneme::model::time::Timestamp;
-use mneme::model::views::{Context, FactView};
-use mneme::store::Workspace;
-use mneme::Result;
+use mneme::model::views::{Context, FactView, TaskLine};
+use mneme::ops::context::context;
 
-use super::Cx;
 use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
+use crate::cli::{Cx, ExitStatus, Result};
 
 /// Print what an agent must know at session start.
 ///
@@ -16,23 +14,15 @@ use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
 )]
 pub struct Args {}
 
-pub fn run(cx: &Cx, _args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
-    let ledger = ws.load()?;
-    let loaded = ws.load_proposals()?;
-    let proposals: Vec<_> = loaded
-        .iter()
-        .filter_map(|p| p.proposal.as_ref().ok())
-        .collect();
-    let invalid = loaded.len() - proposals.len();
-    let tasks = super::load_tasks(&ws)?;
-    let context = Context::build(&ledger, &proposals, invalid, &tasks, Timestamp::now());
+pub fn run(cx: &Cx, _args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let context = context(&ws, cx.ui)?;
     if cx.ui.json {
-        cx.ui.json(&context);
+        cx.ui.json(&context)?;
     } else {
-        cx.ui.out(&render(&context));
+        cx.ui.out(&render(&context))?;
     }
-    Ok(())
+    Ok(ExitStatus::Success)
 }
 
 fn render(c: &Context) -> String {
@@ -161,7 +151,7 @@ pub fn fact_line(fact: &FactView) -> String {
     out
 }
 
-fn task_line(label: &str, t: &mneme::model::views::TaskLine) -> String {
+fn task_line(label: &str, t: &TaskLine) -> String {
     let who = t
         .assignee
         .as_deref()

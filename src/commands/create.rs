@@ -1,10 +1,8 @@
-use mneme::model::tasks::{check_title, parse_priority, Board, Dep, DepKind, Kind, Status, Task};
-use mneme::model::time::Timestamp;
-use mneme::store::tasks::actor;
-use mneme::store::Workspace;
-use mneme::Result;
+use mneme::model::tasks::{parse_priority, Kind};
+use mneme::ops::tasks::{create, NewTask};
 
-use super::{load_tasks, Cx};
+use super::{kind_parser, print_task};
+use crate::cli::{Cx, ExitStatus, Result};
 
 /// Create a task (for agents: never interactive).
 ///
@@ -22,7 +20,7 @@ pub struct Args {
     #[arg(short, long)]
     description: Option<String>,
     /// Type.
-    #[arg(short = 't', long = "type", value_enum, default_value_t = Kind::Task)]
+    #[arg(short = 't', long = "type", value_parser = kind_parser(), default_value = "task")]
     kind: Kind,
     /// Priority, P0 (most urgent) to P4.
     #[arg(short, long, default_value = "2", value_parser = parse_priority)]
@@ -44,58 +42,22 @@ pub struct Args {
     assignee: Option<String>,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
-    ws.check_ledger()?;
-    let title = check_title(&args.title)?;
-    let _lock = ws.lock_tasks()?;
-    let existing = load_tasks(&ws)?;
-    let board = Board::new(existing.iter());
-    let mut deps = Vec::new();
-    let mut link = |kind, id: &str| -> Result<()> {
-        deps.push(Dep {
-            kind,
-            id: board.resolve(id)?.id.clone(),
-        });
-        Ok(())
-    };
-    if let Some(p) = &args.parent {
-        link(DepKind::ParentChild, p)?;
-    }
-    for d in &args.depends_on {
-        link(DepKind::Blocks, d)?;
-    }
-    if let Some(d) = &args.discovered_from {
-        link(DepKind::DiscoveredFrom, d)?;
-    }
-    let now = Timestamp::now().rfc3339();
-    let mut task = Task {
-        id: String::new(),
-        title: title.clone(),
-        description: args
-            .description
-            .clone()
-            .unwrap_or_default()
-            .trim()
-            .to_owned(),
-        kind: args.kind,
-        priority: args.priority,
-        status: Status::Open,
-        assignee: args.assignee.clone(),
-        labels: args.labels.clone(),
-        deps,
-        notes: Vec::new(),
-        created_at: now.clone(),
-        updated_at: now.clone(),
-        closed_at: None,
-        close_reason: None,
-    };
-    let seed = format!(
-        "{now}\0{title}\0{}\0{}",
-        std::process::id(),
-        actor(None, &ws)
-    );
-    ws.create_task(&mut task, &existing, &seed)?;
-    super::print_task(cx, "created", &task);
-    Ok(())
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let task = create(
+        &ws,
+        cx.ui,
+        NewTask {
+            title: args.title.clone(),
+            description: args.description.clone().unwrap_or_default(),
+            kind: args.kind,
+            priority: args.priority,
+            assignee: args.assignee.clone(),
+            labels: args.labels.clone(),
+            parent: args.parent.clone(),
+            depends_on: args.depends_on.clone(),
+            discovered_from: args.discovered_from.clone(),
+        },
+    )?;
+    print_task(cx, "created", &task)
 }

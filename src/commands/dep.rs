@@ -1,11 +1,10 @@
-use mneme::model::tasks::{Board, Dep, DepKind, Task};
-use mneme::model::time::Timestamp;
-use mneme::store::Workspace;
-use mneme::{Error, Result};
-use serde_json::json;
+use mneme::model::tasks::{Board, DepKind, Task};
+use mneme::model::views::DepTree;
+use mneme::ops::tasks::{self, add_dep, remove_dep};
 
-use super::{load_tasks, Cx};
-use crate::cli::ui::{self, paint, DIM};
+use super::{dep_kind_parser, print_task};
+use crate::cli::ui::{paint, task_line, DIM};
+use crate::cli::{Cx, ExitStatus, Result};
 
 /// Add, remove or show task dependencies.
 ///
@@ -29,7 +28,7 @@ enum Action {
     Add {
         id: String,
         depends_on: String,
-        #[arg(long = "type", value_enum, default_value_t = DepKind::Blocks)]
+        #[arg(long = "type", value_parser = dep_kind_parser(), default_value = "blocks")]
         kind: DepKind,
     },
     /// Remove the dependency of ID on DEPENDS_ON (of any type).
@@ -38,88 +37,35 @@ enum Action {
     Tree { id: String },
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
     match &args.action {
         Action::Add {
             id,
             depends_on,
             kind,
         } => {
-            // Cycle check and write under one lock, so two agents cannot close a cycle together.
-            let _lock = ws.lock_tasks()?;
-            let tasks = load_tasks(&ws)?;
-            let board = Board::new(tasks.iter());
-            let (from, to) = (
-                board.resolve(id)?.id.clone(),
-                board.resolve(depends_on)?.id.clone(),
-            );
-            if matches!(kind, DepKind::Blocks | DepKind::ParentChild) {
-                if let Some(cycle) = board.cycle_with(&from, &to) {
-                    return Err(Error::DependencyCycle { cycle });
-                }
-            }
-            let (task, ()) = ws.modify_task_locked(&from, |t| {
-                let dep = Dep {
-                    kind: *kind,
-                    id: to.clone(),
-                };
-                if *kind == DepKind::ParentChild && t.parent().is_some_and(|p| p != to) {
-                    return Err(Error::InvalidInput(format!(
-                        "{} already has a parent; remove it first",
-                        t.id
-                    )));
-                }
-                if !t.deps.contains(&dep) {
-                    t.deps.push(dep);
-                }
-                t.updated_at = Timestamp::now().rfc3339();
-                Ok(())
-            })?;
-            report(cx, &task, "dependency added")
+            let task = add_dep(&ws, cx.ui, id, depends_on, *kind)?;
+            print_task(cx, "dependency added", &task)
         }
         Action::Rm { id, depends_on } => {
-            let _lock = ws.lock_tasks()?;
-            let tasks = load_tasks(&ws)?;
-            let board = Board::new(tasks.iter());
-            let from = board.resolve(id)?.id.clone();
-            let to = board
-                .resolve(depends_on)
-                .map(|t| t.id.clone())
-                .unwrap_or_else(|_| depends_on.clone());
-            let (task, ()) = ws.modify_task_locked(&from, |t| {
-                let before = t.deps.len();
-                t.deps.retain(|d| d.id != to);
-                if t.deps.len() == before {
-                    return Err(Error::InvalidInput(format!(
-                        "{} does not depend on {to}",
-                        t.id
-                    )));
-                }
-                t.updated_at = Timestamp::now().rfc3339();
-                Ok(())
-            })?;
-            report(cx, &task, "dependency removed")
+            let task = remove_dep(&ws, cx.ui, id, depends_on)?;
+            print_task(cx, "dependency removed", &task)
         }
         Action::Tree { id } => {
-            let tasks = load_tasks(&ws)?;
+            let tasks = tasks::load(&ws, cx.ui)?;
             let board = Board::new(tasks.iter());
             let root = board.resolve(id)?;
             if cx.ui.json {
-                cx.ui.json(&tree_json(&board, root, &mut Vec::new()));
+                cx.ui.json(&DepTree::new(&board, root))?;
             } else {
-                let mut out = ui::task_line(root);
+                let mut out = task_line(root);
                 tree_text(&board, root, "", &mut vec![root.id.clone()], &mut out);
-                cx.ui.out(&out);
+                cx.ui.out(&out)?;
             }
-            Ok(())
+            Ok(ExitStatus::Success)
         }
     }
-}
-
-fn report(cx: &Cx, task: &Task, what: &str) -> Result<()> {
-    super::print_task(cx, what, task);
-    Ok(())
 }
 
 fn tree_text(board: &Board, task: &Task, indent: &str, path: &mut Vec<String>, out: &mut String) {
@@ -133,7 +79,7 @@ fn tree_text(board: &Board, task: &Task, indent: &str, path: &mut Vec<String>, o
         match board.tasks.get(dep.id.as_str()) {
             Some(t) if path.contains(&t.id) => out.push_str(&format!("{} (cycle)\n", t.id)),
             Some(t) => {
-                out.push_str(&ui::task_line(t));
+                out.push_str(&task_line(t));
                 path.push(t.id.clone());
                 tree_text(
                     board,
@@ -147,20 +93,4 @@ fn tree_text(board: &Board, task: &Task, indent: &str, path: &mut Vec<String>, o
             None => out.push_str(&format!("{} (missing)\n", dep.id)),
         }
     }
-}
-
-fn tree_json(board: &Board, task: &Task, path: &mut Vec<String>) -> serde_json::Value {
-    path.push(task.id.clone());
-    let deps: Vec<_> = task
-        .deps
-        .iter()
-        .map(|d| match board.tasks.get(d.id.as_str()) {
-            Some(t) if !path.contains(&t.id) => {
-                json!({ "type": d.kind, "task": tree_json(board, t, path) })
-            }
-            _ => json!({ "type": d.kind, "id": d.id }),
-        })
-        .collect();
-    path.pop();
-    json!({ "id": task.id, "title": task.title, "status": task.status, "deps": deps })
 }

@@ -1,11 +1,10 @@
 use std::fmt::Write as _;
 
-use mneme::model::audit::{Entry, Summary};
-use mneme::store::Workspace;
-use mneme::{git::commit as git, git::history, model::audit as pr, Result};
+use mneme::model::summary::{Entry, EntryKind, Summary};
+use mneme::ops::audit::diff;
 
-use super::Cx;
 use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
+use crate::cli::{Cx, ExitStatus, Result};
 
 /// Summarise what a range of commits did to the facts.
 ///
@@ -32,19 +31,15 @@ enum Format {
     Json,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
-    let repo = git::open(&ws.location)?;
-    let range = history::resolve_range(&repo, args.range.as_deref())?;
-    let commits = history::examine(&repo, &range)?;
-    let pending = history::proposals_at(&repo, range.head)?;
-    let summary = pr::summarize(&range.label, &commits, &pending);
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let summary = diff(&ws, args.range.as_deref())?;
     match (args.format, cx.ui.json) {
-        (Format::Json, _) | (_, true) => cx.ui.json(&summary),
-        (Format::Markdown, false) => cx.ui.out(&markdown(&summary)),
-        (Format::Text, false) => cx.ui.out(&text(&summary)),
+        (Format::Json, _) | (_, true) => cx.ui.json(&summary)?,
+        (Format::Markdown, false) => cx.ui.out(&markdown(&summary))?,
+        (Format::Text, false) => cx.ui.out(&text(&summary))?,
     }
-    Ok(())
+    Ok(ExitStatus::Success)
 }
 
 fn one_line(s: &Option<String>) -> String {
@@ -81,10 +76,10 @@ fn text(s: &Summary) -> String {
                 paint(DIM, format!("({}; {})", e.file, who(e)))
             );
             match e.kind {
-                "added" => {
+                EntryKind::Added => {
                     let _ = writeln!(out, "    + {}", one_line(&e.new));
                 }
-                "removed" => {
+                EntryKind::Removed => {
                     let _ = writeln!(out, "    - {}", one_line(&e.old));
                 }
                 _ => {
@@ -188,10 +183,10 @@ fn markdown(s: &Summary) -> String {
         for e in entries {
             let _ = write!(out, "- `{}` in `{}`", e.fact, e.file);
             match e.kind {
-                "added" => {
+                EntryKind::Added => {
                     let _ = writeln!(out, ": {}", md(&one_line(&e.new)));
                 }
-                "removed" => {
+                EntryKind::Removed => {
                     let _ = writeln!(out, ": ~~{}~~", md(&one_line(&e.old)));
                 }
                 _ => {

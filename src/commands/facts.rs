@@ -1,11 +1,9 @@
 use std::ffi::OsString;
 
 use mneme::model::views::FileView;
-use mneme::store::Workspace;
-use mneme::Result;
 
-use super::{utf8, Cx};
 use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
+use crate::cli::{utf8, Cx, ExitStatus, Result};
 
 /// List facts, all of them or those of one file, superseded ones included.
 #[derive(Debug, clap::Args)]
@@ -17,9 +15,9 @@ pub struct Args {
     file: Option<OsString>,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
-    let ledger = ws.load()?;
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let ledger = ws.store.load()?;
     let files: Vec<FileView> = match &args.file {
         Some(name) => vec![FileView::new(
             ledger.resolve_file(&utf8("the file name", name)?)?,
@@ -27,8 +25,8 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
         None => ledger.files.iter().map(FileView::new).collect(),
     };
     if cx.ui.json {
-        cx.ui.json(&files);
-        return Ok(());
+        cx.ui.json(&files)?;
+        return Ok(ExitStatus::Success);
     }
     let mut out = String::new();
     for file in &files {
@@ -47,7 +45,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
             };
             let mut tags = format!("line {}", fact.line);
             if !fact.is_active() {
-                tags.push_str(&format!(", {}", fact.state));
+                tags.push_str(&format!(", {}", fact.state.as_str()));
                 if let Some(by) = &fact.superseded_by {
                     tags.push_str(&format!(" by {by}"));
                 }
@@ -59,6 +57,6 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
             ));
         }
     }
-    cx.ui.out(&out);
-    Ok(())
+    cx.ui.out(&out)?;
+    Ok(ExitStatus::Success)
 }

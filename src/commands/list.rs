@@ -1,9 +1,9 @@
 use mneme::model::tasks::{parse_priority, Kind, Status};
-use mneme::store::Workspace;
-use mneme::Result;
+use mneme::ops::tasks;
 
-use super::{load_tasks, Cx};
-use crate::cli::ui;
+use super::{kind_parser, status_parser};
+use crate::cli::ui::task_line;
+use crate::cli::{Cx, ExitStatus, Result};
 
 /// List tasks, most urgent first (closed ones only with --all or --status closed).
 #[derive(Debug, clap::Args)]
@@ -11,9 +11,9 @@ use crate::cli::ui;
     after_help = "Examples:\n  mneme list\n  mneme list --status in_progress --assignee claude\n  mneme list --type bug --priority P0 --json"
 )]
 pub struct Args {
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = status_parser())]
     status: Option<Status>,
-    #[arg(long = "type", value_enum)]
+    #[arg(long = "type", value_parser = kind_parser())]
     kind: Option<Kind>,
     #[arg(long, value_parser = parse_priority)]
     priority: Option<u8>,
@@ -26,9 +26,9 @@ pub struct Args {
     all: bool,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
-    let mut tasks = load_tasks(&ws)?;
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let mut tasks = tasks::load(&ws, cx.ui)?;
     tasks.retain(|t| {
         args.status
             .map_or(args.all || t.is_open(), |s| t.status == s)
@@ -44,12 +44,12 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
         (a.priority, &a.created_at, &a.id).cmp(&(b.priority, &b.created_at, &b.id))
     });
     if cx.ui.json {
-        cx.ui.json(&tasks);
+        cx.ui.json(&tasks)?;
     } else if tasks.is_empty() {
-        cx.ui.out("No tasks.\n");
+        cx.ui.out("No tasks.\n")?;
     } else {
         cx.ui
-            .out(&tasks.iter().map(ui::task_line).collect::<String>());
+            .out(&tasks.iter().map(task_line).collect::<String>())?;
     }
-    Ok(())
+    Ok(ExitStatus::Success)
 }

@@ -1,10 +1,8 @@
-use mneme::git::history;
+use mneme::git::history::decisions;
 use mneme::model::decision::Recorded;
-use mneme::store::Workspace;
-use mneme::Result;
 
-use super::Cx;
 use crate::cli::ui::{paint, DIM, ID};
+use crate::cli::{Cx, ExitStatus, Result};
 
 /// Show the review decisions in git history, newest first.
 ///
@@ -20,19 +18,17 @@ pub struct Args {
     max_count: Option<usize>,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
-    let decisions = history::decisions(&ws.location, args.fact_id.as_deref(), args.max_count)?;
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let decisions = decisions(&ws.repo, args.fact_id.as_deref(), args.max_count)?;
     if cx.ui.json {
-        cx.ui.json(&decisions);
-        return Ok(());
+        cx.ui.json(&decisions)?;
+    } else if decisions.is_empty() {
+        cx.ui.out("No decisions recorded yet.\n")?;
+    } else {
+        cx.ui.out(&decisions.iter().map(line).collect::<String>())?;
     }
-    if decisions.is_empty() {
-        cx.ui.out("No decisions recorded yet.\n");
-        return Ok(());
-    }
-    cx.ui.out(&decisions.iter().map(line).collect::<String>());
-    Ok(())
+    Ok(ExitStatus::Success)
 }
 
 /// `2026-11-22 a1b2c3d4e5 approve add f-7f3c (claude → Grace <g@x>)`
@@ -40,14 +36,14 @@ pub fn line(r: &Recorded) -> String {
     let ops = r
         .operations
         .iter()
-        .map(|o| format!("{} {}", o.op, o.fact_ids.join(" → ")))
+        .map(|o| format!("{} {}", o.op.as_str(), o.fact_ids.join(" → ")))
         .collect::<Vec<_>>()
         .join(", ");
     format!(
         "{} {} {:<7} {ops} {}\n",
         paint(DIM, &r.date[..10.min(r.date.len())]),
         paint(ID, &r.commit[..10.min(r.commit.len())]),
-        r.verdict,
+        r.verdict.as_str(),
         paint(
             DIM,
             format!(

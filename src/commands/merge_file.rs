@@ -1,8 +1,10 @@
 use std::path::PathBuf;
 
-use mneme::{model::merge, store, Error, Result};
+use mneme::model::merge::merge;
+use mneme::ops::Notes;
+use mneme::store::write_atomic;
 
-use super::Cx;
+use crate::cli::{CliError, Cx, ExitStatus, Result};
 
 /// Merge a fact file three ways by fact id (a git merge driver).
 ///
@@ -23,23 +25,21 @@ pub struct Args {
     theirs: PathBuf,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let read = |p: &PathBuf| -> Result<String> {
-        let bytes = std::fs::read(cx.cwd.join(p)).map_err(Error::io(p))?;
-        String::from_utf8(bytes).map_err(|_| Error::InvalidUtf8 {
-            what: p.display().to_string(),
-        })
+        let bytes = std::fs::read(cx.cwd.join(p)).map_err(|e| CliError::input(p, e))?;
+        String::from_utf8(bytes).map_err(|_| CliError::invalid_utf8(&p.display().to_string()))
     };
     let (base, ours, theirs) = (read(&args.base)?, read(&args.ours)?, read(&args.theirs)?);
-    let merged = merge::merge(&base, &ours, &theirs);
-    store::write_atomic(&cx.cwd.join(&args.ours), merged.text.as_bytes())?;
-    if merged.conflicts > 0 {
-        eprintln!(
-            "mneme: {} conflicting fact(s) in {}",
-            merged.conflicts,
-            args.ours.display()
-        );
-        std::process::exit(1);
+    let merged = merge(&base, &ours, &theirs);
+    write_atomic(&cx.cwd.join(&args.ours), merged.text.as_bytes())?;
+    if merged.conflicts == 0 {
+        return Ok(ExitStatus::Success);
     }
-    Ok(())
+    cx.ui.warn(&format!(
+        "mneme: {} conflicting fact(s) in {}",
+        merged.conflicts,
+        args.ours.display()
+    ));
+    Ok(ExitStatus::Failure)
 }

@@ -1,4 +1,5 @@
-//! One file per verb: an `Args` struct whose doc comments are the `--help` text, and a `run`.
+//! One file per verb: an `Args` struct whose doc comments are the `--help` text, and a `run`
+//! that parses, calls `mneme::ops`, and renders.
 
 pub mod blocked;
 pub mod check;
@@ -22,49 +23,38 @@ pub mod update;
 pub mod verify;
 pub mod why;
 
-use std::ffi::OsString;
-use std::path::PathBuf;
+use clap::builder::TypedValueParser;
+use mneme::model::tasks::{DepKind, Kind, Status, Task};
 
-use mneme::{Error, Result};
-
-use crate::cli::ui::Ui;
-
-/// What every verb gets: where it runs and where it prints.
-pub struct Cx<'a> {
-    pub cwd: PathBuf,
-    pub ui: &'a Ui,
-}
-
-/// An argument as UTF-8, or a clear error naming it.
-pub fn utf8(what: &str, value: &OsString) -> Result<String> {
-    value
-        .to_str()
-        .map(str::to_owned)
-        .ok_or_else(|| Error::InvalidUtf8 {
-            what: what.to_owned(),
-        })
-}
-
-/// Tasks that parse; files that do not are reported on stderr and skipped, so one corrupt
-/// file does not stop work on the rest.
-pub fn load_tasks(ws: &mneme::store::Workspace) -> Result<Vec<mneme::model::tasks::Task>> {
-    let loaded = ws.load_tasks()?;
-    for (path, why) in &loaded.broken {
-        eprintln!(
-            "warning: skipping {}: {why} (see `mneme check`)",
-            ws.relative(path).display()
-        );
-    }
-    Ok(loaded.tasks)
-}
+use crate::cli::ui::{paint, task_line, GOOD};
+use crate::cli::{names, Cx, ExitStatus, Result};
 
 /// Prints a changed task: as JSON, or as `<verb> <task line>`.
-pub fn print_task(cx: &Cx, verb: &str, task: &mneme::model::tasks::Task) {
-    use crate::cli::ui::{paint, task_line, GOOD};
+pub fn print_task(cx: &Cx, verb: &str, task: &Task) -> Result<ExitStatus> {
     if cx.ui.json {
-        cx.ui.json(task);
+        cx.ui.json(task)?;
     } else {
         cx.ui
-            .out(&format!("{} {}", paint(GOOD, verb), task_line(task)));
+            .out(&format!("{} {}", paint(GOOD, verb), task_line(task)))?;
     }
+    Ok(ExitStatus::Success)
+}
+
+/// `--status`: the names the task files and JSON use (`in-progress` is accepted too).
+pub fn status_parser() -> impl TypedValueParser<Value = Status> {
+    names(
+        &Status::ALL,
+        |s| s.as_str(),
+        &[("in-progress", "in_progress")],
+    )
+}
+
+/// `--type` of a task.
+pub fn kind_parser() -> impl TypedValueParser<Value = Kind> {
+    names(&Kind::ALL, |k| k.as_str(), &[])
+}
+
+/// `--type` of a dependency.
+pub fn dep_kind_parser() -> impl TypedValueParser<Value = DepKind> {
+    names(&DepKind::ALL, |k| k.as_str(), &[])
 }

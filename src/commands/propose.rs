@@ -1,16 +1,13 @@
 use std::ffi::OsString;
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use mneme::model::proposal::{plan, PlanContext, Request, RequestOp};
-use mneme::model::time::Timestamp;
-use mneme::model::views::Budget;
-use mneme::store::Workspace;
-use mneme::{git as repo, Error, Result};
-use serde_json::json;
+use mneme::model::plan::{Request, RequestOp};
+use mneme::model::views::{Budget, ProposedView};
+use mneme::ops::propose::{propose, Proposed};
 
-use super::{utf8, Cx};
 use crate::cli::ui::{paint, DIM, ID, WARN};
+use crate::cli::{utf8, CliError, Cx, ExitStatus, Result};
 
 /// Propose a change to the facts, for a human to review (never interactive).
 ///
@@ -105,48 +102,33 @@ impl Text {
                 let mut bytes = Vec::new();
                 std::io::stdin()
                     .read_to_end(&mut bytes)
-                    .map_err(Error::io("<stdin>"))?;
-                String::from_utf8(bytes).map_err(|_| Error::InvalidUtf8 {
-                    what: "standard input".into(),
-                })
+                    .map_err(|e| CliError::input(Path::new("<stdin>"), e))?;
+                String::from_utf8(bytes).map_err(|_| CliError::invalid_utf8("standard input"))
             }
         }
     }
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let request = request(args)?;
-    let ws = Workspace::discover(&cx.cwd)?;
-    ws.check_ledger()?;
-    let ctx = PlanContext {
-        now: Timestamp::now(),
-        author: repo::author(&ws.repo),
-        nonce: u64::from(Timestamp::now().nanos) ^ u64::from(std::process::id()) << 32,
-    };
-    // Checking for duplicates and writing must not interleave with another `propose`.
-    let lock = ws.lock()?;
-    let ledger = ws.load()?;
-    let pending: Vec<_> = ws
-        .load_proposals()?
-        .into_iter()
-        .filter_map(|p| p.proposal.ok())
-        .collect();
-    let mut planned = plan(&ledger, &pending, request, &ctx)?;
-    let path = ws.write_proposal(&mut planned.proposal)?;
-    drop(lock);
-
-    let rel = ws.relative(&path).display().to_string();
+    let ws = cx.workspace()?;
+    let Proposed {
+        planned,
+        path,
+        ledger,
+    } = propose(&ws, request)?;
+    let rel = ws.store.relative(&path).display().to_string();
     let p = &planned.proposal;
     let budget = Budget::of(&ledger);
     if cx.ui.json {
-        cx.ui.json(&json!({
-            "id": p.id,
-            "path": rel,
-            "proposal": p,
-            "similar": planned.similar,
-            "budget": budget,
-        }));
-        return Ok(());
+        cx.ui.json(&ProposedView {
+            id: &p.id,
+            path: rel,
+            proposal: p,
+            similar: &planned.similar,
+            budget,
+        })?;
+        return Ok(ExitStatus::Success);
     }
     let mut out = format!("Proposed {} ({rel})\n", paint(ID, &p.id));
     for op in &p.operations {
@@ -182,15 +164,14 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
         ));
     }
     out.push_str("A human reviews it with `mneme review`.\n");
-    cx.ui.out(&out);
-    Ok(())
+    cx.ui.out(&out)?;
+    Ok(ExitStatus::Success)
 }
 
 fn request(args: &Args) -> Result<Request> {
     let mut request = match (&args.op, &args.from_json) {
-        (Some(_), Some(_)) => return Err(Error::InvalidInput(
-            "give either an operation (add, update, remove, supersede) or --from-json, not both"
-                .into(),
+        (Some(_), Some(_)) => return Err(CliError::invalid_input(
+            "give either an operation (add, update, remove, supersede) or --from-json, not both",
         )),
         (Some(op), None) => Request {
             operations: vec![operation(op)?],
@@ -198,8 +179,8 @@ fn request(args: &Args) -> Result<Request> {
         },
         (None, Some(file)) => read_request(file)?,
         (None, None) => {
-            return Err(Error::InvalidInput(
-                "name an operation (add, update, remove, supersede) or --from-json FILE".into(),
+            return Err(CliError::invalid_input(
+                "name an operation (add, update, remove, supersede) or --from-json FILE",
             ))
         }
     };
@@ -246,29 +227,27 @@ fn operation(op: &Op) -> Result<RequestOp> {
 /// Largest `--from-json` input accepted.
 const MAX_REQUEST: u64 = 1024 * 1024;
 
-fn read_request(file: &PathBuf) -> Result<Request> {
+fn read_request(file: &Path) -> Result<Request> {
     let mut bytes = Vec::new();
     let shown = file.display().to_string();
     if file.as_os_str() == "-" {
         std::io::stdin()
             .take(MAX_REQUEST + 1)
             .read_to_end(&mut bytes)
-            .map_err(Error::io("<stdin>"))?;
+            .map_err(|e| CliError::input(Path::new("<stdin>"), e))?;
     } else {
         std::fs::File::open(file)
             .and_then(|f| f.take(MAX_REQUEST + 1).read_to_end(&mut bytes))
-            .map_err(Error::io(file))?;
+            .map_err(|e| CliError::input(file, e))?;
     }
     if bytes.len() as u64 > MAX_REQUEST {
-        return Err(Error::InvalidInput(format!(
+        return Err(CliError::invalid_input(format!(
             "{shown}: larger than {MAX_REQUEST} bytes"
         )));
     }
-    let text = String::from_utf8(bytes).map_err(|_| Error::InvalidUtf8 {
-        what: shown.clone(),
-    })?;
+    let text = String::from_utf8(bytes).map_err(|_| CliError::invalid_utf8(&shown))?;
     serde_json::from_str(&text).map_err(|e| {
-        Error::InvalidInput(format!(
+        CliError::invalid_input(format!(
             "{shown}: not a valid proposal request: {e} (see docs/format.md)"
         ))
     })

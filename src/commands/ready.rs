@@ -1,10 +1,9 @@
-use mneme::model::tasks::Board;
-use mneme::store::Workspace;
-use mneme::Result;
-use serde_json::json;
+use mneme::model::tasks::{Board, NotReady, Task};
+use mneme::model::views::{NotReadyView, ReadyExplained};
+use mneme::ops::tasks;
 
-use super::{load_tasks, Cx};
-use crate::cli::ui::{self, paint, DIM, HEADER, ID};
+use crate::cli::ui::{paint, task_line, DIM, HEADER, ID};
+use crate::cli::{Cx, ExitStatus, Result};
 
 /// List tasks ready to work on: open, nothing unclosed blocking them, no blocked or deferred
 /// ancestor; most urgent first, then oldest.
@@ -21,45 +20,48 @@ pub struct Args {
     explain: bool,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
-    let tasks = load_tasks(&ws)?;
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let tasks = tasks::load(&ws, cx.ui)?;
     let board = Board::new(tasks.iter());
     let mut ready = board.ready();
-    let not_ready: Vec<_> = if args.explain {
+    if let Some(n) = args.limit {
+        ready.truncate(n);
+    }
+    let not_ready: Vec<(&Task, Vec<NotReady>)> = if args.explain {
         tasks
             .iter()
             .filter(|t| t.is_open())
-            .filter_map(|t| {
-                let reasons = board.not_ready(t);
-                (!reasons.is_empty()).then_some((t, reasons))
-            })
+            .map(|t| (t, board.not_ready(t)))
+            .filter(|(_, reasons)| !reasons.is_empty())
             .collect()
     } else {
         Vec::new()
     };
-    if let Some(n) = args.limit {
-        ready.truncate(n);
-    }
     if cx.ui.json {
         if args.explain {
-            let explained: Vec<_> = not_ready
-                .iter()
-                .map(|(t, r)| json!({ "id": t.id, "title": t.title, "reasons": r }))
-                .collect();
-            cx.ui
-                .json(&json!({ "ready": ready, "not_ready": explained }));
+            cx.ui.json(&ReadyExplained {
+                ready: &ready,
+                not_ready: not_ready
+                    .iter()
+                    .map(|(t, reasons)| NotReadyView {
+                        id: &t.id,
+                        title: &t.title,
+                        reasons,
+                    })
+                    .collect(),
+            })?;
         } else {
-            cx.ui.json(&ready);
+            cx.ui.json(&ready)?;
         }
-        return Ok(());
+        return Ok(ExitStatus::Success);
     }
     let mut out = if ready.is_empty() {
         "No ready tasks.\n".to_owned()
     } else {
-        ready.iter().map(|t| ui::task_line(t)).collect()
+        ready.iter().map(|t| task_line(t)).collect()
     };
-    if args.explain && !not_ready.is_empty() {
+    if !not_ready.is_empty() {
         out.push_str(&format!("\n{}\n", paint(HEADER, "Not ready")));
         for (t, reasons) in &not_ready {
             let why = reasons
@@ -75,6 +77,6 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
             ));
         }
     }
-    cx.ui.out(&out);
-    Ok(())
+    cx.ui.out(&out)?;
+    Ok(ExitStatus::Success)
 }

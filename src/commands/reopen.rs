@@ -1,9 +1,7 @@
-use mneme::model::tasks::{Board, Status};
-use mneme::model::time::Timestamp;
-use mneme::store::Workspace;
-use mneme::Result;
+use mneme::ops::tasks::reopen;
 
-use super::{load_tasks, Cx};
+use super::print_task;
+use crate::cli::{Cx, ExitStatus, Result};
 
 /// Reopen a closed task.
 #[derive(Debug, clap::Args)]
@@ -13,17 +11,8 @@ pub struct Args {
     id: String,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
-    let tasks = load_tasks(&ws)?;
-    let id = Board::new(tasks.iter()).resolve(&args.id)?.id.clone();
-    let (task, ()) = ws.modify_task(&id, |t| {
-        t.status = Status::Open;
-        t.closed_at = None;
-        t.close_reason = None;
-        t.updated_at = Timestamp::now().rfc3339();
-        Ok(())
-    })?;
-    super::print_task(cx, "reopened", &task);
-    Ok(())
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let task = reopen(&ws, cx.ui, &args.id)?;
+    print_task(cx, "reopened", &task)
 }

@@ -3,15 +3,18 @@ use std::io::IsTerminal;
 use console::{Key, Term};
 use mneme::git::commit::Committed;
 use mneme::model::apply::Conflict;
-use mneme::model::proposal::check_text;
-use mneme::model::time::{human_age, Timestamp};
-use mneme::ops::review::{self, Pending, Preview, Status};
-use mneme::store::{fact_path, Workspace};
-use mneme::{Error, Result};
-use serde_json::json;
+use mneme::model::ledger::Ledger;
+use mneme::model::paths;
+use mneme::model::plan::check_text;
+use mneme::model::preview::{preview, Preview, Status};
+use mneme::model::time::human_age;
+use mneme::model::views::{Decided, ReviewRow, ReviewShow};
+use mneme::ops::review::{self, Pending};
+use mneme::ops::{now, Notes, Workspace};
 
-use super::Cx;
-use crate::cli::ui::{self, paint, DIM, GOOD, HEADER, ID, WARN};
+use crate::cli::error::Code;
+use crate::cli::ui::{self, paint, DIM, GOOD, HEADER, ID, PROMPT, WARN};
+use crate::cli::{CliError, Cx, ExitStatus, Result};
 
 /// Review pending proposals: approve, reject, edit or skip each.
 ///
@@ -65,115 +68,80 @@ enum Action {
     },
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
-    ws.check_ledger()?;
-    if let Some(note) = mneme::git::commit::recover(&ws.location)? {
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    if let Some(note) = review::recover(&ws)? {
         cx.ui.warn(&format!("note: {note}"));
     }
     match &args.action {
         None => interactive(cx, &ws, args.no_verify),
         Some(Action::List) => list(cx, &ws),
         Some(Action::Show { id }) => show(cx, &ws, id),
-        Some(Action::Approve { ids, message }) => decide(cx, &ws, ids, |ws, item| {
-            let ledger = ws.load()?;
-            review::approve(ws, &ledger, item, message.clone(), args.no_verify)
+        Some(Action::Approve { ids, message }) => decide(cx, &ws, ids, |item| {
+            review::approve(&ws, item, message.clone(), args.no_verify)
         }),
-        Some(Action::Reject { ids, reason }) => decide(cx, &ws, ids, |ws, item| {
-            review::reject(ws, item, reason.clone(), args.no_verify)
+        Some(Action::Reject { ids, reason }) => decide(cx, &ws, ids, |item| {
+            review::reject(&ws, item, reason.clone(), args.no_verify)
         }),
     }
 }
 
-fn list(cx: &Cx, ws: &Workspace) -> Result<()> {
-    let ledger = ws.load()?;
+fn list(cx: &Cx, ws: &Workspace) -> Result<ExitStatus> {
+    let ledger = ws.store.load()?;
     let today = review::today();
-    let now = Timestamp::now();
+    let now = now();
     let items = review::pending(ws)?;
-    let rows: Vec<_> = items
+    let rows: Vec<ReviewRow> = items
         .iter()
         .map(|item| {
-            let p = &item.proposal;
-            let status = review::preview(&ledger, p, &today).status();
-            json!({
-                "id": p.id,
-                "created_at": p.created_at,
-                "age": p.created().map(|t| human_age(t, now)),
-                "agent": p.agent,
-                "reason": p.reason,
-                "evidence": p.evidence,
-                "operations": p.operations.iter().map(|o| o.summary()).collect::<Vec<_>>(),
-                "status": status,
-            })
+            let status = preview(&ledger, &item.proposal, &today).status();
+            ReviewRow::new(&item.proposal, status, now)
         })
         .collect();
     if cx.ui.json {
-        cx.ui.json(&rows);
-        return Ok(());
+        cx.ui.json(&rows)?;
+        return Ok(ExitStatus::Success);
     }
     if rows.is_empty() {
-        cx.ui.out("No pending proposals.\n");
-        return Ok(());
+        cx.ui.out("No pending proposals.\n")?;
+        return Ok(ExitStatus::Success);
     }
     let mut out = String::new();
-    for (item, row) in items.iter().zip(&rows) {
-        let p = &item.proposal;
-        let status = match row["status"].as_str() {
-            Some("conflict") => paint(WARN, "conflict"),
-            Some("rebased") => paint(DIM, "rebased"),
-            _ => String::new(),
+    for row in &rows {
+        let status = match row.status {
+            Status::Conflict => paint(WARN, "conflict"),
+            Status::Rebased => paint(DIM, "rebased"),
+            Status::Clean => String::new(),
         };
         out.push_str(&format!(
             "{} {} {} {status}\n",
-            paint(ID, &p.id),
+            paint(ID, row.id),
             paint(
                 DIM,
                 format!(
                     "[{}, {}]",
-                    p.agent.as_deref().unwrap_or("unknown agent"),
-                    row["age"].as_str().unwrap_or("?")
+                    row.agent.unwrap_or("unknown agent"),
+                    row.age.as_deref().unwrap_or("?")
                 )
             ),
-            p.operations
-                .iter()
-                .map(|o| o.summary())
-                .collect::<Vec<_>>()
-                .join("; "),
+            row.operations.join("; "),
         ));
     }
-    cx.ui.out(&out);
-    Ok(())
+    cx.ui.out(&out)?;
+    Ok(ExitStatus::Success)
 }
 
-fn show(cx: &Cx, ws: &Workspace, id: &str) -> Result<()> {
-    let ledger = ws.load()?;
+fn show(cx: &Cx, ws: &Workspace, id: &str) -> Result<ExitStatus> {
+    let ledger = ws.store.load()?;
     let items = review::pending(ws)?;
     let item = review::find(&items, id)?;
-    let preview = review::preview(&ledger, &item.proposal, &review::today());
+    let preview = preview(&ledger, &item.proposal, &review::today());
     if cx.ui.json {
-        let files: Vec<_> = match &preview.outcome {
-            Ok(applied) => applied
-                .files
-                .iter()
-                .map(|f| {
-                    let path = fact_path(&f.name);
-                    json!({ "name": f.name, "path": path, "diff": mneme::model::textdiff::unified(&path, &f.old, &f.new, 3) })
-                })
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        cx.ui.json(&json!({
-            "id": item.proposal.id,
-            "status": preview.status(),
-            "conflict": preview.outcome.as_ref().err().map(ToString::to_string),
-            "proposal": item.proposal,
-            "similar": preview.similar,
-            "files": files,
-        }));
-        return Ok(());
+        cx.ui.json(&ReviewShow::new(&item.proposal, &preview))?;
+    } else {
+        cx.ui.out(&render(item, &preview, None))?;
     }
-    cx.ui.out(&render(item, &preview, None));
-    Ok(())
+    Ok(ExitStatus::Success)
 }
 
 /// Applies `action` to each named proposal in turn; stops at the first error (earlier
@@ -182,25 +150,30 @@ fn decide(
     cx: &Cx,
     ws: &Workspace,
     ids: &[String],
-    action: impl Fn(&Workspace, &Pending) -> Result<Committed>,
-) -> Result<()> {
+    action: impl Fn(&Pending) -> mneme::ops::Result<Committed>,
+) -> Result<ExitStatus> {
     let items = review::pending(ws)?;
     let targets = ids
         .iter()
         .map(|id| review::find(&items, id))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<mneme::ops::Result<Vec<_>>>()?;
     let mut done = Vec::new();
     for item in targets {
-        let committed = action(ws, item)?;
+        let committed = action(item)?;
         if !cx.ui.json {
-            cx.ui.out(&committed_line(&committed));
+            cx.ui.out(&committed_line(&committed))?;
         }
-        done.push(json!({ "proposal": item.proposal.id, "commit": committed.commit, "branch": committed.branch, "summary": committed.summary }));
+        done.push(Decided {
+            proposal: item.proposal.id.clone(),
+            commit: committed.commit,
+            branch: committed.branch,
+            summary: committed.summary,
+        });
     }
     if cx.ui.json {
-        cx.ui.json(&done);
+        cx.ui.json(&done)?;
     }
-    Ok(())
+    Ok(ExitStatus::Success)
 }
 
 fn committed_line(c: &Committed) -> String {
@@ -215,7 +188,7 @@ fn committed_line(c: &Committed) -> String {
 /// Header and diff of one proposal.
 fn render(item: &Pending, preview: &Preview, position: Option<(usize, usize)>) -> String {
     let p = &item.proposal;
-    let now = Timestamp::now();
+    let now = now();
     let mut out = paint(HEADER, format!("Proposal {}", p.id));
     if let Some((n, total)) = position {
         out.push_str(&paint(DIM, format!("  ({n} of {total})")));
@@ -270,7 +243,7 @@ fn render(item: &Pending, preview: &Preview, position: Option<(usize, usize)>) -
             }
             out.push('\n');
             for f in &applied.files {
-                out.push_str(&ui::diff(&fact_path(&f.name), &f.old, &f.new));
+                out.push_str(&ui::diff(&paths::fact_file(&f.name), &f.old, &f.new));
             }
         }
         Err(conflict) => {
@@ -296,42 +269,43 @@ q - quit: leave this and the remaining proposals pending
 ? - this help
 ";
 
-fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<()> {
+fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-        return Err(Error::NotATerminal);
+        return Err(CliError::new(
+            Code::NotATerminal,
+            "`mneme review` is interactive and needs a terminal",
+        )
+        .with_hint("use `mneme review list`, `show`, `approve` or `reject`"));
     }
     let term = Term::stderr();
     let mut items = review::pending(ws)?;
     if items.is_empty() {
-        cx.ui.out("No pending proposals.\n");
-        return Ok(());
+        cx.ui.out("No pending proposals.\n")?;
+        return Ok(ExitStatus::Success);
     }
     let total = items.len();
     let (mut approved, mut rejected, mut skipped) = (0, 0, 0);
     'proposals: for (n, item) in items.iter_mut().enumerate() {
         loop {
-            let ledger = ws.load()?;
-            let preview = review::preview(&ledger, &item.proposal, &review::today());
+            let ledger = ws.store.load()?;
+            let preview = preview(&ledger, &item.proposal, &review::today());
             cx.ui.out(&format!(
                 "\n{}",
                 render(item, &preview, Some((n + 1, total)))
-            ));
+            ))?;
             let conflict = preview.status() == Status::Conflict;
             let keys = if conflict { "n,e,s,q,?" } else { "y,n,e,s,q,?" };
-            let prompt = paint(
-                crate::cli::ui::PROMPT,
-                format!("Approve this proposal [{keys}]? "),
-            );
+            let prompt = paint(PROMPT, format!("Approve this proposal [{keys}]? "));
             let key = read_choice(&term, &prompt)?;
             let result = match key {
-                'y' if !conflict => review::approve(ws, &ledger, item, None, no_verify).map(Some),
+                'y' if !conflict => review::approve(ws, item, None, no_verify),
                 'n' => {
                     let reason: String = dialoguer::Input::new()
                         .with_prompt("Reason for rejecting (optional)")
                         .allow_empty(true)
                         .interact_text_on(&term)
-                        .map_err(|e| Error::Git(format!("reading the reason: {e}")))?;
-                    review::reject(ws, item, Some(reason), no_verify).map(Some)
+                        .map_err(|dialoguer::Error::IO(e)| CliError::terminal(e))?;
+                    review::reject(ws, item, Some(reason), no_verify)
                 }
                 'e' => {
                     edit(item, &ledger)?;
@@ -346,47 +320,46 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<()> {
                     break 'proposals;
                 }
                 _ => {
-                    cx.ui.out(HELP);
+                    cx.ui.out(HELP)?;
                     continue;
                 }
             };
             match result {
-                Ok(Some(c)) => {
+                Ok(c) => {
                     if key == 'y' {
                         approved += 1;
                     } else {
                         rejected += 1;
                     }
-                    cx.ui.out(&committed_line(&c));
+                    cx.ui.out(&committed_line(&c))?;
                     continue 'proposals;
                 }
-                Ok(None) => {}
-                Err(e) => cx.ui.error(&e),
+                Err(e) => cx.ui.error(&e.into()),
             }
         }
     }
     cx.ui.out(&format!(
         "\n{approved} approved, {rejected} rejected, {skipped} left pending.\n"
-    ));
-    Ok(())
+    ))?;
+    Ok(ExitStatus::Success)
 }
 
 fn read_choice(term: &Term, prompt: &str) -> Result<char> {
-    term.write_str(prompt).map_err(Error::io("<terminal>"))?;
-    let key = term.read_key().map_err(Error::io("<terminal>"))?;
+    term.write_str(prompt).map_err(CliError::terminal)?;
+    let key = term.read_key().map_err(CliError::terminal)?;
     let c = match key {
         Key::Char(c) => c.to_ascii_lowercase(),
         Key::Escape => 'q',
         _ => '?',
     };
     term.write_line(&c.to_string())
-        .map_err(Error::io("<terminal>"))?;
+        .map_err(CliError::terminal)?;
     Ok(c)
 }
 
 /// Opens the editor on each proposed text; re-targets the proposal at the facts as they are now,
 /// which the reviewer has just seen.
-fn edit(item: &mut Pending, ledger: &mneme::model::ledger::Ledger) -> Result<()> {
+fn edit(item: &mut Pending, ledger: &Ledger) -> Result<()> {
     for op in &mut item.proposal.operations {
         if let Some((_, fact)) = ledger.find(op.fact_id()) {
             if op.before().is_some() {
@@ -399,7 +372,7 @@ fn edit(item: &mut Pending, ledger: &mneme::model::ledger::Ledger) -> Result<()>
         let edited = dialoguer::Editor::new()
             .extension(".md")
             .edit(&text)
-            .map_err(|e| Error::Git(format!("running the editor: {e}")))?;
+            .map_err(|dialoguer::Error::IO(e)| CliError::editor(e))?;
         if let Some(new) = edited {
             op.set_text(check_text(&new, ledger.config.max_fact_chars)?);
         }

@@ -2,11 +2,10 @@ use std::ffi::OsString;
 
 use mneme::model::tasks::{Board, Task};
 use mneme::model::views::FactView;
-use mneme::store::Workspace;
-use mneme::Result;
+use mneme::ops::tasks;
 
-use super::{load_tasks, utf8, Cx};
 use crate::cli::ui::{self, paint, DIM, HEADER, ID};
+use crate::cli::{utf8, Cx, ExitStatus, Result};
 
 /// Show one fact (`f-…`) or one task (`t-…`, or a unique prefix).
 #[derive(Debug, clap::Args)]
@@ -18,37 +17,40 @@ pub struct Args {
     id: OsString,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
     let id = utf8("the id", &args.id)?;
     let id = id.trim();
     if !id.starts_with("t-") {
-        let ledger = ws.load()?;
+        let ledger = ws.store.load()?;
         match ledger.get(id) {
             Ok((file, fact)) => return show_fact(cx, id, FactView::new(file, fact)),
-            Err(e) if id.starts_with("f-") => return Err(e),
+            Err(e) if id.starts_with("f-") => return Err(e.into()),
             Err(_) => {}
         }
     }
-    let tasks = load_tasks(&ws)?;
+    let tasks = tasks::load(&ws, cx.ui)?;
     let task = Board::new(tasks.iter()).resolve(id)?;
     if cx.ui.json {
-        cx.ui.json(task);
+        cx.ui.json(task)?;
     } else {
-        cx.ui.out(&task_detail(task));
+        cx.ui.out(&task_detail(task))?;
     }
-    Ok(())
+    Ok(ExitStatus::Success)
 }
 
-fn show_fact(cx: &Cx, id: &str, view: FactView) -> Result<()> {
+fn show_fact(cx: &Cx, id: &str, view: FactView) -> Result<ExitStatus> {
     if cx.ui.json {
-        cx.ui.json(&view);
-        return Ok(());
+        cx.ui.json(&view)?;
+        return Ok(ExitStatus::Success);
     }
     let mut out = format!(
         "{} {}\n",
         paint(ID, id),
-        paint(DIM, format!("{}:{} · {}", view.file, view.line, view.state))
+        paint(
+            DIM,
+            format!("{}:{} · {}", view.file, view.line, view.state.as_str())
+        )
     );
     for (label, value) in [
         ("superseded by", view.superseded_by.clone()),
@@ -66,8 +68,8 @@ fn show_fact(cx: &Cx, id: &str, view: FactView) -> Result<()> {
     out.push('\n');
     out.push_str(&view.text);
     out.push('\n');
-    cx.ui.out(&out);
-    Ok(())
+    cx.ui.out(&out)?;
+    Ok(ExitStatus::Success)
 }
 
 fn task_detail(t: &Task) -> String {

@@ -1,10 +1,8 @@
-use mneme::model::tasks::{check_title, parse_priority, Board, Note, Status};
-use mneme::model::time::Timestamp;
-use mneme::store::tasks::actor;
-use mneme::store::Workspace;
-use mneme::{Error, Result};
+use mneme::model::tasks::{parse_priority, Changes, Status};
+use mneme::ops::tasks::{actor, update};
 
-use super::{load_tasks, Cx};
+use super::{print_task, status_parser};
+use crate::cli::{Cx, ExitStatus, Result};
 
 /// Update a task: status, claim, notes, title, description, priority, assignee, labels.
 ///
@@ -19,7 +17,7 @@ pub struct Args {
     /// Task id or unique prefix.
     id: String,
     /// New status (use `mneme close` to close).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = status_parser())]
     status: Option<Status>,
     /// Take the task: in progress, assigned to you.
     #[arg(long)]
@@ -44,75 +42,19 @@ pub struct Args {
     agent: Option<String>,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
-    let tasks = load_tasks(&ws)?;
-    let id = Board::new(tasks.iter()).resolve(&args.id)?.id.clone();
-    if args.status == Some(Status::Closed) {
-        return Err(Error::InvalidInput(
-            "close tasks with `mneme close ID --reason TEXT`".into(),
-        ));
-    }
-    let title = args.title.as_deref().map(check_title).transpose()?;
-    let me = actor(args.agent.as_deref(), &ws);
-    let (task, ()) = ws.modify_task(&id, |t| {
-        let now = Timestamp::now().rfc3339();
-        if args.claim {
-            // Compare-and-swap under the lock: only an unclaimed task (or our own) can be taken.
-            match (&t.assignee, t.status) {
-                (_, Status::Closed) => {
-                    return Err(Error::InvalidInput(format!(
-                        "{} is closed; reopen it first",
-                        t.id
-                    )))
-                }
-                (Some(who), _) if *who != me => {
-                    return Err(Error::AlreadyClaimed {
-                        id: t.id.clone(),
-                        by: who.clone(),
-                    })
-                }
-                (None, Status::InProgress) => {
-                    return Err(Error::AlreadyClaimed {
-                        id: t.id.clone(),
-                        by: "someone (no assignee)".into(),
-                    })
-                }
-                _ => {}
-            }
-            t.status = Status::InProgress;
-            t.assignee = Some(me.clone());
-        }
-        if let Some(s) = args.status {
-            t.status = s;
-        }
-        if let Some(title) = &title {
-            t.title = title.clone();
-        }
-        if let Some(d) = &args.description {
-            t.description = d.trim().to_owned();
-        }
-        if let Some(p) = args.priority {
-            t.priority = p;
-        }
-        if let Some(a) = &args.assignee {
-            t.assignee = Some(a.clone()).filter(|a| !a.is_empty());
-        }
-        for l in &args.labels {
-            if !t.labels.contains(l) {
-                t.labels.push(l.clone());
-            }
-        }
-        if let Some(text) = &args.notes {
-            t.notes.push(Note {
-                at: now.clone(),
-                author: me.clone(),
-                text: text.trim().to_owned(),
-            });
-        }
-        t.updated_at = now;
-        Ok(())
-    })?;
-    super::print_task(cx, "updated", &task);
-    Ok(())
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let changes = Changes {
+        status: args.status,
+        claim: args.claim,
+        title: args.title.clone(),
+        description: args.description.clone(),
+        priority: args.priority,
+        assignee: args.assignee.clone(),
+        labels: args.labels.clone(),
+        note: args.notes.clone(),
+    };
+    let me = actor(&ws, args.agent.as_deref());
+    let task = update(&ws, cx.ui, &args.id, &changes, &me)?;
+    print_task(cx, "updated", &task)
 }

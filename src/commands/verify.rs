@@ -1,9 +1,7 @@
-use mneme::store::Workspace;
-use mneme::{git::commit as git, git::history, model::audit as pr, Error, Result};
-use serde_json::json;
+use mneme::ops::audit::{verify, Verification};
 
-use super::Cx;
 use crate::cli::ui::{paint, DIM, GOOD, ID, WARN};
+use crate::cli::{Cx, ExitStatus, Result};
 
 /// Verify that every change to the facts in a range was approved through mneme (for CI).
 ///
@@ -21,62 +19,57 @@ pub struct Args {
     range: Option<String>,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
-    let repo = git::open(&ws.location)?;
-    let range = history::resolve_range(&repo, args.range.as_deref())?;
-    let commits = history::examine(&repo, &range)?;
-    let pr::Audit { violations, notes } = pr::audit(&commits);
-    let decisions = commits.iter().filter(|c| c.decision.is_some()).count();
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let report = verify(&ws, args.range.as_deref())?;
     if cx.ui.json {
-        cx.ui.json(&json!({
-            "range": range.label,
-            "commits": commits.len(),
-            "decisions": decisions,
-            "violations": violations,
-            "notes": notes,
-        }));
+        cx.ui.json(&report)?;
     } else {
-        let mut out = String::new();
-        for v in &violations {
-            out.push_str(&format!(
-                "{} {} {} {}\n",
-                paint(WARN, "unreviewed"),
-                paint(ID, &v.commit[..10]),
-                v.subject,
-                paint(DIM, format!("({})", v.author))
-            ));
-            for p in &v.problems {
-                out.push_str(&format!("  {p}\n"));
-            }
-        }
-        for n in &notes {
-            out.push_str(&format!(
-                "{} {} {} {}\n",
-                paint(DIM, "note"),
-                paint(ID, &n.commit[..10]),
-                n.subject,
-                paint(DIM, format!("({}): {}", n.author, n.problems.join("; ")))
-            ));
-        }
-        let tally = format!(
-            "{} commit(s) in {}, {decisions} review decision(s), {} unreviewed change(s)",
-            commits.len(),
-            range.label,
-            violations.len()
-        );
-        out.push_str(&if violations.is_empty() {
-            paint(GOOD, tally)
-        } else {
-            paint(WARN, tally)
-        });
-        out.push('\n');
-        cx.ui.out(&out);
+        cx.ui.out(&render(&report))?;
     }
-    if !violations.is_empty() {
-        return Err(Error::VerifyFailed {
-            count: violations.len(),
-        });
+    Ok(if report.violations.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+fn render(r: &Verification) -> String {
+    let mut out = String::new();
+    for v in &r.violations {
+        out.push_str(&format!(
+            "{} {} {} {}\n",
+            paint(WARN, "unreviewed"),
+            paint(ID, short_id(&v.commit)),
+            v.subject,
+            paint(DIM, format!("({})", v.author))
+        ));
+        for p in &v.problems {
+            out.push_str(&format!("  {p}\n"));
+        }
     }
-    Ok(())
+    for n in &r.notes {
+        out.push_str(&format!(
+            "{} {} {} {}\n",
+            paint(DIM, "note"),
+            paint(ID, short_id(&n.commit)),
+            n.subject,
+            paint(DIM, format!("({}): {}", n.author, n.problems.join("; ")))
+        ));
+    }
+    let tally = format!(
+        "{} commit(s) in {}, {} review decision(s), {} unreviewed change(s)",
+        r.commits,
+        r.range,
+        r.decisions,
+        r.violations.len()
+    );
+    let style = if r.violations.is_empty() { GOOD } else { WARN };
+    out.push_str(&paint(style, tally));
+    out.push('\n');
+    out
+}
+
+fn short_id(id: &str) -> &str {
+    &id[..id.len().min(10)]
 }

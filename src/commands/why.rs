@@ -1,11 +1,8 @@
-use mneme::git::history;
-use mneme::model::views::FactView;
-use mneme::store::Workspace;
-use mneme::Result;
-use serde_json::json;
+use mneme::git::history::decisions;
+use mneme::model::views::{FactView, Why};
 
-use super::Cx;
 use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
+use crate::cli::{Cx, ExitStatus, Result};
 
 /// Explain a fact: its text and every decision that shaped it, with reasons and evidence.
 #[derive(Debug, clap::Args)]
@@ -15,27 +12,30 @@ pub struct Args {
     fact_id: String,
 }
 
-pub fn run(cx: &Cx, args: &Args) -> Result<()> {
-    let ws = Workspace::discover(&cx.cwd)?;
-    let ledger = ws.load()?;
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let ledger = ws.store.load()?;
     let id = args.fact_id.trim();
     let fact = ledger
         .find(id)
         .map(|(file, fact)| FactView::new(file, fact));
-    let decisions = history::decisions(&ws.location, Some(id), None)?;
+    let decisions = decisions(&ws.repo, Some(id), None)?;
     if fact.is_none() && decisions.is_empty() {
         // Neither in the ledger nor in history: report it as unknown, listing the known ids.
         ledger.get(id)?;
     }
     if cx.ui.json {
-        cx.ui.json(&json!({ "fact": fact, "decisions": decisions }));
-        return Ok(());
+        cx.ui.json(&Why {
+            fact,
+            decisions: &decisions,
+        })?;
+        return Ok(ExitStatus::Success);
     }
     let mut out = match &fact {
         Some(f) => format!(
             "{} {}\n{}\n",
             paint(ID, id),
-            paint(DIM, format!("{}:{} · {}", f.file, f.line, f.state)),
+            paint(DIM, format!("{}:{} · {}", f.file, f.line, f.state.as_str())),
             f.text
         ),
         None => format!(
@@ -67,6 +67,6 @@ pub fn run(cx: &Cx, args: &Args) -> Result<()> {
             ));
         }
     }
-    cx.ui.out(&out);
-    Ok(())
+    cx.ui.out(&out)?;
+    Ok(ExitStatus::Success)
 }

@@ -2,19 +2,22 @@
 
 use gix::bstr::ByteSlice;
 
-use crate::error::{Error, Result};
-use crate::git::Location;
+use crate::git::{Error, Repo, Result};
+use crate::model::audit::Examined;
 use crate::model::decision::{Recorded, DECISION};
+use crate::model::factdiff::Files;
+use crate::model::paths;
+use crate::model::proposal::Proposal;
 use crate::model::time::Timestamp;
 
 /// Every decision reachable from HEAD, newest first, optionally only those touching `fact_id`.
 /// Only commits whose message mentions a decision trailer are decoded.
 pub fn decisions(
-    location: &Location,
+    repo: &Repo,
     fact_id: Option<&str>,
     limit: Option<usize>,
 ) -> Result<Vec<Recorded>> {
-    let repo = crate::git::commit::open(location)?;
+    let repo = repo.gix();
     let head = match repo.head_id() {
         Ok(id) => id.detach(),
         Err(_) => return Ok(Vec::new()),
@@ -26,12 +29,11 @@ pub fn decisions(
         .sorting(gix::revision::walk::Sorting::ByCommitTime(
             Default::default(),
         ))
-        .all()
-        .map_err(Error::git)?;
+        .all()?;
     for info in walk {
-        let info = info.map_err(Error::git)?;
-        let commit = repo.find_commit(info.id).map_err(Error::git)?;
-        let raw = commit.message_raw().map_err(Error::git)?;
+        let info = info?;
+        let commit = repo.find_commit(info.id)?;
+        let raw = commit.message_raw()?;
         if raw.find(needle.as_bytes()).is_none() {
             continue;
         }
@@ -60,23 +62,26 @@ pub struct Range {
 
 /// Resolves `base..head` (either side may be empty: `..HEAD`, `main..`), or, without a spec,
 /// the merge-base of HEAD with the upstream or default branch up to HEAD.
-pub fn resolve_range(repo: &gix::Repository, spec: Option<&str>) -> Result<Range> {
+pub fn resolve_range(repo: &Repo, spec: Option<&str>) -> Result<Range> {
+    let repo = repo.gix();
     let parse = |s: &str| -> Result<gix::ObjectId> {
         let id = repo
             .rev_parse_single(s)
-            .map_err(|e| Error::InvalidInput(format!("cannot resolve `{s}`: {e}")))?;
+            .map_err(|source| Error::UnknownRevision {
+                spec: s.to_owned(),
+                source,
+            })?;
         let commit = id
-            .object()
-            .map_err(Error::git)?
+            .object()?
             .peel_to_commit()
-            .map_err(|_| Error::InvalidInput(format!("`{s}` is not a commit")))?;
+            .map_err(|_| Error::NotACommit { spec: s.to_owned() })?;
         Ok(commit.id)
     };
     if let Some(spec) = spec {
         let Some((a, b)) = spec.split_once("..") else {
-            return Err(Error::InvalidInput(format!(
-                "`{spec}` is not a range; write BASE..HEAD"
-            )));
+            return Err(Error::NotARange {
+                spec: spec.to_owned(),
+            });
         };
         let b = b.trim_start_matches('.');
         let head = parse(if b.is_empty() { "HEAD" } else { b })?;
@@ -126,10 +131,7 @@ pub fn resolve_range(repo: &gix::Repository, spec: Option<&str>) -> Result<Range
         let Ok(tip) = reference.peel_to_id() else {
             continue;
         };
-        let base = repo
-            .merge_base(tip.detach(), head)
-            .map_err(Error::git)?
-            .map(|id| id.detach());
+        let base = repo.merge_base(tip.detach(), head)?.map(|id| id.detach());
         let short = name
             .trim_start_matches("refs/remotes/")
             .trim_start_matches("refs/heads/");
@@ -146,38 +148,19 @@ pub fn resolve_range(repo: &gix::Repository, spec: Option<&str>) -> Result<Range
     })
 }
 
-/// One commit of a range, with what the ledger looked like before and after it.
-#[derive(Debug, Clone)]
-pub struct Examined {
-    pub id: String,
-    pub author: String,
-    pub subject: String,
-    pub date: String,
-    pub decision: Option<Recorded>,
-    /// Fact files in each parent (one empty set for a root commit).
-    pub parents: Vec<crate::model::factdiff::Files>,
-    pub files: crate::model::factdiff::Files,
-    /// The facts directory differs from the first parent's.
-    pub touches_facts: bool,
-    /// Proposal files removed by this commit (relative to the first parent), parsed when possible.
-    pub removed_proposals: Vec<crate::model::proposal::Proposal>,
-    /// Proposal files this commit adds (relative to the first parent): file names.
-    pub added_proposals: Vec<String>,
-}
-
 /// The commits of `range`, oldest first, each examined.
-pub fn examine(repo: &gix::Repository, range: &Range) -> Result<Vec<Examined>> {
+pub fn examine(repo: &Repo, range: &Range) -> Result<Vec<Examined>> {
+    let repo = repo.gix();
     let walk = repo
         .rev_walk([range.head])
         .with_hidden(range.base)
         .sorting(gix::revision::walk::Sorting::ByCommitTime(
             Default::default(),
         ))
-        .all()
-        .map_err(Error::git)?;
+        .all()?;
     let mut ids = Vec::new();
     for info in walk {
-        ids.push(info.map_err(Error::git)?.id);
+        ids.push(info?.id);
     }
     ids.reverse();
     let mut cache = std::collections::HashMap::new();
@@ -186,7 +169,7 @@ pub fn examine(repo: &gix::Repository, range: &Range) -> Result<Vec<Examined>> {
         .collect()
 }
 
-type TreeCache = std::collections::HashMap<gix::ObjectId, crate::model::factdiff::Files>;
+type TreeCache = std::collections::HashMap<gix::ObjectId, Files>;
 
 /// Subject, author, date and decision (if any) of one commit.
 struct CommitText {
@@ -197,7 +180,7 @@ struct CommitText {
 }
 
 fn read_commit(commit: &gix::Commit<'_>) -> Result<CommitText> {
-    let decoded = commit.decode().map_err(Error::git)?;
+    let decoded = commit.decode()?;
     let message = decoded.message();
     let subject = message.summary().to_str_lossy().into_owned();
     let body = message
@@ -223,7 +206,7 @@ fn read_commit(commit: &gix::Commit<'_>) -> Result<CommitText> {
         .map(|a| format!("{} <{}>", a.name, a.email))
         .unwrap_or_default();
     let secs = commit.time().map(|t| t.seconds).unwrap_or_default();
-    let date = Timestamp { secs, nanos: 0 }.rfc3339_seconds();
+    let date = Timestamp::from_unix(secs).rfc3339_seconds();
     if let Some(d) = decision.as_mut() {
         d.commit = commit.id.to_string();
         d.date = date.clone();
@@ -241,14 +224,14 @@ fn examine_one(
     id: gix::ObjectId,
     cache: &mut TreeCache,
 ) -> Result<Examined> {
-    let commit = repo.find_commit(id).map_err(Error::git)?;
+    let commit = repo.find_commit(id)?;
     let CommitText {
         subject,
         author,
         date,
         decision,
     } = read_commit(&commit)?;
-    let tree = commit.tree_id().map_err(Error::git)?.detach();
+    let tree = commit.tree_id()?.detach();
     let parent_trees: Vec<gix::ObjectId> = commit
         .parent_ids()
         .map(|p| {
@@ -256,9 +239,8 @@ fn examine_one(
                 .and_then(|c| c.tree_id())
                 .map(|t| t.detach())
         })
-        .collect::<std::result::Result<_, _>>()
-        .map_err(Error::git)?;
-    let facts_dir = |tree: gix::ObjectId| subtree(repo, tree, ".ledger/facts");
+        .collect::<std::result::Result<_, _>>()?;
+    let facts_dir = |tree: gix::ObjectId| subtree(repo, tree, paths::FACTS);
     let first_parent_tree = parent_trees
         .first()
         .copied()
@@ -266,19 +248,19 @@ fn examine_one(
     let touches_facts = facts_dir(tree)? != facts_dir(first_parent_tree)?;
     let files = facts_at(repo, tree, cache)?;
     let parents = if parent_trees.is_empty() {
-        vec![crate::model::factdiff::Files::new()]
+        vec![Files::new()]
     } else {
         parent_trees
             .iter()
             .map(|t| facts_at(repo, *t, cache))
             .collect::<Result<_>>()?
     };
-    let before = blobs_in(repo, first_parent_tree, ".ledger/proposals")?;
-    let after = blobs_in(repo, tree, ".ledger/proposals")?;
+    let before = blobs_in(repo, first_parent_tree, paths::PROPOSALS)?;
+    let after = blobs_in(repo, tree, paths::PROPOSALS)?;
     let mut removed_proposals = Vec::new();
     for (name, blob) in &before {
         if name.ends_with(".json") && !after.contains_key(name) {
-            if let Ok(p) = crate::model::proposal::Proposal::parse(&blob_text(repo, *blob)?) {
+            if let Ok(p) = Proposal::parse(&blob_text(repo, *blob)?) {
                 removed_proposals.push(p);
             }
         }
@@ -308,15 +290,12 @@ fn subtree(
     tree: gix::ObjectId,
     path: &str,
 ) -> Result<Option<gix::ObjectId>> {
-    let tree = repo.find_tree(tree).map_err(Error::git)?;
-    Ok(tree
-        .lookup_entry_by_path(path)
-        .map_err(Error::git)?
-        .map(|e| e.object_id()))
+    let tree = repo.find_tree(tree)?;
+    Ok(tree.lookup_entry_by_path(path)?.map(|e| e.object_id()))
 }
 
 /// `file name → blob id` of the blobs directly in the directory `path` of `tree`.
-pub fn blobs_in(
+pub(crate) fn blobs_in(
     repo: &gix::Repository,
     tree: gix::ObjectId,
     path: &str,
@@ -325,9 +304,9 @@ pub fn blobs_in(
     let Some(dir) = subtree(repo, tree, path)? else {
         return Ok(out);
     };
-    let dir = repo.find_tree(dir).map_err(Error::git)?;
+    let dir = repo.find_tree(dir)?;
     for entry in dir.iter() {
-        let entry = entry.map_err(Error::git)?;
+        let entry = entry?;
         if entry.mode().is_blob() {
             out.insert(
                 entry.filename().to_str_lossy().into_owned(),
@@ -339,25 +318,21 @@ pub fn blobs_in(
 }
 
 /// A blob's contents as text (invalid UTF-8 replaced).
-pub fn blob_text(repo: &gix::Repository, id: gix::ObjectId) -> Result<String> {
-    let blob = repo.find_blob(id).map_err(Error::git)?;
+pub(crate) fn blob_text(repo: &gix::Repository, id: gix::ObjectId) -> Result<String> {
+    let blob = repo.find_blob(id)?;
     Ok(String::from_utf8_lossy(&blob.data).into_owned())
 }
 
 /// The fact files in `tree`, cached by the id of the facts directory.
-fn facts_at(
-    repo: &gix::Repository,
-    tree: gix::ObjectId,
-    cache: &mut TreeCache,
-) -> Result<crate::model::factdiff::Files> {
-    let Some(dir) = subtree(repo, tree, ".ledger/facts")? else {
+fn facts_at(repo: &gix::Repository, tree: gix::ObjectId, cache: &mut TreeCache) -> Result<Files> {
+    let Some(dir) = subtree(repo, tree, paths::FACTS)? else {
         return Ok(Default::default());
     };
     if let Some(files) = cache.get(&dir) {
         return Ok(files.clone());
     }
-    let mut files = crate::model::factdiff::Files::new();
-    for (name, blob) in blobs_in(repo, tree, ".ledger/facts")? {
+    let mut files = Files::new();
+    for (name, blob) in blobs_in(repo, tree, paths::FACTS)? {
         if name.ends_with(".md") {
             files.insert(name, blob_text(repo, blob)?);
         }
@@ -367,20 +342,13 @@ fn facts_at(
 }
 
 /// The proposals committed in `commit`'s tree (those that parse), oldest first.
-pub fn proposals_at(
-    repo: &gix::Repository,
-    commit: gix::ObjectId,
-) -> Result<Vec<crate::model::proposal::Proposal>> {
-    let tree = repo
-        .find_commit(commit)
-        .map_err(Error::git)?
-        .tree_id()
-        .map_err(Error::git)?
-        .detach();
+pub fn proposals_at(repo: &Repo, commit: gix::ObjectId) -> Result<Vec<Proposal>> {
+    let repo = repo.gix();
+    let tree = repo.find_commit(commit)?.tree_id()?.detach();
     let mut out = Vec::new();
-    for (name, blob) in blobs_in(repo, tree, ".ledger/proposals")? {
+    for (name, blob) in blobs_in(repo, tree, paths::PROPOSALS)? {
         if name.ends_with(".json") {
-            if let Ok(p) = crate::model::proposal::Proposal::parse(&blob_text(repo, blob)?) {
+            if let Ok(p) = Proposal::parse(&blob_text(repo, blob)?) {
                 out.push(p);
             }
         }

@@ -1,44 +1,135 @@
-//! The git side of the shell, through gix: finding the repository, decision commits, history.
+//! The repository, through gix: one handle per run, decision commits, hooks, history. Depends
+//! on `model` for values and on `store` for file primitives; never the other way.
 
 pub mod commit;
+pub mod config;
 pub mod history;
+pub mod hooks;
+pub mod index;
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::store::{self, Store};
 
-/// Where a work tree and its git directory are.
-#[derive(Debug, Clone)]
-pub struct Location {
-    /// Root of the work tree.
-    pub root: PathBuf,
-    /// This work tree's git directory (`.git`, or `.git/worktrees/<name>` for a linked worktree).
-    pub git_dir: PathBuf,
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong with the repository. Causes from gix are kept as sources.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("not inside a git work tree ({})", path.display())]
+    NotARepository {
+        path: PathBuf,
+        #[source]
+        source: gix::Error,
+    },
+    #[error("the repository at {} has no work tree; mneme needs a checkout", path.display())]
+    BareRepository { path: PathBuf },
+    #[error("{} exists: another git process is using the repository", path.display())]
+    Locked { path: PathBuf },
+    #[error("no git identity is configured")]
+    IdentityMissing,
+    #[error("a {what} is in progress")]
+    InProgress { what: String },
+    #[error("HEAD is detached")]
+    DetachedHead,
+    #[error("{path} has {kind} changes nobody reviewed")]
+    LocalEdits { path: String, kind: &'static str },
+    #[error("the sparse index leaves out .ledger/; mneme does not support sparse checkouts that exclude it")]
+    SparseIndex,
+    #[error("the {hook} hook failed ({status}); nothing was committed{}", if output.is_empty() { String::new() } else { format!(":\n{output}") })]
+    HookFailed {
+        hook: &'static str,
+        status: String,
+        output: String,
+    },
+    #[error("the branch moved while the commit was being made")]
+    RefMoved,
+    #[error("{0}")]
+    Interrupted(String),
+    #[error("`{spec}` is not a range; write BASE..HEAD")]
+    NotARange { spec: String },
+    #[error("cannot resolve `{spec}`")]
+    UnknownRevision {
+        spec: String,
+        #[source]
+        source: gix::Error,
+    },
+    #[error("`{spec}` is not a commit")]
+    NotACommit { spec: String },
+    #[error(transparent)]
+    Store(#[from] store::Error),
+    #[error("git")]
+    Gix(#[from] gix::Error),
 }
 
-/// Finds the repository containing `cwd`, honouring `GIT_DIR` and friends as git does.
-pub fn discover(cwd: &Path) -> Result<(Location, gix::Repository)> {
-    let repo =
-        gix::discover_with_environment_overrides(cwd).map_err(|_| Error::NotARepository {
-            path: cwd.to_owned(),
+/// The repository mneme works in: one handle, discovered once per run.
+pub struct Repo {
+    repo: gix::Repository,
+    root: PathBuf,
+    git_dir: PathBuf,
+}
+
+impl Repo {
+    /// Finds the repository containing `cwd`, honouring `GIT_DIR` and friends as git does.
+    pub fn discover(cwd: &Path) -> Result<Repo> {
+        let repo = gix::discover_with_environment_overrides(cwd).map_err(|source| {
+            Error::NotARepository {
+                path: cwd.to_owned(),
+                source,
+            }
         })?;
-    let root = repo
-        .workdir()
-        .ok_or_else(|| Error::BareRepository {
-            path: repo.git_dir().to_owned(),
-        })?
-        .to_owned();
-    let location = Location {
-        root: absolute(&root, cwd),
-        git_dir: absolute(repo.git_dir(), cwd),
-    };
-    Ok((location, repo))
-}
+        let root = repo
+            .workdir()
+            .ok_or_else(|| Error::BareRepository {
+                path: repo.git_dir().to_owned(),
+            })?
+            .to_owned();
+        Ok(Repo {
+            root: absolute(&root, cwd),
+            git_dir: absolute(repo.git_dir(), cwd),
+            repo,
+        })
+    }
 
-/// `Name <email>` of the configured author, if any.
-pub fn author(repo: &gix::Repository) -> Option<String> {
-    let sig = repo.author()?.ok()?;
-    Some(format!("{} <{}>", sig.name, sig.email))
+    /// Root of the work tree.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// This work tree's git directory (`.git`, or `.git/worktrees/<name>` for a linked one).
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
+    }
+
+    /// The ledger's files in this work tree.
+    pub fn store(&self) -> Store {
+        Store::new(self.root.clone(), self.git_dir.clone())
+    }
+
+    pub(crate) fn gix(&self) -> &gix::Repository {
+        &self.repo
+    }
+
+    /// A copy of the handle whose identities are not resolved yet. gix resolves the author and
+    /// committer, with the time, once per handle: a copy made when committing gets that moment's
+    /// time, even in a review session that lasts minutes.
+    pub(crate) fn with_fresh_identity(&self) -> gix::Repository {
+        self.repo.clone()
+    }
+
+    /// `Name <email>` of the configured author, if any.
+    pub fn author(&self) -> Option<String> {
+        let repo = self.with_fresh_identity();
+        let sig = repo.author()?.ok()?;
+        Some(format!("{} <{}>", sig.name, sig.email))
+    }
+
+    /// `Name <email>` of the committer, who is the reviewer.
+    pub fn reviewer(&self) -> Result<String> {
+        let repo = self.with_fresh_identity();
+        let sig = repo.committer().ok_or(Error::IdentityMissing)??;
+        Ok(format!("{} <{}>", sig.name, sig.email))
+    }
 }
 
 fn absolute(path: &Path, cwd: &Path) -> PathBuf {

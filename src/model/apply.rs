@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::facts::{render_fact, Block, Fact, FactFile, Meta, STATE_SUPERSEDED};
-use crate::model::ledger::Ledger;
+use crate::model::facts::{render_fact, Block, Fact, FactFile, Meta, State};
+use crate::model::ledger::{FactFileEntry, Ledger};
 use crate::model::proposal::{Operation, Proposal};
 
 /// The new contents of every fact file the proposal changes.
@@ -44,6 +44,10 @@ pub enum Conflict {
     IdTaken { id: String },
     #[error("the ledger already has this statement as `{id}`")]
     AlreadyPresent { id: String },
+    #[error(
+        "{file} cannot take this change as it is laid out: {why}; adjust the file by hand first"
+    )]
+    Layout { file: String, why: String },
 }
 
 /// Applies `proposal` to `ledger`. `today` (`YYYY-MM-DD`) is stamped as `since` on new and
@@ -52,50 +56,54 @@ pub fn apply(ledger: &Ledger, proposal: &Proposal, today: &str) -> Result<Applie
     let mut files: BTreeMap<String, FactFile> = BTreeMap::new();
     let mut rebased = false;
     for op in &proposal.operations {
-        // Find the fact by id wherever it lives now; the proposal's file name is where it was.
-        let file_name = match op {
-            Operation::Add { file, .. } => file.clone(),
-            _ => match ledger.find(op.fact_id()) {
-                Some((entry, _)) => entry.name.clone(),
-                None => {
-                    return Err(Conflict::FactVanished {
-                        id: op.fact_id().to_owned(),
-                    })
-                }
-            },
-        };
-        let Some(entry) = ledger.file(&file_name) else {
-            return Err(Conflict::MissingFile { file: file_name });
-        };
-        if proposal.base.get(&file_name) != Some(&entry.sha256) {
+        let entry = current_file(ledger, op)?;
+        if proposal.base.get(&entry.name) != Some(&entry.sha256) {
             rebased = true;
         }
-        let file = files.entry(file_name).or_insert_with(|| entry.file.clone());
-        apply_op(ledger, file, op, &proposal.evidence, today)?;
+        let file = files
+            .entry(entry.name.clone())
+            .or_insert_with(|| entry.file.clone());
+        check_new_facts(ledger, file, op)?;
+        let before = file.clone();
+        apply_op(file, op, &proposal.evidence, today)?;
+        *file = reparse(&entry.name, &before, file, op)?;
     }
     let files = files
         .into_iter()
-        .map(|(name, file)| {
-            let old = ledger.file(&name).expect("loaded above").raw.clone();
-            FileChange {
+        .filter_map(|(name, file)| {
+            let old = &ledger.file(&name)?.raw;
+            let new = file.render();
+            (*old != new).then(|| FileChange {
                 name,
-                old,
-                new: file.render(),
-            }
+                old: old.clone(),
+                new,
+            })
         })
-        .filter(|c| c.old != c.new)
         .collect();
     Ok(Applied { files, rebased })
 }
 
-fn apply_op(
-    ledger: &Ledger,
-    file: &mut FactFile,
-    op: &Operation,
-    evidence: &[String],
-    today: &str,
-) -> Result<(), Conflict> {
-    let eol = file.line_ending();
+/// The file an operation changes: for an existing fact, wherever it lives now (the proposal's
+/// file name is where it was).
+fn current_file<'l>(ledger: &'l Ledger, op: &Operation) -> Result<&'l FactFileEntry, Conflict> {
+    let name = match op {
+        Operation::Add { file, .. } => file.as_str(),
+        _ => match ledger.find(op.fact_id()) {
+            Some((entry, _)) => entry.name.as_str(),
+            None => {
+                return Err(Conflict::FactVanished {
+                    id: op.fact_id().to_owned(),
+                })
+            }
+        },
+    };
+    ledger.file(name).ok_or_else(|| Conflict::MissingFile {
+        file: name.to_owned(),
+    })
+}
+
+/// A new fact needs an unused id and a statement the ledger does not already hold.
+fn check_new_facts(ledger: &Ledger, file: &FactFile, op: &Operation) -> Result<(), Conflict> {
     if let Some(new_id) = op.new_id() {
         let taken =
             ledger.find(new_id).is_some() || file.facts().any(|f| f.id.as_deref() == Some(new_id));
@@ -105,14 +113,24 @@ fn apply_op(
             });
         }
     }
-    if let Some((_, f)) = op
+    match op
         .text()
         .and_then(|t| ledger.same_statement(t, op.fact_id()))
     {
-        return Err(Conflict::AlreadyPresent {
+        Some((_, f)) => Err(Conflict::AlreadyPresent {
             id: Ledger::label(f),
-        });
+        }),
+        None => Ok(()),
     }
+}
+
+fn apply_op(
+    file: &mut FactFile,
+    op: &Operation,
+    evidence: &[String],
+    today: &str,
+) -> Result<(), Conflict> {
+    let eol = file.line_ending();
     let new_meta = |old: &Meta| Meta {
         since: Some(today.to_owned()),
         evidence: if evidence.is_empty() {
@@ -155,13 +173,13 @@ fn apply_op(
             ..
         } => {
             let fact = target(file, fact_id, before)?;
-            if fact.meta.state() == STATE_SUPERSEDED {
+            if fact.meta.is_superseded() {
                 return Err(Conflict::FactSuperseded {
                     id: fact_id.clone(),
                 });
             }
             let old_meta = Meta {
-                state: Some(STATE_SUPERSEDED.into()),
+                state: Some(State::Superseded),
                 by: Some(new_fact_id.clone()),
                 ..fact.meta.clone()
             };
@@ -179,9 +197,67 @@ fn apply_op(
             fact.raw = old_raw + &item;
         }
     }
-    // Re-parse so that later operations see the new facts and line numbers.
-    *file = FactFile::parse(&file.render()).expect("rendered fact files parse");
     Ok(())
+}
+
+/// Parses the changed file back, so later operations see its new facts and line numbers, and
+/// checks that it holds exactly what the operation meant: the same front matter, the same facts
+/// in the same order but for the one added, removed or changed, and the proposed text. Markdown
+/// around the facts can make a rendered change read differently (a thematic break that becomes
+/// front matter once the fact before it is gone); such a change is refused, never written.
+fn reparse(
+    name: &str,
+    before: &FactFile,
+    changed: &FactFile,
+    op: &Operation,
+) -> Result<FactFile, Conflict> {
+    let layout = |why: String| Conflict::Layout {
+        file: name.to_owned(),
+        why,
+    };
+    let after = FactFile::parse(&changed.render()).map_err(|e| layout(e.to_string()))?;
+    if after.front_matter != before.front_matter {
+        return Err(layout("the front matter would change".into()));
+    }
+    let mut expected: Vec<String> = before.facts().map(Fact::key).collect();
+    match op {
+        Operation::Add { fact_id, .. } => expected.push(fact_id.clone()),
+        Operation::Remove { fact_id, .. } => expected.retain(|k| k != fact_id),
+        Operation::Supersede {
+            fact_id,
+            new_fact_id,
+            ..
+        } => {
+            let at = expected
+                .iter()
+                .position(|k| k == fact_id)
+                .map_or(0, |i| i + 1);
+            expected.insert(at, new_fact_id.clone());
+        }
+        Operation::Update { .. } => {}
+    }
+    let found: Vec<String> = after.facts().map(Fact::key).collect();
+    if found != expected {
+        return Err(layout(
+            "the facts around the change would read differently".into(),
+        ));
+    }
+    let written = op.new_id().unwrap_or(op.fact_id());
+    let untouched: BTreeMap<String, (&str, &Meta)> = before
+        .facts()
+        .map(|f| (f.key(), (f.text.as_str(), &f.meta)))
+        .collect();
+    for (fact, key) in after.facts().zip(found) {
+        let intact = if key == written {
+            op.text().is_none_or(|t| fact.text == t)
+        } else {
+            key == op.fact_id() || untouched.get(&key) == Some(&(fact.text.as_str(), &fact.meta))
+        };
+        if !intact {
+            return Err(layout(format!("fact `{key}` would not read as proposed")));
+        }
+    }
+    Ok(after)
 }
 
 /// The fact `id` in `file`, provided its text is still what the proposal saw.

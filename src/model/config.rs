@@ -32,10 +32,19 @@ impl Default for Config {
 /// Largest config file read, so a hostile file cannot make the YAML parser work hard.
 const MAX_CONFIG: usize = 64 * 1024;
 
+/// Why `.ledger/config.yaml` cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("larger than {MAX_CONFIG} bytes")]
+    TooLarge,
+    #[error("{0}")]
+    Yaml(#[from] serde_saphyr::Error),
+}
+
 impl Config {
-    pub fn parse(src: &str) -> Result<Config, String> {
+    pub fn parse(src: &str) -> Result<Config, ConfigError> {
         if src.len() > MAX_CONFIG {
-            return Err(format!("larger than {MAX_CONFIG} bytes"));
+            return Err(ConfigError::TooLarge);
         }
         let has_content = src
             .lines()
@@ -43,7 +52,7 @@ impl Config {
         if !has_content {
             return Ok(Config::default());
         }
-        serde_saphyr::from_str(src).map_err(|e| e.to_string())
+        Ok(serde_saphyr::from_str(src)?)
     }
 }
 

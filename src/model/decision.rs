@@ -16,7 +16,7 @@
 
 use serde::Serialize;
 
-use crate::model::proposal::{Operation, Proposal};
+use crate::model::proposal::{OpKind, Operation, Proposal};
 
 pub const DECISION: &str = "Mneme-Decision";
 pub const PROPOSAL: &str = "Mneme-Proposal";
@@ -46,6 +46,14 @@ impl Verdict {
             Verdict::Reject => "reject",
         }
     }
+
+    pub fn parse(s: &str) -> Option<Verdict> {
+        match s {
+            "approve" => Some(Verdict::Approve),
+            "reject" => Some(Verdict::Reject),
+            _ => None,
+        }
+    }
 }
 
 /// What a human decided about one proposal.
@@ -72,7 +80,7 @@ pub fn operation_trailer(op: &Operation) -> String {
         } => {
             format!("supersede {fact_id} {new_fact_id} {file}")
         }
-        _ => format!("{} {} {}", op.kind(), op.fact_id(), op.file()),
+        _ => format!("{} {} {}", op.kind().as_str(), op.fact_id(), op.file()),
     }
 }
 
@@ -97,7 +105,7 @@ impl Decision<'_> {
                 } => {
                     format!("supersede {fact_id} with {new_fact_id}")
                 }
-                _ => format!("{} {}", o.kind(), o.fact_id()),
+                _ => format!("{} {}", o.kind().as_str(), o.fact_id()),
             })
             .collect();
         let mut subject = match self.verdict {
@@ -171,13 +179,12 @@ fn truncate(s: &str, max: usize) -> String {
 }
 
 /// A decision read back from a commit.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Recorded {
     pub commit: String,
     pub date: String,
-    pub verdict: String,
+    pub verdict: Verdict,
     pub proposal: String,
-    /// `(kind, fact ids, file)` per operation: `("supersede", ["f-old1", "f-new2"], "pitfalls.md")`.
     pub operations: Vec<RecordedOp>,
     pub proposed_by: Option<String>,
     pub proposal_author: Option<String>,
@@ -187,49 +194,80 @@ pub struct Recorded {
     pub rebased: bool,
     pub edited: bool,
     pub subject: String,
+    /// Operation trailers mneme could not read: the decision does not say what it did.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub malformed: Vec<String>,
 }
 
+/// `supersede f-old1 f-new2 pitfalls.md`: kind, fact ids, file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RecordedOp {
-    pub op: String,
+    pub op: OpKind,
     pub fact_ids: Vec<String>,
     pub file: String,
 }
 
+impl RecordedOp {
+    /// Reads an operation trailer; `None` unless it names a known kind with its ids and a file.
+    pub fn parse(value: &str) -> Option<RecordedOp> {
+        let words: Vec<&str> = value.split_whitespace().collect();
+        let (kind, rest) = words.split_first()?;
+        let (file, ids) = rest.split_last()?;
+        let op = OpKind::parse(kind)?;
+        let arity = if op == OpKind::Supersede { 2 } else { 1 };
+        (ids.len() == arity).then(|| RecordedOp {
+            op,
+            fact_ids: ids.iter().map(|s| (*s).to_owned()).collect(),
+            file: (*file).to_owned(),
+        })
+    }
+}
+
 impl Recorded {
+    /// A decision with nothing but its verdict and proposal; the rest is filled in as read.
+    pub fn new(verdict: Verdict, proposal: &str) -> Recorded {
+        Recorded {
+            commit: String::new(),
+            date: String::new(),
+            verdict,
+            proposal: proposal.to_owned(),
+            operations: Vec::new(),
+            proposed_by: None,
+            proposal_author: None,
+            reviewer: None,
+            reason: String::new(),
+            evidence: Vec::new(),
+            rebased: false,
+            edited: false,
+            subject: String::new(),
+            malformed: Vec::new(),
+        }
+    }
+
     /// Reads a decision from `(key, value)` trailers and the message body; `None` when the commit
-    /// is not a mneme decision.
+    /// is not a mneme decision (no `Mneme-Decision` trailer with a known verdict).
     pub fn from_trailers<'a>(
         subject: &str,
         body: &str,
         trailers: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Option<Recorded> {
-        let mut r = Recorded {
-            subject: subject.to_owned(),
-            ..Recorded::default()
-        };
-        let mut is_decision = false;
+        let trailers: Vec<(&str, &str)> =
+            trailers.into_iter().map(|(k, v)| (k, v.trim())).collect();
+        let verdict = trailers
+            .iter()
+            .find(|(k, _)| *k == DECISION)
+            .and_then(|(_, v)| Verdict::parse(v))?;
+        let mut r = Recorded::new(verdict, "");
+        r.subject = subject.to_owned();
+        r.reason = body.trim().to_owned();
         for (key, value) in trailers {
-            let value = value.trim().to_owned();
+            let value = value.to_owned();
             match key {
-                DECISION => {
-                    is_decision = true;
-                    r.verdict = value;
-                }
                 PROPOSAL => r.proposal = value,
-                OPERATION => {
-                    let mut words: Vec<String> =
-                        value.split_whitespace().map(str::to_owned).collect();
-                    if words.len() >= 3 {
-                        let file = words.pop().unwrap_or_default();
-                        let op = words.remove(0);
-                        r.operations.push(RecordedOp {
-                            op,
-                            fact_ids: words,
-                            file,
-                        });
-                    }
-                }
+                OPERATION => match RecordedOp::parse(&value) {
+                    Some(op) => r.operations.push(op),
+                    None => r.malformed.push(value),
+                },
                 PROPOSED_BY => r.proposed_by = Some(value),
                 PROPOSAL_AUTHOR => r.proposal_author = Some(value),
                 EVIDENCE => r.evidence.push(value),
@@ -239,8 +277,7 @@ impl Recorded {
                 _ => {}
             }
         }
-        r.reason = body.trim().to_owned();
-        is_decision.then_some(r)
+        Some(r)
     }
 
     pub fn touches(&self, fact_id: &str) -> bool {
@@ -325,17 +362,29 @@ mod tests {
             .map(|l| l.split_once(": ").unwrap())
             .collect();
         let r = Recorded::from_trailers(subject, body, pairs).unwrap();
-        assert_eq!(r.verdict, "reject");
+        assert_eq!(r.verdict, Verdict::Reject);
         assert_eq!(r.reviewer.as_deref(), Some("Grace <g@example.com>"));
         assert_eq!(
             r.operations[1],
             RecordedOp {
-                op: "supersede".into(),
+                op: OpKind::Supersede,
                 fact_ids: vec!["f-old1".into(), "f-new2".into()],
                 file: "pitfalls.md".into()
             }
         );
         assert!(r.touches("f-new2") && r.touches("f-7f3c") && !r.touches("f-zzzz"));
         assert!(Recorded::from_trailers("x", "", [("Signed-off-by", "a")]).is_none());
+        assert!(Recorded::from_trailers("x", "", [(DECISION, "maybe")]).is_none());
+        let odd = Recorded::from_trailers(
+            "x",
+            "",
+            [
+                (DECISION, "approve"),
+                (OPERATION, "rename f-1 a.md"),
+                (OPERATION, "add a.md"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(odd.malformed, ["rename f-1 a.md", "add a.md"]);
     }
 }

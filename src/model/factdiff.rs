@@ -1,13 +1,14 @@
-//! Comparing ledgers fact by fact, and checking that a commit's change to the facts is exactly
-//! what its decision trailers (and its proposal) describe. Pure: inputs are file contents.
+//! The fact-level audit: comparing ledgers fact by fact, and checking that a commit's change to
+//! the facts is exactly what its decision trailers (and its proposal) describe. Used by
+//! `verify`, `diff` and the commit-msg hook. Pure: inputs are file contents.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::model::decision::Recorded;
+use crate::model::decision::{Recorded, Verdict};
 use crate::model::facts::{FactFile, Meta, UNIDENTIFIED};
-use crate::model::proposal::{Operation, Proposal};
+use crate::model::proposal::{OpKind, Proposal};
 
 /// `file name → contents` of `.ledger/facts/*.md` at one commit.
 pub type Files = BTreeMap<String, String>;
@@ -26,6 +27,30 @@ pub enum ChangeKind {
     Added,
     Removed,
     Changed,
+    /// The ledger now holds the fact more than once (two items with one id): never a reviewed
+    /// change, since readers would see two statements under one id.
+    Duplicated,
+}
+
+impl ChangeKind {
+    /// `was added`, for messages.
+    pub fn past(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "was added",
+            ChangeKind::Removed => "was removed",
+            ChangeKind::Changed => "was changed",
+            ChangeKind::Duplicated => "was duplicated",
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Removed => "removed",
+            ChangeKind::Changed => "changed",
+            ChangeKind::Duplicated => "duplicated",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -38,22 +63,20 @@ pub struct FactChange {
     pub new: Option<String>,
 }
 
-/// Facts keyed by id; facts without an id by their normalised text.
-pub fn fact_map(files: &Files) -> BTreeMap<String, FactState> {
-    let mut map = BTreeMap::new();
+/// Every version of each fact, keyed by id (facts without an id by their normalised text), in
+/// file order. A key with more than one state is a fact the files hold more than once.
+pub fn fact_map(files: &Files) -> BTreeMap<String, Vec<FactState>> {
+    let mut map: BTreeMap<String, Vec<FactState>> = BTreeMap::new();
     for (name, raw) in files {
         let Ok(file) = FactFile::parse(raw) else {
             continue;
         };
         for fact in file.facts() {
-            map.insert(
-                fact.key(),
-                FactState {
-                    file: name.clone(),
-                    text: fact.text.clone(),
-                    meta: fact.meta.clone(),
-                },
-            );
+            map.entry(fact.key()).or_default().push(FactState {
+                file: name.clone(),
+                text: fact.text.clone(),
+                meta: fact.meta.clone(),
+            });
         }
     }
     map
@@ -73,66 +96,86 @@ pub fn context_text(files: &Files) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Fact-level changes from `old` to `new`. Giving an id to a fact without one (same text and
-/// metadata) and reformatting metadata are not changes.
+/// Fact-level changes from `old` to `new`: empty exactly when both hold the same facts, each as
+/// often. Giving an id to a fact without one (same text and metadata) and reformatting metadata
+/// are not changes.
 pub fn changes(old: &Files, new: &Files) -> Vec<FactChange> {
     let (a, b) = (fact_map(old), fact_map(new));
+    let none: Vec<FactState> = Vec::new();
+    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
     let mut out = Vec::new();
-    for (key, before) in &a {
-        match b.get(key) {
-            Some(after) if after == before => {}
-            Some(after) => out.push(change(key, ChangeKind::Changed, Some(before), Some(after))),
-            None => {
-                let stamped = key.starts_with(UNIDENTIFIED)
-                    && b.iter().any(|(k, s)| !a.contains_key(k) && s == before);
-                if !stamped {
-                    out.push(change(key, ChangeKind::Removed, Some(before), None));
-                }
-            }
+    for key in keys {
+        let (before, after) = (a.get(key).unwrap_or(&none), b.get(key).unwrap_or(&none));
+        if before == after || is_stamping(key, &a, &b) {
+            continue;
         }
+        let kind = match (before.len(), after.len()) {
+            (_, 2..) => ChangeKind::Duplicated,
+            (_, 0) => ChangeKind::Removed,
+            (0, _) => ChangeKind::Added,
+            _ => ChangeKind::Changed,
+        };
+        out.push(FactChange {
+            fact: key.clone(),
+            kind,
+            file: after
+                .first()
+                .or(before.first())
+                .map(|s| s.file.clone())
+                .unwrap_or_default(),
+            old: before.first().map(|s| s.text.clone()),
+            new: after.first().map(|s| s.text.clone()),
+        });
     }
-    for (key, after) in &b {
-        if !a.contains_key(key) {
-            let stamped = !key.starts_with(UNIDENTIFIED)
-                && a.iter()
-                    .any(|(k, s)| k.starts_with(UNIDENTIFIED) && !b.contains_key(k) && s == after);
-            if !stamped {
-                out.push(change(key, ChangeKind::Added, None, Some(after)));
-            }
-        }
-    }
-    out.sort_by(|x, y| (&x.fact, x.kind).cmp(&(&y.fact, y.kind)));
     out
 }
 
-fn change(
+/// Whether `key` only appears or disappears because an id was stamped on a fact without one:
+/// one side has the id-less fact, the other the same fact (text and metadata) under a new id.
+fn is_stamping(
     key: &str,
-    kind: ChangeKind,
-    old: Option<&FactState>,
-    new: Option<&FactState>,
-) -> FactChange {
-    FactChange {
-        fact: key.to_owned(),
-        kind,
-        file: new.or(old).map(|s| s.file.clone()).unwrap_or_default(),
-        old: old.map(|s| s.text.clone()),
-        new: new.map(|s| s.text.clone()),
+    a: &BTreeMap<String, Vec<FactState>>,
+    b: &BTreeMap<String, Vec<FactState>>,
+) -> bool {
+    let single = |m: &BTreeMap<String, Vec<FactState>>, k: &str| match m.get(k).map(Vec::as_slice) {
+        Some([one]) => Some(one.clone()),
+        _ => None,
+    };
+    let stamped_from = |from: &BTreeMap<String, Vec<FactState>>,
+                        to: &BTreeMap<String, Vec<FactState>>,
+                        state: &FactState,
+                        want_unidentified: bool| {
+        from.iter().any(|(k, v)| {
+            k.starts_with(UNIDENTIFIED) == want_unidentified
+                && !to.contains_key(k)
+                && v.as_slice() == std::slice::from_ref(state)
+        })
+    };
+    match (a.contains_key(key), b.contains_key(key)) {
+        // An id-less fact that vanished: stamped if a new id holds the same fact.
+        (true, false) if key.starts_with(UNIDENTIFIED) => {
+            single(a, key).is_some_and(|s| stamped_from(b, a, &s, false))
+        }
+        // A new id: stamped if an id-less fact with the same state vanished.
+        (false, true) if !key.starts_with(UNIDENTIFIED) => {
+            single(b, key).is_some_and(|s| stamped_from(a, b, &s, true))
+        }
+        _ => false,
     }
 }
 
 /// The changes a decision's trailers announce: `(fact id, kind)`.
 pub fn announced(decision: &Recorded) -> BTreeSet<(String, ChangeKind)> {
     let mut set = BTreeSet::new();
-    if decision.verdict != "approve" {
+    if decision.verdict != Verdict::Approve {
         return set;
     }
     for op in &decision.operations {
-        let ids = &op.fact_ids;
-        match (op.op.as_str(), ids.as_slice()) {
-            ("add", [id]) => set.insert((id.clone(), ChangeKind::Added)),
-            ("update", [id]) => set.insert((id.clone(), ChangeKind::Changed)),
-            ("remove", [id]) => set.insert((id.clone(), ChangeKind::Removed)),
-            ("supersede", [old, new]) => {
+        match (op.op, op.fact_ids.as_slice()) {
+            (OpKind::Add, [id]) => set.insert((id.clone(), ChangeKind::Added)),
+            (OpKind::Update, [id]) => set.insert((id.clone(), ChangeKind::Changed)),
+            (OpKind::Remove, [id]) => set.insert((id.clone(), ChangeKind::Removed)),
+            (OpKind::Supersede, [old, new]) => {
                 set.insert((old.clone(), ChangeKind::Changed));
                 set.insert((new.clone(), ChangeKind::Added))
             }
@@ -148,77 +191,72 @@ pub fn check_decision(
     actual: &[FactChange],
     proposal: Option<&Proposal>,
 ) -> Vec<String> {
-    let mut problems = Vec::new();
+    let mut problems: Vec<String> = decision
+        .malformed
+        .iter()
+        .map(|t| format!("unreadable decision trailer `{t}`"))
+        .collect();
     let expected = announced(decision);
     let seen: BTreeSet<(String, ChangeKind)> =
         actual.iter().map(|c| (c.fact.clone(), c.kind)).collect();
     for (fact, kind) in seen.difference(&expected) {
         problems.push(format!(
             "{fact} {} but the decision does not say so",
-            kind_word(*kind)
+            kind.past()
         ));
     }
     for (fact, kind) in expected.difference(&seen) {
         problems.push(format!(
             "the decision records that {fact} {}, but the commit does not do that",
-            kind_word(*kind)
+            kind.past()
         ));
     }
-    let Some(p) = proposal else { return problems };
+    if let Some(p) = proposal {
+        problems.extend(check_against_proposal(decision, actual, p));
+    }
+    problems
+}
+
+/// A decision must record the proposal it removes, with its operations, and (unless a reviewer
+/// edited it) write the proposed text.
+fn check_against_proposal(decision: &Recorded, actual: &[FactChange], p: &Proposal) -> Vec<String> {
+    let mut problems = Vec::new();
     if p.id != decision.proposal {
         problems.push(format!(
             "removes proposal {} but records decision on {}",
             p.id, decision.proposal
         ));
     }
-    let ops: Vec<(String, Vec<String>, String)> = p
+    let proposed: Vec<(OpKind, Vec<String>, &str)> = p
         .operations
         .iter()
-        .map(|o| {
-            let ids = match o {
-                Operation::Supersede {
-                    fact_id,
-                    new_fact_id,
-                    ..
-                } => vec![fact_id.clone(), new_fact_id.clone()],
-                _ => vec![o.fact_id().to_owned()],
-            };
-            (o.kind().to_owned(), ids, o.file().to_owned())
-        })
+        .map(|o| (o.kind(), o.fact_ids(), o.file()))
         .collect();
-    let recorded: Vec<(String, Vec<String>, String)> = decision
+    let recorded: Vec<(OpKind, Vec<String>, &str)> = decision
         .operations
         .iter()
-        .map(|o| (o.op.clone(), o.fact_ids.clone(), o.file.clone()))
+        .map(|o| (o.op, o.fact_ids.clone(), o.file.as_str()))
         .collect();
-    if ops != recorded {
+    if proposed != recorded {
         problems.push("the operations differ from those of the proposal it removes".into());
     }
-    if decision.verdict == "approve" && !decision.edited {
-        for op in &p.operations {
-            let (Some(text), Some(id)) = (op.text(), op.new_id().or(Some(op.fact_id()))) else {
-                continue;
-            };
-            let written = actual
-                .iter()
-                .find(|c| c.fact == id)
-                .and_then(|c| c.new.as_deref());
-            if written.is_some_and(|w| w != text) {
-                problems.push(format!(
-                    "{id} says something other than the proposal proposed"
-                ));
-            }
+    if decision.verdict != Verdict::Approve || decision.edited {
+        return problems;
+    }
+    for op in &p.operations {
+        let Some(text) = op.text() else { continue };
+        let id = op.new_id().unwrap_or(op.fact_id());
+        let written = actual
+            .iter()
+            .find(|c| c.fact == id)
+            .and_then(|c| c.new.as_deref());
+        if written.is_some_and(|w| w != text) {
+            problems.push(format!(
+                "{id} says something other than the proposal proposed"
+            ));
         }
     }
     problems
-}
-
-fn kind_word(kind: ChangeKind) -> &'static str {
-    match kind {
-        ChangeKind::Added => "was added",
-        ChangeKind::Removed => "was removed",
-        ChangeKind::Changed => "was changed",
-    }
 }
 
 /// Facts of a merge result that match none of its parents: a merge must only combine what its
@@ -262,18 +300,46 @@ mod tests {
 
     fn decision(ops: &[(&str, &[&str])]) -> Recorded {
         Recorded {
-            verdict: "approve".into(),
-            proposal: "p1".into(),
             operations: ops
                 .iter()
                 .map(|(op, ids)| RecordedOp {
-                    op: (*op).into(),
+                    op: OpKind::parse(op).unwrap(),
                     fact_ids: ids.iter().map(|s| (*s).into()).collect(),
                     file: "a.md".into(),
                 })
                 .collect(),
-            ..Recorded::default()
+            ..Recorded::new(Verdict::Approve, "p1")
         }
+    }
+
+    #[test]
+    fn a_second_item_under_an_existing_id_is_a_change() {
+        let old = files(
+            "- **f-1** One.
+",
+        );
+        let smuggled = files(
+            "- **f-1** One.
+- **f-1** Something nobody reviewed.
+",
+        );
+        let found = changes(&old, &smuggled);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].kind, ChangeKind::Duplicated);
+        let update = check_decision(&decision(&[("update", &["f-1"])]), &found, None);
+        assert_eq!(update.len(), 2, "{update:?}");
+        assert_eq!(changes(&smuggled, &smuggled), []);
+        let stamped = files(
+            "- **f-1** One.
+- Two.
+",
+        );
+        let with_id = files(
+            "- **f-1** One.
+- **f-2** Two.
+",
+        );
+        assert_eq!(changes(&stamped, &with_id), []);
     }
 
     #[test]

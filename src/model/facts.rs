@@ -7,6 +7,8 @@
 
 use std::fmt::Write as _;
 
+use crate::model::text::normalize;
+
 /// A parsed fact file. `render()` of an untouched value returns the input byte for byte.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FactFile {
@@ -53,7 +55,7 @@ pub struct Fact {
 /// `<!-- since: 2026-11-22; evidence: src/db.rs:12 a1b2c3d -->`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Meta {
-    pub state: Option<String>,
+    pub state: Option<State>,
     /// The id of the fact that replaces this one (with `state: superseded`).
     pub by: Option<String>,
     pub since: Option<String>,
@@ -66,16 +68,55 @@ pub struct Meta {
 /// Prefix of the [`Fact::key`] of a fact without an id.
 pub const UNIDENTIFIED: &str = "(no id) ";
 
-pub const STATE_ACTIVE: &str = "active";
-pub const STATE_SUPERSEDED: &str = "superseded";
+/// Where a fact stands. A value mneme does not know is kept, so rendering loses nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum State {
+    Active,
+    /// Replaced by the fact named in `by`; kept as history.
+    Superseded,
+    Other(String),
+}
+
+impl State {
+    pub fn parse(s: &str) -> State {
+        match s {
+            "active" => State::Active,
+            "superseded" => State::Superseded,
+            other => State::Other(other.to_owned()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            State::Active => "active",
+            State::Superseded => "superseded",
+            State::Other(s) => s,
+        }
+    }
+}
+
+impl serde::Serialize for State {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
 
 impl Meta {
     pub fn is_empty(&self) -> bool {
         *self == Meta::default()
     }
 
-    pub fn state(&self) -> &str {
-        self.state.as_deref().unwrap_or(STATE_ACTIVE)
+    /// The state, `active` when none is written.
+    pub fn state(&self) -> &State {
+        self.state.as_ref().unwrap_or(&State::Active)
+    }
+
+    pub fn is_active(&self) -> bool {
+        *self.state() == State::Active
+    }
+
+    pub fn is_superseded(&self) -> bool {
+        *self.state() == State::Superseded
     }
 
     fn parse(inner: &str) -> Option<Meta> {
@@ -91,7 +132,7 @@ impl Meta {
                 return None;
             }
             match key {
-                "state" => meta.state = Some(value.to_owned()),
+                "state" => meta.state = Some(State::parse(value)),
                 "by" => meta.by = Some(value.to_owned()),
                 "since" => meta.since = Some(value.to_owned()),
                 "verified" => meta.verified = Some(value.to_owned()),
@@ -107,12 +148,14 @@ impl Meta {
     /// The comment body, `key: value` pairs joined by `; `, in a fixed key order.
     pub fn render(&self) -> String {
         let mut parts = Vec::new();
+        if let Some(state) = &self.state {
+            parts.push(format!("state: {}", state.as_str()));
+        }
         let mut push = |k: &str, v: &Option<String>| {
             if let Some(v) = v {
                 parts.push(format!("{k}: {v}"));
             }
         };
-        push("state", &self.state);
         push("by", &self.by);
         push("since", &self.since);
         push("verified", &self.verified);
@@ -298,10 +341,7 @@ impl Fact {
     pub fn key(&self) -> String {
         match &self.id {
             Some(id) => id.clone(),
-            None => format!(
-                "{UNIDENTIFIED}{}",
-                crate::model::text::normalize(&self.text)
-            ),
+            None => format!("{UNIDENTIFIED}{}", normalize(&self.text)),
         }
     }
 
@@ -692,7 +732,7 @@ mod tests {
         let f = facts(src);
         assert_eq!(f[0].marker, " 2.");
         let meta = Meta {
-            state: Some(STATE_SUPERSEDED.into()),
+            state: Some(State::Superseded),
             by: Some("f-m2".into()),
             ..f[0].meta.clone()
         };

@@ -1,10 +1,34 @@
 //! A loaded ledger: the fact files and the configuration, as values. Queries only; loading lives
 //! in `store`.
 
-use crate::error::{Error, Result};
 use crate::model::config::Config;
-use crate::model::facts::{Fact, FactFile};
+use crate::model::facts::{Fact, FactFile, ParseError};
 use crate::model::ids::sha256_hex;
+use crate::model::text::normalize;
+
+/// A fact or fact file that a request names and the ledger does not have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LookupError {
+    #[error("unknown fact file `{name}`; known files: {}", known.join(", "))]
+    UnknownFile { name: String, known: Vec<String> },
+    #[error("invalid fact file name `{name}`: give a name from .ledger/facts without a path, such as `architecture`")]
+    InvalidFileName { name: String },
+    #[error("unknown fact `{id}`; {}", known_ids(known))]
+    UnknownFact { id: String, known: Vec<String> },
+}
+
+fn known_ids(known: &[String]) -> String {
+    const SHOWN: usize = 20;
+    match known.len() {
+        0 => "the ledger has no facts with ids yet".to_owned(),
+        n if n <= SHOWN => format!("known ids: {}", known.join(", ")),
+        n => format!(
+            "known ids include {} … and {} more (see `mneme facts`)",
+            known[..SHOWN].join(", "),
+            n - SHOWN
+        ),
+    }
+}
 
 /// One `.ledger/facts/<name>.md`.
 #[derive(Debug, Clone)]
@@ -18,10 +42,7 @@ pub struct FactFileEntry {
 }
 
 impl FactFileEntry {
-    pub fn parse(
-        name: String,
-        raw: String,
-    ) -> std::result::Result<FactFileEntry, crate::model::facts::ParseError> {
+    pub fn parse(name: String, raw: String) -> Result<FactFileEntry, ParseError> {
         let file = FactFile::parse(&raw)?;
         Ok(FactFileEntry {
             name,
@@ -68,8 +89,8 @@ impl Ledger {
     }
 
     /// The fact with this id, or `UnknownFact` listing the known ids.
-    pub fn get(&self, id: &str) -> Result<(&FactFileEntry, &Fact)> {
-        self.find(id).ok_or_else(|| Error::UnknownFact {
+    pub fn get(&self, id: &str) -> Result<(&FactFileEntry, &Fact), LookupError> {
+        self.find(id).ok_or_else(|| LookupError::UnknownFact {
             id: id.to_owned(),
             known: self.ids().map(str::to_owned).collect(),
         })
@@ -77,11 +98,9 @@ impl Ledger {
 
     /// An active fact other than `except` that says `text` (after normalisation).
     pub fn same_statement(&self, text: &str, except: &str) -> Option<(&FactFileEntry, &Fact)> {
-        let norm = crate::model::text::normalize(text);
+        let norm = normalize(text);
         self.facts().find(|(_, f)| {
-            f.meta.state() != crate::model::facts::STATE_SUPERSEDED
-                && f.id.as_deref() != Some(except)
-                && crate::model::text::normalize(&f.text) == norm
+            !f.meta.is_superseded() && f.id.as_deref() != Some(except) && normalize(&f.text) == norm
         })
     }
 
@@ -101,13 +120,13 @@ impl Ledger {
     }
 
     /// Resolves what a user typed (`architecture` or `architecture.md`) to a file name.
-    pub fn resolve_file(&self, name: &str) -> Result<&FactFileEntry> {
+    pub fn resolve_file(&self, name: &str) -> Result<&FactFileEntry, LookupError> {
         if name.is_empty()
             || name.contains(['/', '\\', '\0'])
             || name.contains("..")
             || name.starts_with('.')
         {
-            return Err(Error::InvalidFileName {
+            return Err(LookupError::InvalidFileName {
                 name: name.to_owned(),
             });
         }
@@ -116,10 +135,11 @@ impl Ledger {
         } else {
             format!("{name}.md")
         };
-        self.file(&file_name).ok_or_else(|| Error::UnknownFile {
-            name: name.to_owned(),
-            known: self.files.iter().map(|f| f.stem().to_owned()).collect(),
-        })
+        self.file(&file_name)
+            .ok_or_else(|| LookupError::UnknownFile {
+                name: name.to_owned(),
+                known: self.files.iter().map(|f| f.stem().to_owned()).collect(),
+            })
     }
 
     /// Lines of all fact files together, the measure of the budget.
@@ -155,16 +175,22 @@ pub(crate) mod tests {
         );
         for bad in ["../x", "a/b", "a\\b", "..", ".hidden", ""] {
             assert!(
-                matches!(l.resolve_file(bad), Err(Error::InvalidFileName { .. })),
+                matches!(
+                    l.resolve_file(bad),
+                    Err(LookupError::InvalidFileName { .. })
+                ),
                 "{bad}"
             );
         }
         match l.resolve_file("nope") {
-            Err(Error::UnknownFile { known, .. }) => assert_eq!(known, ["architecture"]),
+            Err(LookupError::UnknownFile { known, .. }) => assert_eq!(known, ["architecture"]),
             other => panic!("{other:?}"),
         }
         assert_eq!(l.get("f-aaaa").unwrap().1.text, "one");
-        assert!(matches!(l.get("f-zzzz"), Err(Error::UnknownFact { .. })));
+        assert!(matches!(
+            l.get("f-zzzz"),
+            Err(LookupError::UnknownFact { .. })
+        ));
         assert_eq!(l.total_lines(), 1);
     }
 }

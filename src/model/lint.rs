@@ -1,18 +1,19 @@
-//! `mneme check`: lint the ledger. Pure over loaded values; the caller supplies how to tell
-//! whether an evidence reference still exists.
+//! The lint rules behind `mneme check`, one function each. Pure over loaded values; the caller
+//! says whether an evidence reference still exists.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use crate::model::config::Config;
-use crate::model::facts::{Fact, STATE_ACTIVE, STATE_SUPERSEDED};
+use crate::model::facts::{Fact, State};
 use crate::model::ids::mint;
 use crate::model::ledger::FactFileEntry;
+use crate::model::paths;
 use crate::model::proposal::{Operation, Proposal, ProposalError, FACT_PREFIX};
+use crate::model::tasks::Task;
 use crate::model::text::normalize;
 use crate::model::time::Timestamp;
-use crate::store::fact_path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -21,11 +22,103 @@ pub enum Severity {
     Warning,
 }
 
+/// What a finding is about; stable, documented in docs/check.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Code {
+    FactFileParse,
+    ProposalParse,
+    ProposalSchema,
+    ProposalTargetMissing,
+    DuplicateId,
+    OverBudget,
+    Symlink,
+    Config,
+    TaskParse,
+    MissingId,
+    MetadataFormat,
+    EmptyFact,
+    DuplicateText,
+    StaleFact,
+    MissingSuccessor,
+    MissingEvidence,
+    InvalidMetadata,
+    StaleProposal,
+    TaskDepMissing,
+}
+
+impl Code {
+    pub const ALL: [Code; 19] = [
+        Code::FactFileParse,
+        Code::ProposalParse,
+        Code::ProposalSchema,
+        Code::ProposalTargetMissing,
+        Code::DuplicateId,
+        Code::OverBudget,
+        Code::Symlink,
+        Code::Config,
+        Code::TaskParse,
+        Code::MissingId,
+        Code::MetadataFormat,
+        Code::EmptyFact,
+        Code::DuplicateText,
+        Code::StaleFact,
+        Code::MissingSuccessor,
+        Code::MissingEvidence,
+        Code::InvalidMetadata,
+        Code::StaleProposal,
+        Code::TaskDepMissing,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::FactFileParse => "fact_file_parse",
+            Code::ProposalParse => "proposal_parse",
+            Code::ProposalSchema => "proposal_schema",
+            Code::ProposalTargetMissing => "proposal_target_missing",
+            Code::DuplicateId => "duplicate_id",
+            Code::OverBudget => "over_budget",
+            Code::Symlink => "symlink",
+            Code::Config => "config",
+            Code::TaskParse => "task_parse",
+            Code::MissingId => "missing_id",
+            Code::MetadataFormat => "metadata_format",
+            Code::EmptyFact => "empty_fact",
+            Code::DuplicateText => "duplicate_text",
+            Code::StaleFact => "stale_fact",
+            Code::MissingSuccessor => "missing_successor",
+            Code::MissingEvidence => "missing_evidence",
+            Code::InvalidMetadata => "invalid_metadata",
+            Code::StaleProposal => "stale_proposal",
+            Code::TaskDepMissing => "task_dep_missing",
+        }
+    }
+
+    pub fn severity(self) -> Severity {
+        match self {
+            Code::FactFileParse
+            | Code::ProposalParse
+            | Code::ProposalSchema
+            | Code::ProposalTargetMissing
+            | Code::DuplicateId
+            | Code::OverBudget
+            | Code::Symlink
+            | Code::Config
+            | Code::TaskParse => Severity::Error,
+            _ => Severity::Warning,
+        }
+    }
+
+    /// `mneme check --fix` repairs findings of this code.
+    pub fn fixable(self) -> bool {
+        matches!(self, Code::MissingId | Code::MetadataFormat)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     pub severity: Severity,
-    /// Stable code, documented in docs/check.md.
-    pub code: &'static str,
+    pub code: Code,
     /// Work-tree relative path.
     pub path: String,
     pub line: Option<usize>,
@@ -47,16 +140,16 @@ pub enum FileInput<'a> {
 /// A proposal file as loaded.
 pub struct ProposalInput<'a> {
     pub path: String,
-    pub raw: std::result::Result<&'a Proposal, &'a ProposalError>,
+    pub raw: Result<&'a Proposal, &'a ProposalError>,
 }
 
 pub struct Input<'a> {
     pub files: Vec<FileInput<'a>>,
     pub proposals: Vec<ProposalInput<'a>>,
-    pub config: std::result::Result<&'a Config, String>,
+    pub config: Result<&'a Config, String>,
     pub symlinks: Vec<String>,
     /// Task files that parse, and `(path, why)` of those that do not.
-    pub tasks: &'a [crate::model::tasks::Task],
+    pub tasks: &'a [Task],
     pub broken_tasks: Vec<(String, String)>,
     pub now: Timestamp,
 }
@@ -91,48 +184,86 @@ pub fn classify(e: &str) -> Evidence<'_> {
     Evidence::File { path, line }
 }
 
-/// Runs every check. `evidence_exists(path, line)` says whether a repository file (and line)
-/// exists.
-pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> bool) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut push = |severity, code, path: &str, line, message: String, fixable| {
-        out.push(Finding {
-            severity,
+/// Findings as the rules report them.
+#[derive(Default)]
+struct Findings(Vec<Finding>);
+
+impl Findings {
+    fn push(&mut self, code: Code, path: &str, line: Option<usize>, message: String) {
+        self.0.push(Finding {
+            severity: code.severity(),
             code,
             path: path.to_owned(),
             line,
             message,
-            fixable,
-        })
-    };
+            fixable: code.fixable(),
+        });
+    }
+}
+
+/// A fact with the work-tree path of its file.
+struct Located<'a> {
+    path: String,
+    fact: &'a Fact,
+}
+
+/// Runs every rule. `evidence_exists(path, line)` says whether a repository file (and line)
+/// exists.
+pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> bool) -> Vec<Finding> {
+    let mut out = Findings::default();
     let default_config = Config::default();
-    let config = match &input.config {
-        Ok(c) => *c,
-        Err(message) => {
-            push(
-                Severity::Error,
-                "config",
-                ".ledger/config.yaml",
-                None,
-                message.clone(),
-                false,
-            );
-            &default_config
-        }
-    };
+    let config = config_rule(input, &mut out).unwrap_or(&default_config);
     for link in &input.symlinks {
-        push(
-            Severity::Error,
-            "symlink",
+        out.push(
+            Code::Symlink,
             link,
             None,
             "symlinks are not allowed inside .ledger/ (they can point outside the repository)"
                 .into(),
-            false,
         );
     }
+    let parsed = parsed_files(input, &mut out);
+    let facts: Vec<Located> = parsed
+        .iter()
+        .flat_map(|e| {
+            let path = paths::fact_file(&e.name);
+            e.file.facts().map(move |fact| Located {
+                path: path.clone(),
+                fact,
+            })
+        })
+        .collect();
+    let ids = id_rules(&facts, &mut out);
+    duplicate_text(&facts, &mut out);
+    for f in &facts {
+        state_rules(f, &ids, &mut out);
+        date_rules(f, config, input.now, &mut out);
+        evidence_rule(f, &evidence_exists, &mut out);
+        metadata_format(f, &mut out);
+    }
+    budget(&parsed, config, &mut out);
+    let file_names: BTreeSet<&str> = parsed.iter().map(|e| e.name.as_str()).collect();
+    for p in &input.proposals {
+        proposal_rules(p, &file_names, &ids, config, input.now, &mut out);
+    }
+    task_rules(input, &mut out);
+    let mut found = out.0;
+    found.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
+    found
+}
 
-    let parsed: Vec<&FactFileEntry> = input
+fn config_rule<'a>(input: &Input<'a>, out: &mut Findings) -> Option<&'a Config> {
+    match &input.config {
+        Ok(c) => Some(*c),
+        Err(message) => {
+            out.push(Code::Config, paths::CONFIG, None, message.clone());
+            None
+        }
+    }
+}
+
+fn parsed_files<'a>(input: &Input<'a>, out: &mut Findings) -> Vec<&'a FactFileEntry> {
+    input
         .files
         .iter()
         .filter_map(|f| match f {
@@ -142,255 +273,246 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
                 line,
                 message,
             } => {
-                push(
-                    Severity::Error,
-                    "fact_file_parse",
-                    &fact_path(name),
+                out.push(
+                    Code::FactFileParse,
+                    &paths::fact_file(name),
                     Some(*line),
                     message.clone(),
-                    false,
                 );
                 None
             }
         })
-        .collect();
-    let all_facts = || {
-        parsed
-            .iter()
-            .flat_map(|e| e.file.facts().map(move |f| (*e, f)))
-    };
+        .collect()
+}
 
-    // Ids: unique across the ledger.
+/// Ids are unique across the ledger; every fact has one. Returns the ids in use.
+fn id_rules<'a>(facts: &[Located<'a>], out: &mut Findings) -> BTreeSet<&'a str> {
     let mut first_seen: BTreeMap<&str, (&str, usize)> = BTreeMap::new();
-    for (entry, fact) in all_facts() {
-        let path = fact_path(&entry.name);
+    for Located { path, fact } in facts {
         match &fact.id {
-            Some(id) => {
-                if let Some((other, line)) = first_seen.get(id.as_str()) {
-                    push(
-                        Severity::Error,
-                        "duplicate_id",
-                        &path,
-                        Some(fact.line),
-                        format!("id `{id}` is also used at {}:{line}", fact_path(other)),
-                        false,
-                    );
-                } else {
-                    first_seen.insert(id, (&entry.name, fact.line));
-                }
-            }
-            None if fact.text.is_empty() => {
-                push(
-                    Severity::Warning,
-                    "empty_fact",
-                    &path,
+            Some(id) => match first_seen.get(id.as_str()) {
+                Some((other, line)) => out.push(
+                    Code::DuplicateId,
+                    path,
                     Some(fact.line),
-                    "empty list item".into(),
-                    false,
-                );
-            }
-            None => push(
-                Severity::Warning,
-                "missing_id",
-                &path,
+                    format!("id `{id}` is also used at {other}:{line}"),
+                ),
+                None => {
+                    first_seen.insert(id, (path, fact.line));
+                }
+            },
+            None if fact.text.is_empty() => out.push(
+                Code::EmptyFact,
+                path,
+                Some(fact.line),
+                "empty list item".into(),
+            ),
+            None => out.push(
+                Code::MissingId,
+                path,
                 Some(fact.line),
                 format!("fact without an id: \"{}\"", short(&fact.one_line())),
-                true,
             ),
         }
     }
+    first_seen.into_keys().collect()
+}
 
-    let mut texts: BTreeMap<String, (String, usize)> = BTreeMap::new();
-    for (entry, fact) in all_facts() {
-        let path = fact_path(&entry.name);
-        let state = fact.meta.state();
-        if state != STATE_ACTIVE && state != STATE_SUPERSEDED {
-            push(
-                Severity::Warning,
-                "invalid_metadata",
-                &path,
-                Some(fact.line),
-                format!("unknown state `{state}` (active or superseded)"),
-                false,
-            );
+/// Two active facts should not say the same thing.
+fn duplicate_text(facts: &[Located], out: &mut Findings) {
+    let mut texts: BTreeMap<String, (&str, usize)> = BTreeMap::new();
+    for Located { path, fact } in facts {
+        if fact.meta.is_superseded() || fact.text.is_empty() {
+            continue;
         }
-        if state == STATE_SUPERSEDED {
-            match &fact.meta.by {
-                Some(by) if first_seen.contains_key(by.as_str()) => {}
-                Some(by) => push(
-                    Severity::Warning,
-                    "missing_successor",
-                    &path,
-                    Some(fact.line),
-                    format!("superseded by `{by}`, which is not in the ledger"),
-                    false,
-                ),
-                None => push(
-                    Severity::Warning,
-                    "missing_successor",
-                    &path,
-                    Some(fact.line),
-                    "superseded without `by: <id>`".into(),
-                    false,
-                ),
+        let norm = normalize(&fact.text);
+        match texts.get(&norm) {
+            Some((other, line)) => out.push(
+                Code::DuplicateText,
+                path,
+                Some(fact.line),
+                format!("says the same as {other}:{line}"),
+            ),
+            None => {
+                texts.insert(norm, (path, fact.line));
             }
-        } else if !fact.text.is_empty() {
-            let norm = normalize(&fact.text);
-            if let Some((other, line)) = texts.get(&norm) {
-                push(
-                    Severity::Warning,
-                    "duplicate_text",
-                    &path,
+        }
+    }
+}
+
+/// A known state, and a superseded fact's successor in the ledger.
+fn state_rules(f: &Located, ids: &BTreeSet<&str>, out: &mut Findings) {
+    let (path, fact) = (&f.path, f.fact);
+    match fact.meta.state() {
+        State::Active => {}
+        State::Superseded => {
+            let message = match &fact.meta.by {
+                Some(by) if ids.contains(by.as_str()) => return,
+                Some(by) => format!("superseded by `{by}`, which is not in the ledger"),
+                None => "superseded without `by: <id>`".into(),
+            };
+            out.push(Code::MissingSuccessor, path, Some(fact.line), message);
+        }
+        State::Other(state) => out.push(
+            Code::InvalidMetadata,
+            path,
+            Some(fact.line),
+            format!("unknown state `{state}` (active or superseded)"),
+        ),
+    }
+}
+
+/// Dates are `YYYY-MM-DD`; an active fact is re-verified within `stale_fact_days`.
+fn date_rules(f: &Located, config: &Config, now: Timestamp, out: &mut Findings) {
+    let (path, fact) = (&f.path, f.fact);
+    for (key, value) in [
+        ("since", &fact.meta.since),
+        ("verified", &fact.meta.verified),
+    ] {
+        if let Some(v) = value {
+            if v.len() != 10 || Timestamp::parse(v).is_none() {
+                out.push(
+                    Code::InvalidMetadata,
+                    path,
                     Some(fact.line),
-                    format!("says the same as {other}:{line}"),
-                    false,
+                    format!("`{key}: {v}` is not a YYYY-MM-DD date"),
                 );
-            } else {
-                texts.insert(norm, (path.clone(), fact.line));
             }
         }
-        for (key, value) in [
-            ("since", &fact.meta.since),
-            ("verified", &fact.meta.verified),
-        ] {
-            if let Some(v) = value {
-                if v.len() != 10 || Timestamp::parse(v).is_none() {
-                    push(
-                        Severity::Warning,
-                        "invalid_metadata",
-                        &path,
-                        Some(fact.line),
-                        format!("`{key}: {v}` is not a YYYY-MM-DD date"),
-                        false,
-                    );
-                }
-            }
-        }
-        let dated = fact
-            .meta
-            .verified
-            .as_deref()
-            .or(fact.meta.since.as_deref())
-            .and_then(Timestamp::parse);
-        if let (Some(date), true) = (dated, config.stale_fact_days > 0 && state == STATE_ACTIVE) {
-            let age = date.days_until(input.now);
-            if age > i64::from(config.stale_fact_days) {
-                push(Severity::Warning, "stale_fact", &path, Some(fact.line), format!("last verified {age} days ago (stale_fact_days: {}); re-verify it or propose an update", config.stale_fact_days), false);
-            }
-        }
-        for e in &fact.meta.evidence {
-            if let Evidence::File { path: target, line } = classify(e) {
-                if !evidence_exists(target, line) {
-                    push(
-                        Severity::Warning,
-                        "missing_evidence",
-                        &path,
-                        Some(fact.line),
-                        format!("evidence `{e}` no longer exists; the fact may be stale"),
-                        false,
-                    );
-                }
-            }
-        }
-        if !fact.meta.is_empty() && fact.raw_with_meta(&fact.meta) != fact.raw {
-            push(
-                Severity::Warning,
-                "metadata_format",
-                &path,
+    }
+    if config.stale_fact_days == 0 || !fact.meta.is_active() {
+        return;
+    }
+    let dated = fact
+        .meta
+        .verified
+        .as_deref()
+        .or(fact.meta.since.as_deref())
+        .and_then(Timestamp::parse);
+    if let Some(date) = dated {
+        let age = date.days_until(now);
+        if age > i64::from(config.stale_fact_days) {
+            out.push(
+                Code::StaleFact,
+                path,
                 Some(fact.line),
-                "metadata is not in canonical form".into(),
-                true,
+                format!(
+                    "last verified {age} days ago (stale_fact_days: {}); re-verify it or propose an update",
+                    config.stale_fact_days
+                ),
             );
         }
     }
+}
 
+/// Evidence that names a repository file must still point at it.
+fn evidence_rule(f: &Located, exists: &impl Fn(&str, Option<usize>) -> bool, out: &mut Findings) {
+    for e in &f.fact.meta.evidence {
+        if let Evidence::File { path, line } = classify(e) {
+            if !exists(path, line) {
+                out.push(
+                    Code::MissingEvidence,
+                    &f.path,
+                    Some(f.fact.line),
+                    format!("evidence `{e}` no longer exists; the fact may be stale"),
+                );
+            }
+        }
+    }
+}
+
+fn metadata_format(f: &Located, out: &mut Findings) {
+    let fact = f.fact;
+    if !fact.meta.is_empty() && fact.raw_with_meta(&fact.meta) != fact.raw {
+        out.push(
+            Code::MetadataFormat,
+            &f.path,
+            Some(fact.line),
+            "metadata is not in canonical form".into(),
+        );
+    }
+}
+
+/// All fact files together fit in `budget_lines`.
+fn budget(parsed: &[&FactFileEntry], config: &Config, out: &mut Findings) {
     let lines: usize = parsed.iter().map(|e| e.lines()).sum();
     if lines > config.budget_lines {
-        push(Severity::Error, "over_budget", ".ledger/facts", None, format!("the facts have {lines} lines, over the budget of {} (budget_lines); remove or merge facts", config.budget_lines), false);
-    }
-
-    let file_names: BTreeSet<&str> = parsed.iter().map(|e| e.name.as_str()).collect();
-    for p in &input.proposals {
-        let proposal = match &p.raw {
-            Ok(proposal) => *proposal,
-            Err(e) => {
-                let code = match e {
-                    ProposalError::Syntax(_) => "proposal_parse",
-                    ProposalError::Schema(_) => "proposal_schema",
-                };
-                push(Severity::Error, code, &p.path, None, e.to_string(), false);
-                continue;
-            }
-        };
-        for op in &proposal.operations {
-            let missing = match op {
-                Operation::Add { file, .. } => (!file_names.contains(file.as_str()))
-                    .then(|| format!("names fact file {file}, which does not exist")),
-                _ => (!first_seen.contains_key(op.fact_id()))
-                    .then(|| format!("names fact `{}`, which is not in the ledger", op.fact_id())),
-            };
-            if let Some(message) = missing {
-                push(
-                    Severity::Error,
-                    "proposal_target_missing",
-                    &p.path,
-                    None,
-                    message,
-                    false,
-                );
-            }
-        }
-        if let (Some(created), true) = (proposal.created(), config.stale_proposal_days > 0) {
-            let age = created.days_until(input.now);
-            if age > i64::from(config.stale_proposal_days) {
-                push(
-                    Severity::Warning,
-                    "stale_proposal",
-                    &p.path,
-                    None,
-                    format!("pending for {age} days; review it with `mneme review`"),
-                    false,
-                );
-            }
-        }
-    }
-    for (path, why) in &input.broken_tasks {
-        push(
-            Severity::Error,
-            "task_parse",
-            path,
+        out.push(
+            Code::OverBudget,
+            paths::FACTS,
             None,
-            why.clone(),
-            false,
+            format!(
+                "the facts have {lines} lines, over the budget of {} (budget_lines); remove or merge facts",
+                config.budget_lines
+            ),
         );
+    }
+}
+
+/// A proposal parses, names what exists, and is not left pending too long.
+fn proposal_rules(
+    p: &ProposalInput,
+    file_names: &BTreeSet<&str>,
+    ids: &BTreeSet<&str>,
+    config: &Config,
+    now: Timestamp,
+    out: &mut Findings,
+) {
+    let proposal = match &p.raw {
+        Ok(proposal) => *proposal,
+        Err(e) => {
+            let code = match e {
+                ProposalError::Syntax(_) => Code::ProposalParse,
+                ProposalError::Schema(_) => Code::ProposalSchema,
+            };
+            out.push(code, &p.path, None, e.to_string());
+            return;
+        }
+    };
+    for op in &proposal.operations {
+        let missing = match op {
+            Operation::Add { file, .. } => (!file_names.contains(file.as_str()))
+                .then(|| format!("names fact file {file}, which does not exist")),
+            _ => (!ids.contains(op.fact_id()))
+                .then(|| format!("names fact `{}`, which is not in the ledger", op.fact_id())),
+        };
+        if let Some(message) = missing {
+            out.push(Code::ProposalTargetMissing, &p.path, None, message);
+        }
+    }
+    if let (Some(created), true) = (proposal.created(), config.stale_proposal_days > 0) {
+        let age = created.days_until(now);
+        if age > i64::from(config.stale_proposal_days) {
+            out.push(
+                Code::StaleProposal,
+                &p.path,
+                None,
+                format!("pending for {age} days; review it with `mneme review`"),
+            );
+        }
+    }
+}
+
+/// Task files parse and their dependencies exist.
+fn task_rules(input: &Input, out: &mut Findings) {
+    for (path, why) in &input.broken_tasks {
+        out.push(Code::TaskParse, path, None, why.clone());
     }
     let task_ids: BTreeSet<&str> = input.tasks.iter().map(|t| t.id.as_str()).collect();
     for t in input.tasks {
-        for d in &t.deps {
-            if !task_ids.contains(d.id.as_str()) {
-                let path = format!(
-                    "{}/{}/{}.json",
-                    crate::store::LEDGER_DIR,
-                    crate::store::tasks::TASKS_DIR,
-                    t.id
-                );
-                push(
-                    Severity::Warning,
-                    "task_dep_missing",
-                    &path,
-                    None,
-                    format!(
-                        "depends on {} ({}), which does not exist",
-                        d.id,
-                        d.kind.as_str()
-                    ),
-                    false,
-                );
-            }
+        for d in t.deps.iter().filter(|d| !task_ids.contains(d.id.as_str())) {
+            out.push(
+                Code::TaskDepMissing,
+                &paths::task_file(&t.id),
+                None,
+                format!(
+                    "depends on {} ({}), which does not exist",
+                    d.id,
+                    d.kind.as_str()
+                ),
+            );
         }
     }
-    out.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
-    out
 }
 
 fn short(s: &str) -> String {
@@ -490,7 +612,7 @@ mod tests {
             path == "src/ok.rs" && line.is_none_or(|l| l <= 10)
         })
         .into_iter()
-        .map(|f| (f.severity, f.code, f.line))
+        .map(|f| (f.severity, f.code.as_str(), f.line))
         .collect()
     }
 

@@ -37,6 +37,10 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Merged {
     ) else {
         return whole_file_conflict(ours, theirs);
     };
+    // Matching by key needs each key once; a file that repeats one is merged as a whole.
+    if [&o, &a, &b].into_iter().any(repeats_a_key) {
+        return whole_file_conflict(ours, theirs);
+    }
     let ctx_o: Vec<&str> = o.text_blocks().collect();
     let ctx_a: Vec<&str> = a.text_blocks().collect();
     let ctx_b: Vec<&str> = b.text_blocks().collect();
@@ -146,6 +150,11 @@ fn push_item(text: &mut String, item: &str, eol: &str) {
     text.push_str(item);
 }
 
+fn repeats_a_key(file: &FactFile) -> bool {
+    let mut seen = BTreeSet::new();
+    file.facts().any(|f| !seen.insert(f.key()))
+}
+
 fn by_key(file: &FactFile) -> BTreeMap<String, &Fact> {
     file.facts().map(|f| (f.key(), f)).collect()
 }
@@ -240,5 +249,14 @@ mod tests {
             "- **f-1** One.\n- **f-3** B.",
         );
         assert_eq!(m.text, "- **f-1** One.\n- **f-2** A.\n- **f-3** B.");
+    }
+
+    #[test]
+    fn a_repeated_id_makes_the_whole_file_a_conflict() {
+        let theirs = "# A\n\n- **f-1** One.\n- **f-1** Again.\n- **f-2** Two.\n\nTrailer.\n";
+        let ours = "# A\n\n- **f-1** One.\n- **f-2** Two.\n- **f-3** Three.\n\nTrailer.\n";
+        let m = merge(BASE, ours, theirs);
+        assert_eq!(m.conflicts, 1);
+        assert!(m.text.contains("- **f-1** Again.") && m.text.contains("- **f-3** Three."));
     }
 }

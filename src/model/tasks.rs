@@ -1,11 +1,37 @@
 //! Tasks: mid-term state agents write directly, one JSON file per task under `.ledger/tasks/`.
-//! Types and the pure logic (readiness, blocking, cycles, id lookup); files live in `taskstore`.
+//! Types, transitions and the pure logic (readiness, blocking, cycles, id lookup); the files
+//! live in `store::tasks`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::model::facts::is_valid_id;
+
+/// Why a task request cannot be carried out. Nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TaskError {
+    #[error("unknown task `{id}`{}", if near.is_empty() { String::new() } else { format!("; did you mean {}?", near.join(", ")) })]
+    Unknown { id: String, near: Vec<String> },
+    #[error("task id `{id}` is ambiguous: {}", matches.join(", "))]
+    Ambiguous { id: String, matches: Vec<String> },
+    #[error("task {id} is already claimed by {by}")]
+    AlreadyClaimed { id: String, by: String },
+    #[error("that dependency would make a cycle: {}", cycle.join(" → "))]
+    Cycle { cycle: Vec<String> },
+    #[error("the title must be one non-empty line")]
+    InvalidTitle,
+    #[error("{id} is closed; reopen it first")]
+    Closed { id: String },
+    #[error("{id} already has a parent; remove it first")]
+    HasParent { id: String },
+    #[error("{id} does not depend on {on}")]
+    NotADependency { id: String, on: String },
+    #[error("close tasks with `mneme close ID --reason TEXT`")]
+    CloseWithClose,
+    #[error("--reason must say why the task is closed")]
+    MissingCloseReason,
+}
 
 pub const TASK_PREFIX: &str = "t";
 
@@ -34,9 +60,7 @@ pub struct Task {
     pub close_reason: Option<String>,
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Task,
@@ -46,9 +70,7 @@ pub enum Kind {
     Epic,
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Open,
@@ -68,9 +90,7 @@ pub struct Dep {
     pub id: String,
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DepKind {
     /// The other task must be closed before this one is ready.
@@ -90,6 +110,14 @@ pub struct Note {
 }
 
 impl Status {
+    pub const ALL: [Status; 5] = [
+        Status::Open,
+        Status::InProgress,
+        Status::Blocked,
+        Status::Deferred,
+        Status::Closed,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Open => "open",
@@ -102,6 +130,14 @@ impl Status {
 }
 
 impl Kind {
+    pub const ALL: [Kind; 5] = [
+        Kind::Task,
+        Kind::Bug,
+        Kind::Feature,
+        Kind::Chore,
+        Kind::Epic,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Task => "task",
@@ -114,6 +150,13 @@ impl Kind {
 }
 
 impl DepKind {
+    pub const ALL: [DepKind; 4] = [
+        DepKind::Blocks,
+        DepKind::ParentChild,
+        DepKind::Related,
+        DepKind::DiscoveredFrom,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             DepKind::Blocks => "blocks",
@@ -124,10 +167,151 @@ impl DepKind {
     }
 }
 
+/// `FromStr` by the names `as_str` gives, for the enums a command line names.
+macro_rules! from_name {
+    ($($t:ty),*) => {$(
+        impl std::str::FromStr for $t {
+            type Err = String;
+            fn from_str(s: &str) -> Result<$t, String> {
+                <$t>::ALL
+                    .into_iter()
+                    .find(|v| v.as_str() == s)
+                    .ok_or_else(|| format!("`{s}` is not one of {}", <$t>::ALL.map(<$t>::as_str).join(", ")))
+            }
+        }
+    )*};
+}
+from_name!(Status, Kind, DepKind);
+
+/// What `mneme update` changes; `None` and empty fields leave the task as it is.
+#[derive(Debug, Clone, Default)]
+pub struct Changes {
+    pub status: Option<Status>,
+    /// Take the task: in progress, assigned to the actor.
+    pub claim: bool,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub priority: Option<u8>,
+    /// An empty name unassigns.
+    pub assignee: Option<String>,
+    pub labels: Vec<String>,
+    /// A note to append, by the actor.
+    pub note: Option<String>,
+}
+
 impl Task {
+    /// Applies `changes` made by `actor` at `now` (RFC 3339). A claim is a compare-and-swap:
+    /// only an unclaimed task, or one the actor already holds, can be taken.
+    pub fn apply(&mut self, changes: &Changes, actor: &str, now: &str) -> Result<(), TaskError> {
+        if changes.status == Some(Status::Closed) {
+            return Err(TaskError::CloseWithClose);
+        }
+        if changes.claim {
+            self.claim(actor)?;
+        }
+        if let Some(s) = changes.status {
+            self.status = s;
+        }
+        if let Some(title) = &changes.title {
+            self.title = check_title(title)?;
+        }
+        if let Some(d) = &changes.description {
+            self.description = d.trim().to_owned();
+        }
+        if let Some(p) = changes.priority {
+            self.priority = p;
+        }
+        if let Some(a) = &changes.assignee {
+            self.assignee = Some(a.clone()).filter(|a| !a.is_empty());
+        }
+        for l in &changes.labels {
+            if !self.labels.contains(l) {
+                self.labels.push(l.clone());
+            }
+        }
+        if let Some(text) = &changes.note {
+            self.notes.push(Note {
+                at: now.to_owned(),
+                author: actor.to_owned(),
+                text: text.trim().to_owned(),
+            });
+        }
+        self.updated_at = now.to_owned();
+        Ok(())
+    }
+
+    fn claim(&mut self, me: &str) -> Result<(), TaskError> {
+        match (&self.assignee, self.status) {
+            (_, Status::Closed) => Err(TaskError::Closed {
+                id: self.id.clone(),
+            }),
+            (Some(who), _) if who != me => Err(TaskError::AlreadyClaimed {
+                id: self.id.clone(),
+                by: who.clone(),
+            }),
+            (None, Status::InProgress) => Err(TaskError::AlreadyClaimed {
+                id: self.id.clone(),
+                by: "someone (no assignee)".into(),
+            }),
+            _ => {
+                self.status = Status::InProgress;
+                self.assignee = Some(me.to_owned());
+                Ok(())
+            }
+        }
+    }
+
+    /// Closes the task with `reason` at `now`.
+    pub fn close(&mut self, reason: &str, now: &str) -> Result<(), TaskError> {
+        let reason = reason.trim();
+        if reason.is_empty() {
+            return Err(TaskError::MissingCloseReason);
+        }
+        self.status = Status::Closed;
+        self.closed_at = Some(now.to_owned());
+        self.close_reason = Some(reason.to_owned());
+        self.updated_at = now.to_owned();
+        Ok(())
+    }
+
+    pub fn reopen(&mut self, now: &str) {
+        self.status = Status::Open;
+        self.closed_at = None;
+        self.close_reason = None;
+        self.updated_at = now.to_owned();
+    }
+
+    /// Records that this task depends on `dep.id`. A task has at most one parent.
+    pub fn add_dep(&mut self, dep: Dep, now: &str) -> Result<(), TaskError> {
+        if dep.kind == DepKind::ParentChild && self.parent().is_some_and(|p| p != dep.id) {
+            return Err(TaskError::HasParent {
+                id: self.id.clone(),
+            });
+        }
+        if !self.deps.contains(&dep) {
+            self.deps.push(dep);
+        }
+        self.updated_at = now.to_owned();
+        Ok(())
+    }
+
+    /// Drops every dependency on `on`, of any type.
+    pub fn remove_dep(&mut self, on: &str, now: &str) -> Result<(), TaskError> {
+        let before = self.deps.len();
+        self.deps.retain(|d| d.id != on);
+        if self.deps.len() == before {
+            return Err(TaskError::NotADependency {
+                id: self.id.clone(),
+                on: on.to_owned(),
+            });
+        }
+        self.updated_at = now.to_owned();
+        Ok(())
+    }
+
     pub fn parse(json: &str) -> std::result::Result<Task, String> {
         let t: Task = serde_json::from_str(json).map_err(|e| e.to_string())?;
-        if !crate::model::facts::is_valid_id(&t.id) || !t.id.starts_with("t-") {
+        if !is_valid_id(&t.id) || !t.id.starts_with("t-") {
             return Err(format!("invalid task id `{}`", t.id));
         }
         if t.priority > 4 {
@@ -221,6 +405,20 @@ impl<'t> Board<'t> {
             .collect()
     }
 
+    /// Why `task` counts as blocked: its own `blocked` status, then its unclosed blockers.
+    pub fn blocked_by(&self, task: &Task) -> Vec<NotReady> {
+        let mut reasons = self.open_blockers(task);
+        if task.status == Status::Blocked {
+            reasons.insert(
+                0,
+                NotReady::Status {
+                    status: Status::Blocked,
+                },
+            );
+        }
+        reasons
+    }
+
     /// Every reason `task` is not ready; empty when it is.
     pub fn not_ready(&self, task: &Task) -> Vec<NotReady> {
         let mut reasons = Vec::new();
@@ -297,13 +495,28 @@ impl<'t> Board<'t> {
     }
 
     /// Resolves a full id or a unique prefix (with or without `t-`).
-    pub fn resolve(&self, input: &str) -> Result<&'t Task> {
+    pub fn resolve(&self, input: &str) -> Result<&'t Task, TaskError> {
         resolve(self.tasks.values().copied(), input)
+    }
+
+    /// Refuses a dependency of `from` on `to` that would close a cycle of blocking or parent
+    /// links.
+    pub fn check_dep(&self, from: &str, to: &str, kind: DepKind) -> Result<(), TaskError> {
+        if !matches!(kind, DepKind::Blocks | DepKind::ParentChild) {
+            return Ok(());
+        }
+        match self.cycle_with(from, to) {
+            Some(cycle) => Err(TaskError::Cycle { cycle }),
+            None => Ok(()),
+        }
     }
 }
 
 /// Finds a task by full id or unique prefix, or says which ids come close.
-pub fn resolve<'t>(tasks: impl Iterator<Item = &'t Task> + Clone, input: &str) -> Result<&'t Task> {
+pub fn resolve<'t>(
+    tasks: impl Iterator<Item = &'t Task> + Clone,
+    input: &str,
+) -> Result<&'t Task, TaskError> {
     let input = input.trim();
     let wanted = if input.starts_with("t-") {
         input.to_owned()
@@ -325,7 +538,7 @@ pub fn resolve<'t>(tasks: impl Iterator<Item = &'t Task> + Clone, input: &str) -
                 .filter(|(n, _)| *n > 2)
                 .collect();
             near.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
-            Err(Error::UnknownTask {
+            Err(TaskError::Unknown {
                 id: input.to_owned(),
                 near: near
                     .into_iter()
@@ -334,7 +547,7 @@ pub fn resolve<'t>(tasks: impl Iterator<Item = &'t Task> + Clone, input: &str) -
                     .collect(),
             })
         }
-        many => Err(Error::AmbiguousTask {
+        many => Err(TaskError::Ambiguous {
             id: input.to_owned(),
             matches: many.iter().take(10).map(|t| t.id.clone()).collect(),
         }),
@@ -346,12 +559,10 @@ fn common_prefix(a: &str, b: &str) -> usize {
 }
 
 /// A task title: one non-empty line, trimmed.
-pub fn check_title(title: &str) -> Result<String> {
+pub fn check_title(title: &str) -> Result<String, TaskError> {
     let title = title.trim();
     if title.is_empty() || title.contains('\n') {
-        return Err(Error::InvalidInput(
-            "the title must be one non-empty line".into(),
-        ));
+        return Err(TaskError::InvalidTitle);
     }
     Ok(title.to_owned())
 }
@@ -469,10 +680,10 @@ mod tests {
         assert_eq!(board.resolve("t-abd2").unwrap().id, "t-abd2");
         assert!(matches!(
             board.resolve("t-ab"),
-            Err(Error::AmbiguousTask { .. })
+            Err(TaskError::Ambiguous { .. })
         ));
         match board.resolve("t-abx") {
-            Err(Error::UnknownTask { near, .. }) => assert_eq!(near, ["t-abc1", "t-abd2"]),
+            Err(TaskError::Unknown { near, .. }) => assert_eq!(near, ["t-abc1", "t-abd2"]),
             other => panic!("{other:?}"),
         }
     }

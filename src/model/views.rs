@@ -3,19 +3,23 @@
 
 use serde::Serialize;
 
-use crate::model::facts::Fact;
+use crate::model::decision::Recorded;
+use crate::model::facts::{Fact, State};
 use crate::model::ledger::{FactFileEntry, Ledger};
+use crate::model::paths;
+use crate::model::plan::Similar;
+use crate::model::preview::{Preview, Status};
 use crate::model::proposal::Proposal;
-use crate::model::tasks::{Board, Status, Task};
+use crate::model::tasks::{Board, DepKind, NotReady, Status as TaskStatus, Task};
+use crate::model::textdiff::unified;
 use crate::model::time::{human_age, Timestamp};
-use crate::store::fact_path;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FactView {
     pub id: Option<String>,
     pub file: String,
     pub line: usize,
-    pub state: String,
+    pub state: State,
     pub text: String,
     pub superseded_by: Option<String>,
     pub since: Option<String>,
@@ -29,7 +33,7 @@ impl FactView {
             id: fact.id.clone(),
             file: file.name.clone(),
             line: fact.line,
-            state: fact.meta.state().to_owned(),
+            state: fact.meta.state().clone(),
             text: fact.text.clone(),
             superseded_by: fact.meta.by.clone(),
             since: fact.meta.since.clone(),
@@ -39,7 +43,7 @@ impl FactView {
     }
 
     pub fn is_active(&self) -> bool {
-        self.state == crate::model::facts::STATE_ACTIVE
+        self.state == State::Active
     }
 }
 
@@ -57,7 +61,7 @@ impl FileView {
     pub fn new(file: &FactFileEntry) -> FileView {
         FileView {
             name: file.name.clone(),
-            path: fact_path(&file.name),
+            path: paths::fact_file(&file.name),
             title: file.title().to_owned(),
             description: file.file.front_matter.description.clone(),
             lines: file.lines(),
@@ -163,7 +167,7 @@ impl TaskSummary {
         let ready = board.ready();
         let mut in_progress: Vec<&Task> = tasks
             .iter()
-            .filter(|t| t.status == Status::InProgress)
+            .filter(|t| t.status == TaskStatus::InProgress)
             .collect();
         in_progress.sort_by(|a, b| (a.priority, &a.created_at).cmp(&(b.priority, &b.created_at)));
         TaskSummary {
@@ -228,4 +232,207 @@ impl Context {
             tasks: TaskSummary::of(tasks),
         }
     }
+}
+
+/// `mneme propose --json`.
+#[derive(Debug, Serialize)]
+pub struct ProposedView<'a> {
+    pub id: &'a str,
+    /// Work-tree relative path of the proposal file.
+    pub path: String,
+    pub proposal: &'a Proposal,
+    pub similar: &'a [Similar],
+    pub budget: Budget,
+}
+
+/// One row of `mneme review list --json`.
+#[derive(Debug, Serialize)]
+pub struct ReviewRow<'a> {
+    pub id: &'a str,
+    pub created_at: &'a str,
+    pub age: Option<String>,
+    pub agent: Option<&'a str>,
+    pub reason: &'a str,
+    pub evidence: &'a [String],
+    pub operations: Vec<String>,
+    pub status: Status,
+}
+
+impl<'a> ReviewRow<'a> {
+    pub fn new(p: &'a Proposal, status: Status, now: Timestamp) -> ReviewRow<'a> {
+        ReviewRow {
+            id: &p.id,
+            created_at: &p.created_at,
+            age: p.created().map(|t| human_age(t, now)),
+            agent: p.agent.as_deref(),
+            reason: &p.reason,
+            evidence: &p.evidence,
+            operations: p.operations.iter().map(|o| o.summary()).collect(),
+            status,
+        }
+    }
+}
+
+/// `mneme review show --json`.
+#[derive(Debug, Serialize)]
+pub struct ReviewShow<'a> {
+    pub id: &'a str,
+    pub status: Status,
+    pub conflict: Option<String>,
+    pub proposal: &'a Proposal,
+    pub similar: &'a [Similar],
+    /// The unified diff of each file the approval would change (none on a conflict).
+    pub files: Vec<FileDiff>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FileDiff {
+    pub name: String,
+    pub path: String,
+    pub diff: String,
+}
+
+impl<'a> ReviewShow<'a> {
+    pub fn new(p: &'a Proposal, preview: &'a Preview) -> ReviewShow<'a> {
+        let files = match &preview.outcome {
+            Ok(applied) => applied
+                .files
+                .iter()
+                .map(|f| {
+                    let path = paths::fact_file(&f.name);
+                    FileDiff {
+                        diff: unified(&path, &f.old, &f.new, 3),
+                        name: f.name.clone(),
+                        path,
+                    }
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        ReviewShow {
+            id: &p.id,
+            status: preview.status(),
+            conflict: preview.outcome.as_ref().err().map(ToString::to_string),
+            proposal: p,
+            similar: &preview.similar,
+            files,
+        }
+    }
+}
+
+/// One decision of `mneme review approve|reject --json`.
+#[derive(Debug, Serialize)]
+pub struct Decided {
+    pub proposal: String,
+    pub commit: String,
+    pub branch: String,
+    pub summary: String,
+}
+
+/// `mneme why --json`.
+#[derive(Debug, Serialize)]
+pub struct Why<'a> {
+    pub fact: Option<FactView>,
+    pub decisions: &'a [Recorded],
+}
+
+/// `mneme ready --explain --json`.
+#[derive(Debug, Serialize)]
+pub struct ReadyExplained<'a> {
+    pub ready: &'a [&'a Task],
+    pub not_ready: Vec<NotReadyView<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct NotReadyView<'a> {
+    pub id: &'a str,
+    pub title: &'a str,
+    pub reasons: &'a [NotReady],
+}
+
+/// One row of `mneme blocked --json`.
+#[derive(Debug, Serialize)]
+pub struct BlockedView<'a> {
+    pub task: &'a Task,
+    pub blocked_by: Vec<&'a str>,
+    pub reasons: &'a [NotReady],
+}
+
+impl<'a> BlockedView<'a> {
+    pub fn new(task: &'a Task, reasons: &'a [NotReady]) -> BlockedView<'a> {
+        BlockedView {
+            task,
+            blocked_by: reasons
+                .iter()
+                .filter_map(|r| match r {
+                    NotReady::BlockedBy { id, .. } => Some(id.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            reasons,
+        }
+    }
+}
+
+/// `mneme dep tree --json`: a task and, recursively, what it depends on.
+#[derive(Debug, Serialize)]
+pub struct DepTree<'a> {
+    pub id: &'a str,
+    pub title: &'a str,
+    pub status: TaskStatus,
+    pub deps: Vec<DepBranch<'a>>,
+}
+
+/// A dependency in a tree: the task, expanded; or only its id when it is missing or would
+/// repeat an ancestor (a cycle).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum DepBranch<'a> {
+    Task {
+        #[serde(rename = "type")]
+        kind: DepKind,
+        task: DepTree<'a>,
+    },
+    Id {
+        #[serde(rename = "type")]
+        kind: DepKind,
+        id: &'a str,
+    },
+}
+
+impl<'a> DepTree<'a> {
+    pub fn new(board: &Board<'a>, task: &'a Task) -> DepTree<'a> {
+        DepTree::below(board, task, &mut Vec::new())
+    }
+
+    fn below(board: &Board<'a>, task: &'a Task, path: &mut Vec<&'a str>) -> DepTree<'a> {
+        path.push(&task.id);
+        let deps = task
+            .deps
+            .iter()
+            .map(|d| match board.tasks.get(d.id.as_str()) {
+                Some(t) if !path.contains(&t.id.as_str()) => DepBranch::Task {
+                    kind: d.kind,
+                    task: DepTree::below(board, t, path),
+                },
+                _ => DepBranch::Id {
+                    kind: d.kind,
+                    id: &d.id,
+                },
+            })
+            .collect();
+        path.pop();
+        DepTree {
+            id: &task.id,
+            title: &task.title,
+            status: task.status,
+            deps,
+        }
+    }
+}
+
+/// `mneme hooks install --json`.
+#[derive(Debug, Serialize)]
+pub struct HookInstalled {
+    pub hook: std::path::PathBuf,
 }

@@ -1,3 +1,84 @@
-//! What the verbs do, over one workspace: orchestration of the model, the store and git.
+//! What the verbs do, over one workspace: each function here loads what it needs from the store
+//! and git, calls the model, and writes or commits the result. The CLI only parses arguments and
+//! renders what these return.
 
+pub mod audit;
+pub mod check;
+pub mod context;
+pub mod hooks;
+pub mod init;
+pub mod propose;
 pub mod review;
+pub mod tasks;
+
+use std::path::{Path, PathBuf};
+
+use crate::git::{self, Repo};
+use crate::model::apply::Conflict;
+use crate::model::ledger::LookupError;
+use crate::model::plan::{PlanError, TextError};
+use crate::model::tasks::TaskError;
+use crate::model::time::Timestamp;
+use crate::store::{self, Store};
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Why a verb could not do what was asked. Each subsystem's error is kept as it is.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Store(#[from] store::Error),
+    #[error(transparent)]
+    Git(#[from] git::Error),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error(transparent)]
+    Lookup(#[from] LookupError),
+    #[error(transparent)]
+    Task(#[from] TaskError),
+    #[error("proposal `{id}` conflicts with the current facts")]
+    Conflict {
+        id: String,
+        #[source]
+        conflict: Conflict,
+    },
+    #[error("unknown proposal `{id}`; pending: {}", if known.is_empty() { "none".to_owned() } else { known.join(", ") })]
+    UnknownProposal { id: String, known: Vec<String> },
+    #[error("{}: {message}", path.display())]
+    AgentsBlock { path: PathBuf, message: String },
+    #[error("{} exists and was not written by mneme", path.display())]
+    ForeignHook { path: PathBuf },
+    #[error("this commit changes facts directly ({})", facts.join(", "))]
+    DirectFactEdit { facts: Vec<String> },
+}
+
+impl From<TextError> for Error {
+    fn from(e: TextError) -> Error {
+        Error::Plan(e.into())
+    }
+}
+
+/// Where ops report what the user should know but that does not stop the work, such as a file
+/// skipped because it does not parse.
+pub trait Notes {
+    fn warn(&self, message: &str);
+}
+
+/// The repository and its ledger, found once per run.
+pub struct Workspace {
+    pub repo: Repo,
+    pub store: Store,
+}
+
+impl Workspace {
+    pub fn discover(cwd: &Path) -> Result<Workspace> {
+        let repo = Repo::discover(cwd)?;
+        let store = repo.store();
+        Ok(Workspace { repo, store })
+    }
+}
+
+/// The current time: the one place mneme reads the clock.
+pub fn now() -> Timestamp {
+    jiff::Timestamp::now().into()
+}

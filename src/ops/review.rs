@@ -1,18 +1,14 @@
-//! Reviewing proposals: previews (pure) and decisions (recorded as commits through `git`).
+//! Reviewing proposals: previews (pure, over the model) and decisions, recorded as commits.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde::Serialize;
-
-use crate::error::{Error, Result};
-use crate::git::commit::{self as git, Committed, FileWrite, LedgerCommit};
-use crate::model::apply::{apply, Applied, Conflict};
+use crate::git::commit::{self, Committed, FileWrite, LedgerCommit};
+use crate::model::apply::apply;
 use crate::model::decision::{Decision, Verdict};
-use crate::model::ledger::Ledger;
-use crate::model::proposal::{similar_to, Proposal, Similar};
+use crate::model::paths;
+use crate::model::proposal::Proposal;
 use crate::model::templates;
-use crate::model::time::Timestamp;
-use crate::store::{fact_path, Workspace};
+use crate::ops::{now, Error, Result, Workspace};
 
 /// A pending proposal and where its file is.
 #[derive(Debug, Clone)]
@@ -23,54 +19,16 @@ pub struct Pending {
     pub edited: bool,
 }
 
-/// What approving a proposal would do now.
-#[derive(Debug, Clone)]
-pub struct Preview {
-    pub outcome: std::result::Result<Applied, Conflict>,
-    pub similar: Vec<Similar>,
-}
-
-impl Preview {
-    pub fn status(&self) -> Status {
-        match &self.outcome {
-            Ok(a) if a.rebased => Status::Rebased,
-            Ok(_) => Status::Clean,
-            Err(_) => Status::Conflict,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// Applies to the files it was proposed against.
-    Clean,
-    /// A target file changed since, but the proposal still applies.
-    Rebased,
-    /// The targeted fact changed or vanished: only reject or edit.
-    Conflict,
-}
-
+/// Today's date, stamped as `since` on the facts an approval writes.
 pub fn today() -> String {
-    Timestamp::now().date()
-}
-
-pub fn preview(ledger: &Ledger, proposal: &Proposal, today: &str) -> Preview {
-    Preview {
-        outcome: apply(ledger, proposal, today),
-        similar: proposal
-            .operations
-            .iter()
-            .enumerate()
-            .flat_map(|(i, op)| similar_to(ledger, i, op))
-            .collect(),
-    }
+    now().date()
 }
 
 /// Pending proposals, oldest first; files that do not parse are skipped (`mneme check` reports
 /// them).
 pub fn pending(ws: &Workspace) -> Result<Vec<Pending>> {
     Ok(ws
+        .store
         .load_proposals()?
         .into_iter()
         .filter_map(|l| {
@@ -102,23 +60,30 @@ pub fn find<'p>(pending: &'p [Pending], id: &str) -> Result<&'p Pending> {
     }
 }
 
-/// Applies and commits `item`. `note` is added to the message body.
+/// Finishes a decision an earlier run was interrupted in; says what it did, if anything.
+pub fn recover(ws: &Workspace) -> Result<Option<String>> {
+    ws.store.check_ledger()?;
+    Ok(commit::recover(&ws.repo)?)
+}
+
+/// Applies and commits `item` against the ledger as it is now. `note` is added to the message
+/// body.
 pub fn approve(
     ws: &Workspace,
-    ledger: &Ledger,
     item: &Pending,
     note: Option<String>,
     no_verify: bool,
 ) -> Result<Committed> {
-    let applied = apply(ledger, &item.proposal, &today()).map_err(|c| Error::Conflict {
+    let ledger = ws.store.load()?;
+    let applied = apply(&ledger, &item.proposal, &today()).map_err(|conflict| Error::Conflict {
         id: item.proposal.id.clone(),
-        message: c.to_string(),
+        conflict,
     })?;
     let writes = applied
         .files
         .iter()
         .map(|f| FileWrite {
-            path: fact_path(&f.name),
+            path: paths::fact_file(&f.name),
             old: f.old.clone().into_bytes(),
             new: f.new.clone().into_bytes(),
             pristine: templates::FACT_FILES
@@ -130,12 +95,12 @@ pub fn approve(
     let decision = Decision {
         verdict: Verdict::Approve,
         proposal: &item.proposal,
-        reviewer: git::reviewer(&ws.location)?,
+        reviewer: ws.repo.reviewer()?,
         note,
         rebased: applied.rebased,
         edited: item.edited,
     };
-    record(ws, &item.path, decision, writes, no_verify)
+    record(ws, item, decision, writes, no_verify)
 }
 
 /// Records the rejection of `item` as a commit that removes its file.
@@ -148,32 +113,25 @@ pub fn reject(
     let decision = Decision {
         verdict: Verdict::Reject,
         proposal: &item.proposal,
-        reviewer: git::reviewer(&ws.location)?,
+        reviewer: ws.repo.reviewer()?,
         note: reason.filter(|r| !r.trim().is_empty()),
         rebased: false,
         edited: item.edited,
     };
-    record(ws, &item.path, decision, Vec::new(), no_verify)
+    record(ws, item, decision, Vec::new(), no_verify)
 }
 
 fn record(
     ws: &Workspace,
-    proposal_path: &Path,
+    item: &Pending,
     decision: Decision,
     writes: Vec<FileWrite>,
     no_verify: bool,
 ) -> Result<Committed> {
     let change = LedgerCommit {
         writes,
-        deletes: vec![slash_path(&ws.relative(proposal_path))],
+        deletes: vec![ws.store.git_path(&item.path)],
         message: decision.message(),
     };
-    git::commit(&ws.location, &change, no_verify)
-}
-
-fn slash_path(p: &Path) -> String {
-    p.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+    Ok(commit::commit(&ws.repo, &change, no_verify)?)
 }

@@ -1,34 +1,69 @@
-//! The filesystem side of the shell: where the ledger lives, loading it, locking, and atomic
-//! writes. Everything that decides *what* to write lives in the pure modules.
+//! The ledger's files on disk: where they are, loading them into model values, locks, and
+//! atomic writes. Everything that decides *what* to write lives in `model`.
 
+pub mod file;
 pub mod tasks;
 
 use std::fs;
-use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
-use crate::git::{self as repo, Location};
-use crate::model::config::Config;
+use crate::model::config::{Config, ConfigError};
 use crate::model::ledger::{FactFileEntry, Ledger};
+use crate::model::paths;
 use crate::model::proposal::{Proposal, ProposalError};
 
-pub const LEDGER_DIR: &str = ".ledger";
-pub const FACTS_DIR: &str = "facts";
-pub const PROPOSALS_DIR: &str = "proposals";
-pub const CONFIG_FILE: &str = "config.yaml";
-const LOCK_FILE: &str = "mneme.lock";
+pub use file::{create_new, read_optional, read_optional_text, write_atomic};
 
-/// Work-tree relative path of a fact file: `.ledger/facts/<name>`.
-pub fn fact_path(name: &str) -> String {
-    format!("{LEDGER_DIR}/{FACTS_DIR}/{name}")
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong reading or writing the ledger's files.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("no ledger in {}", root.display())]
+    NotInitialized { root: PathBuf },
+    #[error(
+        "{} resolves to {}, outside the repository; refusing to read or write through it",
+        path.display(),
+        target.display()
+    )]
+    UnsafeLedger { path: PathBuf, target: PathBuf },
+    #[error("{}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: {message}", path.display())]
+    FactFile {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{}", path.display())]
+    Config {
+        path: PathBuf,
+        #[source]
+        source: Box<ConfigError>,
+    },
+    #[error("{}: {message}", path.display())]
+    TaskParse { path: PathBuf, message: String },
+    #[error("{what} is not valid UTF-8; mneme stores text as UTF-8")]
+    NotUtf8 { what: String },
 }
 
-/// A repository work tree and its ledger.
-#[derive(Debug)]
-pub struct Workspace {
-    pub location: Location,
-    pub repo: gix::Repository,
+impl Error {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io { path, source }
+    }
+}
+
+/// A work tree's ledger on disk, and the git directory where its locks live.
+#[derive(Debug, Clone)]
+pub struct Store {
+    root: PathBuf,
+    git_dir: PathBuf,
 }
 
 /// A proposal file, parsed or with the reason it does not parse.
@@ -38,52 +73,66 @@ pub struct LoadedProposal {
     pub proposal: std::result::Result<Proposal, ProposalError>,
 }
 
-impl Workspace {
-    pub fn discover(cwd: &Path) -> Result<Workspace> {
-        let (location, repo) = repo::discover(cwd)?;
-        Ok(Workspace { location, repo })
+/// An exclusive lock, held until dropped.
+#[derive(Debug)]
+pub struct Lock {
+    _file: fs::File,
+}
+
+impl Store {
+    /// `root` is the work tree; `git_dir` this work tree's git directory.
+    pub fn new(root: PathBuf, git_dir: PathBuf) -> Store {
+        Store { root, git_dir }
     }
 
     pub fn root(&self) -> &Path {
-        &self.location.root
+        &self.root
     }
 
-    pub fn ledger_dir(&self) -> PathBuf {
-        self.location.root.join(LEDGER_DIR)
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
     }
 
-    pub fn facts_dir(&self) -> PathBuf {
-        self.ledger_dir().join(FACTS_DIR)
-    }
-
-    pub fn proposals_dir(&self) -> PathBuf {
-        self.ledger_dir().join(PROPOSALS_DIR)
+    /// The absolute path of a work-tree relative one (from `model::paths`).
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
     }
 
     /// `path` relative to the work tree root, for messages and JSON.
     pub fn relative(&self, path: &Path) -> PathBuf {
-        path.strip_prefix(&self.location.root)
+        path.strip_prefix(&self.root)
             .map(Path::to_owned)
             .unwrap_or_else(|_| path.to_owned())
     }
 
+    /// `path` relative to the work tree, `/`-separated, as git names it.
+    pub fn git_path(&self, path: &Path) -> String {
+        self.relative(path)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
     /// Fails unless the ledger exists and every directory of it resolves inside the work tree.
     pub fn check_ledger(&self) -> Result<()> {
-        let dir = self.ledger_dir();
+        let dir = self.path(paths::LEDGER);
         if fs::symlink_metadata(&dir).is_err() {
-            return Err(Error::NotInitialized {
-                root: self.location.root.clone(),
-            });
+            return Err(self.not_initialized());
         }
-        for path in [dir.clone(), self.facts_dir(), self.proposals_dir()] {
-            self.check_inside(&path)?;
+        for rel in [paths::LEDGER, paths::FACTS, paths::PROPOSALS] {
+            self.check_inside(&self.path(rel))?;
         }
-        if !self.facts_dir().is_dir() {
-            return Err(Error::NotInitialized {
-                root: self.location.root.clone(),
-            });
+        if !self.path(paths::FACTS).is_dir() {
+            return Err(self.not_initialized());
         }
         Ok(())
+    }
+
+    fn not_initialized(&self) -> Error {
+        Error::NotInitialized {
+            root: self.root.clone(),
+        }
     }
 
     /// Fails when `path` exists and resolves outside the work tree (through a symlink).
@@ -91,7 +140,7 @@ impl Workspace {
         let Ok(target) = path.canonicalize() else {
             return Ok(());
         };
-        if target.starts_with(&self.location.root) {
+        if target.starts_with(&self.root) {
             Ok(())
         } else {
             Err(Error::UnsafeLedger {
@@ -99,6 +148,16 @@ impl Workspace {
                 target,
             })
         }
+    }
+
+    /// Creates `rel` (and its parents) inside the work tree, refusing to go through a link that
+    /// leads out of it.
+    pub fn create_dir(&self, rel: impl AsRef<Path>) -> Result<PathBuf> {
+        let dir = self.root.join(rel);
+        self.check_inside(&dir)?;
+        fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
+        self.check_inside(&dir)?;
+        Ok(dir)
     }
 
     pub fn load(&self) -> Result<Ledger> {
@@ -114,37 +173,35 @@ impl Workspace {
 
     /// Every fact file, each parsed or with the reason it does not parse.
     pub fn load_files(&self) -> Result<Vec<(PathBuf, Result<FactFileEntry>)>> {
-        let dir = self.facts_dir();
         let mut files = Vec::new();
-        for (name, path) in list_dir(&dir, ".md")? {
+        for (name, path) in file::list_dir(&self.path(paths::FACTS), ".md")? {
             let bytes = fs::read(&path).map_err(Error::io(&path))?;
-            let entry = String::from_utf8(bytes)
-                .map_err(|e| {
-                    let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-                    Error::FactFileParse {
-                        path: self.relative(&path),
-                        line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
-                        message: "not valid UTF-8".into(),
-                    }
-                })
-                .and_then(|raw| {
-                    FactFileEntry::parse(name, raw).map_err(|e| Error::FactFileParse {
-                        path: self.relative(&path),
-                        line: e.line,
-                        message: e.message,
-                    })
-                });
+            let entry = self.parse_fact_file(name, &path, bytes);
             files.push((path, entry));
         }
         Ok(files)
     }
 
+    fn parse_fact_file(&self, name: String, path: &Path, bytes: Vec<u8>) -> Result<FactFileEntry> {
+        let error = |line, message: String| Error::FactFile {
+            path: self.relative(path),
+            line,
+            message,
+        };
+        let raw = String::from_utf8(bytes).map_err(|e| {
+            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+            error(line, "not valid UTF-8".into())
+        })?;
+        FactFileEntry::parse(name, raw).map_err(|e| error(e.line, e.message))
+    }
+
     pub fn load_config(&self) -> Result<Config> {
-        let path = self.ledger_dir().join(CONFIG_FILE);
-        match read_optional_text(&path, CONFIG_FILE)? {
-            Some(src) => Config::parse(&src).map_err(|message| Error::Config {
+        let path = self.path(paths::CONFIG);
+        match read_optional_text(&path, paths::CONFIG)? {
+            Some(src) => Config::parse(&src).map_err(|source| Error::Config {
                 path: self.relative(&path),
-                message,
+                source: Box::new(source),
             }),
             None => Ok(Config::default()),
         }
@@ -152,9 +209,8 @@ impl Workspace {
 
     /// Every proposal file, oldest first; files that do not parse are returned with the reason.
     pub fn load_proposals(&self) -> Result<Vec<LoadedProposal>> {
-        let dir = self.proposals_dir();
         let mut out = Vec::new();
-        for (_, path) in list_dir(&dir, ".json")? {
+        for (_, path) in file::list_dir(&self.path(paths::PROPOSALS), ".json")? {
             let proposal = fs::read(&path)
                 .map_err(|e| ProposalError::Syntax(e.to_string()))
                 .and_then(|b| {
@@ -176,11 +232,18 @@ impl Workspace {
         Ok(out)
     }
 
+    /// The proposals that parse, oldest first.
+    pub fn pending_proposals(&self) -> Result<Vec<Proposal>> {
+        Ok(self
+            .load_proposals()?
+            .into_iter()
+            .filter_map(|p| p.proposal.ok())
+            .collect())
+    }
+
     /// Writes a new proposal file, never replacing one: on a name collision the id is re-hashed.
     pub fn write_proposal(&self, proposal: &mut Proposal) -> Result<PathBuf> {
-        let dir = self.proposals_dir();
-        fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
-        self.check_inside(&dir)?;
+        let dir = self.create_dir(paths::PROPOSALS)?;
         loop {
             let path = dir.join(proposal.file_name());
             if create_new(&path, proposal.to_json().as_bytes())? {
@@ -190,15 +253,19 @@ impl Workspace {
         }
     }
 
-    /// An exclusive lock over the ledger for this work tree, held until the guard is dropped.
-    /// It lives in the git directory, so it is never committed.
-    pub fn lock(&self) -> Result<fs::File> {
-        self.lock_named(LOCK_FILE)
+    /// Symlinks anywhere under `.ledger/`.
+    pub fn symlinks(&self) -> Result<Vec<PathBuf>> {
+        file::symlinks_under(&self.path(paths::LEDGER))
     }
 
-    /// An exclusive lock on `<git dir>/<name>`, held until the guard is dropped.
-    pub fn lock_named(&self, name: &str) -> Result<fs::File> {
-        let path = self.location.git_dir.join(name);
+    /// The exclusive lock over facts and proposals for this work tree. It lives in the git
+    /// directory, so it is never committed.
+    pub fn lock(&self) -> Result<Lock> {
+        self.lock_named(paths::LEDGER_LOCK)
+    }
+
+    pub(crate) fn lock_named(&self, name: &str) -> Result<Lock> {
+        let path = self.git_dir.join(name);
         let file = fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -206,103 +273,6 @@ impl Workspace {
             .open(&path)
             .map_err(Error::io(&path))?;
         file.lock().map_err(Error::io(&path))?;
-        Ok(file)
+        Ok(Lock { _file: file })
     }
-}
-
-/// Symlinks anywhere under `dir` (which is not followed into).
-pub fn symlinks_under(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(d) = stack.pop() {
-        let entries = match fs::read_dir(&d) {
-            Ok(e) => e,
-            Err(e) if e.kind() == ErrorKind::NotFound => continue,
-            Err(e) => return Err(Error::io(&d)(e)),
-        };
-        for entry in entries {
-            let entry = entry.map_err(Error::io(&d))?;
-            let kind = entry.file_type().map_err(Error::io(entry.path()))?;
-            if kind.is_symlink() {
-                found.push(entry.path());
-            } else if kind.is_dir() {
-                stack.push(entry.path());
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
-}
-
-/// `(file name, path)` of the regular files in `dir` ending in `ext`, sorted by name. Symlinks
-/// and other special files are skipped: they could point outside the repository.
-pub(crate) fn list_dir(dir: &Path, ext: &str) -> Result<Vec<(String, PathBuf)>> {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(dir)(e)),
-    };
-    let mut out = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(Error::io(dir))?;
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
-        };
-        let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
-        if is_file && name.ends_with(ext) && !name.starts_with('.') {
-            out.push((name, entry.path()));
-        }
-    }
-    out.sort();
-    Ok(out)
-}
-
-/// The bytes of `path`, or `None` when it does not exist.
-pub fn read_optional(path: &Path) -> Result<Option<Vec<u8>>> {
-    match fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(path)(e)),
-    }
-}
-
-/// The UTF-8 text of `path`, or `None` when it does not exist; `what` names it in errors.
-pub fn read_optional_text(path: &Path, what: &str) -> Result<Option<String>> {
-    read_optional(path)?
-        .map(|bytes| {
-            String::from_utf8(bytes).map_err(|_| Error::InvalidUtf8 {
-                what: what.to_owned(),
-            })
-        })
-        .transpose()
-}
-
-/// Replaces `path` atomically: a temporary file in the same directory, synced, then renamed.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut tmp = temp_beside(path)?;
-    tmp.write_all(bytes).map_err(Error::io(path))?;
-    tmp.as_file().sync_all().map_err(Error::io(path))?;
-    tmp.persist(path).map_err(|e| Error::io(path)(e.error))?;
-    Ok(())
-}
-
-/// Creates `path` atomically with `bytes`; `false` (and nothing written) when it already exists.
-pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
-    let mut tmp = temp_beside(path)?;
-    tmp.write_all(bytes).map_err(Error::io(path))?;
-    tmp.as_file().sync_all().map_err(Error::io(path))?;
-    match tmp.persist_noclobber(path) {
-        Ok(_) => Ok(true),
-        Err(e) if e.error.kind() == ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(Error::io(path)(e.error)),
-    }
-}
-
-fn temp_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    tempfile::Builder::new()
-        .prefix(".mneme-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(Error::io(dir))
 }

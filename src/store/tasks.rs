@@ -9,13 +9,11 @@ use std::path::PathBuf;
 
 use rustix::fs::{Mode, OFlags};
 
-use crate::error::{Error, Result};
 use crate::model::ids::mint;
+use crate::model::paths;
 use crate::model::tasks::{Task, TASK_PREFIX};
-use crate::store::{create_new, list_dir, write_atomic, Workspace, LEDGER_DIR};
-
-pub const TASKS_DIR: &str = "tasks";
-const LOCK: &str = "mneme-tasks.lock";
+use crate::store::file::{create_new, list_dir, write_atomic};
+use crate::store::{Error, Lock, Result, Store};
 
 /// Tasks that parse, and the files that do not (with why).
 #[derive(Debug, Default)]
@@ -24,9 +22,9 @@ pub struct Loaded {
     pub broken: Vec<(PathBuf, String)>,
 }
 
-impl Workspace {
+impl Store {
     pub fn tasks_dir(&self) -> PathBuf {
-        self.location.root.join(LEDGER_DIR).join(TASKS_DIR)
+        self.path(paths::TASKS)
     }
 
     pub fn load_tasks(&self) -> Result<Loaded> {
@@ -86,9 +84,7 @@ impl Workspace {
 
     /// Mints an id for `task` (unique among `existing`) and writes its file, never replacing one.
     pub fn create_task(&self, task: &mut Task, existing: &[Task], seed: &str) -> Result<PathBuf> {
-        let dir = self.tasks_dir();
-        fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
-        self.check_inside(&dir)?;
+        let dir = self.create_dir(paths::TASKS)?;
         let mut salt = 0u32;
         loop {
             task.id = mint(
@@ -107,22 +103,22 @@ impl Workspace {
 
     /// Applies `change` to the task `id` under the tasks lock: read, change, write. Concurrent
     /// changes of the same task are serialised, so none is lost.
-    pub fn modify_task<T>(
+    pub fn modify_task<T, E: From<Error>>(
         &self,
         id: &str,
-        change: impl FnOnce(&mut Task) -> Result<T>,
-    ) -> Result<(Task, T)> {
+        change: impl FnOnce(&mut Task) -> std::result::Result<T, E>,
+    ) -> std::result::Result<(Task, T), E> {
         let _lock = self.lock_tasks()?;
         self.modify_task_locked(id, change)
     }
 
     /// `modify_task` for a caller that already holds the tasks lock.
-    pub fn modify_task_locked<T>(
+    pub fn modify_task_locked<T, E: From<Error>>(
         &self,
         id: &str,
-        change: impl FnOnce(&mut Task) -> Result<T>,
-    ) -> Result<(Task, T)> {
-        let path = self.tasks_dir().join(format!("{id}.json"));
+        change: impl FnOnce(&mut Task) -> std::result::Result<T, E>,
+    ) -> std::result::Result<(Task, T), E> {
+        let path = self.path(&paths::task_file(id));
         let text = fs::read_to_string(&path).map_err(Error::io(&path))?;
         let mut task = Task::parse(&text).map_err(|message| Error::TaskParse {
             path: self.relative(&path),
@@ -133,24 +129,9 @@ impl Workspace {
         Ok((task, out))
     }
 
-    pub fn lock_tasks(&self) -> Result<fs::File> {
-        self.lock_named(LOCK)
+    pub fn lock_tasks(&self) -> Result<Lock> {
+        self.lock_named(paths::TASKS_LOCK)
     }
-}
-
-/// Who is acting: `--agent`, else `$MNEME_AGENT`, else the git user name.
-pub fn actor(explicit: Option<&str>, ws: &Workspace) -> String {
-    explicit
-        .map(str::to_owned)
-        .or_else(|| {
-            std::env::var("MNEME_AGENT")
-                .ok()
-                .filter(|s| !s.trim().is_empty())
-        })
-        .or_else(|| {
-            crate::git::author(&ws.repo).map(|a| a.split(" <").next().unwrap_or(&a).to_owned())
-        })
-        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 fn read_task(dir: BorrowedFd<'_>, name: &str) -> std::result::Result<Task, String> {

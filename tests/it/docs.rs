@@ -2,7 +2,8 @@
 //! cannot drift from the code.
 
 use mneme::model::facts::FactFile;
-use mneme::model::proposal::{Proposal, Request};
+use mneme::model::plan::Request;
+use mneme::model::proposal::Proposal;
 use mneme::model::tasks::Task;
 
 /// The fenced code blocks of `lang` in the file, in order.

@@ -65,7 +65,10 @@ fn rerunning_init_keeps_facts_and_only_refreshes_the_block() {
         .success()
         .get_output()
         .clone();
-    assert_eq!(crate::common::json(&again)["updated"], serde_json::json!([]));
+    assert_eq!(
+        crate::common::json(&again)["updated"],
+        serde_json::json!([])
+    );
 }
 
 #[test]

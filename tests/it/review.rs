@@ -52,7 +52,7 @@ fn approving_an_add_commits_only_the_ledger_with_trailers() {
     let arch = repo.read(ARCH);
     assert!(arch.ends_with(&format!(
         "- **{fact}** We use PostgreSQL 16. <!-- since: {}; evidence: docs/adr/3.md -->\n",
-        mneme::model::time::Timestamp::now().date()
+        mneme::ops::now().date()
     )));
     assert_eq!(repo.git(&["show", &format!("HEAD:{ARCH}")]), arch);
     assert!(

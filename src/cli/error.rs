@@ -1,0 +1,451 @@
+//! The one error the command line renders: a stable code, a message (the error and its causes),
+//! structured details for `--json`, and a hint that says what to do. Every subsystem's error is
+//! turned into one here, and nowhere else.
+
+use std::path::Path;
+
+use mneme::model::apply::Conflict;
+use mneme::model::ledger::LookupError;
+use mneme::model::plan::{PlanError, TextError};
+use mneme::model::tasks::TaskError;
+use mneme::{error_chain, git, ops, store};
+use serde_json::{json, Value};
+
+/// Stable error codes, documented in docs/json.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    NotARepository,
+    BareRepository,
+    NotInitialized,
+    UnsafeLedger,
+    UnknownFile,
+    InvalidFileName,
+    UnknownFact,
+    SupersededFact,
+    EmptyText,
+    TextTooLong,
+    InvalidText,
+    InvalidUtf8,
+    DuplicateFact,
+    DuplicateProposal,
+    NoChange,
+    EvidenceRequired,
+    MissingReason,
+    InvalidInput,
+    FactFileParse,
+    Config,
+    AgentsMd,
+    Io,
+    Git,
+    GitLocked,
+    IdentityMissing,
+    GitInProgress,
+    DetachedHead,
+    LocalEdits,
+    SparseIndex,
+    HookFailed,
+    RefMoved,
+    Conflict,
+    UnknownProposal,
+    NotATerminal,
+    Terminal,
+    Editor,
+    Interrupted,
+    UnknownTask,
+    AmbiguousTask,
+    AlreadyClaimed,
+    DependencyCycle,
+    TaskParse,
+    Output,
+}
+
+impl Code {
+    #[cfg(test)]
+    pub const ALL: [Code; 43] = [
+        Code::NotARepository,
+        Code::BareRepository,
+        Code::NotInitialized,
+        Code::UnsafeLedger,
+        Code::UnknownFile,
+        Code::InvalidFileName,
+        Code::UnknownFact,
+        Code::SupersededFact,
+        Code::EmptyText,
+        Code::TextTooLong,
+        Code::InvalidText,
+        Code::InvalidUtf8,
+        Code::DuplicateFact,
+        Code::DuplicateProposal,
+        Code::NoChange,
+        Code::EvidenceRequired,
+        Code::MissingReason,
+        Code::InvalidInput,
+        Code::FactFileParse,
+        Code::Config,
+        Code::AgentsMd,
+        Code::Io,
+        Code::Git,
+        Code::GitLocked,
+        Code::IdentityMissing,
+        Code::GitInProgress,
+        Code::DetachedHead,
+        Code::LocalEdits,
+        Code::SparseIndex,
+        Code::HookFailed,
+        Code::RefMoved,
+        Code::Conflict,
+        Code::UnknownProposal,
+        Code::NotATerminal,
+        Code::Terminal,
+        Code::Editor,
+        Code::Interrupted,
+        Code::UnknownTask,
+        Code::AmbiguousTask,
+        Code::AlreadyClaimed,
+        Code::DependencyCycle,
+        Code::TaskParse,
+        Code::Output,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::NotARepository => "not_a_repository",
+            Code::BareRepository => "bare_repository",
+            Code::NotInitialized => "not_initialized",
+            Code::UnsafeLedger => "unsafe_ledger",
+            Code::UnknownFile => "unknown_file",
+            Code::InvalidFileName => "invalid_file_name",
+            Code::UnknownFact => "unknown_fact",
+            Code::SupersededFact => "superseded_fact",
+            Code::EmptyText => "empty_text",
+            Code::TextTooLong => "text_too_long",
+            Code::InvalidText => "invalid_text",
+            Code::InvalidUtf8 => "invalid_utf8",
+            Code::DuplicateFact => "duplicate_fact",
+            Code::DuplicateProposal => "duplicate_proposal",
+            Code::NoChange => "no_change",
+            Code::EvidenceRequired => "evidence_required",
+            Code::MissingReason => "missing_reason",
+            Code::InvalidInput => "invalid_input",
+            Code::FactFileParse => "fact_file_parse",
+            Code::Config => "config",
+            Code::AgentsMd => "agents_md",
+            Code::Io => "io",
+            Code::Git => "git",
+            Code::GitLocked => "git_locked",
+            Code::IdentityMissing => "identity_missing",
+            Code::GitInProgress => "git_in_progress",
+            Code::DetachedHead => "detached_head",
+            Code::LocalEdits => "local_edits",
+            Code::SparseIndex => "sparse_index",
+            Code::HookFailed => "hook_failed",
+            Code::RefMoved => "ref_moved",
+            Code::Conflict => "conflict",
+            Code::UnknownProposal => "unknown_proposal",
+            Code::NotATerminal => "not_a_terminal",
+            Code::Terminal => "terminal",
+            Code::Editor => "editor",
+            Code::Interrupted => "interrupted",
+            Code::UnknownTask => "unknown_task",
+            Code::AmbiguousTask => "ambiguous_task",
+            Code::AlreadyClaimed => "already_claimed",
+            Code::DependencyCycle => "dependency_cycle",
+            Code::TaskParse => "task_parse",
+            Code::Output => "output",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct CliError {
+    pub code: Code,
+    pub message: String,
+    pub hint: Option<String>,
+    /// Extra fields of the `--json` error object (boxed: errors travel in every `Result`).
+    pub details: Box<Value>,
+    /// Output went to a closed pipe (`mneme context | head`): not worth reporting.
+    pub broken_pipe: bool,
+}
+
+pub type Result<T, E = CliError> = std::result::Result<T, E>;
+
+impl CliError {
+    pub fn new(code: Code, message: impl Into<String>) -> CliError {
+        CliError {
+            code,
+            message: message.into(),
+            hint: None,
+            details: Box::new(Value::Null),
+            broken_pipe: false,
+        }
+    }
+
+    fn of(code: Code, e: &dyn std::error::Error) -> CliError {
+        CliError::new(code, error_chain(e))
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> CliError {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    fn with_details(mut self, details: Value) -> CliError {
+        *self.details = details;
+        self
+    }
+
+    pub fn invalid_input(message: impl Into<String>) -> CliError {
+        CliError::new(Code::InvalidInput, message)
+    }
+
+    /// An argument, stdin or a file that is not UTF-8.
+    pub fn invalid_utf8(what: &str) -> CliError {
+        CliError::new(
+            Code::InvalidUtf8,
+            format!("{what} is not valid UTF-8; mneme stores text as UTF-8"),
+        )
+    }
+
+    /// Reading from or writing to the terminal failed.
+    pub fn terminal(e: std::io::Error) -> CliError {
+        CliError::new(Code::Terminal, format!("the terminal: {e}"))
+    }
+
+    /// The editor could not be run.
+    pub fn editor(e: std::io::Error) -> CliError {
+        CliError::new(Code::Editor, format!("running the editor: {e}"))
+            .with_hint("set $VISUAL or $EDITOR to an editor that waits for you to close the file")
+    }
+
+    /// Reading an input file or stdin failed.
+    pub fn input(path: &Path, e: std::io::Error) -> CliError {
+        CliError::new(Code::Io, format!("{}: {e}", path.display()))
+    }
+}
+
+/// Writing the output failed; a closed pipe is not reported.
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> CliError {
+        let mut error = CliError::new(Code::Output, format!("writing the output: {e}"));
+        error.broken_pipe = e.kind() == std::io::ErrorKind::BrokenPipe;
+        error
+    }
+}
+
+impl From<ops::Error> for CliError {
+    fn from(e: ops::Error) -> CliError {
+        match e {
+            ops::Error::Store(e) => e.into(),
+            ops::Error::Git(e) => e.into(),
+            ops::Error::Plan(e) => e.into(),
+            ops::Error::Lookup(e) => e.into(),
+            ops::Error::Task(e) => e.into(),
+            ops::Error::Conflict { id, conflict } => conflict_error(&id, &conflict),
+            ops::Error::UnknownProposal { ref id, ref known } => {
+                let details = json!({ "id": id, "known": known });
+                CliError::of(Code::UnknownProposal, &e).with_details(details)
+            }
+            ops::Error::AgentsBlock { .. } => CliError::of(Code::AgentsMd, &e)
+                .with_hint("fix the markers by hand (mneme only edits between them)"),
+            ops::Error::ForeignHook { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
+                "add `mneme hooks commit-msg \"$1\"` to it, or rerun with --force to replace it",
+            ),
+            ops::Error::DirectFactEdit { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
+                "propose the change with `mneme propose` and approve it with `mneme review`, or commit with --no-verify",
+            ),
+        }
+    }
+}
+
+fn conflict_error(id: &str, conflict: &Conflict) -> CliError {
+    CliError::new(
+        Code::Conflict,
+        format!("proposal `{id}` conflicts with the current facts: {conflict}"),
+    )
+    .with_hint("reject it or edit it in `mneme review`")
+    .with_details(json!({ "proposal": id }))
+}
+
+impl From<store::Error> for CliError {
+    fn from(e: store::Error) -> CliError {
+        use store::Error as E;
+        let code = match &e {
+            E::NotInitialized { .. } => Code::NotInitialized,
+            E::UnsafeLedger { .. } => Code::UnsafeLedger,
+            E::Io { .. } => Code::Io,
+            E::FactFile { .. } => Code::FactFileParse,
+            E::Config { .. } => Code::Config,
+            E::TaskParse { .. } => Code::TaskParse,
+            E::NotUtf8 { .. } => Code::InvalidUtf8,
+        };
+        let error = CliError::of(code, &e);
+        match e {
+            E::NotInitialized { .. } => error.with_hint("run `mneme init` first"),
+            E::FactFile { path, line, .. } => {
+                error.with_details(json!({ "path": path, "line": line }))
+            }
+            E::Config { path, .. } => error.with_details(json!({ "path": path })),
+            _ => error,
+        }
+    }
+}
+
+impl From<git::Error> for CliError {
+    fn from(e: git::Error) -> CliError {
+        use git::Error as E;
+        let e = match e {
+            E::Store(inner) => return inner.into(),
+            other => other,
+        };
+        let code = match &e {
+            E::Store(_) => Code::Io,
+            E::NotARepository { .. } => Code::NotARepository,
+            E::BareRepository { .. } => Code::BareRepository,
+            E::Locked { .. } => Code::GitLocked,
+            E::IdentityMissing => Code::IdentityMissing,
+            E::InProgress { .. } => Code::GitInProgress,
+            E::DetachedHead => Code::DetachedHead,
+            E::LocalEdits { .. } => Code::LocalEdits,
+            E::SparseIndex => Code::SparseIndex,
+            E::HookFailed { .. } => Code::HookFailed,
+            E::RefMoved => Code::RefMoved,
+            E::Interrupted(_) => Code::Interrupted,
+            E::NotARange { .. } | E::UnknownRevision { .. } | E::NotACommit { .. } => {
+                Code::InvalidInput
+            }
+            E::Gix(_) => Code::Git,
+        };
+        let error = CliError::of(code, &e);
+        match e {
+            E::NotARepository { .. } => {
+                error.with_hint("run `git init` first, or cd into a repository")
+            }
+            E::Locked { path } => {
+                let hint = format!(
+                    "retry when it is done (if no git command is running, remove {})",
+                    path.display()
+                );
+                error
+                    .with_details(json!({ "path": path }))
+                    .with_hint(hint)
+            }
+            E::IdentityMissing => error.with_hint(
+                "run `git config user.name \"Your Name\"` and `git config user.email you@example.com`",
+            ),
+            E::InProgress { .. } => {
+                error.with_hint("finish or abort it before recording decisions")
+            }
+            E::DetachedHead => error
+                .with_hint("switch to a branch (`git switch -c <name>`) so the decision is not lost"),
+            E::LocalEdits { path, .. } => {
+                let hint = format!("commit or restore them first (`git diff HEAD -- {path}`)");
+                error.with_details(json!({ "path": path })).with_hint(hint)
+            }
+            E::RefMoved => error.with_hint("run the review again"),
+            _ => error,
+        }
+    }
+}
+
+impl From<PlanError> for CliError {
+    fn from(e: PlanError) -> CliError {
+        use PlanError as E;
+        let e = match e {
+            E::Lookup(inner) => return inner.into(),
+            E::Text(inner) => return inner.into(),
+            other => other,
+        };
+        let (code, details) = match &e {
+            E::Lookup(_) | E::Text(_) => (Code::InvalidInput, Value::Null),
+            E::SupersededFact { id, by } => (Code::SupersededFact, json!({ "id": id, "by": by })),
+            E::DuplicateFact { id, file } => {
+                (Code::DuplicateFact, json!({ "id": id, "file": file }))
+            }
+            E::DuplicateProposal { proposal } => {
+                (Code::DuplicateProposal, json!({ "proposal": proposal }))
+            }
+            E::NoChange { .. } => (Code::NoChange, Value::Null),
+            E::EvidenceRequired => (Code::EvidenceRequired, Value::Null),
+            E::MissingReason => (Code::MissingReason, Value::Null),
+            E::NoOperations | E::SameFactTwice { .. } | E::SameTextTwice => {
+                (Code::InvalidInput, Value::Null)
+            }
+        };
+        CliError::of(code, &e).with_details(details)
+    }
+}
+
+impl From<TextError> for CliError {
+    fn from(e: TextError) -> CliError {
+        let (code, details) = match &e {
+            TextError::Empty => (Code::EmptyText, Value::Null),
+            TextError::TooLong { len, max } => {
+                (Code::TextTooLong, json!({ "len": len, "max": max }))
+            }
+            TextError::Invalid { .. } => (Code::InvalidText, Value::Null),
+        };
+        CliError::of(code, &e).with_details(details)
+    }
+}
+
+impl From<LookupError> for CliError {
+    fn from(e: LookupError) -> CliError {
+        let (code, details) = match &e {
+            LookupError::UnknownFile { name, known } => {
+                (Code::UnknownFile, json!({ "name": name, "known": known }))
+            }
+            LookupError::InvalidFileName { .. } => (Code::InvalidFileName, Value::Null),
+            LookupError::UnknownFact { id, known } => {
+                (Code::UnknownFact, json!({ "id": id, "known": known }))
+            }
+        };
+        CliError::of(code, &e).with_details(details)
+    }
+}
+
+impl From<TaskError> for CliError {
+    fn from(e: TaskError) -> CliError {
+        use TaskError as E;
+        let (code, details) = match &e {
+            E::Unknown { id, near } => (Code::UnknownTask, json!({ "id": id, "near": near })),
+            E::Ambiguous { id, matches } => {
+                (Code::AmbiguousTask, json!({ "id": id, "matches": matches }))
+            }
+            E::AlreadyClaimed { id, by } => (Code::AlreadyClaimed, json!({ "id": id, "by": by })),
+            E::Cycle { cycle } => (Code::DependencyCycle, json!({ "cycle": cycle })),
+            E::InvalidTitle
+            | E::Closed { .. }
+            | E::HasParent { .. }
+            | E::NotADependency { .. }
+            | E::CloseWithClose
+            | E::MissingCloseReason => (Code::InvalidInput, Value::Null),
+        };
+        CliError::of(code, &e).with_details(details)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_documented() {
+        let doc =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/json.md")).unwrap();
+        for code in Code::ALL {
+            assert!(
+                doc.contains(&format!("| `{}` |", code.as_str())),
+                "docs/json.md does not document error code `{}`",
+                code.as_str()
+            );
+        }
+    }
+
+    #[test]
+    fn codes_are_distinct() {
+        let mut names: Vec<_> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), Code::ALL.len());
+    }
+}

@@ -1,0 +1,46 @@
+//! Writing the repository's own git configuration (not the global one).
+
+use gix::bstr::ByteSlice;
+
+use crate::git::{Error, Repo, Result};
+use crate::store;
+
+/// Sets `section.subsection.key = value` for each entry in the repository's own config file
+/// (not global), under git's `config.lock`. Returns whether anything changed.
+pub fn set_local_config(repo: &Repo, entries: &[(&str, &str, &str, &str)]) -> Result<bool> {
+    let path = repo.gix().common_dir().join("config");
+    let mut config =
+        gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)?;
+    let mut changed = false;
+    for (section, subsection, key, value) in entries {
+        let current = config
+            .raw_value(format!("{section}.{subsection}.{key}").as_str())
+            .ok();
+        if current.as_deref().map(|v| v.as_bytes()) != Some(value.as_bytes()) {
+            config.set_raw_value_by(
+                *section,
+                Some(subsection.as_bytes().as_bstr()),
+                *key,
+                *value,
+            )?;
+            changed = true;
+        }
+    }
+    if changed {
+        let mut lock = gix::lock::File::acquire_to_update_resource(
+            &path,
+            gix::lock::acquire::Fail::Immediately,
+            None,
+            0,
+        )
+        .map_err(|_| Error::Locked {
+            path: path.with_extension("lock"),
+        })?;
+        config
+            .write_to(&mut lock)
+            .map_err(store::Error::io(&path))?;
+        lock.commit()
+            .map_err(|e| store::Error::io(&path)(e.error))?;
+    }
+    Ok(changed)
+}

@@ -1,0 +1,102 @@
+//! The repository's own hooks, run as git would around a decision commit: `pre-commit` against
+//! the commit's tree, then `commit-msg`, which may rewrite the message.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use gix::bstr::ByteSlice;
+use gix::hash::ObjectId;
+
+use crate::git::{Error, Repo, Result};
+use crate::model::paths;
+use crate::store;
+
+/// The directory git runs hooks from: `core.hooksPath`, or `hooks/` in the common git directory.
+pub fn hooks_dir(repo: &Repo) -> PathBuf {
+    match repo.gix().config_snapshot().string("core.hooksPath") {
+        Some(p) => {
+            let p = PathBuf::from(p.to_str_lossy().into_owned());
+            if p.is_absolute() {
+                p
+            } else {
+                repo.root().join(p)
+            }
+        }
+        None => repo.gix().common_dir().join("hooks"),
+    }
+}
+
+/// Runs `pre-commit` against an index holding exactly the commit's tree, then `commit-msg`,
+/// which may rewrite the message. Returns the final message.
+pub(crate) fn run_hooks(repo: &Repo, tree: ObjectId, message: &str) -> Result<String> {
+    let root = repo.root();
+    let dir = hooks_dir(repo);
+    let pre_commit = dir.join("pre-commit");
+    if is_executable(&pre_commit) {
+        let index_path = repo.git_dir().join(paths::HOOK_INDEX);
+        let index = repo.gix().index_from_tree(&tree)?;
+        let mut file = fs::File::create(&index_path).map_err(store::Error::io(&index_path))?;
+        index.write_to(&mut file, gix::index::write::Options::default())?;
+        file.flush().map_err(store::Error::io(&index_path))?;
+        let result = run_hook("pre-commit", &pre_commit, root, &[], Some(&index_path));
+        let _ = fs::remove_file(&index_path);
+        result?;
+    }
+    let commit_msg = dir.join("commit-msg");
+    if !is_executable(&commit_msg) {
+        return Ok(message.to_owned());
+    }
+    let msg_path = repo.git_dir().join("COMMIT_EDITMSG");
+    fs::write(&msg_path, message).map_err(store::Error::io(&msg_path))?;
+    run_hook(
+        "commit-msg",
+        &commit_msg,
+        root,
+        &[msg_path.as_os_str()],
+        None,
+    )?;
+    let mut edited = fs::read_to_string(&msg_path).map_err(store::Error::io(&msg_path))?;
+    if edited.trim().is_empty() {
+        return Err(Error::HookFailed {
+            hook: "commit-msg",
+            status: "it left an empty message".into(),
+            output: String::new(),
+        });
+    }
+    if !edited.ends_with('\n') {
+        edited.push('\n');
+    }
+    Ok(edited)
+}
+
+fn run_hook(
+    name: &'static str,
+    path: &Path,
+    cwd: &Path,
+    args: &[&std::ffi::OsStr],
+    index: Option<&Path>,
+) -> Result<()> {
+    let mut cmd = Command::new(path);
+    cmd.args(args).current_dir(cwd).stdin(Stdio::null());
+    if let Some(index) = index {
+        cmd.env("GIT_INDEX_FILE", index);
+    }
+    let out = cmd.output().map_err(store::Error::io(path))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let mut output = String::from_utf8_lossy(&out.stderr).into_owned();
+    output.push_str(&String::from_utf8_lossy(&out.stdout));
+    Err(Error::HookFailed {
+        hook: name,
+        status: out.status.to_string(),
+        output: output.trim_end().chars().take(4000).collect(),
+    })
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}

@@ -1,0 +1,40 @@
+//! Every path mneme uses, named once. Ledger paths are relative to the work tree and
+//! `/`-separated, as git names them; the others live in the git directory and are never committed.
+
+/// The ledger directory.
+pub const LEDGER: &str = ".ledger";
+/// Fact files: `<name>.md`.
+pub const FACTS: &str = ".ledger/facts";
+/// Pending proposals: `<id>.json`.
+pub const PROPOSALS: &str = ".ledger/proposals";
+/// Tasks: `<id>.json`.
+pub const TASKS: &str = ".ledger/tasks";
+/// The ledger's configuration.
+pub const CONFIG: &str = ".ledger/config.yaml";
+/// Keeps the otherwise empty proposals directory in git.
+pub const PROPOSALS_KEEP: &str = ".ledger/proposals/.gitkeep";
+/// Where agents are told the protocol.
+pub const AGENTS_MD: &str = "AGENTS.md";
+/// Where the merge driver is attached to fact files.
+pub const GITATTRIBUTES: &str = ".gitattributes";
+/// The workflow `mneme init --ci github` writes.
+pub const GITHUB_WORKFLOW: &str = ".github/workflows/mneme.yml";
+
+/// In the git directory: serialises changes to facts and proposals.
+pub const LEDGER_LOCK: &str = "mneme.lock";
+/// In the git directory: serialises changes to tasks.
+pub const TASKS_LOCK: &str = "mneme-tasks.lock";
+/// In the git directory: what an interrupted decision commit still has to do.
+pub const JOURNAL: &str = "mneme-decision.json";
+/// In the git directory: the index `pre-commit` sees during a decision commit.
+pub const HOOK_INDEX: &str = "mneme-hook-index";
+
+/// `.ledger/facts/<name>`, for a file name such as `architecture.md`.
+pub fn fact_file(name: &str) -> String {
+    format!("{FACTS}/{name}")
+}
+
+/// `.ledger/tasks/<id>.json`.
+pub fn task_file(id: &str) -> String {
+    format!("{TASKS}/{id}.json")
+}

@@ -1,0 +1,691 @@
+//! Planning a proposal: validating what an agent asks for against the ledger and the pending
+//! proposals, and turning it into a proposal file's contents.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::facts::Fact;
+use crate::model::ids::{mint, sha256_hex};
+use crate::model::ledger::{Ledger, LookupError};
+use crate::model::proposal::{Operation, Proposal, FACT_PREFIX, SCHEMA};
+use crate::model::text::{most_similar, normalize};
+use crate::model::time::Timestamp;
+
+/// Longest reason accepted, in characters.
+const MAX_REASON: usize = 4000;
+/// Longest evidence reference accepted, in characters.
+const MAX_EVIDENCE: usize = 500;
+/// Longest agent name accepted, in characters.
+const MAX_AGENT: usize = 100;
+/// How many similar facts are reported per operation.
+const SIMILAR_LIMIT: usize = 3;
+
+/// Why a request cannot become a proposal. Nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error(transparent)]
+    Lookup(#[from] LookupError),
+    #[error("fact `{id}` is superseded by `{by}`; propose the change against `{by}` instead")]
+    SupersededFact { id: String, by: String },
+    #[error(transparent)]
+    Text(#[from] TextError),
+    #[error("this fact already exists as `{id}` in {file}; propose an update to it if it needs to change")]
+    DuplicateFact { id: String, file: String },
+    #[error("pending proposal `{proposal}` already proposes this text; wait for its review or propose something else")]
+    DuplicateProposal { proposal: String },
+    #[error("fact `{id}` already says exactly this; nothing to propose")]
+    NoChange { id: String },
+    #[error("this ledger requires at least one --evidence REF per proposal (require_evidence in .ledger/config.yaml)")]
+    EvidenceRequired,
+    #[error("a proposal needs --reason: say why the ledger should change")]
+    MissingReason,
+    #[error("a proposal needs at least one operation")]
+    NoOperations,
+    #[error("fact `{id}` is named by more than one operation; combine them into one")]
+    SameFactTwice { id: String },
+    #[error("two operations of this proposal have the same text")]
+    SameTextTwice,
+}
+
+/// Text that cannot be stored: a statement, reason, agent name or evidence reference.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    #[error("the fact text is empty; give the statement as an argument or with --stdin")]
+    Empty,
+    #[error("the fact text has {len} characters, more than the limit of {max} (max_fact_chars in .ledger/config.yaml); split it into smaller facts")]
+    TooLong { len: usize, max: usize },
+    #[error("invalid {what}: {why}")]
+    Invalid { what: &'static str, why: String },
+}
+
+/// What an agent asks for, from the command line or `--from-json`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub evidence: Vec<String>,
+    #[serde(default)]
+    pub agent: Option<String>,
+    pub operations: Vec<RequestOp>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
+pub enum RequestOp {
+    Add { file: String, text: String },
+    Update { fact_id: String, text: String },
+    Remove { fact_id: String },
+    Supersede { fact_id: String, text: String },
+}
+
+/// Everything outside the ledger that shapes a proposal.
+#[derive(Debug, Clone)]
+pub struct PlanContext {
+    pub now: Timestamp,
+    pub author: Option<String>,
+    /// Mixed into the ids so that identical requests made at once (by other processes too) get
+    /// distinct ids.
+    pub nonce: u64,
+}
+
+/// A validated proposal, with the existing facts most similar to each proposed text.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub proposal: Proposal,
+    pub similar: Vec<Similar>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Similar {
+    /// Index of the operation in the proposal.
+    pub operation: usize,
+    pub fact_id: String,
+    pub file: String,
+    pub text: String,
+    pub score: f64,
+}
+
+/// Validates `req` against the ledger and the pending proposals and builds the proposal.
+pub fn plan(
+    ledger: &Ledger,
+    pending: &[Proposal],
+    req: Request,
+    ctx: &PlanContext,
+) -> Result<Planned, PlanError> {
+    let header = check_header(ledger, &req)?;
+    let created_at = ctx.now.rfc3339();
+    let seed = format!(
+        "{created_at}\0{}\0{:?}\0{}",
+        header.reason, req.operations, ctx.nonce
+    );
+    let mut ids = IdMinter::new(ledger, pending, &seed);
+    let mut operations = Vec::with_capacity(req.operations.len());
+    for (index, op) in req.operations.into_iter().enumerate() {
+        operations.push(plan_op(ledger, op, || ids.mint(index))?);
+    }
+    check_each_fact_once(&operations)?;
+    check_duplicates(ledger, pending, &operations)?;
+    let similar = operations
+        .iter()
+        .enumerate()
+        .flat_map(|(index, op)| similar_to(ledger, index, op))
+        .collect();
+    let base = operations
+        .iter()
+        .filter_map(|op| ledger.file(op.file()))
+        .map(|file| (file.name.clone(), file.sha256.clone()))
+        .collect();
+    let hash = &sha256_hex(format!("{seed}\0{}", operations.len()).as_bytes())[..8];
+    let proposal = Proposal {
+        schema: SCHEMA,
+        id: format!("{}-{hash}", ctx.now.compact()),
+        created_at,
+        agent: header.agent,
+        author: ctx.author.clone(),
+        reason: header.reason,
+        evidence: header.evidence,
+        operations,
+        base,
+    };
+    Ok(Planned { proposal, similar })
+}
+
+/// The request's reason, agent and evidence, checked.
+struct Header {
+    reason: String,
+    agent: Option<String>,
+    evidence: Vec<String>,
+}
+
+fn check_header(ledger: &Ledger, req: &Request) -> Result<Header, PlanError> {
+    let reason = clean_line("reason", req.reason.as_deref().unwrap_or(""), MAX_REASON)?;
+    if reason.is_empty() {
+        return Err(PlanError::MissingReason);
+    }
+    let agent = match req.agent.as_deref().map(str::trim) {
+        Some(a) if !a.is_empty() => Some(clean_line("agent name", a, MAX_AGENT)?),
+        _ => None,
+    };
+    let evidence = req
+        .evidence
+        .iter()
+        .map(|e| check_evidence(e))
+        .collect::<Result<Vec<_>, _>>()?;
+    if evidence.is_empty() && ledger.config.require_evidence {
+        return Err(PlanError::EvidenceRequired);
+    }
+    if req.operations.is_empty() {
+        return Err(PlanError::NoOperations);
+    }
+    Ok(Header {
+        reason,
+        agent,
+        evidence,
+    })
+}
+
+/// New fact ids, unique among the ledger's and the pending proposals'.
+struct IdMinter<'s> {
+    taken: BTreeSet<String>,
+    existing: usize,
+    seed: &'s str,
+}
+
+impl<'s> IdMinter<'s> {
+    fn new(ledger: &Ledger, pending: &[Proposal], seed: &'s str) -> IdMinter<'s> {
+        let mut taken: BTreeSet<String> = ledger.ids().map(str::to_owned).collect();
+        taken.extend(
+            pending
+                .iter()
+                .flat_map(|p| p.operations.iter().filter_map(|o| o.new_id()))
+                .map(str::to_owned),
+        );
+        IdMinter {
+            existing: taken.len(),
+            taken,
+            seed,
+        }
+    }
+
+    fn mint(&mut self, salt: usize) -> String {
+        let seed = format!("{}\0{salt}", self.seed);
+        let taken = &self.taken;
+        let id = mint(FACT_PREFIX, seed.as_bytes(), self.existing, |id| {
+            taken.contains(id)
+        });
+        self.taken.insert(id.clone());
+        id
+    }
+}
+
+/// One requested operation, checked against the ledger. `new_id` mints the id of a new fact.
+fn plan_op(
+    ledger: &Ledger,
+    op: RequestOp,
+    new_id: impl FnOnce() -> String,
+) -> Result<Operation, PlanError> {
+    let max = ledger.config.max_fact_chars;
+    Ok(match op {
+        RequestOp::Add { file, text } => Operation::Add {
+            file: ledger.resolve_file(&file)?.name.clone(),
+            text: check_text(&text, max)?,
+            fact_id: new_id(),
+        },
+        RequestOp::Update { fact_id, text } => {
+            let (file, fact) = target(ledger, &fact_id, false)?;
+            let text = check_text(&text, max)?;
+            if normalize(&text) == normalize(&fact.text) {
+                return Err(PlanError::NoChange { id: fact_id });
+            }
+            Operation::Update {
+                file,
+                before: fact.text.clone(),
+                fact_id,
+                text,
+            }
+        }
+        RequestOp::Remove { fact_id } => {
+            let (file, fact) = target(ledger, &fact_id, true)?;
+            Operation::Remove {
+                file,
+                before: fact.text.clone(),
+                fact_id,
+            }
+        }
+        RequestOp::Supersede { fact_id, text } => {
+            let (file, fact) = target(ledger, &fact_id, false)?;
+            Operation::Supersede {
+                file,
+                before: fact.text.clone(),
+                text: check_text(&text, max)?,
+                fact_id,
+                new_fact_id: new_id(),
+            }
+        }
+    })
+}
+
+/// The file of an existing fact that an operation targets.
+fn target<'l>(
+    ledger: &'l Ledger,
+    id: &str,
+    allow_superseded: bool,
+) -> Result<(String, &'l Fact), PlanError> {
+    let (file, fact) = ledger.get(id.trim())?;
+    if !allow_superseded && fact.meta.is_superseded() {
+        return Err(PlanError::SupersededFact {
+            id: id.to_owned(),
+            by: fact
+                .meta
+                .by
+                .clone()
+                .unwrap_or_else(|| "another fact".into()),
+        });
+    }
+    Ok((file.name.clone(), fact))
+}
+
+fn check_each_fact_once(ops: &[Operation]) -> Result<(), PlanError> {
+    let mut touched = BTreeSet::new();
+    for op in ops.iter().filter(|op| op.new_id().is_none()) {
+        if !touched.insert(op.fact_id()) {
+            return Err(PlanError::SameFactTwice {
+                id: op.fact_id().to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_duplicates(
+    ledger: &Ledger,
+    pending: &[Proposal],
+    ops: &[Operation],
+) -> Result<(), PlanError> {
+    let mut seen = BTreeSet::new();
+    for op in ops {
+        let Some(text) = op.text() else { continue };
+        let norm = normalize(text);
+        if let Some((file, fact)) = ledger.same_statement(text, op.fact_id()) {
+            return Err(PlanError::DuplicateFact {
+                id: Ledger::label(fact),
+                file: file.name.clone(),
+            });
+        }
+        let proposed = pending.iter().find(|p| {
+            p.operations
+                .iter()
+                .filter_map(Operation::text)
+                .any(|t| normalize(t) == norm)
+        });
+        if let Some(p) = proposed {
+            return Err(PlanError::DuplicateProposal {
+                proposal: p.id.clone(),
+            });
+        }
+        if !seen.insert(norm) {
+            return Err(PlanError::SameTextTwice);
+        }
+    }
+    Ok(())
+}
+
+/// The active facts most similar to what operation `index` proposes.
+pub fn similar_to(ledger: &Ledger, index: usize, op: &Operation) -> Vec<Similar> {
+    let Some(text) = op.text() else {
+        return Vec::new();
+    };
+    let candidates = ledger
+        .facts()
+        .filter(|(_, f)| !f.meta.is_superseded() && f.id.as_deref() != Some(op.fact_id()));
+    most_similar(
+        text,
+        candidates.map(|(file, f)| (f.text.as_str(), (file, f))),
+        SIMILAR_LIMIT,
+    )
+    .into_iter()
+    .map(|(score, (file, f))| Similar {
+        operation: index,
+        fact_id: f.id.clone().unwrap_or_default(),
+        file: file.name.clone(),
+        text: f.one_line(),
+        score: (score * 100.0).round() / 100.0,
+    })
+    .collect()
+}
+
+/// A fact statement: trimmed, `\n` line endings, no control characters, no HTML comment markers
+/// (they would be read as metadata), within the size limit.
+pub fn check_text(text: &str, max_chars: usize) -> Result<String, TextError> {
+    let text = text.replace("\r\n", "\n");
+    let text = text
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(TextError::Empty);
+    }
+    let len = text.chars().count();
+    if len > max_chars {
+        return Err(TextError::TooLong {
+            len,
+            max: max_chars,
+        });
+    }
+    let invalid = |why: &str| TextError::Invalid {
+        what: "fact text",
+        why: why.to_owned(),
+    };
+    if has_control(text) {
+        return Err(invalid("it contains control characters"));
+    }
+    if text.contains("<!--") || text.contains("-->") {
+        return Err(invalid(
+            "HTML comments (`<!--`, `-->`) are reserved for fact metadata",
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+fn has_control(s: &str) -> bool {
+    s.chars().any(|c| c.is_control() && c != '\n' && c != '\t')
+}
+
+fn clean_line(what: &'static str, s: &str, max: usize) -> Result<String, TextError> {
+    let s = s.trim();
+    let why = if s.chars().count() > max {
+        format!("longer than {max} characters")
+    } else if has_control(s) {
+        "it contains control characters".to_owned()
+    } else {
+        return Ok(s.to_owned());
+    };
+    Err(TextError::Invalid { what, why })
+}
+
+/// An evidence reference (`src/db.rs:12`, a commit id, a URL): one token, stored in fact
+/// metadata, so no spaces, `;` or comment markers.
+fn check_evidence(e: &str) -> Result<String, TextError> {
+    let e = e.trim();
+    let why = if e.is_empty() {
+        "it is empty".to_owned()
+    } else if e.chars().count() > MAX_EVIDENCE {
+        format!("longer than {MAX_EVIDENCE} characters")
+    } else if e
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == ';')
+    {
+        "use one reference per --evidence, without spaces or `;`".to_owned()
+    } else if e.contains("<!--") || e.contains("-->") {
+        "it contains an HTML comment marker".to_owned()
+    } else {
+        return Ok(e.to_owned());
+    };
+    Err(TextError::Invalid {
+        what: "evidence reference",
+        why: format!("`{e}`: {why}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ledger::tests::ledger;
+    use crate::model::proposal::Operation;
+
+    fn ctx() -> PlanContext {
+        PlanContext {
+            now: Timestamp::parse("2026-11-22T10:00:00Z").unwrap(),
+            author: Some("Ada <ada@example.com>".into()),
+            nonce: 7,
+        }
+    }
+
+    fn req(ops: Vec<RequestOp>) -> Request {
+        Request {
+            reason: Some("because".into()),
+            operations: ops,
+            ..Request::default()
+        }
+    }
+
+    fn sample() -> Ledger {
+        ledger(&[
+            (
+                "architecture.md",
+                "# A\n- **f-aaaa** We use PostgreSQL 16, not SQLite.\n- **f-old1** Old. <!-- state: superseded; by: f-aaaa -->\n",
+            ),
+            ("pitfalls.md", "- **f-bbbb** Never block the executor.\n"),
+        ])
+    }
+
+    #[test]
+    fn plans_every_operation_with_bases_and_new_ids() {
+        let l = sample();
+        let planned = plan(
+            &l,
+            &[],
+            req(vec![
+                RequestOp::Add {
+                    file: "pitfalls".into(),
+                    text: " We use PostgreSQL 16 for analytics, not SQLite. ".into(),
+                },
+                RequestOp::Update {
+                    fact_id: "f-aaaa".into(),
+                    text: "We use PostgreSQL 17.".into(),
+                },
+                RequestOp::Supersede {
+                    fact_id: "f-bbbb".into(),
+                    text: "Use spawn_blocking.".into(),
+                },
+            ]),
+            &ctx(),
+        )
+        .unwrap();
+        let p = &planned.proposal;
+        assert!(p.id.starts_with("20261122T100000Z-"), "{}", p.id);
+        assert_eq!(p.operations.len(), 3);
+        match &p.operations[0] {
+            Operation::Add {
+                file,
+                fact_id,
+                text,
+            } => {
+                assert_eq!(file, "pitfalls.md");
+                assert!(fact_id.starts_with("f-"));
+                assert_eq!(text, "We use PostgreSQL 16 for analytics, not SQLite.");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(p.base.len(), 2);
+        assert_eq!(p.base["architecture.md"], l.files[0].sha256);
+        assert_eq!(planned.similar.len(), 1);
+        assert_eq!(
+            (
+                planned.similar[0].operation,
+                planned.similar[0].fact_id.as_str()
+            ),
+            (0, "f-aaaa")
+        );
+        let json = p.to_json();
+        assert_eq!(&Proposal::parse(&json).unwrap(), p);
+    }
+
+    #[test]
+    fn refusals() {
+        let l = sample();
+        let run = |ops| plan(&l, &[], req(ops), &ctx()).map(|_| ()).unwrap_err();
+        assert!(matches!(
+            run(vec![RequestOp::Remove {
+                fact_id: "f-nope".into()
+            }]),
+            PlanError::Lookup(LookupError::UnknownFact { .. })
+        ));
+        assert!(matches!(
+            run(vec![RequestOp::Add {
+                file: "../x".into(),
+                text: "t".into()
+            }]),
+            PlanError::Lookup(LookupError::InvalidFileName { .. })
+        ));
+        assert!(matches!(
+            run(vec![RequestOp::Add {
+                file: "pitfalls".into(),
+                text: "  ".into()
+            }]),
+            PlanError::Text(TextError::Empty)
+        ));
+        assert!(matches!(
+            run(vec![RequestOp::Add {
+                file: "pitfalls".into(),
+                text: "x".repeat(1001)
+            }]),
+            PlanError::Text(TextError::TooLong { .. })
+        ));
+        assert!(matches!(
+            run(vec![RequestOp::Add { file: "pitfalls".into(), text: "we use postgresql 16 NOT sqlite".into() }]),
+            PlanError::DuplicateFact { id, .. } if id == "f-aaaa"
+        ));
+        assert!(matches!(
+            run(vec![RequestOp::Update {
+                fact_id: "f-aaaa".into(),
+                text: "We use PostgreSQL 16 not SQLite".into()
+            }]),
+            PlanError::NoChange { .. }
+        ));
+        assert!(matches!(
+            run(vec![RequestOp::Update {
+                fact_id: "f-old1".into(),
+                text: "x".into()
+            }]),
+            PlanError::SupersededFact { .. }
+        ));
+        assert!(matches!(
+            run(vec![RequestOp::Add {
+                file: "pitfalls".into(),
+                text: "a <!-- b".into()
+            }]),
+            PlanError::Text(TextError::Invalid { .. })
+        ));
+        assert!(matches!(run(vec![]), PlanError::NoOperations));
+        assert!(matches!(
+            run(vec![
+                RequestOp::Remove {
+                    fact_id: "f-aaaa".into()
+                },
+                RequestOp::Remove {
+                    fact_id: "f-aaaa".into()
+                }
+            ]),
+            PlanError::SameFactTwice { .. }
+        ));
+        let no_reason = Request {
+            reason: None,
+            ..req(vec![RequestOp::Remove {
+                fact_id: "f-aaaa".into(),
+            }])
+        };
+        assert!(matches!(
+            plan(&l, &[], no_reason, &ctx()),
+            Err(PlanError::MissingReason)
+        ));
+        let bad_evidence = Request {
+            evidence: vec!["a b".into()],
+            ..req(vec![RequestOp::Remove {
+                fact_id: "f-aaaa".into(),
+            }])
+        };
+        assert!(matches!(
+            plan(&l, &[], bad_evidence, &ctx()),
+            Err(PlanError::Text(TextError::Invalid { .. }))
+        ));
+    }
+
+    #[test]
+    fn evidence_can_be_required() {
+        let mut l = sample();
+        l.config.require_evidence = true;
+        let r = req(vec![RequestOp::Remove {
+            fact_id: "f-aaaa".into(),
+        }]);
+        assert!(matches!(
+            plan(&l, &[], r.clone(), &ctx()),
+            Err(PlanError::EvidenceRequired)
+        ));
+        let with = Request {
+            evidence: vec!["src/db.rs:3".into()],
+            ..r
+        };
+        assert_eq!(
+            plan(&l, &[], with, &ctx()).unwrap().proposal.evidence,
+            ["src/db.rs:3"]
+        );
+    }
+
+    #[test]
+    fn pending_proposals_block_duplicates_and_reserve_ids() {
+        let l = sample();
+        let first = plan(
+            &l,
+            &[],
+            req(vec![RequestOp::Add {
+                file: "pitfalls".into(),
+                text: "Cache keys include the tenant.".into(),
+            }]),
+            &ctx(),
+        )
+        .unwrap()
+        .proposal;
+        let again = plan(
+            &l,
+            std::slice::from_ref(&first),
+            req(vec![RequestOp::Add {
+                file: "architecture".into(),
+                text: "cache keys include the tenant".into(),
+            }]),
+            &ctx(),
+        );
+        assert!(
+            matches!(again, Err(PlanError::DuplicateProposal { proposal }) if proposal == first.id)
+        );
+        let other = plan(
+            &l,
+            std::slice::from_ref(&first),
+            req(vec![RequestOp::Add {
+                file: "pitfalls".into(),
+                text: "Something else.".into(),
+            }]),
+            &ctx(),
+        )
+        .unwrap()
+        .proposal;
+        assert_ne!(other.operations[0].new_id(), first.operations[0].new_id());
+    }
+
+    #[test]
+    fn request_json_is_strict() {
+        let ok: Request = serde_json::from_str(
+            r#"{"reason":"r","operations":[{"op":"remove","fact_id":"f-aaaa"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            ok.operations,
+            [RequestOp::Remove {
+                fact_id: "f-aaaa".into()
+            }]
+        );
+        assert!(serde_json::from_str::<Request>(
+            r#"{"operations":[{"op":"remove","fact_id":"f-a","x":1}]}"#
+        )
+        .is_err());
+        assert!(serde_json::from_str::<Request>(
+            r#"{"operations":[{"op":"rename","fact_id":"f-a"}]}"#
+        )
+        .is_err());
+    }
+}

@@ -1,0 +1,163 @@
+//! The summary behind `mneme diff`: what a range of commits did to the facts, fact by fact.
+//! Pure over examined commits.
+
+use serde::Serialize;
+
+use crate::model::audit::{audit, Examined};
+use crate::model::decision::{Recorded, Verdict};
+use crate::model::factdiff::changes;
+use crate::model::proposal::{OpKind, Proposal};
+
+/// What happened to a fact in a summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    Added,
+    Updated,
+    Removed,
+    Superseded,
+}
+
+/// One fact-level entry of a range summary.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    pub kind: EntryKind,
+    pub fact: String,
+    pub file: String,
+    pub old: Option<String>,
+    pub new: Option<String>,
+    /// With `superseded`: the replacement's id.
+    pub replaced_by: Option<String>,
+    pub proposed_by: Option<String>,
+    pub approved_by: Option<String>,
+    pub reason: String,
+    pub commit: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Rejection {
+    pub proposal: String,
+    pub subject: String,
+    pub proposed_by: Option<String>,
+    pub rejected_by: Option<String>,
+    pub reason: String,
+    pub commit: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PendingLine {
+    pub id: String,
+    pub agent: Option<String>,
+    pub operations: Vec<String>,
+    /// Added to the repository within the range.
+    pub opened_in_range: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub range: String,
+    pub added: Vec<Entry>,
+    pub updated: Vec<Entry>,
+    pub removed: Vec<Entry>,
+    pub superseded: Vec<Entry>,
+    pub rejected: Vec<Rejection>,
+    pub pending: Vec<PendingLine>,
+    /// Commits that changed facts without review (details from `mneme verify`).
+    pub unreviewed_commits: usize,
+}
+
+impl Summary {
+    /// The fact sections in display order: added, updated, superseded, removed.
+    pub fn sections(&self) -> [(&'static str, &[Entry]); 4] {
+        [
+            ("Added", &self.added),
+            ("Updated", &self.updated),
+            ("Superseded", &self.superseded),
+            ("Removed", &self.removed),
+        ]
+    }
+}
+
+/// The fact-level summary of `commits`; `pending` are the proposals in the head commit.
+pub fn summarize(range: &str, commits: &[Examined], pending: &[Proposal]) -> Summary {
+    let mut s = Summary {
+        range: range.to_owned(),
+        added: Vec::new(),
+        updated: Vec::new(),
+        removed: Vec::new(),
+        superseded: Vec::new(),
+        rejected: Vec::new(),
+        pending: Vec::new(),
+        unreviewed_commits: audit(commits).violations.len(),
+    };
+    for c in commits {
+        match &c.decision {
+            Some(d) if d.verdict == Verdict::Approve => s.add_approval(c, d),
+            Some(d) => s.rejected.push(Rejection {
+                proposal: d.proposal.clone(),
+                subject: c.subject.clone(),
+                proposed_by: d.proposed_by.clone(),
+                rejected_by: d.reviewer.clone(),
+                reason: d.reason.clone(),
+                commit: c.id.clone(),
+            }),
+            None => {}
+        }
+    }
+    let opened: Vec<&String> = commits.iter().flat_map(|c| &c.added_proposals).collect();
+    s.pending = pending
+        .iter()
+        .map(|p| PendingLine {
+            id: p.id.clone(),
+            agent: p.agent.clone(),
+            operations: p.operations.iter().map(|o| o.summary()).collect(),
+            opened_in_range: opened.iter().any(|f| **f == p.file_name()),
+        })
+        .collect();
+    s
+}
+
+impl Summary {
+    /// One entry per operation of an approval, with the text before and after from the commit.
+    fn add_approval(&mut self, c: &Examined, d: &Recorded) {
+        let found = changes(&c.parents[0], &c.files);
+        let text = |id: &str| found.iter().find(|f| f.fact == id);
+        let old = |id: &str| text(id).and_then(|f| f.old.clone());
+        let new = |id: &str| text(id).and_then(|f| f.new.clone());
+        for op in &d.operations {
+            let Some(id) = op.fact_ids.first() else {
+                continue;
+            };
+            let entry = |kind, old, new, replaced_by| Entry {
+                kind,
+                fact: id.clone(),
+                file: op.file.clone(),
+                old,
+                new,
+                replaced_by,
+                proposed_by: d.proposed_by.clone(),
+                approved_by: d.reviewer.clone(),
+                reason: d.reason.clone(),
+                commit: c.id.clone(),
+            };
+            match op.op {
+                OpKind::Add => self
+                    .added
+                    .push(entry(EntryKind::Added, None, new(id), None)),
+                OpKind::Update => {
+                    self.updated
+                        .push(entry(EntryKind::Updated, old(id), new(id), None))
+                }
+                OpKind::Remove => self
+                    .removed
+                    .push(entry(EntryKind::Removed, old(id), None, None)),
+                OpKind::Supersede => {
+                    let new_id = op.fact_ids.get(1).cloned();
+                    let new_text = new_id.as_deref().and_then(new);
+                    self.superseded
+                        .push(entry(EntryKind::Superseded, old(id), new_text, new_id));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! `check`: load everything the lint rules look at, run them, and apply the safe repairs.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path};
+
+use serde::Serialize;
+
+use crate::model::lint::{self, FileInput, Finding, ProposalInput, Severity};
+use crate::model::time::Timestamp;
+use crate::ops::{now, Result, Workspace};
+use crate::store::{self, write_atomic};
+
+/// The outcome of `mneme check` (the `--json` shape, docs/check.md).
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub errors: usize,
+    pub warnings: usize,
+    pub findings: Vec<Finding>,
+    /// `(path, change)` of each repair `--fix` made.
+    pub fixed: Vec<(String, String)>,
+}
+
+/// Lints the ledger; with `fix`, first applies the safe repairs under the ledger lock.
+pub fn check(ws: &Workspace, fix: bool) -> Result<Report> {
+    ws.store.check_ledger()?;
+    let now = now();
+    let _lock = if fix { Some(ws.store.lock()?) } else { None };
+    let fixed = if fix { repair(ws, now)? } else { Vec::new() };
+    let findings = findings(ws, now)?;
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    Ok(Report {
+        errors,
+        warnings: findings.len() - errors,
+        findings,
+        fixed,
+    })
+}
+
+fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
+    let store = &ws.store;
+    let files = store.load_files()?;
+    let proposals = store.load_proposals()?;
+    let tasks = store.load_tasks()?;
+    let config = store.load_config().map_err(|e| crate::error_chain(&e));
+    let rel = |p: &Path| store.relative(p).display().to_string();
+    let input = lint::Input {
+        files: files
+            .iter()
+            .map(|(path, entry)| match entry {
+                Ok(e) => FileInput::Parsed(e),
+                Err(e) => broken_file(path, e),
+            })
+            .collect(),
+        proposals: proposals
+            .iter()
+            .map(|p| ProposalInput {
+                path: rel(&p.path),
+                raw: p.proposal.as_ref(),
+            })
+            .collect(),
+        config: config.as_ref().map_err(Clone::clone),
+        symlinks: store.symlinks()?.iter().map(|p| rel(p)).collect(),
+        tasks: &tasks.tasks,
+        broken_tasks: tasks
+            .broken
+            .iter()
+            .map(|(p, why)| (rel(p), why.clone()))
+            .collect(),
+        now,
+    };
+    Ok(lint::check(&input, |path, line| {
+        evidence_exists(store.root(), path, line)
+    }))
+}
+
+fn broken_file<'a>(path: &Path, e: &store::Error) -> FileInput<'a> {
+    let name = path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    match e {
+        store::Error::FactFile { line, message, .. } => FileInput::Broken {
+            name,
+            line: *line,
+            message: message.clone(),
+        },
+        other => FileInput::Broken {
+            name,
+            line: 1,
+            message: crate::error_chain(other),
+        },
+    }
+}
+
+/// Whether `path` (relative to the work tree, never escaping it) exists with at least `line` lines.
+fn evidence_exists(root: &Path, path: &str, line: Option<usize>) -> bool {
+    let rel = Path::new(path);
+    if rel.is_absolute() || rel.components().any(|c| matches!(c, Component::ParentDir)) {
+        return false;
+    }
+    match line {
+        None => root.join(rel).exists(),
+        Some(n) => std::fs::read(root.join(rel))
+            .map(|bytes| line_count(&bytes) >= n)
+            .unwrap_or(false),
+    }
+}
+
+fn line_count(bytes: &[u8]) -> usize {
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+    newlines + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"))
+}
+
+/// Applies the safe repairs to every parsed fact file; returns `(path, change)` for each.
+fn repair(ws: &Workspace, now: Timestamp) -> Result<Vec<(String, String)>> {
+    let files = ws.store.load_files()?;
+    let mut taken: BTreeSet<String> = files
+        .iter()
+        .filter_map(|(_, e)| e.as_ref().ok())
+        .flat_map(|e| e.file.facts().filter_map(|f| f.id.clone()))
+        .collect();
+    taken.extend(
+        ws.store
+            .pending_proposals()?
+            .into_iter()
+            .flat_map(|p| p.operations)
+            .filter_map(|o| o.new_id().map(str::to_owned)),
+    );
+    let mut done = Vec::new();
+    for (path, entry) in &files {
+        let Ok(entry) = entry else { continue };
+        if let Some((new, changes)) = lint::fix(entry, &mut taken, now) {
+            write_atomic(path, new.as_bytes())?;
+            let rel = ws.store.relative(path).display().to_string();
+            done.extend(changes.into_iter().map(|c| (rel.clone(), c)));
+        }
+    }
+    Ok(done)
+}

@@ -1,0 +1,16 @@
+//! `context`: what an agent reads at session start.
+
+use crate::model::views::Context;
+use crate::ops::{now, tasks, Notes, Result, Workspace};
+
+pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
+    let ledger = ws.store.load()?;
+    let loaded = ws.store.load_proposals()?;
+    let proposals: Vec<_> = loaded
+        .iter()
+        .filter_map(|p| p.proposal.as_ref().ok())
+        .collect();
+    let invalid = loaded.len() - proposals.len();
+    let tasks = tasks::load(ws, notes)?;
+    Ok(Context::build(&ledger, &proposals, invalid, &tasks, now()))
+}

@@ -1,0 +1,143 @@
+//! `init`: seed the ledger, the AGENTS.md block and the merge driver; safe to re-run.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::git::config::set_local_config;
+use crate::model::{agents_md, paths, templates};
+use crate::ops::{Error, Result, Workspace};
+use crate::store::{create_new, read_optional_text, write_atomic};
+
+/// What `init` did to each file (the `--json` shape, docs/json.md).
+#[derive(Debug, Default, Serialize)]
+pub struct Report {
+    pub root: String,
+    pub created: Vec<String>,
+    pub updated: Vec<String>,
+    pub unchanged: Vec<String>,
+}
+
+/// What happened to one file.
+enum Outcome {
+    Created,
+    Updated,
+    Unchanged,
+}
+
+impl Report {
+    fn record(&mut self, what: impl Into<String>, outcome: Outcome) {
+        let list = match outcome {
+            Outcome::Created => &mut self.created,
+            Outcome::Updated => &mut self.updated,
+            Outcome::Unchanged => &mut self.unchanged,
+        };
+        list.push(what.into());
+    }
+}
+
+pub fn init(ws: &Workspace, github_ci: bool) -> Result<Report> {
+    let store = &ws.store;
+    let _lock = store.lock()?;
+    let mut report = Report {
+        root: store.root().display().to_string(),
+        ..Report::default()
+    };
+    for dir in [paths::LEDGER, paths::FACTS, paths::PROPOSALS] {
+        store.create_dir(dir)?;
+    }
+    for (name, contents) in templates::FACT_FILES {
+        seed(ws, &mut report, &paths::fact_file(name), contents)?;
+    }
+    seed(ws, &mut report, paths::PROPOSALS_KEEP, "")?;
+    seed(ws, &mut report, paths::CONFIG, templates::CONFIG)?;
+    let agents = edit_file(ws, paths::AGENTS_MD, |old| {
+        agents_md::upsert(old, templates::AGENTS_BLOCK).map_err(|message| Error::AgentsBlock {
+            path: store.path(paths::AGENTS_MD),
+            message,
+        })
+    })?;
+    report.record(paths::AGENTS_MD, agents);
+    let attributes = edit_file(ws, paths::GITATTRIBUTES, |old| Ok(with_merge_driver(old)))?;
+    report.record(paths::GITATTRIBUTES, attributes);
+    let changed = set_local_config(
+        &ws.repo,
+        &[
+            (
+                "merge",
+                "mneme",
+                "name",
+                "mneme: merge fact files by fact id",
+            ),
+            ("merge", "mneme", "driver", "mneme merge-file %O %A %B"),
+        ],
+    )?;
+    let outcome = if changed {
+        Outcome::Updated
+    } else {
+        Outcome::Unchanged
+    };
+    report.record("git config merge.mneme.driver", outcome);
+    if github_ci {
+        let workflows = Path::new(paths::GITHUB_WORKFLOW)
+            .parent()
+            .unwrap_or(Path::new("."));
+        store.create_dir(workflows)?;
+        seed(
+            ws,
+            &mut report,
+            paths::GITHUB_WORKFLOW,
+            templates::GITHUB_WORKFLOW,
+        )?;
+    }
+    Ok(report)
+}
+
+/// Creates `rel` with `contents` unless it exists; an existing file is never overwritten.
+fn seed(ws: &Workspace, report: &mut Report, rel: &str, contents: &str) -> Result<()> {
+    let outcome = if create_new(&ws.store.path(rel), contents.as_bytes())? {
+        Outcome::Created
+    } else {
+        Outcome::Unchanged
+    };
+    report.record(rel, outcome);
+    Ok(())
+}
+
+/// Rewrites the text file `rel` with `edit` (given "" when it does not exist) and says what
+/// happened to it.
+fn edit_file(
+    ws: &Workspace,
+    rel: &str,
+    edit: impl FnOnce(&str) -> Result<String>,
+) -> Result<Outcome> {
+    let path = ws.store.path(rel);
+    let existing = read_optional_text(&path, rel)?;
+    let old = existing.as_deref().unwrap_or("");
+    let new = edit(old)?;
+    if new == old {
+        return Ok(Outcome::Unchanged);
+    }
+    write_atomic(&path, new.as_bytes())?;
+    Ok(match existing {
+        Some(_) => Outcome::Updated,
+        None => Outcome::Created,
+    })
+}
+
+/// `.gitattributes` with the line that routes fact files to the `mneme` merge driver.
+fn with_merge_driver(old: &str) -> String {
+    if old
+        .lines()
+        .any(|l| l.trim() == templates::GITATTRIBUTES_LINE)
+    {
+        return old.to_owned();
+    }
+    let mut new = old.to_owned();
+    if !new.is_empty() && !new.ends_with('\n') {
+        new.push('\n');
+    }
+    new.push_str(templates::GITATTRIBUTES_LINE);
+    new.push('\n');
+    new
+}

@@ -1,0 +1,196 @@
+//! The task verbs: each change is a read-modify-write of one task file under the tasks lock.
+
+use crate::model::tasks::{
+    check_title, Board, Changes, Dep, DepKind, Kind, Status, Task, TaskError,
+};
+use crate::ops::{now, Error, Notes, Result, Workspace};
+
+/// Tasks that parse; a file that does not is reported and skipped, so one corrupt file does not
+/// stop work on the rest (`mneme check` reports it as an error).
+pub fn load(ws: &Workspace, notes: &dyn Notes) -> Result<Vec<Task>> {
+    let loaded = ws.store.load_tasks()?;
+    for (path, why) in &loaded.broken {
+        notes.warn(&format!(
+            "warning: skipping {}: {why} (see `mneme check`)",
+            ws.store.relative(path).display()
+        ));
+    }
+    Ok(loaded.tasks)
+}
+
+/// Who is acting: `explicit` (`--agent`), else `$MNEME_AGENT`, else the git user name.
+pub fn actor(ws: &Workspace, explicit: Option<&str>) -> String {
+    explicit
+        .map(str::to_owned)
+        .or_else(|| {
+            std::env::var("MNEME_AGENT")
+                .ok()
+                .filter(|s| !s.trim().is_empty())
+        })
+        .or_else(|| {
+            ws.repo
+                .author()
+                .map(|a| a.split(" <").next().unwrap_or(&a).to_owned())
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// A task to create; dependencies are ids or unique prefixes.
+#[derive(Debug, Clone)]
+pub struct NewTask {
+    pub title: String,
+    pub description: String,
+    pub kind: Kind,
+    pub priority: u8,
+    pub assignee: Option<String>,
+    pub labels: Vec<String>,
+    pub parent: Option<String>,
+    pub depends_on: Vec<String>,
+    pub discovered_from: Option<String>,
+}
+
+pub fn create(ws: &Workspace, notes: &dyn Notes, new: NewTask) -> Result<Task> {
+    ws.store.check_ledger()?;
+    let title = check_title(&new.title)?;
+    let _lock = ws.store.lock_tasks()?;
+    let existing = load(ws, notes)?;
+    let board = Board::new(existing.iter());
+    let links = new
+        .parent
+        .iter()
+        .map(|id| (DepKind::ParentChild, id))
+        .chain(new.depends_on.iter().map(|id| (DepKind::Blocks, id)))
+        .chain(
+            new.discovered_from
+                .iter()
+                .map(|id| (DepKind::DiscoveredFrom, id)),
+        );
+    let mut deps = Vec::new();
+    for (kind, id) in links {
+        deps.push(Dep {
+            kind,
+            id: board.resolve(id)?.id.clone(),
+        });
+    }
+    let now = now().rfc3339();
+    let seed = format!(
+        "{now}\0{title}\0{}\0{}",
+        std::process::id(),
+        actor(ws, None)
+    );
+    let mut task = Task {
+        id: String::new(),
+        title,
+        description: new.description.trim().to_owned(),
+        kind: new.kind,
+        priority: new.priority,
+        status: Status::Open,
+        assignee: new.assignee,
+        labels: new.labels,
+        deps,
+        notes: Vec::new(),
+        created_at: now.clone(),
+        updated_at: now,
+        closed_at: None,
+        close_reason: None,
+    };
+    ws.store.create_task(&mut task, &existing, &seed)?;
+    Ok(task)
+}
+
+/// Resolves a task id or unique prefix.
+fn resolve(ws: &Workspace, notes: &dyn Notes, id: &str) -> Result<String> {
+    let tasks = load(ws, notes)?;
+    let board = Board::new(tasks.iter());
+    Ok(board.resolve(id)?.id.clone())
+}
+
+/// Applies `changes` made by `actor`.
+pub fn update(
+    ws: &Workspace,
+    notes: &dyn Notes,
+    id: &str,
+    changes: &Changes,
+    actor: &str,
+) -> Result<Task> {
+    let id = resolve(ws, notes, id)?;
+    if changes.status == Some(Status::Closed) {
+        return Err(TaskError::CloseWithClose.into());
+    }
+    if let Some(title) = &changes.title {
+        check_title(title)?;
+    }
+    let (task, ()) = ws.store.modify_task(&id, |t| {
+        t.apply(changes, actor, &now().rfc3339())
+            .map_err(Error::from)
+    })?;
+    Ok(task)
+}
+
+/// Closes each task with `reason`; stops at the first that cannot be closed.
+pub fn close(ws: &Workspace, notes: &dyn Notes, ids: &[String], reason: &str) -> Result<Vec<Task>> {
+    if reason.trim().is_empty() {
+        return Err(TaskError::MissingCloseReason.into());
+    }
+    let tasks = load(ws, notes)?;
+    let board = Board::new(tasks.iter());
+    let ids = ids
+        .iter()
+        .map(|i| board.resolve(i).map(|t| t.id.clone()))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let mut done = Vec::new();
+    for id in ids {
+        let (task, ()) = ws.store.modify_task(&id, |t| {
+            t.close(reason, &now().rfc3339()).map_err(Error::from)
+        })?;
+        done.push(task);
+    }
+    Ok(done)
+}
+
+pub fn reopen(ws: &Workspace, notes: &dyn Notes, id: &str) -> Result<Task> {
+    let id = resolve(ws, notes, id)?;
+    let (task, ()) = ws.store.modify_task(&id, |t| {
+        t.reopen(&now().rfc3339());
+        Ok::<_, Error>(())
+    })?;
+    Ok(task)
+}
+
+/// Records that `id` depends on `on`. The cycle check and the write happen under one lock, so
+/// two agents cannot close a cycle together.
+pub fn add_dep(
+    ws: &Workspace,
+    notes: &dyn Notes,
+    id: &str,
+    on: &str,
+    kind: DepKind,
+) -> Result<Task> {
+    let _lock = ws.store.lock_tasks()?;
+    let tasks = load(ws, notes)?;
+    let board = Board::new(tasks.iter());
+    let (from, to) = (board.resolve(id)?.id.clone(), board.resolve(on)?.id.clone());
+    board.check_dep(&from, &to, kind)?;
+    let (task, ()) = ws.store.modify_task_locked(&from, |t| {
+        t.add_dep(Dep { kind, id: to }, &now().rfc3339())
+            .map_err(Error::from)
+    })?;
+    Ok(task)
+}
+
+/// Drops the dependency of `id` on `on` (of any type); `on` may name a task that no longer
+/// exists.
+pub fn remove_dep(ws: &Workspace, notes: &dyn Notes, id: &str, on: &str) -> Result<Task> {
+    let _lock = ws.store.lock_tasks()?;
+    let tasks = load(ws, notes)?;
+    let board = Board::new(tasks.iter());
+    let from = board.resolve(id)?.id.clone();
+    let to = board
+        .resolve(on)
+        .map(|t| t.id.clone())
+        .unwrap_or_else(|_| on.to_owned());
+    let (task, ()) = ws.store.modify_task_locked(&from, |t| {
+        t.remove_dep(&to, &now().rfc3339()).map_err(Error::from)
+    })?;
+    Ok(task)
+}

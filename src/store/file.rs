@@ -1,0 +1,105 @@
+//! File primitives: reading what may be missing, listing a directory without following links,
+//! and atomic writes (a temporary file in the same directory, synced, then renamed).
+
+use std::fs;
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+
+use crate::store::{Error, Result};
+
+/// Symlinks anywhere under `dir` (which is not followed into).
+pub fn symlinks_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        let entries = match fs::read_dir(&d) {
+            Ok(e) => e,
+            Err(e) if e.kind() == ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io(&d)(e)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(Error::io(&d))?;
+            let kind = entry.file_type().map_err(Error::io(entry.path()))?;
+            if kind.is_symlink() {
+                found.push(entry.path());
+            } else if kind.is_dir() {
+                stack.push(entry.path());
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// `(file name, path)` of the regular files in `dir` ending in `ext`, sorted by name. Symlinks
+/// and other special files are skipped: they could point outside the repository.
+pub fn list_dir(dir: &Path, ext: &str) -> Result<Vec<(String, PathBuf)>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(dir)(e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(Error::io(dir))?;
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
+        if is_file && name.ends_with(ext) && !name.starts_with('.') {
+            out.push((name, entry.path()));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The bytes of `path`, or `None` when it does not exist.
+pub fn read_optional(path: &Path) -> Result<Option<Vec<u8>>> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path)(e)),
+    }
+}
+
+/// The UTF-8 text of `path`, or `None` when it does not exist; `what` names it in errors.
+pub fn read_optional_text(path: &Path, what: &str) -> Result<Option<String>> {
+    read_optional(path)?
+        .map(|bytes| {
+            String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
+                what: what.to_owned(),
+            })
+        })
+        .transpose()
+}
+
+/// Replaces `path` atomically: a temporary file in the same directory, synced, then renamed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = temp_beside(path)?;
+    tmp.write_all(bytes).map_err(Error::io(path))?;
+    tmp.as_file().sync_all().map_err(Error::io(path))?;
+    tmp.persist(path).map_err(|e| Error::io(path)(e.error))?;
+    Ok(())
+}
+
+/// Creates `path` atomically with `bytes`; `false` (and nothing written) when it already exists.
+pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
+    let mut tmp = temp_beside(path)?;
+    tmp.write_all(bytes).map_err(Error::io(path))?;
+    tmp.as_file().sync_all().map_err(Error::io(path))?;
+    match tmp.persist_noclobber(path) {
+        Ok(_) => Ok(true),
+        Err(e) if e.error.kind() == ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(Error::io(path)(e.error)),
+    }
+}
+
+fn temp_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    tempfile::Builder::new()
+        .prefix(".mneme-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(Error::io(dir))
+}
