@@ -1,3 +1,4 @@
+use mneme::model::paths;
 use mneme::model::views::{Context, FactView, TaskLine};
 use mneme::ops::context::context;
 
@@ -37,7 +38,10 @@ fn render(c: &Context) -> String {
         ),
         paint(
             DIM,
-            "Cite facts by id. Never edit .ledger/facts/; change them with `mneme propose`."
+            format!(
+                "Cite facts by id. Never edit {}/; change them with `mneme propose`.",
+                paths::FACTS
+            )
         ),
     );
     for file in &c.files {

@@ -1,5 +1,6 @@
 use std::fmt::Write as _;
 
+use mneme::model::paths;
 use mneme::model::summary::{Entry, EntryKind, Summary};
 use mneme::ops::audit::diff;
 
@@ -173,7 +174,12 @@ fn markdown(s: &Summary) -> String {
         s.pending.len()
     );
     if s.unreviewed_commits > 0 {
-        let _ = writeln!(out, "> [!WARNING]\n> {} commit(s) changed `.ledger/facts/` without review. Run `mneme verify`.\n", s.unreviewed_commits);
+        let _ = writeln!(
+            out,
+            "> [!WARNING]\n> {} commit(s) changed `{}/` without review. Run `mneme verify`.\n",
+            s.unreviewed_commits,
+            paths::FACTS
+        );
     }
     for (title, entries) in s.sections() {
         if entries.is_empty() {

@@ -1,3 +1,4 @@
+use mneme::model::paths;
 use mneme::ops::init::init;
 
 use crate::cli::ui::{paint, DIM, GOOD};
@@ -45,9 +46,12 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             ));
         }
     }
-    out.push_str(
-        "\nNext: commit .ledger/, AGENTS.md and .gitattributes; agents read facts with `mneme context`.\n",
-    );
+    out.push_str(&format!(
+        "\nNext: commit {}/, {} and {}; agents read facts with `mneme context`.\n",
+        paths::LEDGER,
+        paths::AGENTS_MD,
+        paths::GITATTRIBUTES
+    ));
     cx.ui.out(&out)?;
     Ok(ExitStatus::Success)
 }

@@ -10,6 +10,7 @@
 
 use std::fs;
 use std::io::{BufWriter, ErrorKind};
+use std::path::Path;
 
 use gix::bstr::ByteSlice;
 use gix::hash::ObjectId;
@@ -18,7 +19,7 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::Target;
 use serde::{Deserialize, Serialize};
 
-use crate::git::index::{check_unedited, index_lock_path, lock_index, read_index};
+use crate::git::index::{index_lock_path, lock_index, read_index};
 use crate::git::{hooks, Error, Repo, Result};
 use crate::model::paths;
 use crate::store::{self, read_optional, write_atomic};
@@ -187,6 +188,40 @@ fn build_tree(
         }
     }
     Ok((editor.write()?.detach(), writes))
+}
+
+/// Refuses to commit a file that holds edits nobody reviewed: it must match HEAD in the index
+/// and in the work tree (or, if never committed, hold its pristine content).
+fn check_unedited(
+    repo: &gix::Repository,
+    tree: &gix::Tree<'_>,
+    index: &gix::index::File,
+    root: &Path,
+    w: &FileWrite,
+) -> Result<()> {
+    let edits = |kind| Error::LocalEdits {
+        path: w.path.clone(),
+        kind,
+    };
+    let on_disk = store::read_optional(&root.join(&w.path))?;
+    if on_disk.as_deref() != Some(w.old.as_slice()) {
+        return Err(edits("unstaged"));
+    }
+    let disk_id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &w.old)?;
+    let in_head = tree.lookup_entry_by_path(&w.path)?.map(|e| e.object_id());
+    let in_index = index
+        .entry_by_path(w.path.as_bytes().as_bstr())
+        .map(|e| e.id);
+    match in_head {
+        Some(h) if in_index != Some(h) => Err(edits("staged")),
+        Some(h) if disk_id != h => Err(edits("unstaged")),
+        Some(_) => Ok(()),
+        None if w.pristine.map(str::as_bytes) != Some(w.old.as_slice()) => {
+            Err(edits("uncommitted"))
+        }
+        None if in_index.is_some_and(|i| i != disk_id) => Err(edits("staged")),
+        None => Ok(()),
+    }
 }
 
 /// Writes the commit object, signed when the repository asks for signatures.
@@ -358,7 +393,7 @@ fn finish(
 }
 
 /// The index entry's stat data of a file just written.
-fn stat_of(file: &std::path::Path) -> Result<gix::index::entry::Stat> {
+fn stat_of(file: &Path) -> Result<gix::index::entry::Stat> {
     let meta =
         gix::index::fs::Metadata::from_path_no_follow(file).map_err(store::Error::io(file))?;
     gix::index::entry::Stat::from_fs(&meta)

@@ -1,14 +1,12 @@
 //! The index: locking it as git does, reading it, and comparing it with HEAD.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use gix::bstr::ByteSlice;
 
-use crate::git::commit::FileWrite;
 use crate::git::history::{blob_text, blobs_in};
 use crate::git::{Error, Repo, Result};
 use crate::model::factdiff::Files;
-use crate::store;
 
 pub(crate) fn lock_index(repo: &gix::Repository) -> Result<gix::lock::File> {
     gix::lock::File::acquire_to_update_resource(
@@ -36,40 +34,6 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<gix::index::File> {
             gix::index::State::new(repo.object_hash()),
             repo.index_path(),
         ))
-    }
-}
-
-/// Refuses to commit a file that holds edits nobody reviewed: it must match HEAD in the index
-/// and in the work tree (or, if never committed, hold its pristine content).
-pub(crate) fn check_unedited(
-    repo: &gix::Repository,
-    tree: &gix::Tree<'_>,
-    index: &gix::index::File,
-    root: &Path,
-    w: &FileWrite,
-) -> Result<()> {
-    let edits = |kind| Error::LocalEdits {
-        path: w.path.clone(),
-        kind,
-    };
-    let on_disk = store::read_optional(&root.join(&w.path))?;
-    if on_disk.as_deref() != Some(w.old.as_slice()) {
-        return Err(edits("unstaged"));
-    }
-    let disk_id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &w.old)?;
-    let in_head = tree.lookup_entry_by_path(&w.path)?.map(|e| e.object_id());
-    let in_index = index
-        .entry_by_path(w.path.as_bytes().as_bstr())
-        .map(|e| e.id);
-    match in_head {
-        Some(h) if in_index != Some(h) => Err(edits("staged")),
-        Some(h) if disk_id != h => Err(edits("unstaged")),
-        Some(_) => Ok(()),
-        None if w.pristine.map(str::as_bytes) != Some(w.old.as_slice()) => {
-            Err(edits("uncommitted"))
-        }
-        None if in_index.is_some_and(|i| i != disk_id) => Err(edits("staged")),
-        None => Ok(()),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod index;
 
 use std::path::{Path, PathBuf};
 
+use crate::model::paths;
 use crate::store::{self, Store};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -34,7 +35,10 @@ pub enum Error {
     DetachedHead,
     #[error("{path} has {kind} changes nobody reviewed")]
     LocalEdits { path: String, kind: &'static str },
-    #[error("the sparse index leaves out .ledger/; mneme does not support sparse checkouts that exclude it")]
+    #[error(
+        "the sparse index leaves out {}/; mneme does not support sparse checkouts that exclude it",
+        paths::LEDGER
+    )]
     SparseIndex,
     #[error("the {hook} hook failed ({status}); nothing was committed{}", if output.is_empty() { String::new() } else { format!(":\n{output}") })]
     HookFailed {

@@ -4,6 +4,7 @@
 use crate::model::config::Config;
 use crate::model::facts::{Fact, FactFile, ParseError};
 use crate::model::ids::sha256_hex;
+use crate::model::paths;
 use crate::model::text::normalize;
 
 /// A fact or fact file that a request names and the ledger does not have.
@@ -11,7 +12,7 @@ use crate::model::text::normalize;
 pub enum LookupError {
     #[error("unknown fact file `{name}`; known files: {}", known.join(", "))]
     UnknownFile { name: String, known: Vec<String> },
-    #[error("invalid fact file name `{name}`: give a name from .ledger/facts without a path, such as `architecture`")]
+    #[error("invalid fact file name `{name}`: give a name from {} without a path, such as `architecture`", paths::FACTS)]
     InvalidFileName { name: String },
     #[error("unknown fact `{id}`; {}", known_ids(known))]
     UnknownFact { id: String, known: Vec<String> },

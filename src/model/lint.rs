@@ -218,8 +218,10 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
             Code::Symlink,
             link,
             None,
-            "symlinks are not allowed inside .ledger/ (they can point outside the repository)"
-                .into(),
+            format!(
+                "symlinks are not allowed inside {}/ (they can point outside the repository)",
+                paths::LEDGER
+            ),
         );
     }
     let parsed = parsed_files(input, &mut out);

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::facts::Fact;
 use crate::model::ids::{mint, sha256_hex};
 use crate::model::ledger::{Ledger, LookupError};
+use crate::model::paths;
 use crate::model::proposal::{Operation, Proposal, FACT_PREFIX, SCHEMA};
 use crate::model::text::{most_similar, normalize};
 use crate::model::time::Timestamp;
@@ -36,7 +37,10 @@ pub enum PlanError {
     DuplicateProposal { proposal: String },
     #[error("fact `{id}` already says exactly this; nothing to propose")]
     NoChange { id: String },
-    #[error("this ledger requires at least one --evidence REF per proposal (require_evidence in .ledger/config.yaml)")]
+    #[error(
+        "this ledger requires at least one --evidence REF per proposal (require_evidence in {})",
+        paths::CONFIG
+    )]
     EvidenceRequired,
     #[error("a proposal needs --reason: say why the ledger should change")]
     MissingReason,
@@ -53,7 +57,7 @@ pub enum PlanError {
 pub enum TextError {
     #[error("the fact text is empty; give the statement as an argument or with --stdin")]
     Empty,
-    #[error("the fact text has {len} characters, more than the limit of {max} (max_fact_chars in .ledger/config.yaml); split it into smaller facts")]
+    #[error("the fact text has {len} characters, more than the limit of {max} (max_fact_chars in {}); split it into smaller facts", paths::CONFIG)]
     TooLong { len: usize, max: usize },
     #[error("invalid {what}: {why}")]
     Invalid { what: &'static str, why: String },

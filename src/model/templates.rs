@@ -29,7 +29,9 @@ pub const GITHUB_WORKFLOW: &str = include_str!("../../templates/github-workflow.
 pub const COMMIT_MSG_HOOK: &str = include_str!("../../templates/commit-msg.sh");
 
 /// The line `mneme init` keeps in `.gitattributes` so git merges fact files by id.
-pub const GITATTRIBUTES_LINE: &str = ".ledger/facts/*.md merge=mneme";
+pub fn gitattributes_line() -> String {
+    format!("{}/*.md merge=mneme", crate::model::paths::FACTS)
+}
 
 /// The protocol block mneme keeps in AGENTS.md.
 pub const AGENTS_BLOCK: &str = include_str!("../../templates/agents_block.md");

@@ -127,17 +127,15 @@ fn edit_file(
 
 /// `.gitattributes` with the line that routes fact files to the `mneme` merge driver.
 fn with_merge_driver(old: &str) -> String {
-    if old
-        .lines()
-        .any(|l| l.trim() == templates::GITATTRIBUTES_LINE)
-    {
+    let line = templates::gitattributes_line();
+    if old.lines().any(|l| l.trim() == line) {
         return old.to_owned();
     }
     let mut new = old.to_owned();
     if !new.is_empty() && !new.ends_with('\n') {
         new.push('\n');
     }
-    new.push_str(templates::GITATTRIBUTES_LINE);
+    new.push_str(&line);
     new.push('\n');
     new
 }

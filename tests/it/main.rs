@@ -1,6 +1,7 @@
 //! One integration-test binary: every module runs the real `mneme` binary against real
 //! temporary git repositories (helpers in `common`).
 
+mod architecture;
 mod check;
 mod common;
 mod context;
