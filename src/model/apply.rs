@@ -512,6 +512,29 @@ mod tests {
     }
 
     #[test]
+    fn a_change_that_would_make_the_file_read_differently_is_a_conflict() {
+        let remove = |id: &str, before: &str| Operation::Remove {
+            file: "architecture.md".into(),
+            fact_id: id.into(),
+            before: before.into(),
+        };
+        // Removing the first fact would leave a thematic break at the top: front matter.
+        let unclosed = "- **f-aaaa** One.\n---\n- **f-bbbb** Two.\n";
+        assert!(matches!(
+            one(unclosed, remove("f-aaaa", "One.")),
+            Err(Conflict::Layout { .. })
+        ));
+        let closed = "- **f-aaaa** One.\n---\n- **f-bbbb** Two.\n---\nTail.\n";
+        assert!(matches!(
+            one(closed, remove("f-aaaa", "One.")),
+            Err(Conflict::Layout { .. })
+        ));
+        // Removing a later fact leaves the break where it was.
+        let out = one(closed, remove("f-bbbb", "Two.")).unwrap();
+        assert_eq!(out.files[0].new, "- **f-aaaa** One.\n---\n---\nTail.\n");
+    }
+
+    #[test]
     fn several_operations_on_one_file_compose() {
         let l = ledger(&[("architecture.md", ARCH)]);
         let p = proposal(

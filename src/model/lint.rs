@@ -709,6 +709,28 @@ mod tests {
     }
 
     #[test]
+    fn every_code_is_documented_with_its_severity() {
+        let doc = include_str!("../../docs/check.md");
+        let (errors, warnings) = doc.split_once("## Warnings").unwrap();
+        for code in Code::ALL {
+            let row = format!("| `{}` |", code.as_str());
+            let section = match code.severity() {
+                Severity::Error => errors,
+                Severity::Warning => warnings,
+            };
+            assert!(
+                section.contains(&row),
+                "docs/check.md does not list `{}` under {:?}",
+                code.as_str(),
+                code.severity()
+            );
+        }
+        let json = serde_json::to_value(Code::ALL).unwrap();
+        let names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(json, serde_json::json!(names));
+    }
+
+    #[test]
     fn evidence_classification() {
         assert_eq!(
             classify("src/a.rs:12"),

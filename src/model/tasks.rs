@@ -689,6 +689,68 @@ mod tests {
     }
 
     #[test]
+    fn transitions() {
+        let now = "2026-11-23T00:00:00Z";
+        let mut t = task("t-a", Status::Open, 2, &[]);
+        let claim = Changes {
+            claim: true,
+            note: Some(" started ".into()),
+            ..Changes::default()
+        };
+        t.apply(&claim, "ada", now).unwrap();
+        assert_eq!(
+            (t.status, t.assignee.as_deref()),
+            (Status::InProgress, Some("ada"))
+        );
+        assert_eq!(
+            (t.notes[0].author.as_str(), t.notes[0].text.as_str()),
+            ("ada", "started")
+        );
+        assert_eq!(
+            t.apply(&claim, "bob", now),
+            Err(TaskError::AlreadyClaimed {
+                id: "t-a".into(),
+                by: "ada".into()
+            })
+        );
+        let close = Changes {
+            status: Some(Status::Closed),
+            ..Changes::default()
+        };
+        assert_eq!(t.apply(&close, "ada", now), Err(TaskError::CloseWithClose));
+        assert_eq!(t.close("  ", now), Err(TaskError::MissingCloseReason));
+        t.close("done", now).unwrap();
+        assert_eq!(
+            (t.status, t.close_reason.as_deref()),
+            (Status::Closed, Some("done"))
+        );
+        assert!(matches!(
+            t.apply(&claim, "ada", now),
+            Err(TaskError::Closed { .. })
+        ));
+        t.reopen(now);
+        assert_eq!((t.status, t.closed_at.as_deref()), (Status::Open, None));
+        let parent = |id: &str| Dep {
+            kind: DepKind::ParentChild,
+            id: id.into(),
+        };
+        t.add_dep(parent("t-p"), now).unwrap();
+        t.add_dep(parent("t-p"), now).unwrap();
+        assert_eq!(t.deps.len(), 1, "idempotent");
+        assert!(matches!(
+            t.add_dep(parent("t-q"), now),
+            Err(TaskError::HasParent { .. })
+        ));
+        t.remove_dep("t-p", now).unwrap();
+        assert!(matches!(
+            t.remove_dep("t-p", now),
+            Err(TaskError::NotADependency { .. })
+        ));
+        assert_eq!("in_progress".parse::<Status>(), Ok(Status::InProgress));
+        assert!("doing".parse::<Status>().is_err());
+    }
+
+    #[test]
     fn task_files_are_strict() {
         let t = task(
             "t-abc1",

@@ -8,6 +8,7 @@ mod context;
 mod docs;
 mod init;
 mod interactive;
+mod output;
 mod pr;
 mod propose;
 mod review;

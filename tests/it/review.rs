@@ -455,6 +455,29 @@ fn stale_but_clean_proposals_are_rebased_and_conflicts_refused() {
 }
 
 #[test]
+fn a_removal_that_would_turn_a_break_into_front_matter_is_a_conflict_not_a_panic() {
+    let repo = Repo::committed();
+    repo.write(ARCH, "- **f-aaaa** One.\n---\n- **f-bbbb** Two.\n");
+    repo.git(&["commit", "-qam", "facts laid out by hand"]);
+    let id = repo.propose(&["remove", "f-aaaa", "--reason", "retired"]);
+    let list = repo.json(&["review", "list", "--json"]);
+    assert_eq!(list[0]["status"], "conflict");
+    let show = repo.json(&["review", "show", &id, "--json"]);
+    assert!(
+        show["conflict"].as_str().unwrap().contains("front matter"),
+        "{show}"
+    );
+    let before = repo.head();
+    let err = refused(&repo, &id, "conflict");
+    assert!(err.contains("adjust the file by hand"), "{err}");
+    assert_eq!(repo.head(), before);
+    assert_eq!(
+        repo.read(ARCH),
+        "- **f-aaaa** One.\n---\n- **f-bbbb** Two.\n"
+    );
+}
+
+#[test]
 fn hooks_run_and_can_be_skipped() {
     use std::os::unix::fs::PermissionsExt;
     let repo = Repo::committed();

@@ -1,0 +1,98 @@
+//! Exit status and output: problems a verb finds are outcomes (exit 1, a report, no error), a
+//! failed write is an error, a closed pipe is not.
+
+use std::process::{Command, Stdio};
+
+use assert_cmd::cargo::cargo_bin;
+use predicates::str::contains;
+
+use crate::common::{json, Repo};
+
+fn mneme(repo: &Repo, args: &[&str]) -> Command {
+    let mut cmd = Command::new(cargo_bin("mneme"));
+    cmd.current_dir(repo.path())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    cmd
+}
+
+#[test]
+fn a_full_disk_is_an_error() {
+    let repo = Repo::new();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = mneme(&repo, &["context"])
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("writing the output"), "{stderr}");
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let repo = Repo::new();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = mneme(&repo, &["context"])
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn problems_found_are_a_report_and_exit_1_not_an_error() {
+    let repo = Repo::committed();
+    repo.write(
+        ".ledger/facts/architecture.md",
+        "- **f-aaaa** One.\n- **f-aaaa** Two.\n",
+    );
+    let out = repo
+        .mneme(&["check", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json(&out)["errors"], 1);
+
+    repo.git(&["commit", "-qam", "hand edit"]);
+    let out = repo
+        .mneme(&["verify", "HEAD~1..HEAD", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json(&out)["violations"].as_array().unwrap().len(), 1);
+
+    repo.write("base.md", "- **f-1** One.\n");
+    repo.write("ours.md", "- **f-1** Ours.\n");
+    repo.write("theirs.md", "- **f-1** Theirs.\n");
+    repo.mneme(&["merge-file", "base.md", "ours.md", "theirs.md"])
+        .assert()
+        .code(1)
+        .stderr(contains("1 conflicting fact(s)"));
+    assert!(repo.read("ours.md").contains("<<<<<<< ours"));
+}
