@@ -123,7 +123,40 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Merged {
             }
         }
     }
+    if conflicts == 0 && !reads_as(&text, &outcomes) {
+        // The text around the facts swallowed one (an unclosed fence from one side, say): only a
+        // person can say what the file should be.
+        return whole_file_conflict(ours, theirs);
+    }
     Merged { text, conflicts }
+}
+
+/// Whether `text` parses to exactly the facts the merge kept.
+fn reads_as(text: &str, outcomes: &BTreeMap<String, Outcome>) -> bool {
+    let Ok(file) = FactFile::parse(text) else {
+        return false;
+    };
+    let mut found: Vec<(String, &str)> = file.facts().map(|f| (f.key(), f.raw.as_str())).collect();
+    found.sort();
+    let mut kept: Vec<(String, &str)> = outcomes
+        .iter()
+        .filter_map(|(k, o)| match o {
+            Outcome::Keep(raw) => Some((k.clone(), raw.as_str())),
+            _ => None,
+        })
+        .collect();
+    kept.sort();
+    found.len() == kept.len()
+        && found
+            .iter()
+            .zip(&kept)
+            .all(|((fk, fraw), (kk, kraw))| fk == kk && same_item(fraw, kraw))
+}
+
+/// Two renderings of one item, ignoring the line ending the merge may have added at its end.
+fn same_item(a: &str, b: &str) -> bool {
+    let trim = |s: &str| s.trim_end_matches(['\n', '\r']).to_owned();
+    trim(a) == trim(b)
 }
 
 fn decide(o: Option<String>, a: Option<String>, b: Option<String>) -> Outcome {

@@ -10,6 +10,7 @@ mod init;
 mod interactive;
 mod output;
 mod pr;
+mod properties;
 mod propose;
 mod review;
 mod roundtrip;

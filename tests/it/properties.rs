@@ -1,0 +1,258 @@
+//! Property tests of the invariants the ledger's safety rests on: lossless fact files, an apply
+//! that never panics and never writes a file that reads differently, a fact-level diff that sees
+//! every difference, and a merge that keeps every fact or says it could not.
+
+use std::collections::BTreeMap;
+
+use mneme::model::apply::apply;
+use mneme::model::config::Config;
+use mneme::model::factdiff::{changes, Files};
+use mneme::model::facts::{Fact, FactFile};
+use mneme::model::ledger::{FactFileEntry, Ledger};
+use mneme::model::merge::merge;
+use mneme::model::proposal::{Operation, Proposal, SCHEMA};
+use proptest::prelude::*;
+
+/// Lines that exercise the parser: facts with and without ids and metadata, continuations,
+/// breaks that look like front matter, fences, comments, headings and quotes.
+fn line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (0..6u8, 0..4u8).prop_map(|(id, t)| format!("- **f-{}** Statement {t}.", id_of(id))),
+        (0..6u8).prop_map(|id| format!(
+            "- **f-{}** Dated. <!-- since: 2026-01-01; evidence: src/a.rs:3 -->",
+            id_of(id)
+        )),
+        (0..4u8).prop_map(|t| format!("- plain item {t}")),
+        (0..4u8).prop_map(|t| format!("1. **f-n{t}** numbered")),
+        Just("  continued".to_owned()),
+        Just("    - nested".to_owned()),
+        Just(String::new()),
+        Just("# Heading".to_owned()),
+        Just("---".to_owned()),
+        Just("title: x".to_owned()),
+        Just("```".to_owned()),
+        Just("<!--".to_owned()),
+        Just("-->".to_owned()),
+        Just("* * *".to_owned()),
+        Just("> quoted".to_owned()),
+        Just("\t- tabbed".to_owned()),
+        Just("Paragraph text.".to_owned()),
+    ]
+}
+
+fn id_of(n: u8) -> String {
+    ["aaaa", "bbbb", "cccc", "dddd", "eeee", "ffff"][usize::from(n)].to_owned()
+}
+
+/// A fact file's text: lines joined by `\n` or `\r\n`, with or without a final newline.
+fn file_text() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(line(), 0..14),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(lines, crlf, final_eol)| {
+            let eol = if crlf { "\r\n" } else { "\n" };
+            let mut text = lines.join(eol);
+            if final_eol && !text.is_empty() {
+                text.push_str(eol);
+            }
+            text
+        })
+}
+
+/// A file and a version of it with one line duplicated, dropped, replaced or added: the small
+/// edits a hand edit or a smuggled fact makes.
+fn edited_pair() -> impl Strategy<Value = (String, String)> {
+    (
+        prop::collection::vec(line(), 1..14),
+        0..14usize,
+        0..4u8,
+        line(),
+    )
+        .prop_map(|(lines, at, edit, other)| {
+            let at = at % lines.len();
+            let mut edited = lines.clone();
+            match edit {
+                0 => edited.insert(at, lines[at].clone()),
+                1 => {
+                    edited.remove(at);
+                }
+                2 => edited[at] = other,
+                _ => edited.insert(at, other),
+            }
+            (lines.join("\n") + "\n", edited.join("\n") + "\n")
+        })
+}
+
+fn ledger_of(raw: &str) -> Option<Ledger> {
+    let entry = FactFileEntry::parse("a.md".into(), raw.to_owned()).ok()?;
+    Some(Ledger {
+        files: vec![entry],
+        config: Config::default(),
+    })
+}
+
+fn proposal(op: Operation, ledger: &Ledger) -> Proposal {
+    Proposal {
+        schema: SCHEMA,
+        id: "20261123T000000Z-00000000".into(),
+        created_at: "2026-11-23T00:00:00.000000Z".into(),
+        agent: None,
+        author: None,
+        reason: "r".into(),
+        evidence: Vec::new(),
+        base: ledger
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.sha256.clone()))
+            .collect(),
+        operations: vec![op],
+    }
+}
+
+/// An operation on one of the file's facts (or an add), as an agent would propose it.
+fn operation(file: &FactFile, pick: usize, kind: u8, text: u8) -> Operation {
+    let facts: Vec<&Fact> = file.facts().filter(|f| f.id.is_some()).collect();
+    let new_text = format!("A new statement {text}.");
+    if facts.is_empty() || kind == 0 {
+        return Operation::Add {
+            file: "a.md".into(),
+            fact_id: "f-new1".into(),
+            text: new_text,
+        };
+    }
+    let fact = facts[pick % facts.len()];
+    let (fact_id, before) = (fact.id.clone().unwrap(), fact.text.clone());
+    match kind {
+        1 => Operation::Update {
+            file: "a.md".into(),
+            fact_id,
+            before,
+            text: new_text,
+        },
+        2 => Operation::Remove {
+            file: "a.md".into(),
+            fact_id,
+            before,
+        },
+        _ => Operation::Supersede {
+            file: "a.md".into(),
+            fact_id,
+            before,
+            new_fact_id: "f-new1".into(),
+            text: new_text,
+        },
+    }
+}
+
+/// `(file, text, metadata)` of every fact, counted: what a reader of the ledger sees.
+fn seen(files: &Files) -> BTreeMap<(String, String, String), usize> {
+    let mut out = BTreeMap::new();
+    for (name, raw) in files {
+        if let Ok(file) = FactFile::parse(raw) {
+            for f in file.facts() {
+                *out.entry((name.clone(), f.text.clone(), f.meta.render()))
+                    .or_default() += 1;
+            }
+        }
+    }
+    out
+}
+
+fn keys(raw: &str) -> Vec<String> {
+    FactFile::parse(raw)
+        .map(|f| f.facts().map(Fact::key).collect())
+        .unwrap_or_default()
+}
+
+// 256 cases each by default; `PROPTEST_CASES=20000 cargo test --release properties` searches
+// harder.
+proptest! {
+    #[test]
+    fn fact_files_round_trip_byte_for_byte(text in file_text()) {
+        if let Ok(file) = FactFile::parse(&text) {
+            prop_assert_eq!(file.render(), text.clone());
+            prop_assert_eq!(FactFile::parse(&file.render()).unwrap(), file);
+        }
+    }
+
+    #[test]
+    fn any_text_round_trips(text in ".{0,200}") {
+        if let Ok(file) = FactFile::parse(&text) {
+            prop_assert_eq!(file.render(), text);
+        }
+    }
+
+    #[test]
+    fn apply_writes_what_was_proposed_or_returns_a_conflict(
+        text in file_text(),
+        pick in 0..8usize,
+        kind in 0..4u8,
+        new in 0..3u8,
+    ) {
+        let Some(ledger) = ledger_of(&text) else { return Ok(()) };
+        let op = operation(&ledger.files[0].file, pick, kind, new);
+        let Ok(applied) = apply(&ledger, &proposal(op.clone(), &ledger), "2026-11-23") else {
+            return Ok(());
+        };
+        for change in &applied.files {
+            let file = FactFile::parse(&change.new);
+            prop_assert!(file.is_ok(), "the result does not parse:\n{}", change.new);
+            let file = file.unwrap();
+            let before = &ledger.files[0].file;
+            prop_assert_eq!(&file.front_matter, &before.front_matter);
+            let written = op.new_id().unwrap_or(op.fact_id());
+            let fact = file.facts().find(|f| f.id.as_deref() == Some(written));
+            match (&op, op.text()) {
+                (Operation::Remove { .. }, _) => prop_assert!(fact.is_none()),
+                (_, Some(t)) => prop_assert_eq!(fact.map(|f| f.text.as_str()), Some(t)),
+                _ => {}
+            }
+            let untouched = |k: &String| k != op.fact_id() && k != written;
+            let old: Vec<String> = keys(&change.old).into_iter().filter(untouched).collect();
+            let new: Vec<String> = keys(&change.new).into_iter().filter(untouched).collect();
+            prop_assert_eq!(old, new, "other facts changed");
+        }
+    }
+
+    #[test]
+    fn the_fact_level_diff_is_empty_only_when_both_sides_hold_the_same_facts(
+        (a, b) in edited_pair(),
+    ) {
+        let files = |t: &str| -> Files { [("a.md".to_owned(), t.to_owned())].into() };
+        let (old, new) = (files(&a), files(&b));
+        if changes(&old, &new).is_empty() {
+            prop_assert_eq!(seen(&old), seen(&new));
+        }
+        prop_assert!(changes(&old, &old).is_empty());
+    }
+
+    #[test]
+    fn the_merge_keeps_every_fact_or_marks_a_conflict(
+        base in file_text(),
+        ours in file_text(),
+        theirs in file_text(),
+    ) {
+        let merged = merge(&base, &ours, &theirs);
+        if merged.conflicts > 0 {
+            return Ok(());
+        }
+        let (o, a, b) = (keys(&base), keys(&ours), keys(&theirs));
+        let result = keys(&merged.text);
+        let count = |list: &[String], k: &String| list.iter().filter(|x| *x == k).count();
+        for k in &result {
+            prop_assert!(
+                count(&result, k) <= count(&a, k).max(count(&b, k)),
+                "{} appears more often than on either side:\n{}", k, merged.text
+            );
+        }
+        let removed = |k: &String| o.contains(k) && (!a.contains(k) || !b.contains(k));
+        for k in a.iter().chain(&b) {
+            prop_assert!(
+                result.contains(k) || removed(k),
+                "{} was dropped:\n{}", k, merged.text
+            );
+        }
+    }
+}
