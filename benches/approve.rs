@@ -1,6 +1,9 @@
 //! Approve + commit on a repository with 50,000 files, against `git add` + `git commit` of the
 //! same kind of change. Run with `cargo bench --bench approve`; prints medians.
 
+// A benchmark reports its figures on stdout.
+#![allow(clippy::print_stdout)]
+
 mod common;
 
 use std::process::Command;

@@ -3,6 +3,9 @@
 //! Run with `cargo bench --bench cli`. Prints the median, min and max wall time of each verb and
 //! the peak resident memory of the slowest child. Not a test: nothing here asserts a time.
 
+// A benchmark reports its figures on stdout.
+#![allow(clippy::print_stdout)]
+
 mod common;
 
 use std::path::Path;
@@ -107,6 +110,7 @@ fn measure(bin: &Path, root: &Path, args: &[String]) -> (Duration, i64) {
     let mut status = 0;
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: the pid is our own unreaped child; wait4 fills `status` and `usage`.
+    #[allow(unsafe_code)]
     let usage = unsafe {
         let pid = libc::wait4(
             child.id() as libc::pid_t,

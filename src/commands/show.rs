@@ -78,7 +78,7 @@ fn task_detail(t: &Task) -> String {
         out.push_str(&format!(
             "  {} {value}\n",
             paint(DIM, format!("{label:<9}"))
-        ))
+        ));
     };
     if !t.labels.is_empty() {
         field("labels:", t.labels.join(", "));

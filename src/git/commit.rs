@@ -203,7 +203,7 @@ fn check_unedited(
         path: w.path.clone(),
         kind,
     };
-    let on_disk = store::read_optional(&root.join(&w.path))?;
+    let on_disk = read_optional(&root.join(&w.path))?;
     if on_disk.as_deref() != Some(w.old.as_slice()) {
         return Err(edits("unstaged"));
     }

@@ -131,7 +131,7 @@ pub fn resolve_range(repo: &Repo, spec: Option<&str>) -> Result<Range> {
         let Ok(tip) = reference.peel_to_id() else {
             continue;
         };
-        let base = repo.merge_base(tip.detach(), head)?.map(|id| id.detach());
+        let base = repo.merge_base(tip.detach(), head)?.map(gix::Id::detach);
         let short = name
             .trim_start_matches("refs/remotes/")
             .trim_start_matches("refs/heads/");
@@ -237,7 +237,7 @@ fn examine_one(
         .map(|p| {
             repo.find_commit(p)
                 .and_then(|c| c.tree_id())
-                .map(|t| t.detach())
+                .map(gix::Id::detach)
         })
         .collect::<std::result::Result<_, _>>()?;
     let facts_dir = |tree: gix::ObjectId| subtree(repo, tree, paths::FACTS);

@@ -591,7 +591,7 @@ mod tests {
 
     fn run(
         files: &[(&str, &str)],
-        proposals: &[(&str, std::result::Result<Proposal, ProposalError>)],
+        proposals: &[(&str, Result<Proposal, ProposalError>)],
         config: &Config,
     ) -> Vec<(Severity, &'static str, Option<usize>)> {
         let l = ledger(files);
@@ -778,7 +778,7 @@ mod tests {
         assert!(new.contains("1.\t**f-"), "{new}");
         assert!(new.contains("- **f-eeee** Odd. <!-- state: active; since: 2026-01-01 -->\n"));
         assert_eq!(taken.len(), 4);
-        let again = crate::model::ledger::FactFileEntry::parse("a.md".into(), new).unwrap();
+        let again = FactFileEntry::parse("a.md".into(), new).unwrap();
         assert!(fix(&again, &mut taken, now()).is_none(), "idempotent");
     }
 }

@@ -10,7 +10,7 @@ use crate::model::proposal::Proposal;
 /// What approving a proposal would do now.
 #[derive(Debug, Clone)]
 pub struct Preview {
-    pub outcome: std::result::Result<Applied, Conflict>,
+    pub outcome: Result<Applied, Conflict>,
     pub similar: Vec<Similar>,
 }
 

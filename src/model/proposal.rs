@@ -209,7 +209,7 @@ pub enum ProposalError {
 }
 
 impl Proposal {
-    pub fn parse(json: &str) -> std::result::Result<Proposal, ProposalError> {
+    pub fn parse(json: &str) -> Result<Proposal, ProposalError> {
         let value: serde_json::Value =
             serde_json::from_str(json).map_err(|e| ProposalError::Syntax(e.to_string()))?;
         let p: Proposal =

@@ -110,7 +110,11 @@ pub fn summarize(range: &str, commits: &[Examined], pending: &[Proposal]) -> Sum
         .map(|p| PendingLine {
             id: p.id.clone(),
             agent: p.agent.clone(),
-            operations: p.operations.iter().map(|o| o.summary()).collect(),
+            operations: p
+                .operations
+                .iter()
+                .map(super::proposal::Operation::summary)
+                .collect(),
             opened_in_range: opened.iter().any(|f| **f == p.file_name()),
         })
         .collect();
@@ -146,7 +150,7 @@ impl Summary {
                     .push(entry(EntryKind::Added, None, new(id), None)),
                 OpKind::Update => {
                     self.updated
-                        .push(entry(EntryKind::Updated, old(id), new(id), None))
+                        .push(entry(EntryKind::Updated, old(id), new(id), None));
                 }
                 OpKind::Remove => self
                     .removed

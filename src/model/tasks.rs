@@ -309,7 +309,7 @@ impl Task {
         Ok(())
     }
 
-    pub fn parse(json: &str) -> std::result::Result<Task, String> {
+    pub fn parse(json: &str) -> Result<Task, String> {
         let t: Task = serde_json::from_str(json).map_err(|e| e.to_string())?;
         if !is_valid_id(&t.id) || !t.id.starts_with("t-") {
             return Err(format!("invalid task id `{}`", t.id));
@@ -568,7 +568,7 @@ pub fn check_title(title: &str) -> Result<String, TaskError> {
 }
 
 /// Parses `P1`, `p1` or `1`.
-pub fn parse_priority(s: &str) -> std::result::Result<u8, String> {
+pub fn parse_priority(s: &str) -> Result<u8, String> {
     let digits = s.trim().trim_start_matches(['P', 'p']);
     match digits.parse::<u8>() {
         Ok(n) if n <= 4 => Ok(n),

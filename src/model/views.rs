@@ -88,7 +88,11 @@ impl ProposalLine {
             age: p.created().map(|t| human_age(t, now)).unwrap_or_default(),
             agent: p.agent.clone(),
             reason: p.reason.clone(),
-            operations: p.operations.iter().map(|o| o.summary()).collect(),
+            operations: p
+                .operations
+                .iter()
+                .map(super::proposal::Operation::summary)
+                .collect(),
         }
     }
 }
@@ -267,7 +271,11 @@ impl<'a> ReviewRow<'a> {
             agent: p.agent.as_deref(),
             reason: &p.reason,
             evidence: &p.evidence,
-            operations: p.operations.iter().map(|o| o.summary()).collect(),
+            operations: p
+                .operations
+                .iter()
+                .map(super::proposal::Operation::summary)
+                .collect(),
             status,
         }
     }

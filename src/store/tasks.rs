@@ -46,7 +46,7 @@ impl Store {
         // Reading and parsing thousands of small files is the cost of every task verb: spread it
         // over the cores.
         let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
+            .map_or(1, std::num::NonZero::get)
             .min(8);
         let chunk = names.len().div_ceil(threads).max(256);
         let parsed: Vec<Vec<(PathBuf, std::result::Result<Task, String>)>> =
@@ -70,7 +70,7 @@ impl Store {
         for (path, result) in parsed.into_iter().flatten() {
             match result {
                 Ok(task) if path.file_stem().is_some_and(|s| s == task.id.as_str()) => {
-                    loaded.tasks.push(task)
+                    loaded.tasks.push(task);
                 }
                 Ok(task) => loaded.broken.push((
                     path,

@@ -44,7 +44,7 @@ fn context_lists_active_facts_proposals_and_budget() {
         .stdout(contains("Never block the executor."))
         .stdout(contains("1 superseded fact(s) not shown"))
         .stdout(contains("1 fact(s) have no id yet"))
-        .stdout(predicates::str::contains("We use SQLite").not());
+        .stdout(contains("We use SQLite").not());
 }
 
 #[test]
