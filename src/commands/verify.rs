@@ -1,3 +1,4 @@
+use mneme::model::audit::Violation;
 use mneme::ops::audit::{verify, Verification};
 
 use crate::cli::ui::{paint, DIM, GOOD, ID, WARN};
@@ -37,24 +38,16 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
 fn render(r: &Verification) -> String {
     let mut out = String::new();
     for v in &r.violations {
-        out.push_str(&format!(
-            "{} {} {} {}\n",
-            paint(WARN, "unreviewed"),
-            paint(ID, short_id(&v.commit)),
-            v.subject,
-            paint(DIM, format!("({})", v.author))
-        ));
+        out.push_str(&commit_line(paint(WARN, "unreviewed"), v, String::new()));
         for p in &v.problems {
             out.push_str(&format!("  {p}\n"));
         }
     }
     for n in &r.notes {
-        out.push_str(&format!(
-            "{} {} {} {}\n",
+        out.push_str(&commit_line(
             paint(DIM, "note"),
-            paint(ID, short_id(&n.commit)),
-            n.subject,
-            paint(DIM, format!("({}): {}", n.author, n.problems.join("; ")))
+            n,
+            format!(": {}", n.problems.join("; ")),
         ));
     }
     let tally = format!(
@@ -70,6 +63,12 @@ fn render(r: &Verification) -> String {
     out
 }
 
-fn short_id(id: &str) -> &str {
-    &id[..id.len().min(10)]
+/// `<label> <commit> <subject> (<author>)<tail>`.
+fn commit_line(label: String, v: &Violation, tail: String) -> String {
+    format!(
+        "{label} {} {} {}\n",
+        paint(ID, &v.commit[..v.commit.len().min(10)]),
+        v.subject,
+        paint(DIM, format!("({}){tail}", v.author))
+    )
 }

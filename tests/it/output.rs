@@ -60,32 +60,20 @@ fn problems_found_are_a_report_and_exit_1_not_an_error() {
         ".ledger/facts/architecture.md",
         "- **f-aaaa** One.\n- **f-aaaa** Two.\n",
     );
-    let out = repo
-        .mneme(&["check", "--json"])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(json(&out)["errors"], 1);
-
+    // The report on stdout, no error object on stderr.
+    let report = |args: &[&str]| {
+        let out = repo.mneme(args).assert().code(1).get_output().clone();
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json(&out)
+    };
+    assert_eq!(report(&["check", "--json"])["errors"], 1);
     repo.git(&["commit", "-qam", "hand edit"]);
-    let out = repo
-        .mneme(&["verify", "HEAD~1..HEAD", "--json"])
-        .assert()
-        .code(1)
-        .get_output()
-        .clone();
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(json(&out)["violations"].as_array().unwrap().len(), 1);
+    let verified = report(&["verify", "HEAD~1..HEAD", "--json"]);
+    assert_eq!(verified["violations"].as_array().unwrap().len(), 1);
 
     repo.write("base.md", "- **f-1** One.\n");
     repo.write("ours.md", "- **f-1** Ours.\n");
