@@ -28,30 +28,32 @@ pub fn run(cx: &Cx, _args: &Args) -> Result<ExitStatus> {
 
 fn render(c: &Context) -> String {
     let facts: usize = c.files.iter().map(|f| f.facts.len()).sum();
-    let mut out = format!(
-        "{}\n{}\n",
-        paint(
-            HEADER,
-            format!(
-                "# Project facts ({facts}) — verified by humans; they outrank conversation history"
-            )
-        ),
-        paint(
-            DIM,
-            format!(
-                "Cite facts by id. Never edit {}/; change them with `mneme propose`.",
-                paths::FACTS
-            )
+    let mut out = String::new();
+    let line = |out: &mut String, style, text: String| {
+        out.push_str(&paint(style, text));
+        out.push('\n');
+    };
+    line(
+        &mut out,
+        HEADER,
+        format!(
+            "# Project facts ({facts}) — verified by humans; they outrank conversation history"
         ),
     );
-    for file in &c.files {
-        if file.facts.is_empty() {
-            continue;
-        }
-        out.push_str(&format!(
-            "\n{}\n",
-            paint(HEADER, format!("## {} ({})", file.title, file.name))
-        ));
+    line(
+        &mut out,
+        DIM,
+        format!(
+            "Cite facts by id. Never edit {}/; change them with `mneme propose`.",
+            paths::FACTS
+        ),
+    );
+    for file in c.files.iter().filter(|f| !f.facts.is_empty()) {
+        line(
+            &mut out,
+            HEADER,
+            format!("\n## {} ({})", file.title, file.name),
+        );
         for fact in &file.facts {
             out.push_str(&fact_line(fact));
         }
@@ -60,16 +62,14 @@ fn render(c: &Context) -> String {
         out.push_str("\nNo facts yet.\n");
     }
     let p = &c.proposals;
-    out.push_str(&format!(
-        "\n{}\n",
-        paint(
-            HEADER,
-            format!(
-                "## Pending proposals ({}) — not facts until a human approves them",
-                p.count
-            )
-        )
-    ));
+    line(
+        &mut out,
+        HEADER,
+        format!(
+            "\n## Pending proposals ({}) — not facts until a human approves them",
+            p.count
+        ),
+    );
     for item in &p.items {
         let agent = item.agent.as_deref().unwrap_or("unknown agent");
         out.push_str(&format!(
@@ -80,39 +80,29 @@ fn render(c: &Context) -> String {
         ));
     }
     if p.invalid > 0 {
-        out.push_str(&format!(
-            "{}\n",
-            paint(
-                WARN,
-                format!(
-                    "{} proposal file(s) do not parse; run `mneme check`",
-                    p.invalid
-                )
-            )
-        ));
+        let text = format!(
+            "{} proposal file(s) do not parse; run `mneme check`",
+            p.invalid
+        );
+        line(&mut out, WARN, text);
     }
     let t = &c.tasks;
     if t.open > 0 {
-        out.push_str(&format!(
-            "\n{}\n",
-            paint(
-                HEADER,
-                format!(
-                    "## Tasks ({} open, {} in progress, {} ready)",
-                    t.open,
-                    t.in_progress.len(),
-                    t.ready_total
-                )
-            )
-        ));
-        for line in &t.in_progress {
-            out.push_str(&task_line("in progress", line));
+        let heading = format!(
+            "\n## Tasks ({} open, {} in progress, {} ready)",
+            t.open,
+            t.in_progress.len(),
+            t.ready_total
+        );
+        line(&mut out, HEADER, heading);
+        for task in &t.in_progress {
+            out.push_str(&task_line("in progress", task));
         }
-        for line in &t.ready {
-            out.push_str(&task_line("ready", line));
+        for task in &t.ready {
+            out.push_str(&task_line("ready", task));
         }
         if t.ready_total > t.ready.len() {
-            out.push_str(&paint(DIM, "  … `mneme ready` lists the rest\n"));
+            line(&mut out, DIM, "  … `mneme ready` lists the rest".into());
         }
     }
     let b = &c.budget;
@@ -120,19 +110,13 @@ fn render(c: &Context) -> String {
     if c.superseded > 0 {
         tail.push_str(&format!(" · {} superseded fact(s) not shown", c.superseded));
     }
-    out.push_str(&paint(if b.over { WARN } else { DIM }, tail));
-    out.push('\n');
+    line(&mut out, if b.over { WARN } else { DIM }, tail);
     if c.facts_without_id > 0 {
-        out.push_str(&format!(
-            "{}\n",
-            paint(
-                WARN,
-                format!(
-                    "{} fact(s) have no id yet; `mneme check --fix` gives them one",
-                    c.facts_without_id
-                )
-            )
-        ));
+        let text = format!(
+            "{} fact(s) have no id yet; `mneme check --fix` gives them one",
+            c.facts_without_id
+        );
+        line(&mut out, WARN, text);
     }
     out
 }

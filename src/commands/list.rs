@@ -1,4 +1,4 @@
-use mneme::model::tasks::{parse_priority, Kind, Status};
+use mneme::model::tasks::{parse_priority, Filter, Kind, Status};
 use mneme::ops::tasks;
 
 use super::{kind_parser, status_parser};
@@ -28,21 +28,15 @@ pub struct Args {
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
-    let mut tasks = tasks::load(&ws, cx.ui)?;
-    tasks.retain(|t| {
-        args.status
-            .map_or(args.all || t.is_open(), |s| t.status == s)
-            && args.kind.is_none_or(|k| t.kind == k)
-            && args.priority.is_none_or(|p| t.priority == p)
-            && args
-                .assignee
-                .as_ref()
-                .is_none_or(|a| t.assignee.as_ref() == Some(a))
-            && args.label.as_ref().is_none_or(|l| t.labels.contains(l))
-    });
-    tasks.sort_by(|a, b| {
-        (a.priority, &a.created_at, &a.id).cmp(&(b.priority, &b.created_at, &b.id))
-    });
+    let filter = Filter {
+        status: args.status,
+        kind: args.kind,
+        priority: args.priority,
+        assignee: args.assignee.clone(),
+        label: args.label.clone(),
+        all: args.all,
+    };
+    let tasks = filter.select(tasks::load(&ws, cx.ui)?);
     if cx.ui.json {
         cx.ui.json(&tasks)?;
     } else if tasks.is_empty() {

@@ -20,7 +20,7 @@ use gix::refs::Target;
 use serde::{Deserialize, Serialize};
 
 use crate::git::index::{index_lock_path, lock_index, read_index};
-use crate::git::{hooks, Error, Repo, Result};
+use crate::git::{hooks, EditKind, Error, Repo, Result};
 use crate::model::paths;
 use crate::store::{self, read_optional, write_atomic};
 
@@ -205,7 +205,7 @@ fn check_unedited(
     };
     let on_disk = read_optional(&root.join(&w.path))?;
     if on_disk.as_deref() != Some(w.old.as_slice()) {
-        return Err(edits("unstaged"));
+        return Err(edits(EditKind::Unstaged));
     }
     let disk_id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &w.old)?;
     let in_head = tree.lookup_entry_by_path(&w.path)?.map(|e| e.object_id());
@@ -213,13 +213,13 @@ fn check_unedited(
         .entry_by_path(w.path.as_bytes().as_bstr())
         .map(|e| e.id);
     match in_head {
-        Some(h) if in_index != Some(h) => Err(edits("staged")),
-        Some(h) if disk_id != h => Err(edits("unstaged")),
+        Some(h) if in_index != Some(h) => Err(edits(EditKind::Staged)),
+        Some(h) if disk_id != h => Err(edits(EditKind::Unstaged)),
         Some(_) => Ok(()),
         None if w.pristine.map(str::as_bytes) != Some(w.old.as_slice()) => {
-            Err(edits("uncommitted"))
+            Err(edits(EditKind::Uncommitted))
         }
-        None if in_index.is_some_and(|i| i != disk_id) => Err(edits("staged")),
+        None if in_index.is_some_and(|i| i != disk_id) => Err(edits(EditKind::Staged)),
         None => Ok(()),
     }
 }

@@ -34,7 +34,7 @@ pub enum Error {
     #[error("HEAD is detached")]
     DetachedHead,
     #[error("{path} has {kind} changes nobody reviewed")]
-    LocalEdits { path: String, kind: &'static str },
+    LocalEdits { path: String, kind: EditKind },
     #[error(
         "the sparse index leaves out {}/; mneme does not support sparse checkouts that exclude it",
         paths::LEDGER
@@ -64,6 +64,27 @@ pub enum Error {
     Store(#[from] store::Error),
     #[error("git")]
     Gix(#[from] gix::Error),
+}
+
+/// Where edits nobody reviewed sit in a file a decision would write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditKind {
+    /// In the index, different from HEAD.
+    Staged,
+    /// In the work tree, different from the index or HEAD.
+    Unstaged,
+    /// A file HEAD does not have, holding more than its seed template.
+    Uncommitted,
+}
+
+impl std::fmt::Display for EditKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            EditKind::Staged => "staged",
+            EditKind::Unstaged => "unstaged",
+            EditKind::Uncommitted => "uncommitted",
+        })
+    }
 }
 
 /// The repository mneme works in: one handle, discovered once per run.

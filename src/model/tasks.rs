@@ -345,6 +345,41 @@ impl Task {
     }
 }
 
+/// Which tasks `mneme list` shows; `None` matches any.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub status: Option<Status>,
+    pub kind: Option<Kind>,
+    pub priority: Option<u8>,
+    pub assignee: Option<String>,
+    pub label: Option<String>,
+    /// Closed tasks too (without a `status`).
+    pub all: bool,
+}
+
+impl Filter {
+    pub fn matches(&self, t: &Task) -> bool {
+        self.status
+            .map_or(self.all || t.is_open(), |s| t.status == s)
+            && self.kind.is_none_or(|k| t.kind == k)
+            && self.priority.is_none_or(|p| t.priority == p)
+            && self
+                .assignee
+                .as_ref()
+                .is_none_or(|a| t.assignee.as_ref() == Some(a))
+            && self.label.as_ref().is_none_or(|l| t.labels.contains(l))
+    }
+
+    /// The matching tasks, most urgent first, then oldest.
+    pub fn select(&self, mut tasks: Vec<Task>) -> Vec<Task> {
+        tasks.retain(|t| self.matches(t));
+        tasks.sort_by(|a, b| {
+            (a.priority, &a.created_at, &a.id).cmp(&(b.priority, &b.created_at, &b.id))
+        });
+        tasks
+    }
+}
+
 /// All tasks by id, for graph questions.
 pub struct Board<'t> {
     pub tasks: BTreeMap<&'t str, &'t Task>,
