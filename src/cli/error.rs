@@ -5,8 +5,9 @@
 use std::path::Path;
 
 use mneme::model::apply::Conflict;
+use mneme::model::fields::TextError;
 use mneme::model::ledger::LookupError;
-use mneme::model::plan::{PlanError, TextError};
+use mneme::model::plan::PlanError;
 use mneme::model::tasks::TaskError;
 use mneme::{error_chain, git, ops, store};
 use serde_json::{json, Value};
@@ -46,6 +47,7 @@ pub enum Code {
     HookFailed,
     RefMoved,
     Conflict,
+    InvalidProposal,
     UnknownProposal,
     NotATerminal,
     Terminal,
@@ -61,7 +63,7 @@ pub enum Code {
 
 impl Code {
     #[cfg(test)]
-    pub const ALL: [Code; 43] = [
+    pub const ALL: [Code; 44] = [
         Code::NotARepository,
         Code::BareRepository,
         Code::NotInitialized,
@@ -94,6 +96,7 @@ impl Code {
         Code::HookFailed,
         Code::RefMoved,
         Code::Conflict,
+        Code::InvalidProposal,
         Code::UnknownProposal,
         Code::NotATerminal,
         Code::Terminal,
@@ -141,6 +144,7 @@ impl Code {
             Code::HookFailed => "hook_failed",
             Code::RefMoved => "ref_moved",
             Code::Conflict => "conflict",
+            Code::InvalidProposal => "invalid_proposal",
             Code::UnknownProposal => "unknown_proposal",
             Code::NotATerminal => "not_a_terminal",
             Code::Terminal => "terminal",
@@ -241,6 +245,12 @@ impl From<ops::Error> for CliError {
             ops::Error::Lookup(e) => e.into(),
             ops::Error::Task(e) => e.into(),
             ops::Error::Conflict { id, conflict } => conflict_error(&id, &conflict),
+            ops::Error::InvalidProposal { ref id, .. } => {
+                let details = json!({ "proposal": id });
+                CliError::of(Code::InvalidProposal, &e)
+                    .with_details(details)
+                    .with_hint("it can only be rejected: `mneme review reject <id>`")
+            }
             ops::Error::UnknownProposal { ref id, ref known } => {
                 let details = json!({ "id": id, "known": known });
                 CliError::of(Code::UnknownProposal, &e).with_details(details)
@@ -367,7 +377,7 @@ impl From<PlanError> for CliError {
             E::NoChange { .. } => (Code::NoChange, Value::Null),
             E::EvidenceRequired => (Code::EvidenceRequired, Value::Null),
             E::MissingReason => (Code::MissingReason, Value::Null),
-            E::NoOperations | E::SameFactTwice { .. } | E::SameTextTwice => {
+            E::NoOperations | E::SameFactTwice { .. } | E::SameTextTwice | E::Invalid(_) => {
                 (Code::InvalidInput, Value::Null)
             }
         };

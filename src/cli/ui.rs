@@ -1,9 +1,11 @@
 //! All output goes through `Ui`: data on stdout, errors on stderr, colors only where the stream
 //! is a terminal and `NO_COLOR` is unset (anstream decides), JSON when asked.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
+use mneme::model::text::{escape_controls, escape_line};
 use mneme::ops::Notes;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -34,9 +36,9 @@ impl Ui {
         // Strip styles in one go and write once: a stripping stream would write piece by piece.
         let text = match anstream::AutoStream::choice(&stdout) {
             anstream::ColorChoice::Never => {
-                std::borrow::Cow::Owned(anstream::adapter::strip_str(text).to_string())
+                Cow::Owned(anstream::adapter::strip_str(text).to_string())
             }
-            _ => std::borrow::Cow::Borrowed(text),
+            _ => Cow::Borrowed(text),
         };
         let mut lock = stdout.lock();
         lock.write_all(text.as_bytes())?;
@@ -70,7 +72,7 @@ impl Ui {
             let hint = e
                 .hint
                 .as_ref()
-                .map(|h| format!("\n{}", paint(DIM, format!("hint: {h}"))))
+                .map(|h| format!("\n{}", paint(DIM, format!("hint: {}", esc(h)))))
                 .unwrap_or_default();
             writeln!(
                 anstream::stderr(),
@@ -86,8 +88,19 @@ impl Notes for Ui {
     /// A warning or note on stderr (styled only where stderr shows colors). Losing one when
     /// stderr is closed is not worth failing the command for.
     fn warn(&self, text: &str) {
-        let _ = writeln!(anstream::stderr(), "{}", paint(WARN, text));
+        let _ = writeln!(anstream::stderr(), "{}", paint(WARN, esc(text)));
     }
+}
+
+/// Text from a file or from history, for the terminal: control characters escaped, line
+/// breaks kept.
+pub fn esc(text: &str) -> Cow<'_, str> {
+    escape_controls(text)
+}
+
+/// Text from a file or from history, on one line: control characters and line breaks escaped.
+pub fn esc1(text: &str) -> Cow<'_, str> {
+    escape_line(text)
 }
 
 /// `text` wrapped in `style` (reset after).
@@ -115,7 +128,7 @@ pub fn diff(path: &str, old: &str, new: &str) -> String {
             };
             out.push_str(&paint(base, sign));
             for (emphasised, text) in &line.parts {
-                out.push_str(&paint(if *emphasised { word } else { base }, text));
+                out.push_str(&paint(if *emphasised { word } else { base }, esc1(text)));
             }
             out.push('\n');
         }
@@ -128,7 +141,7 @@ pub fn task_line(t: &mneme::model::tasks::Task) -> String {
     let assignee = t
         .assignee
         .as_ref()
-        .map(|a| paint(DIM, format!(" [{a}]")))
+        .map(|a| paint(DIM, format!(" [{}]", esc1(a))))
         .unwrap_or_default();
     format!(
         "{} {} {:<7} {:<11}{assignee} {}\n",
@@ -139,6 +152,6 @@ pub fn task_line(t: &mneme::model::tasks::Task) -> String {
         ),
         t.kind.as_str(),
         t.status.as_str(),
-        t.title
+        esc1(&t.title)
     )
 }

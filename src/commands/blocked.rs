@@ -2,7 +2,7 @@ use mneme::model::tasks::{Board, NotReady, Task};
 use mneme::model::views::BlockedView;
 use mneme::ops::tasks;
 
-use crate::cli::ui::{paint, task_line, DIM};
+use crate::cli::ui::{esc1, paint, task_line, DIM};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// List blocked tasks and what blocks each.
@@ -37,7 +37,7 @@ pub fn run(cx: &Cx, _args: &Args) -> Result<ExitStatus> {
     for (t, reasons) in &blocked {
         out.push_str(&task_line(t));
         for r in reasons {
-            out.push_str(&format!("    {}\n", paint(DIM, r.to_string())));
+            out.push_str(&format!("    {}\n", paint(DIM, esc1(&r.to_string()))));
         }
     }
     cx.ui.out(&out)?;

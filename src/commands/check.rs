@@ -1,7 +1,7 @@
 use mneme::model::lint::Severity;
 use mneme::ops::check::{check, Report};
 
-use crate::cli::ui::{paint, DIM, ERROR, GOOD, WARN};
+use crate::cli::ui::{esc1, paint, DIM, ERROR, GOOD, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Check the ledger for errors and warnings (exit 1 on any error).
@@ -43,9 +43,10 @@ fn render(report: &Report, fixing: bool) -> String {
             Severity::Error => ("error", ERROR),
             Severity::Warning => ("warning", WARN),
         };
+        let path = esc1(&f.path);
         let place = match f.line {
-            Some(line) => format!("{}:{line}", f.path),
-            None => f.path.clone(),
+            Some(line) => format!("{path}:{line}"),
+            None => path.into_owned(),
         };
         let hint = if f.fixable && !fixing {
             paint(DIM, " (mneme check --fix)")
@@ -56,7 +57,7 @@ fn render(report: &Report, fixing: bool) -> String {
             "{}{} {place}: {}{hint}\n",
             paint(style, label),
             paint(DIM, format!("[{}]", f.code.as_str())),
-            f.message
+            esc1(&f.message)
         ));
     }
     out.push_str(&format!(

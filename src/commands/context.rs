@@ -2,7 +2,7 @@ use mneme::model::paths;
 use mneme::model::views::{Context, FactView, TaskLine};
 use mneme::ops::context::context;
 
-use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
+use crate::cli::ui::{esc, esc1, paint, DIM, HEADER, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Print what an agent must know at session start.
@@ -52,7 +52,7 @@ fn render(c: &Context) -> String {
         line(
             &mut out,
             HEADER,
-            format!("\n## {} ({})", file.title, file.name),
+            format!("\n## {} ({})", esc1(&file.title), esc1(&file.name)),
         );
         for fact in &file.facts {
             out.push_str(&fact_line(fact));
@@ -75,8 +75,8 @@ fn render(c: &Context) -> String {
         out.push_str(&format!(
             "- {} {} {}\n",
             paint(ID, &item.id),
-            paint(DIM, format!("[{agent}, {}]", item.age)),
-            item.operations.join("; ")
+            paint(DIM, format!("[{}, {}]", esc1(agent), item.age)),
+            esc1(&item.operations.join("; "))
         ));
     }
     if p.invalid > 0 {
@@ -127,7 +127,8 @@ pub fn fact_line(fact: &FactView) -> String {
         Some(id) => paint(ID, id),
         None => paint(WARN, format!("(no id, line {})", fact.line)),
     };
-    let mut lines = fact.text.lines();
+    let text = esc(&fact.text);
+    let mut lines = text.lines();
     let mut out = format!("- {id} {}\n", lines.next().unwrap_or(""));
     for l in lines {
         if l.trim().is_empty() {
@@ -148,7 +149,7 @@ fn task_line(label: &str, t: &TaskLine) -> String {
     format!(
         "- {} {} {}\n",
         paint(ID, &t.id),
-        t.title,
+        esc1(&t.title),
         paint(DIM, format!("[{label}, P{}{who}]", t.priority))
     )
 }

@@ -3,7 +3,7 @@ use mneme::model::views::DepTree;
 use mneme::ops::tasks::{self, add_dep, remove_dep};
 
 use super::{dep_kind_parser, print_task};
-use crate::cli::ui::{paint, task_line, DIM};
+use crate::cli::ui::{esc1, paint, task_line, DIM};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Add, remove or show task dependencies.
@@ -90,7 +90,7 @@ fn tree_text(board: &Board, task: &Task, indent: &str, path: &mut Vec<String>, o
                 );
                 path.pop();
             }
-            None => out.push_str(&format!("{} (missing)\n", dep.id)),
+            None => out.push_str(&format!("{} (missing)\n", esc1(&dep.id))),
         }
     }
 }

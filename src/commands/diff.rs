@@ -4,7 +4,7 @@ use mneme::model::paths;
 use mneme::model::summary::{Entry, EntryKind, Summary};
 use mneme::ops::audit::diff;
 
-use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
+use crate::cli::ui::{esc1, paint, DIM, HEADER, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Summarise what a range of commits did to the facts.
@@ -43,26 +43,29 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// A statement from history on one line, control characters escaped.
 fn one_line(s: &Option<String>) -> String {
-    s.as_deref()
+    let folded = s
+        .as_deref()
         .unwrap_or("")
         .split_whitespace()
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    esc1(&folded).into_owned()
 }
 
 fn who(e: &Entry) -> String {
     format!(
         "proposed by {}, approved by {}",
-        e.proposed_by.as_deref().unwrap_or("unknown"),
-        e.approved_by.as_deref().unwrap_or("unknown")
+        esc1(e.proposed_by.as_deref().unwrap_or("unknown")),
+        esc1(e.approved_by.as_deref().unwrap_or("unknown"))
     )
 }
 
 fn text(s: &Summary) -> String {
     let mut out = format!(
         "{}\n",
-        paint(HEADER, format!("Fact changes in {}", s.range))
+        paint(HEADER, format!("Fact changes in {}", esc1(&s.range)))
     );
     for (title, entries) in s.sections() {
         if entries.is_empty() {
@@ -73,8 +76,8 @@ fn text(s: &Summary) -> String {
             let _ = writeln!(
                 out,
                 "  {} {}",
-                paint(ID, &e.fact),
-                paint(DIM, format!("({}; {})", e.file, who(e)))
+                paint(ID, esc1(&e.fact)),
+                paint(DIM, format!("({}; {})", esc1(&e.file), who(e)))
             );
             match e.kind {
                 EntryKind::Added => {
@@ -91,7 +94,7 @@ fn text(s: &Summary) -> String {
                         one_line(&e.new),
                         e.replaced_by
                             .as_ref()
-                            .map(|r| format!(" ({r})"))
+                            .map(|r| format!(" ({})", esc1(r)))
                             .unwrap_or_default()
                     );
                 }
@@ -109,7 +112,7 @@ fn text(s: &Summary) -> String {
             let _ = writeln!(
                 out,
                 "  {} {}",
-                paint(ID, &r.proposal),
+                paint(ID, esc1(&r.proposal)),
                 paint(DIM, first_line(&r.reason))
             );
         }
@@ -120,8 +123,8 @@ fn text(s: &Summary) -> String {
             let _ = writeln!(
                 out,
                 "  {} {}{}",
-                paint(ID, &p.id),
-                p.operations.join("; "),
+                paint(ID, esc1(&p.id)),
+                esc1(&p.operations.join("; ")),
                 if p.opened_in_range {
                     paint(DIM, " (opened here)")
                 } else {
@@ -156,13 +159,17 @@ fn text(s: &Summary) -> String {
     out
 }
 
-fn first_line(s: &str) -> &str {
-    s.lines().next().unwrap_or("")
+/// The first line of a reason from history, control characters escaped.
+fn first_line(s: &str) -> String {
+    esc1(s.lines().next().unwrap_or("")).into_owned()
 }
 
 /// Markdown for a pull-request comment or a CI job summary.
 fn markdown(s: &Summary) -> String {
-    let mut out = format!("## Ledger changes ({})\n\n", s.range.replace('`', ""));
+    let mut out = format!(
+        "## Ledger changes ({})\n\n",
+        esc1(&s.range).replace('`', "")
+    );
     let _ = writeln!(
         out,
         "**{} added · {} updated · {} superseded · {} removed · {} rejected · {} pending**\n",
@@ -187,7 +194,7 @@ fn markdown(s: &Summary) -> String {
         }
         let _ = writeln!(out, "### {title}\n");
         for e in entries {
-            let _ = write!(out, "- `{}` in `{}`", e.fact, e.file);
+            let _ = write!(out, "- `{}` in `{}`", esc1(&e.fact), esc1(&e.file));
             match e.kind {
                 EntryKind::Added => {
                     let _ = writeln!(out, ": {}", md(&one_line(&e.new)));
@@ -199,7 +206,7 @@ fn markdown(s: &Summary) -> String {
                     let by = e
                         .replaced_by
                         .as_ref()
-                        .map(|r| format!(" → `{r}`"))
+                        .map(|r| format!(" → `{}`", esc1(r)))
                         .unwrap_or_default();
                     let _ = writeln!(
                         out,
@@ -209,14 +216,24 @@ fn markdown(s: &Summary) -> String {
                     );
                 }
             }
-            let _ = writeln!(out, "  - _{}_ — {}", md(first_line(&e.reason)), md(&who(e)));
+            let _ = writeln!(
+                out,
+                "  - _{}_ — {}",
+                md(&first_line(&e.reason)),
+                md(&who(e))
+            );
         }
         out.push('\n');
     }
     if !s.rejected.is_empty() {
         out.push_str("### Rejected\n\n");
         for r in &s.rejected {
-            let _ = writeln!(out, "- `{}`: {}", r.proposal, md(first_line(&r.reason)));
+            let _ = writeln!(
+                out,
+                "- `{}`: {}",
+                esc1(&r.proposal),
+                md(&first_line(&r.reason))
+            );
         }
         out.push('\n');
     }
@@ -228,7 +245,12 @@ fn markdown(s: &Summary) -> String {
             } else {
                 ""
             };
-            let _ = writeln!(out, "- `{}` {}{opened}", p.id, md(&p.operations.join("; ")));
+            let _ = writeln!(
+                out,
+                "- `{}` {}{opened}",
+                esc1(&p.id),
+                md(&esc1(&p.operations.join("; ")))
+            );
         }
         out.push('\n');
     }

@@ -2,7 +2,7 @@ use std::ffi::OsString;
 
 use mneme::model::views::FileView;
 
-use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
+use crate::cli::ui::{esc1, paint, DIM, HEADER, ID, WARN};
 use crate::cli::{utf8, Cx, ExitStatus, Result};
 
 /// List facts, all of them or those of one file, superseded ones included.
@@ -32,7 +32,10 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     for file in &files {
         out.push_str(&format!(
             "{} {}\n",
-            paint(HEADER, format!("{} ({})", file.title, file.path)),
+            paint(
+                HEADER,
+                format!("{} ({})", esc1(&file.title), esc1(&file.path))
+            ),
             paint(
                 DIM,
                 format!("{} fact(s), {} lines", file.facts.len(), file.lines)
@@ -47,10 +50,11 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             if !fact.is_active() {
                 tags.push_str(&format!(", {}", fact.state.as_str()));
                 if let Some(by) = &fact.superseded_by {
-                    tags.push_str(&format!(" by {by}"));
+                    tags.push_str(&format!(" by {}", esc1(by)));
                 }
             }
-            let text = fact.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let text =
+                esc1(&fact.text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned();
             out.push_str(&format!(
                 "  {id} {text} {}\n",
                 paint(DIM, format!("({tags})"))

@@ -1,7 +1,7 @@
 use mneme::git::history::decisions;
 use mneme::model::decision::Recorded;
 
-use crate::cli::ui::{paint, DIM, ID};
+use crate::cli::ui::{esc1, paint, DIM, ID};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Show the review decisions in git history, newest first.
@@ -40,16 +40,17 @@ pub fn line(r: &Recorded) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     format!(
-        "{} {} {:<7} {ops} {}\n",
+        "{} {} {:<7} {} {}\n",
         paint(DIM, &r.date[..10.min(r.date.len())]),
         paint(ID, &r.commit[..10.min(r.commit.len())]),
         r.verdict.as_str(),
+        esc1(&ops),
         paint(
             DIM,
             format!(
                 "({} → {})",
-                r.proposed_by.as_deref().unwrap_or("unknown"),
-                r.reviewer.as_deref().unwrap_or("unknown")
+                esc1(r.proposed_by.as_deref().unwrap_or("unknown")),
+                esc1(r.reviewer.as_deref().unwrap_or("unknown"))
             )
         )
     )

@@ -6,7 +6,7 @@ use mneme::model::plan::{Request, RequestOp};
 use mneme::model::views::{Budget, ProposedView};
 use mneme::ops::propose::{propose, Proposed};
 
-use crate::cli::ui::{paint, DIM, ID, WARN};
+use crate::cli::ui::{esc1, paint, DIM, ID, WARN};
 use crate::cli::{utf8, CliError, Cx, ExitStatus, Result};
 
 /// Propose a change to the facts, for a human to review (never interactive).
@@ -130,9 +130,9 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         })?;
         return Ok(ExitStatus::Success);
     }
-    let mut out = format!("Proposed {} ({rel})\n", paint(ID, &p.id));
+    let mut out = format!("Proposed {} ({})\n", paint(ID, &p.id), esc1(&rel));
     for op in &p.operations {
-        out.push_str(&format!("  {}\n", op.summary()));
+        out.push_str(&format!("  {}\n", esc1(&op.summary())));
     }
     if !planned.similar.is_empty() {
         out.push_str(&format!(
@@ -146,8 +146,8 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             out.push_str(&format!(
                 "  {} {} {}\n",
                 paint(ID, &s.fact_id),
-                paint(DIM, format!("({}, {:.0}%)", s.file, s.score * 100.0)),
-                s.text
+                paint(DIM, format!("({}, {:.0}%)", esc1(&s.file), s.score * 100.0)),
+                esc1(&s.text)
             ));
         }
     }

@@ -2,7 +2,7 @@ use mneme::model::tasks::{Board, NotReady, Task};
 use mneme::model::views::{NotReadyView, ReadyExplained};
 use mneme::ops::tasks;
 
-use crate::cli::ui::{paint, task_line, DIM, HEADER, ID};
+use crate::cli::ui::{esc1, paint, task_line, DIM, HEADER, ID};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// List tasks ready to work on: open, nothing unclosed blocking them, no blocked or deferred
@@ -72,8 +72,8 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             out.push_str(&format!(
                 "{} {} {}\n",
                 paint(ID, &t.id),
-                t.title,
-                paint(DIM, format!("— {why}"))
+                esc1(&t.title),
+                paint(DIM, format!("— {}", esc1(&why)))
             ));
         }
     }

@@ -3,9 +3,9 @@ use std::io::IsTerminal;
 use console::{Key, Term};
 use mneme::git::commit::Committed;
 use mneme::model::apply::Conflict;
+use mneme::model::fields::check_text;
 use mneme::model::ledger::Ledger;
 use mneme::model::paths;
-use mneme::model::plan::check_text;
 use mneme::model::preview::{preview, Preview, Status};
 use mneme::model::time::human_age;
 use mneme::model::views::{Decided, ReviewRow, ReviewShow};
@@ -13,7 +13,7 @@ use mneme::ops::review::{self, Pending};
 use mneme::ops::{now, Notes, Workspace};
 
 use crate::cli::error::Code;
-use crate::cli::ui::{self, paint, DIM, GOOD, HEADER, ID, PROMPT, WARN};
+use crate::cli::ui::{self, esc, esc1, paint, DIM, GOOD, HEADER, ID, PROMPT, WARN};
 use crate::cli::{CliError, Cx, ExitStatus, Result};
 
 /// Review pending proposals: approve, reject, edit or skip each.
@@ -90,12 +90,12 @@ fn list(cx: &Cx, ws: &Workspace) -> Result<ExitStatus> {
     let ledger = ws.store.load()?;
     let today = review::today();
     let now = now();
-    let items = review::pending(ws)?;
+    let items = review::pending(ws, &ledger)?;
     let rows: Vec<ReviewRow> = items
         .iter()
-        .map(|item| {
-            let status = preview(&ledger, &item.proposal, &today).status();
-            ReviewRow::new(&item.proposal, status, now)
+        .map(|item| match &item.proposal {
+            Ok(p) => ReviewRow::new(p, preview(&ledger, p, &today).status(), now),
+            Err(why) => ReviewRow::invalid(&item.id, why),
         })
         .collect();
     if cx.ui.json {
@@ -108,10 +108,19 @@ fn list(cx: &Cx, ws: &Workspace) -> Result<ExitStatus> {
     }
     let mut out = String::new();
     for row in &rows {
+        if let Some(why) = &row.invalid {
+            out.push_str(&format!(
+                "{} {} {}\n",
+                paint(ID, row.id),
+                paint(WARN, "invalid:"),
+                esc1(why)
+            ));
+            continue;
+        }
         let status = match row.status {
             Status::Conflict => paint(WARN, "conflict"),
             Status::Rebased => paint(DIM, "rebased"),
-            Status::Clean => String::new(),
+            Status::Clean | Status::Invalid => String::new(),
         };
         out.push_str(&format!(
             "{} {} {} {status}\n",
@@ -120,11 +129,11 @@ fn list(cx: &Cx, ws: &Workspace) -> Result<ExitStatus> {
                 DIM,
                 format!(
                     "[{}, {}]",
-                    row.agent.unwrap_or("unknown agent"),
+                    esc1(row.agent.unwrap_or("unknown agent")),
                     row.age.as_deref().unwrap_or("?")
                 )
             ),
-            row.operations.join("; "),
+            esc1(&row.operations.join("; ")),
         ));
     }
     cx.ui.out(&out)?;
@@ -133,14 +142,19 @@ fn list(cx: &Cx, ws: &Workspace) -> Result<ExitStatus> {
 
 fn show(cx: &Cx, ws: &Workspace, id: &str) -> Result<ExitStatus> {
     let ledger = ws.store.load()?;
-    let items = review::pending(ws)?;
+    let items = review::pending(ws, &ledger)?;
     let item = review::find(&items, id)?;
-    let preview = preview(&ledger, &item.proposal, &review::today());
-    if cx.ui.json {
-        cx.ui.json(&ReviewShow::new(&item.proposal, &preview))?;
-    } else {
-        cx.ui.out(&render(item, &preview, None))?;
+    let preview = item.valid().map(|p| preview(&ledger, p, &review::today()));
+    if !cx.ui.json {
+        cx.ui.out(&render(item, preview.as_ref(), None))?;
+        return Ok(ExitStatus::Success);
     }
+    let view = match (&item.proposal, &preview) {
+        (Ok(p), Some(preview)) => ReviewShow::new(p, preview),
+        (Err(why), _) => ReviewShow::invalid(&item.id, why),
+        (Ok(_), None) => unreachable!("a valid proposal has a preview"),
+    };
+    cx.ui.json(&view)?;
     Ok(ExitStatus::Success)
 }
 
@@ -152,7 +166,8 @@ fn decide(
     ids: &[String],
     action: impl Fn(&Pending) -> mneme::ops::Result<Committed>,
 ) -> Result<ExitStatus> {
-    let items = review::pending(ws)?;
+    let ledger = ws.store.load()?;
+    let items = review::pending(ws, &ledger)?;
     let targets = ids
         .iter()
         .map(|id| review::find(&items, id))
@@ -164,7 +179,7 @@ fn decide(
             cx.ui.out(&committed_line(&committed))?;
         }
         done.push(Decided {
-            proposal: item.proposal.id.clone(),
+            proposal: item.id.clone(),
             commit: committed.commit,
             branch: committed.branch,
             summary: committed.summary,
@@ -181,19 +196,32 @@ fn committed_line(c: &Committed) -> String {
         "{} {} {}\n",
         paint(GOOD, "committed"),
         paint(ID, &c.commit[..c.commit.len().min(10)]),
-        c.summary
+        esc1(&c.summary)
     )
 }
 
-/// Header and diff of one proposal.
-fn render(item: &Pending, preview: &Preview, position: Option<(usize, usize)>) -> String {
-    let p = &item.proposal;
-    let now = now();
-    let mut out = paint(HEADER, format!("Proposal {}", p.id));
+/// Header and diff of one proposal; for an invalid one, only why. Everything from the proposal
+/// and the fact files is shown with control characters escaped.
+fn render(item: &Pending, preview: Option<&Preview>, position: Option<(usize, usize)>) -> String {
+    let mut out = paint(HEADER, format!("Proposal {}", item.id));
     if let Some((n, total)) = position {
         out.push_str(&paint(DIM, format!("  ({n} of {total})")));
     }
     out.push('\n');
+    let (Ok(p), Some(preview)) = (&item.proposal, preview) else {
+        let why = item.proposal.as_ref().err().map(ToString::to_string);
+        out.push_str(&format!(
+            "\n{} {}\n{}",
+            paint(WARN, "INVALID:"),
+            esc1(why.as_deref().unwrap_or("")),
+            paint(
+                DIM,
+                "It breaks the rules `mneme propose` enforces; only reject (n) can resolve it.\n"
+            )
+        ));
+        return out;
+    };
+    let field = |label: &str, value: &str| format!("  {} {value}\n", paint(DIM, label));
     let agent = p.agent.as_deref().unwrap_or("unknown agent");
     let by = match &p.author {
         Some(a) => format!("{agent} ({a})"),
@@ -201,37 +229,29 @@ fn render(item: &Pending, preview: &Preview, position: Option<(usize, usize)>) -
     };
     let age = p
         .created()
-        .map(|t| human_age(t, now))
-        .unwrap_or_else(|| "?".into());
-    out.push_str(&format!("  {} {by}, {age} ago\n", paint(DIM, "agent:   ")));
-    out.push_str(&format!("  {} {}\n", paint(DIM, "reason:  "), p.reason));
-    if p.evidence.is_empty() {
-        out.push_str(&format!(
-            "  {} {}\n",
-            paint(DIM, "evidence:"),
-            paint(WARN, "NO EVIDENCE")
-        ));
+        .map_or_else(|| "?".into(), |t| human_age(t, now()));
+    out.push_str(&field("agent:   ", &format!("{}, {age} ago", esc1(&by))));
+    out.push_str(&field("reason:  ", &esc(&p.reason)));
+    let evidence = if p.evidence.is_empty() {
+        paint(WARN, "NO EVIDENCE")
     } else {
-        out.push_str(&format!(
-            "  {} {}\n",
-            paint(DIM, "evidence:"),
-            p.evidence.join(", ")
-        ));
-    }
+        esc1(&p.evidence.join(", ")).into_owned()
+    };
+    out.push_str(&field("evidence:", &evidence));
     for s in &preview.similar {
-        out.push_str(&format!(
-            "  {} {} {} {}\n",
-            paint(DIM, "similar: "),
-            paint(ID, &s.fact_id),
-            paint(DIM, format!("({}, {:.0}%)", s.file, s.score * 100.0)),
-            s.text
-        ));
+        let similar = format!(
+            "{} {} {}",
+            paint(ID, esc1(&s.fact_id)),
+            paint(DIM, format!("({}, {:.0}%)", esc1(&s.file), s.score * 100.0)),
+            esc1(&s.text)
+        );
+        out.push_str(&field("similar: ", &similar));
     }
     if item.edited {
         out.push_str(&format!("  {}\n", paint(WARN, "edited by you")));
     }
     for op in &p.operations {
-        out.push_str(&format!("  {} {}\n", paint(DIM, "change:  "), op.summary()));
+        out.push_str(&field("change:  ", &esc1(&op.summary())));
     }
     match &preview.outcome {
         Ok(applied) => {
@@ -247,23 +267,35 @@ fn render(item: &Pending, preview: &Preview, position: Option<(usize, usize)>) -
             }
         }
         Err(conflict) => {
-            out.push_str(&format!("\n{} {conflict}\n", paint(WARN, "CONFLICT:")));
+            out.push_str(&format!(
+                "\n{} {}\n",
+                paint(WARN, "CONFLICT:"),
+                esc1(&conflict.to_string())
+            ));
             if let Conflict::FactChanged { before, now, .. } = conflict {
-                out.push_str(&format!(
-                    "  {} {before}\n  {} {now}\n",
-                    paint(DIM, "when proposed:"),
-                    paint(DIM, "now:          ")
-                ));
+                out.push_str(&field("when proposed:", &esc1(before)));
+                out.push_str(&field("now:          ", &esc1(now)));
             }
-            out.push_str(&paint(DIM, "Only reject (n) or edit (e) can resolve it.\n"));
+            let choices = if editable(conflict) {
+                "Only reject (n) or edit (e) can resolve it.\n"
+            } else {
+                "Only reject (n) can resolve it.\n"
+            };
+            out.push_str(&paint(DIM, choices));
         }
     }
     out
 }
 
+/// Whether editing can resolve a conflict: re-targeting at a fact that changed can, a fact that
+/// is gone or superseded cannot be rewritten.
+fn editable(conflict: &Conflict) -> bool {
+    matches!(conflict, Conflict::FactChanged { .. })
+}
+
 const HELP: &str = "y - approve: apply the change and commit it
 n - reject: commit the proposal's removal, with an optional reason
-e - edit the proposed text in $VISUAL/$EDITOR, then review the new diff
+e - edit the proposed text in $VISUAL/$EDITOR, then review the new diff (an empty text cancels)
 s - skip: leave it pending
 q - quit: leave this and the remaining proposals pending
 ? - this help
@@ -278,7 +310,8 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
         .with_hint("use `mneme review list`, `show`, `approve` or `reject`"));
     }
     let term = Term::stderr();
-    let mut items = review::pending(ws)?;
+    let ledger = ws.store.load()?;
+    let mut items = review::pending(ws, &ledger)?;
     if items.is_empty() {
         cx.ui.out("No pending proposals.\n")?;
         return Ok(ExitStatus::Success);
@@ -288,17 +321,25 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
     'proposals: for (n, item) in items.iter_mut().enumerate() {
         loop {
             let ledger = ws.store.load()?;
-            let preview = preview(&ledger, &item.proposal, &review::today());
+            let preview = item.valid().map(|p| preview(&ledger, p, &review::today()));
             cx.ui.out(&format!(
                 "\n{}",
-                render(item, &preview, Some((n + 1, total)))
+                render(item, preview.as_ref(), Some((n + 1, total)))
             ))?;
-            let conflict = preview.status() == Status::Conflict;
-            let keys = if conflict { "n,e,s,q,?" } else { "y,n,e,s,q,?" };
+            let (can_approve, can_edit) = match preview.as_ref().map(|p| &p.outcome) {
+                Some(Ok(_)) => (true, true),
+                Some(Err(conflict)) => (false, editable(conflict)),
+                None => (false, false),
+            };
+            let keys = match (can_approve, can_edit) {
+                (true, _) => "y,n,e,s,q,?",
+                (false, true) => "n,e,s,q,?",
+                (false, false) => "n,s,q,?",
+            };
             let prompt = paint(PROMPT, format!("Approve this proposal [{keys}]? "));
             let key = read_choice(&term, &prompt)?;
             let result = match key {
-                'y' if !conflict => review::approve(ws, item, None, no_verify),
+                'y' if can_approve => review::approve(ws, item, None, no_verify),
                 'n' => {
                     let reason: String = dialoguer::Input::new()
                         .with_prompt("Reason for rejecting (optional)")
@@ -307,8 +348,15 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
                         .map_err(|dialoguer::Error::IO(e)| CliError::terminal(e))?;
                     review::reject(ws, item, Some(reason), no_verify)
                 }
-                'e' => {
-                    edit(item, &ledger)?;
+                'e' if can_edit => {
+                    match edit(item, &ledger) {
+                        Ok(Edit::Changed) => {}
+                        Ok(Edit::Unchanged) => {
+                            cx.ui.warn("nothing changed; the proposal is as it was");
+                        }
+                        Ok(Edit::Cancelled) => cx.ui.warn("edit cancelled"),
+                        Err(e) => cx.ui.error(&e),
+                    }
                     continue;
                 }
                 's' => {
@@ -357,26 +405,55 @@ fn read_choice(term: &Term, prompt: &str) -> Result<char> {
     Ok(c)
 }
 
-/// Opens the editor on each proposed text; re-targets the proposal at the facts as they are now,
-/// which the reviewer has just seen.
-fn edit(item: &mut Pending, ledger: &Ledger) -> Result<()> {
-    for op in &mut item.proposal.operations {
-        if let Some((_, fact)) = ledger.find(op.fact_id()) {
-            if op.before().is_some() {
-                op.set_before(fact.text.clone());
-            }
-        }
+/// What an edit did.
+enum Edit {
+    /// A text changed; the proposal now targets the facts as they are.
+    Changed,
+    /// Every text came back as it was: not an edit.
+    Unchanged,
+    /// An emptied text: the proposal stays as it was.
+    Cancelled,
+}
+
+/// Opens the editor on each proposed text. The proposal changes only when every text comes back
+/// valid and at least one differs; then it is re-targeted at the facts as they are now, which the
+/// reviewer has just seen. A failing editor or an invalid text is an error for the reviewer to
+/// read; the session goes on.
+fn edit(item: &mut Pending, ledger: &Ledger) -> Result<Edit> {
+    let Ok(proposal) = &item.proposal else {
+        return Ok(Edit::Unchanged);
+    };
+    let mut edited = proposal.clone();
+    let mut changed = false;
+    for op in &mut edited.operations {
         let Some(text) = op.text().map(str::to_owned) else {
             continue;
         };
-        let edited = dialoguer::Editor::new()
+        let Some(new) = dialoguer::Editor::new()
             .extension(".md")
             .edit(&text)
-            .map_err(|dialoguer::Error::IO(e)| CliError::editor(e))?;
-        if let Some(new) = edited {
-            op.set_text(check_text(&new, ledger.config.max_fact_chars)?);
+            .map_err(|dialoguer::Error::IO(e)| CliError::editor(e))?
+        else {
+            continue;
+        };
+        if new.trim().is_empty() {
+            return Ok(Edit::Cancelled);
+        }
+        let new = check_text(&new, ledger.config.max_fact_chars)?;
+        if new != text {
+            op.set_text(new);
+            changed = true;
         }
     }
+    if !changed {
+        return Ok(Edit::Unchanged);
+    }
+    for op in &mut edited.operations {
+        if let (Some(_), Some((_, fact))) = (op.before(), ledger.find(op.fact_id())) {
+            op.set_before(fact.text.clone());
+        }
+    }
+    item.proposal = Ok(edited);
     item.edited = true;
-    Ok(())
+    Ok(Edit::Changed)
 }

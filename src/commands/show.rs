@@ -4,7 +4,7 @@ use mneme::model::tasks::{Board, Task};
 use mneme::model::views::FactView;
 use mneme::ops::tasks;
 
-use crate::cli::ui::{self, paint, DIM, HEADER, ID};
+use crate::cli::ui::{self, esc, esc1, paint, DIM, HEADER, ID};
 use crate::cli::{utf8, Cx, ExitStatus, Result};
 
 /// Show one fact (`f-…`) or one task (`t-…`, or a unique prefix).
@@ -49,7 +49,12 @@ fn show_fact(cx: &Cx, id: &str, view: FactView) -> Result<ExitStatus> {
         paint(ID, id),
         paint(
             DIM,
-            format!("{}:{} · {}", view.file, view.line, view.state.as_str())
+            format!(
+                "{}:{} · {}",
+                esc1(&view.file),
+                view.line,
+                esc1(view.state.as_str())
+            )
         )
     );
     for (label, value) in [
@@ -62,11 +67,14 @@ fn show_fact(cx: &Cx, id: &str, view: FactView) -> Result<ExitStatus> {
         ),
     ] {
         if let Some(value) = value {
-            out.push_str(&format!("{}\n", paint(DIM, format!("{label}: {value}"))));
+            out.push_str(&format!(
+                "{}\n",
+                paint(DIM, format!("{label}: {}", esc1(&value)))
+            ));
         }
     }
     out.push('\n');
-    out.push_str(&view.text);
+    out.push_str(&esc(&view.text));
     out.push('\n');
     cx.ui.out(&out)?;
     Ok(ExitStatus::Success)
@@ -76,8 +84,9 @@ fn task_detail(t: &Task) -> String {
     let mut out = ui::task_line(t);
     let mut field = |label: &str, value: String| {
         out.push_str(&format!(
-            "  {} {value}\n",
-            paint(DIM, format!("{label:<9}"))
+            "  {} {}\n",
+            paint(DIM, format!("{label:<9}")),
+            esc1(&value)
         ));
     };
     if !t.labels.is_empty() {
@@ -92,15 +101,15 @@ fn task_detail(t: &Task) -> String {
         field("closed:", format!("{at} — {reason}"));
     }
     if !t.description.is_empty() {
-        out.push_str(&format!("\n{}\n", t.description));
+        out.push_str(&format!("\n{}\n", esc(&t.description)));
     }
     if !t.notes.is_empty() {
         out.push_str(&format!("\n{}\n", paint(HEADER, "Notes")));
         for n in &t.notes {
             out.push_str(&format!(
                 "- {} {}\n",
-                paint(DIM, format!("{} {}:", n.at, n.author)),
-                n.text
+                paint(DIM, format!("{} {}:", esc1(&n.at), esc1(&n.author))),
+                esc(&n.text)
             ));
         }
     }

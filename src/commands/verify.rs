@@ -1,7 +1,7 @@
 use mneme::model::audit::Violation;
 use mneme::ops::audit::{verify, Verification};
 
-use crate::cli::ui::{paint, DIM, GOOD, ID, WARN};
+use crate::cli::ui::{esc1, paint, DIM, GOOD, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Verify that every change to the facts in a range was approved through mneme (for CI).
@@ -40,14 +40,14 @@ fn render(r: &Verification) -> String {
     for v in &r.violations {
         out.push_str(&commit_line(paint(WARN, "unreviewed"), v, String::new()));
         for p in &v.problems {
-            out.push_str(&format!("  {p}\n"));
+            out.push_str(&format!("  {}\n", esc1(p)));
         }
     }
     for n in &r.notes {
         out.push_str(&commit_line(
             paint(DIM, "note"),
             n,
-            format!(": {}", n.problems.join("; ")),
+            format!(": {}", esc1(&n.problems.join("; "))),
         ));
     }
     let tally = format!(
@@ -68,7 +68,7 @@ fn commit_line(label: String, v: &Violation, tail: String) -> String {
     format!(
         "{label} {} {} {}\n",
         paint(ID, &v.commit[..v.commit.len().min(10)]),
-        v.subject,
-        paint(DIM, format!("({}){tail}", v.author))
+        esc1(&v.subject),
+        paint(DIM, format!("({}){tail}", esc1(&v.author)))
     )
 }

@@ -1,7 +1,7 @@
 use mneme::git::history::decisions;
 use mneme::model::views::{FactView, Why};
 
-use crate::cli::ui::{paint, DIM, HEADER, ID, WARN};
+use crate::cli::ui::{esc, esc1, paint, DIM, HEADER, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Explain a fact: its text and every decision that shaped it, with reasons and evidence.
@@ -16,6 +16,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
     let ledger = ws.store.load()?;
     let id = args.fact_id.trim();
+    let shown = esc1(id);
     let fact = ledger
         .find(id)
         .map(|(file, fact)| FactView::new(file, fact));
@@ -34,13 +35,16 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let mut out = match &fact {
         Some(f) => format!(
             "{} {}\n{}\n",
-            paint(ID, id),
-            paint(DIM, format!("{}:{} · {}", f.file, f.line, f.state.as_str())),
-            f.text
+            paint(ID, &shown),
+            paint(
+                DIM,
+                format!("{}:{} · {}", esc1(&f.file), f.line, esc1(f.state.as_str()))
+            ),
+            esc(&f.text)
         ),
         None => format!(
             "{} {}\n",
-            paint(ID, id),
+            paint(ID, &shown),
             paint(WARN, "is no longer in the ledger")
         ),
     };
@@ -55,15 +59,19 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     }
     for r in &decisions {
         out.push_str(&format!("\n{}", paint(HEADER, super::log::line(r))));
-        out.push_str(&format!("  {} {}\n", paint(DIM, "proposal:"), r.proposal));
-        for line in r.reason.lines() {
+        out.push_str(&format!(
+            "  {} {}\n",
+            paint(DIM, "proposal:"),
+            esc1(&r.proposal)
+        ));
+        for line in esc(&r.reason).lines() {
             out.push_str(&format!("  {line}\n"));
         }
         if !r.evidence.is_empty() {
             out.push_str(&format!(
                 "  {} {}\n",
                 paint(DIM, "evidence:"),
-                r.evidence.join(", ")
+                esc1(&r.evidence.join(", "))
             ));
         }
     }

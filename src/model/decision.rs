@@ -17,6 +17,7 @@
 use serde::Serialize;
 
 use crate::model::proposal::{OpKind, Operation, Proposal};
+use crate::model::text::escape_line;
 
 pub const DECISION: &str = "Mneme-Decision";
 pub const PROPOSAL: &str = "Mneme-Proposal";
@@ -166,8 +167,28 @@ impl Decision<'_> {
     }
 }
 
+/// One line for a subject or trailer: whitespace runs folded, control characters escaped, so no
+/// value can start a line of its own.
 fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    escape_line(&s.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
+}
+
+/// The message of a rejection of a proposal file that is not a valid proposal: it holds nothing
+/// of the file but its name and why it is invalid, both on one line.
+pub fn invalid_rejection(name: &str, why: &str, reviewer: &str, note: Option<&str>) -> String {
+    let subject = truncate(
+        &format!("ledger: reject invalid proposal {}", one_line(name)),
+        SUBJECT_MAX,
+    );
+    let rejected = note.map_or("Rejected without a reason.".to_owned(), |n| {
+        format!("Rejected: {n}")
+    });
+    format!(
+        "{subject}\n\n{rejected}\n\nInvalid: {}\n\n{DECISION}: reject\n{PROPOSAL}: {}\n{REJECTED_BY}: {}\n",
+        one_line(why),
+        one_line(name),
+        one_line(reviewer)
+    )
 }
 
 fn truncate(s: &str, max: usize) -> String {

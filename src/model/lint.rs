@@ -10,7 +10,7 @@ use crate::model::facts::{Fact, State};
 use crate::model::ids::mint;
 use crate::model::ledger::FactFileEntry;
 use crate::model::paths;
-use crate::model::proposal::{Operation, Proposal, ProposalError, FACT_PREFIX};
+use crate::model::proposal::{Limits, Operation, Proposal, ProposalError, FACT_PREFIX};
 use crate::model::tasks::Task;
 use crate::model::text::normalize;
 use crate::model::time::Timestamp;
@@ -29,6 +29,7 @@ pub enum Code {
     FactFileParse,
     ProposalParse,
     ProposalSchema,
+    ProposalInvalid,
     ProposalTargetMissing,
     DuplicateId,
     OverBudget,
@@ -48,10 +49,11 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 19] = [
+    pub const ALL: [Code; 20] = [
         Code::FactFileParse,
         Code::ProposalParse,
         Code::ProposalSchema,
+        Code::ProposalInvalid,
         Code::ProposalTargetMissing,
         Code::DuplicateId,
         Code::OverBudget,
@@ -75,6 +77,7 @@ impl Code {
             Code::FactFileParse => "fact_file_parse",
             Code::ProposalParse => "proposal_parse",
             Code::ProposalSchema => "proposal_schema",
+            Code::ProposalInvalid => "proposal_invalid",
             Code::ProposalTargetMissing => "proposal_target_missing",
             Code::DuplicateId => "duplicate_id",
             Code::OverBudget => "over_budget",
@@ -99,6 +102,7 @@ impl Code {
             Code::FactFileParse
             | Code::ProposalParse
             | Code::ProposalSchema
+            | Code::ProposalInvalid
             | Code::ProposalTargetMissing
             | Code::DuplicateId
             | Code::OverBudget
@@ -466,19 +470,28 @@ fn proposal_rules(
             let code = match e {
                 ProposalError::Syntax(_) => Code::ProposalParse,
                 ProposalError::Schema(_) => Code::ProposalSchema,
+                ProposalError::Invalid { .. } => Code::ProposalInvalid,
             };
             out.push(code, &p.path, None, e.to_string());
             return;
         }
     };
-    for op in &proposal.operations {
-        let missing = match op {
-            Operation::Add { file, .. } => (!file_names.contains(file.as_str()))
-                .then(|| format!("names fact file {file}, which does not exist")),
-            _ => (!ids.contains(op.fact_id()))
-                .then(|| format!("names fact `{}`, which is not in the ledger", op.fact_id())),
-        };
-        if let Some(message) = missing {
+    let files: Vec<&str> = file_names.iter().copied().collect();
+    let limits = Limits {
+        max_fact_chars: config.max_fact_chars,
+        files: &files,
+    };
+    if let Err(e) = proposal.validate(&limits) {
+        out.push(Code::ProposalInvalid, &p.path, None, e.to_string());
+        return;
+    }
+    for op in proposal
+        .operations
+        .iter()
+        .filter(|op| !matches!(op, Operation::Add { .. }))
+    {
+        if !ids.contains(op.fact_id()) {
+            let message = format!("names fact `{}`, which is not in the ledger", op.fact_id());
             out.push(Code::ProposalTargetMissing, &p.path, None, message);
         }
     }
@@ -657,28 +670,42 @@ mod tests {
             budget_lines: 1,
             ..Config::default()
         };
-        let old = Proposal {
+        let proposal = |id: &str, operations| Proposal {
             schema: crate::model::proposal::SCHEMA,
-            id: "20200101T000000Z-00000000".into(),
+            id: id.into(),
             created_at: "2020-01-01T00:00:00Z".into(),
             agent: None,
             author: None,
             reason: "r".into(),
             evidence: vec![],
-            operations: vec![
-                Operation::Add {
-                    file: "nope.md".into(),
-                    fact_id: "f-new1".into(),
-                    text: "t".into(),
-                },
+            operations,
+            base: Default::default(),
+        };
+        let old = proposal(
+            "20200101T000000Z-00000000",
+            vec![
                 Operation::Remove {
                     file: "a.md".into(),
                     fact_id: "f-zzzz".into(),
                     before: "x".into(),
                 },
+                Operation::Supersede {
+                    file: "a.md".into(),
+                    fact_id: "f-yyyy".into(),
+                    before: "y".into(),
+                    new_fact_id: "f-new2".into(),
+                    text: "Replacement.".into(),
+                },
             ],
-            base: Default::default(),
-        };
+        );
+        let invalid = proposal(
+            "20200101T000000Z-00000001",
+            vec![Operation::Add {
+                file: "nope.md".into(),
+                fact_id: "f-new1".into(),
+                text: "t".into(),
+            }],
+        );
         let f = run(
             &[("a.md", "- **f-aaaa** One.\n- **f-bbbb** Two.\n")],
             &[
@@ -691,6 +718,7 @@ mod tests {
                     "p3.json",
                     Err(ProposalError::Schema("unknown field `x`".into())),
                 ),
+                ("p4.json", Ok(invalid)),
             ],
             &config,
         );
@@ -703,6 +731,7 @@ mod tests {
                 "proposal_target_missing",
                 "proposal_parse",
                 "proposal_schema",
+                "proposal_invalid",
                 "stale_proposal"
             ]
         );

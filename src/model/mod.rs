@@ -8,6 +8,7 @@ pub mod config;
 pub mod decision;
 pub mod factdiff;
 pub mod facts;
+pub mod fields;
 pub mod ids;
 pub mod ledger;
 pub mod lint;

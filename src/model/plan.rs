@@ -6,19 +6,16 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::model::facts::Fact;
+use crate::model::fields::{
+    check_evidence, check_line, check_reason, check_text, TextError, MAX_NAME,
+};
 use crate::model::ids::{mint, sha256_hex};
 use crate::model::ledger::{Ledger, LookupError};
 use crate::model::paths;
-use crate::model::proposal::{Operation, Proposal, FACT_PREFIX, SCHEMA};
+use crate::model::proposal::{Limits, Operation, Proposal, ProposalError, FACT_PREFIX, SCHEMA};
 use crate::model::text::{most_similar, normalize};
 use crate::model::time::Timestamp;
 
-/// Longest reason accepted, in characters.
-const MAX_REASON: usize = 4000;
-/// Longest evidence reference accepted, in characters.
-const MAX_EVIDENCE: usize = 500;
-/// Longest agent name accepted, in characters.
-const MAX_AGENT: usize = 100;
 /// How many similar facts are reported per operation.
 const SIMILAR_LIMIT: usize = 3;
 
@@ -50,17 +47,9 @@ pub enum PlanError {
     SameFactTwice { id: String },
     #[error("two operations of this proposal have the same text")]
     SameTextTwice,
-}
-
-/// Text that cannot be stored: a statement, reason, agent name or evidence reference.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TextError {
-    #[error("the fact text is empty; give the statement as an argument or with --stdin")]
-    Empty,
-    #[error("the fact text has {len} characters, more than the limit of {max} (max_fact_chars in {}); split it into smaller facts", paths::CONFIG)]
-    TooLong { len: usize, max: usize },
-    #[error("invalid {what}: {why}")]
-    Invalid { what: &'static str, why: String },
+    /// The planned proposal breaks a rule the checks above do not cover.
+    #[error(transparent)]
+    Invalid(#[from] ProposalError),
 }
 
 /// What an agent asks for, from the command line or `--from-json`.
@@ -143,6 +132,11 @@ pub fn plan(
         .map(|file| (file.name.clone(), file.sha256.clone()))
         .collect();
     let hash = &sha256_hex(format!("{seed}\0{}", operations.len()).as_bytes())[..8];
+    let files: Vec<&str> = ledger.files.iter().map(|f| f.name.as_str()).collect();
+    let limits = Limits {
+        max_fact_chars: ledger.config.max_fact_chars,
+        files: &files,
+    };
     let proposal = Proposal {
         schema: SCHEMA,
         id: format!("{}-{hash}", ctx.now.compact()),
@@ -154,6 +148,8 @@ pub fn plan(
         operations,
         base,
     };
+    // The one definition of a valid proposal, which review, check and verify apply to files.
+    proposal.validate(&limits)?;
     Ok(Planned { proposal, similar })
 }
 
@@ -165,12 +161,12 @@ struct Header {
 }
 
 fn check_header(ledger: &Ledger, req: &Request) -> Result<Header, PlanError> {
-    let reason = clean_line("reason", req.reason.as_deref().unwrap_or(""), MAX_REASON)?;
+    let reason = check_reason(req.reason.as_deref().unwrap_or(""))?;
     if reason.is_empty() {
         return Err(PlanError::MissingReason);
     }
     let agent = match req.agent.as_deref().map(str::trim) {
-        Some(a) if !a.is_empty() => Some(clean_line("agent name", a, MAX_AGENT)?),
+        Some(a) if !a.is_empty() => Some(check_line("agent name", a, MAX_NAME)?),
         _ => None,
     };
     let evidence = req
@@ -359,81 +355,6 @@ pub fn similar_to(ledger: &Ledger, index: usize, op: &Operation) -> Vec<Similar>
         score: (score * 100.0).round() / 100.0,
     })
     .collect()
-}
-
-/// A fact statement: trimmed, `\n` line endings, no control characters, no HTML comment markers
-/// (they would be read as metadata), within the size limit.
-pub fn check_text(text: &str, max_chars: usize) -> Result<String, TextError> {
-    let text = text.replace("\r\n", "\n");
-    let text = text
-        .lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n");
-    let text = text.trim();
-    if text.is_empty() {
-        return Err(TextError::Empty);
-    }
-    let len = text.chars().count();
-    if len > max_chars {
-        return Err(TextError::TooLong {
-            len,
-            max: max_chars,
-        });
-    }
-    let invalid = |why: &str| TextError::Invalid {
-        what: "fact text",
-        why: why.to_owned(),
-    };
-    if has_control(text) {
-        return Err(invalid("it contains control characters"));
-    }
-    if text.contains("<!--") || text.contains("-->") {
-        return Err(invalid(
-            "HTML comments (`<!--`, `-->`) are reserved for fact metadata",
-        ));
-    }
-    Ok(text.to_owned())
-}
-
-fn has_control(s: &str) -> bool {
-    s.chars().any(|c| c.is_control() && c != '\n' && c != '\t')
-}
-
-fn clean_line(what: &'static str, s: &str, max: usize) -> Result<String, TextError> {
-    let s = s.trim();
-    let why = if s.chars().count() > max {
-        format!("longer than {max} characters")
-    } else if has_control(s) {
-        "it contains control characters".to_owned()
-    } else {
-        return Ok(s.to_owned());
-    };
-    Err(TextError::Invalid { what, why })
-}
-
-/// An evidence reference (`src/db.rs:12`, a commit id, a URL): one token, stored in fact
-/// metadata, so no spaces, `;` or comment markers.
-fn check_evidence(e: &str) -> Result<String, TextError> {
-    let e = e.trim();
-    let why = if e.is_empty() {
-        "it is empty".to_owned()
-    } else if e.chars().count() > MAX_EVIDENCE {
-        format!("longer than {MAX_EVIDENCE} characters")
-    } else if e
-        .chars()
-        .any(|c| c.is_whitespace() || c.is_control() || c == ';')
-    {
-        "use one reference per --evidence, without spaces or `;`".to_owned()
-    } else if e.contains("<!--") || e.contains("-->") {
-        "it contains an HTML comment marker".to_owned()
-    } else {
-        return Ok(e.to_owned());
-    };
-    Err(TextError::Invalid {
-        what: "evidence reference",
-        why: format!("`{e}`: {why}"),
-    })
 }
 
 #[cfg(test)]

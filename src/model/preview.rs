@@ -33,6 +33,8 @@ pub enum Status {
     Rebased,
     /// The targeted fact changed or vanished: only reject or edit.
     Conflict,
+    /// The proposal file breaks the rules `propose` enforces: only reject.
+    Invalid,
 }
 
 pub fn preview(ledger: &Ledger, proposal: &Proposal, today: &str) -> Preview {

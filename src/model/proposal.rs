@@ -5,7 +5,13 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::facts::is_valid_id;
+use crate::model::fields::{
+    check_evidence, check_line, check_reason, check_text, has_control, is_fact_file_name,
+    TextError, MAX_NAME,
+};
 use crate::model::ids::sha256_hex;
+use crate::model::text::escape_controls;
 use crate::model::time::Timestamp;
 
 /// Version of the proposal file format; bumped on incompatible changes.
@@ -197,7 +203,8 @@ impl Operation {
     }
 }
 
-/// Why a proposal file cannot be used.
+/// Why a proposal file cannot be used. Messages never hold raw control characters: they name
+/// parts of a file anyone could have written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProposalError {
     /// Not readable as UTF-8 JSON at all.
@@ -206,21 +213,107 @@ pub enum ProposalError {
     /// JSON, but not a proposal of the supported schema.
     #[error("{0}")]
     Schema(String),
+    /// A proposal whose fields break the rules `propose` enforces.
+    #[error("{field}: {why}")]
+    Invalid { field: String, why: String },
 }
 
+impl ProposalError {
+    fn syntax(e: impl std::fmt::Display) -> ProposalError {
+        ProposalError::Syntax(escape_controls(&e.to_string()).into_owned())
+    }
+
+    fn schema(e: impl std::fmt::Display) -> ProposalError {
+        ProposalError::Schema(escape_controls(&e.to_string()).into_owned())
+    }
+
+    fn invalid(field: impl Into<String>, why: impl std::fmt::Display) -> ProposalError {
+        ProposalError::Invalid {
+            field: escape_controls(&field.into()).into_owned(),
+            why: escape_controls(&why.to_string()).into_owned(),
+        }
+    }
+}
+
+/// What a proposal is checked against besides its own fields.
+#[derive(Debug, Clone)]
+pub struct Limits<'a> {
+    pub max_fact_chars: usize,
+    /// The fact files of the ledger (`architecture.md`, …): every operation must name one.
+    pub files: &'a [&'a str],
+}
+
+/// Longest `before` text accepted: the text of a fact as it was, which a hand-written fact may
+/// make longer than `max_fact_chars`.
+const MAX_BEFORE: usize = 64 * 1024;
+
 impl Proposal {
+    /// Reads a proposal file's JSON; the fields are checked by [`Proposal::validate`].
     pub fn parse(json: &str) -> Result<Proposal, ProposalError> {
-        let value: serde_json::Value =
-            serde_json::from_str(json).map_err(|e| ProposalError::Syntax(e.to_string()))?;
-        let p: Proposal =
-            serde_json::from_value(value).map_err(|e| ProposalError::Schema(e.to_string()))?;
+        let value: serde_json::Value = serde_json::from_str(json).map_err(ProposalError::syntax)?;
+        let p: Proposal = serde_json::from_value(value).map_err(ProposalError::schema)?;
         if p.schema != SCHEMA {
-            return Err(ProposalError::Schema(format!(
+            return Err(ProposalError::schema(format!(
                 "schema {} is not supported (this mneme reads schema {SCHEMA}); upgrade mneme",
                 p.schema
             )));
         }
         Ok(p)
+    }
+
+    /// Checks every field as strictly as `propose` checks its arguments: an id of the form
+    /// `propose` mints, single-line names, a reason, evidence tokens, at least one operation,
+    /// known fact files, fact ids, statements in the form `propose` stores them, each fact named
+    /// once. A proposal that fails can only be rejected.
+    pub fn validate(&self, limits: &Limits) -> Result<(), ProposalError> {
+        if !is_proposal_id(&self.id) {
+            return Err(ProposalError::invalid(
+                "id",
+                format!("`{}` is not an id mneme writes (UTC time-hash)", self.id),
+            ));
+        }
+        if self.created().is_none() {
+            return Err(ProposalError::invalid("created_at", "not an RFC 3339 time"));
+        }
+        for (field, value) in [("agent", &self.agent), ("author", &self.author)] {
+            if let Some(v) = value {
+                unchanged(field, v, check_line("name", v, MAX_NAME))?;
+            }
+        }
+        if self.reason.is_empty() {
+            return Err(ProposalError::invalid("reason", "empty"));
+        }
+        unchanged("reason", &self.reason, check_reason(&self.reason))?;
+        for e in &self.evidence {
+            unchanged("evidence", e, check_evidence(e))?;
+        }
+        for (name, hash) in &self.base {
+            let is_hash =
+                hash.len() == 64 && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+            if !is_fact_file_name(name) || !is_hash {
+                return Err(ProposalError::invalid("base", format!("`{name}: {hash}`")));
+            }
+        }
+        if self.operations.is_empty() {
+            return Err(ProposalError::invalid(
+                "operations",
+                "none; a proposal changes at least one fact",
+            ));
+        }
+        let mut named = std::collections::BTreeSet::new();
+        for (i, op) in self.operations.iter().enumerate() {
+            let field = |what: &str| format!("operations[{i}].{what}");
+            validate_op(op, limits, &field)?;
+            for id in op.fact_ids() {
+                if !named.insert(id.clone()) {
+                    return Err(ProposalError::invalid(
+                        field("fact_id"),
+                        format!("`{id}` is named twice"),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     pub fn to_json(&self) -> String {
@@ -243,6 +336,79 @@ impl Proposal {
         let next = &sha256_hex(format!("{}{hash}", self.id).as_bytes())[..8];
         self.id = format!("{stamp}-{next}");
     }
+}
+
+/// One operation's fields: a known fact file, fact ids of the `f-` form, and statements that
+/// read exactly as `propose` would have stored them.
+fn validate_op(
+    op: &Operation,
+    limits: &Limits,
+    field: &dyn Fn(&str) -> String,
+) -> Result<(), ProposalError> {
+    let file = op.file();
+    if !is_fact_file_name(file) || !limits.files.contains(&file) {
+        return Err(ProposalError::invalid(
+            field("file"),
+            format!("`{file}` is not a fact file of this ledger"),
+        ));
+    }
+    for id in op.fact_ids() {
+        if !(is_valid_id(&id)
+            && id.starts_with(FACT_PREFIX)
+            && id[FACT_PREFIX.len()..].starts_with('-'))
+        {
+            return Err(ProposalError::invalid(
+                field("fact_id"),
+                format!("`{id}` is not a fact id"),
+            ));
+        }
+    }
+    if let Some(text) = op.text() {
+        unchanged(
+            &field("text"),
+            text,
+            check_text(text, limits.max_fact_chars),
+        )?;
+    }
+    if let Some(before) = op.before() {
+        if before.len() > MAX_BEFORE || has_control(before) {
+            return Err(ProposalError::invalid(
+                field("before"),
+                "too long or holds control characters",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A field must already be in the form the check gives it: the check passes and changes nothing.
+fn unchanged(
+    field: &str,
+    value: &str,
+    checked: Result<String, TextError>,
+) -> Result<(), ProposalError> {
+    match checked {
+        Ok(v) if v == value => Ok(()),
+        Ok(_) => Err(ProposalError::invalid(
+            field,
+            "not in the form `propose` writes (surrounding spaces or \\r)",
+        )),
+        Err(e) => Err(ProposalError::invalid(field, e)),
+    }
+}
+
+/// `20261122T135300Z-3f9a1c2b`: what `propose` names a proposal.
+pub fn is_proposal_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    b.len() == 25
+        && b[..8].iter().all(u8::is_ascii_digit)
+        && b[8] == b'T'
+        && b[9..15].iter().all(u8::is_ascii_digit)
+        && b[15] == b'Z'
+        && b[16] == b'-'
+        && b[17..]
+            .iter()
+            .all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 #[cfg(test)]

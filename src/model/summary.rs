@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::model::audit::{audit, Examined};
 use crate::model::decision::{Recorded, Verdict};
 use crate::model::factdiff::changes;
-use crate::model::proposal::{OpKind, Proposal};
+use crate::model::proposal::{OpKind, Operation, Proposal};
 
 /// What happened to a fact in a summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -110,11 +110,7 @@ pub fn summarize(range: &str, commits: &[Examined], pending: &[Proposal]) -> Sum
         .map(|p| PendingLine {
             id: p.id.clone(),
             agent: p.agent.clone(),
-            operations: p
-                .operations
-                .iter()
-                .map(super::proposal::Operation::summary)
-                .collect(),
+            operations: p.operations.iter().map(Operation::summary).collect(),
             opened_in_range: opened.iter().any(|f| **f == p.file_name()),
         })
         .collect();

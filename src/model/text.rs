@@ -36,6 +36,32 @@ pub fn similarity(a: &str, b: &str) -> f64 {
     2.0 * shared as f64 / (wa.len() + wb.len()) as f64
 }
 
+/// `s` with every control character but line feed and tab written as an escape (`\u{1b}`,
+/// `\r`), so text from a file can reach a terminal without acting on it.
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    escape(s, |c| c.is_control() && c != '\n' && c != '\t')
+}
+
+/// `s` on one line: every control character escaped, line breaks and tabs too.
+pub fn escape_line(s: &str) -> std::borrow::Cow<'_, str> {
+    escape(s, char::is_control)
+}
+
+fn escape(s: &str, escaped: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(&escaped) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if escaped(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Scores below this are not worth showing as "similar".
 pub const SIMILAR_THRESHOLD: f64 = 0.5;
 
@@ -67,6 +93,19 @@ mod tests {
         );
         assert_eq!(normalize("Ünïcode ÉTÉ"), "ünïcode été");
         assert_eq!(normalize("..."), "");
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(
+            escape_controls("a\u{1b}[2Jb\r\nc\td"),
+            "a\\u{1b}[2Jb\\r\nc\td"
+        );
+        assert_eq!(escape_line("a\nb\tc"), "a\\nb\\tc");
+        assert!(matches!(
+            escape_controls("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

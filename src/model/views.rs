@@ -9,7 +9,7 @@ use crate::model::ledger::{FactFileEntry, Ledger};
 use crate::model::paths;
 use crate::model::plan::Similar;
 use crate::model::preview::{Preview, Status};
-use crate::model::proposal::Proposal;
+use crate::model::proposal::{Operation, Proposal, ProposalError};
 use crate::model::tasks::{Board, DepKind, NotReady, Status as TaskStatus, Task};
 use crate::model::textdiff::unified;
 use crate::model::time::{human_age, Timestamp};
@@ -88,11 +88,7 @@ impl ProposalLine {
             age: p.created().map(|t| human_age(t, now)).unwrap_or_default(),
             agent: p.agent.clone(),
             reason: p.reason.clone(),
-            operations: p
-                .operations
-                .iter()
-                .map(super::proposal::Operation::summary)
-                .collect(),
+            operations: p.operations.iter().map(Operation::summary).collect(),
         }
     }
 }
@@ -249,45 +245,61 @@ pub struct ProposedView<'a> {
     pub budget: Budget,
 }
 
-/// One row of `mneme review list --json`.
+/// One row of `mneme review list --json`. An invalid proposal has only its id, `status:
+/// "invalid"` and why.
 #[derive(Debug, Serialize)]
 pub struct ReviewRow<'a> {
     pub id: &'a str,
-    pub created_at: &'a str,
+    pub created_at: Option<&'a str>,
     pub age: Option<String>,
     pub agent: Option<&'a str>,
-    pub reason: &'a str,
+    pub reason: Option<&'a str>,
     pub evidence: &'a [String],
     pub operations: Vec<String>,
     pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
 }
 
 impl<'a> ReviewRow<'a> {
     pub fn new(p: &'a Proposal, status: Status, now: Timestamp) -> ReviewRow<'a> {
         ReviewRow {
             id: &p.id,
-            created_at: &p.created_at,
+            created_at: Some(&p.created_at),
             age: p.created().map(|t| human_age(t, now)),
             agent: p.agent.as_deref(),
-            reason: &p.reason,
+            reason: Some(&p.reason),
             evidence: &p.evidence,
-            operations: p
-                .operations
-                .iter()
-                .map(super::proposal::Operation::summary)
-                .collect(),
+            operations: p.operations.iter().map(Operation::summary).collect(),
             status,
+            invalid: None,
+        }
+    }
+
+    pub fn invalid(id: &'a str, why: &ProposalError) -> ReviewRow<'a> {
+        ReviewRow {
+            id,
+            created_at: None,
+            age: None,
+            agent: None,
+            reason: None,
+            evidence: &[],
+            operations: Vec::new(),
+            status: Status::Invalid,
+            invalid: Some(why.to_string()),
         }
     }
 }
 
-/// `mneme review show --json`.
+/// `mneme review show --json`. An invalid proposal has no `proposal`, only why it is invalid.
 #[derive(Debug, Serialize)]
 pub struct ReviewShow<'a> {
     pub id: &'a str,
     pub status: Status,
     pub conflict: Option<String>,
-    pub proposal: &'a Proposal,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
+    pub proposal: Option<&'a Proposal>,
     pub similar: &'a [Similar],
     /// The unified diff of each file the approval would change (none on a conflict).
     pub files: Vec<FileDiff>,
@@ -321,9 +333,22 @@ impl<'a> ReviewShow<'a> {
             id: &p.id,
             status: preview.status(),
             conflict: preview.outcome.as_ref().err().map(ToString::to_string),
-            proposal: p,
+            invalid: None,
+            proposal: Some(p),
             similar: &preview.similar,
             files,
+        }
+    }
+
+    pub fn invalid(id: &'a str, why: &ProposalError) -> ReviewShow<'a> {
+        ReviewShow {
+            id,
+            status: Status::Invalid,
+            conflict: None,
+            invalid: Some(why.to_string()),
+            proposal: None,
+            similar: &[],
+            files: Vec::new(),
         }
     }
 }

@@ -15,8 +15,10 @@ use std::path::{Path, PathBuf};
 
 use crate::git::{self, Repo};
 use crate::model::apply::Conflict;
+use crate::model::fields::TextError;
 use crate::model::ledger::LookupError;
-use crate::model::plan::{PlanError, TextError};
+use crate::model::plan::PlanError;
+use crate::model::proposal::ProposalError;
 use crate::model::tasks::TaskError;
 use crate::model::time::Timestamp;
 use crate::store::{self, Store};
@@ -42,6 +44,8 @@ pub enum Error {
         #[source]
         conflict: Conflict,
     },
+    #[error("proposal `{id}` is invalid: {why}")]
+    InvalidProposal { id: String, why: ProposalError },
     #[error("unknown proposal `{id}`; pending: {}", if known.is_empty() { "none".to_owned() } else { known.join(", ") })]
     UnknownProposal { id: String, known: Vec<String> },
     #[error("{}: {message}", path.display())]

@@ -4,19 +4,30 @@ use std::path::PathBuf;
 
 use crate::git::commit::{self, Committed, FileWrite, LedgerCommit};
 use crate::model::apply::apply;
-use crate::model::decision::{Decision, Verdict};
+use crate::model::decision::{invalid_rejection, Decision, Verdict};
+use crate::model::ledger::Ledger;
 use crate::model::paths;
-use crate::model::proposal::Proposal;
+use crate::model::proposal::{Limits, Proposal, ProposalError};
 use crate::model::templates;
+use crate::model::text::escape_line;
 use crate::ops::{now, Error, Result, Workspace};
 
-/// A pending proposal and where its file is.
+/// A pending proposal file: the proposal, checked, or why it cannot be approved.
 #[derive(Debug, Clone)]
 pub struct Pending {
     pub path: PathBuf,
-    pub proposal: Proposal,
+    /// The file's name without `.json`, control characters escaped: how a reviewer names it.
+    pub id: String,
+    pub proposal: std::result::Result<Proposal, ProposalError>,
     /// The text was changed by the reviewer.
     pub edited: bool,
+}
+
+impl Pending {
+    /// The proposal, if it is valid.
+    pub fn valid(&self) -> Option<&Proposal> {
+        self.proposal.as_ref().ok()
+    }
 }
 
 /// Today's date, stamped as `since` on the facts an approval writes.
@@ -24,38 +35,46 @@ pub fn today() -> String {
     now().date()
 }
 
-/// Pending proposals, oldest first; files that do not parse are skipped (`mneme check` reports
-/// them).
-pub fn pending(ws: &Workspace) -> Result<Vec<Pending>> {
+/// Every pending proposal file, oldest first, each checked against `ledger` as strictly as
+/// `propose` checks its arguments. Invalid ones are listed too: they can only be rejected.
+pub fn pending(ws: &Workspace, ledger: &Ledger) -> Result<Vec<Pending>> {
+    let files: Vec<&str> = ledger.files.iter().map(|f| f.name.as_str()).collect();
+    let limits = Limits {
+        max_fact_chars: ledger.config.max_fact_chars,
+        files: &files,
+    };
     Ok(ws
         .store
         .load_proposals()?
         .into_iter()
-        .filter_map(|l| {
-            l.proposal.ok().map(|proposal| Pending {
+        .map(|l| {
+            let stem = l.path.file_stem().unwrap_or_default().to_string_lossy();
+            Pending {
+                id: escape_line(&stem).into_owned(),
+                proposal: l.proposal.and_then(|p| p.validate(&limits).map(|()| p)),
                 path: l.path,
-                proposal,
                 edited: false,
-            })
+            }
         })
         .collect())
 }
 
-/// The pending proposal named by `id`: its full id, its file name, or a unique prefix.
+/// The pending proposal named by `id`: its full id, its file name, or a unique prefix of at
+/// least two characters.
 pub fn find<'p>(pending: &'p [Pending], id: &str) -> Result<&'p Pending> {
     let id = id.trim().trim_end_matches(".json");
-    if let Some(p) = pending.iter().find(|p| p.proposal.id == id) {
+    if let Some(p) = pending.iter().find(|p| p.id == id) {
         return Ok(p);
     }
     let matches: Vec<_> = pending
         .iter()
-        .filter(|p| !id.is_empty() && p.proposal.id.starts_with(id))
+        .filter(|p| id.chars().count() >= 2 && p.id.starts_with(id))
         .collect();
     match matches.as_slice() {
         [one] => Ok(one),
         _ => Err(Error::UnknownProposal {
-            id: id.to_owned(),
-            known: pending.iter().map(|p| p.proposal.id.clone()).collect(),
+            id: escape_line(id).into_owned(),
+            known: pending.iter().map(|p| p.id.clone()).collect(),
         }),
     }
 }
@@ -74,9 +93,13 @@ pub fn approve(
     note: Option<String>,
     no_verify: bool,
 ) -> Result<Committed> {
+    let proposal = item.proposal.as_ref().map_err(|e| Error::InvalidProposal {
+        id: item.id.clone(),
+        why: e.clone(),
+    })?;
     let ledger = ws.store.load()?;
-    let applied = apply(&ledger, &item.proposal, &today()).map_err(|conflict| Error::Conflict {
-        id: item.proposal.id.clone(),
+    let applied = apply(&ledger, proposal, &today()).map_err(|conflict| Error::Conflict {
+        id: proposal.id.clone(),
         conflict,
     })?;
     let writes = applied
@@ -94,44 +117,51 @@ pub fn approve(
         .collect();
     let decision = Decision {
         verdict: Verdict::Approve,
-        proposal: &item.proposal,
+        proposal,
         reviewer: ws.repo.reviewer()?,
         note,
         rebased: applied.rebased,
         edited: item.edited,
     };
-    record(ws, item, decision, writes, no_verify)
+    record(ws, item, decision.message(), writes, no_verify)
 }
 
-/// Records the rejection of `item` as a commit that removes its file.
+/// Records the rejection of `item` as a commit that removes its file. An invalid proposal is
+/// rejected by its file name, without repeating any of its contents.
 pub fn reject(
     ws: &Workspace,
     item: &Pending,
     reason: Option<String>,
     no_verify: bool,
 ) -> Result<Committed> {
-    let decision = Decision {
-        verdict: Verdict::Reject,
-        proposal: &item.proposal,
-        reviewer: ws.repo.reviewer()?,
-        note: reason.filter(|r| !r.trim().is_empty()),
-        rebased: false,
-        edited: item.edited,
+    let reviewer = ws.repo.reviewer()?;
+    let note = reason.filter(|r| !r.trim().is_empty());
+    let message = match &item.proposal {
+        Ok(proposal) => Decision {
+            verdict: Verdict::Reject,
+            proposal,
+            reviewer,
+            note,
+            rebased: false,
+            edited: item.edited,
+        }
+        .message(),
+        Err(why) => invalid_rejection(&item.id, &why.to_string(), &reviewer, note.as_deref()),
     };
-    record(ws, item, decision, Vec::new(), no_verify)
+    record(ws, item, message, Vec::new(), no_verify)
 }
 
 fn record(
     ws: &Workspace,
     item: &Pending,
-    decision: Decision,
+    message: String,
     writes: Vec<FileWrite>,
     no_verify: bool,
 ) -> Result<Committed> {
     let change = LedgerCommit {
         writes,
         deletes: vec![ws.store.git_path(&item.path)],
-        message: decision.message(),
+        message,
     };
     Ok(commit::commit(&ws.repo, &change, no_verify)?)
 }

@@ -11,6 +11,7 @@ use crate::model::config::{Config, ConfigError};
 use crate::model::ledger::{FactFileEntry, Ledger};
 use crate::model::paths;
 use crate::model::proposal::{Proposal, ProposalError};
+use crate::model::text::escape_line;
 
 pub use file::{create_new, read_optional, read_optional_text, write_atomic};
 
@@ -71,6 +72,24 @@ pub struct Store {
 pub struct LoadedProposal {
     pub path: PathBuf,
     pub proposal: std::result::Result<Proposal, ProposalError>,
+}
+
+/// A proposal file is named after the proposal it holds; one that is not could make a review
+/// decide on something else than what it names.
+fn named_by_id(path: &Path, p: Proposal) -> std::result::Result<Proposal, ProposalError> {
+    let stem = path.file_stem().map(|s| s.to_string_lossy());
+    if stem.as_deref() == Some(p.id.as_str()) {
+        Ok(p)
+    } else {
+        Err(ProposalError::Invalid {
+            field: "id".into(),
+            why: format!(
+                "the file is named {} but holds proposal {}",
+                escape_line(&stem.unwrap_or_default()),
+                escape_line(&p.id)
+            ),
+        })
+    }
 }
 
 /// An exclusive lock, held until dropped.
@@ -217,7 +236,8 @@ impl Store {
                     String::from_utf8(b)
                         .map_err(|_| ProposalError::Syntax("not valid UTF-8".into()))
                 })
-                .and_then(|s| Proposal::parse(&s));
+                .and_then(|s| Proposal::parse(&s))
+                .and_then(|p| named_by_id(&path, p));
             out.push(LoadedProposal { path, proposal });
         }
         out.sort_by(|a, b| {
