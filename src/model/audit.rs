@@ -7,7 +7,7 @@ use crate::model::decision::{Recorded, Verdict};
 use crate::model::factdiff::{
     changes, check_decision, context_text, merge_invented, FactChange, Files,
 };
-use crate::model::proposal::Proposal;
+use crate::model::proposal::{Limits, Proposal};
 
 /// One commit of a range, with what the ledger looked like before and after it.
 #[derive(Debug, Clone)]
@@ -80,7 +80,9 @@ pub fn audit(commits: &[Examined]) -> Audit {
         let problems = match &c.decision {
             Some(d) if d.verdict == Verdict::Approve => {
                 let proposal = c.removed_proposals.iter().find(|p| p.id == d.proposal);
-                check_decision(d, &found, proposal)
+                let mut problems = check_decision(d, &found, proposal);
+                problems.extend(proposal.and_then(|p| invalid(p, parent)));
+                problems
             }
             Some(_) if !found.is_empty() => vec!["a rejection must not change facts".to_owned()],
             Some(_) => Vec::new(),
@@ -123,6 +125,18 @@ pub fn audit(commits: &[Examined]) -> Audit {
         violations: out,
         notes,
     }
+}
+
+/// Why the proposal an approval removed breaks the rules `propose` enforces, if it does. Its
+/// files are those of the parent; the text limit was the approving ledger's, not known here.
+fn invalid(p: &Proposal, parent: &Files) -> Option<String> {
+    let limits = Limits {
+        max_fact_chars: usize::MAX,
+        files: parent.keys().cloned().collect(),
+    };
+    p.validate(&limits)
+        .err()
+        .map(|e| format!("the approved proposal is invalid: {e}"))
 }
 
 fn changed_files(found: &[FactChange]) -> Vec<String> {

@@ -392,6 +392,13 @@ pub fn is_valid_id(s: &str) -> bool {
         && segments.all(|seg| !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// Whether `line`, wherever it is indented, starts like a fact item with an id
+/// (`- **f-k3x9q** …`): inside a statement such a line would read as a second fact.
+pub fn looks_like_fact_item(line: &str) -> bool {
+    let t = line.trim_start();
+    list_marker(t).is_some_and(|m| split_id(&t[m.content_start..]).is_some())
+}
+
 /// `**id**` at the start of an item's content, followed by a space or the end of the line.
 fn split_id(s: &str) -> Option<(&str, &str)> {
     let inner = s.strip_prefix("**")?;

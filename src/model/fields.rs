@@ -2,6 +2,8 @@
 //! `check` and `verify` check proposal files with the same ones: a proposal that arrives by a
 //! branch or a hand edit is held to what `propose` would have written.
 
+use crate::model::facts::looks_like_fact_item;
+
 /// Longest reason accepted, in characters.
 pub const MAX_REASON: usize = 4000;
 /// Longest evidence reference accepted, in characters.
@@ -50,6 +52,11 @@ pub fn check_text(text: &str, max_chars: usize) -> Result<String, TextError> {
     if text.contains("<!--") || text.contains("-->") {
         return Err(invalid(
             "HTML comments (`<!--`, `-->`) are reserved for fact metadata",
+        ));
+    }
+    if text.lines().skip(1).any(looks_like_fact_item) {
+        return Err(invalid(
+            "a line of it reads as another fact (`- **f-…** …`); propose each fact on its own",
         ));
     }
     Ok(text.to_owned())

@@ -5,6 +5,7 @@ use crate::model::config::Config;
 use crate::model::facts::{Fact, FactFile, ParseError};
 use crate::model::ids::sha256_hex;
 use crate::model::paths;
+use crate::model::proposal::Limits;
 use crate::model::text::normalize;
 
 /// A fact or fact file that a request names and the ledger does not have.
@@ -141,6 +142,14 @@ impl Ledger {
                 name: name.to_owned(),
                 known: self.files.iter().map(|f| f.stem().to_owned()).collect(),
             })
+    }
+
+    /// What a proposal against this ledger is checked against.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_fact_chars: self.config.max_fact_chars,
+            files: self.files.iter().map(|f| f.name.clone()).collect(),
+        }
     }
 
     /// Lines of all fact files together, the measure of the budget.

@@ -476,10 +476,9 @@ fn proposal_rules(
             return;
         }
     };
-    let files: Vec<&str> = file_names.iter().copied().collect();
     let limits = Limits {
         max_fact_chars: config.max_fact_chars,
-        files: &files,
+        files: file_names.iter().map(|f| (*f).to_owned()).collect(),
     };
     if let Err(e) = proposal.validate(&limits) {
         out.push(Code::ProposalInvalid, &p.path, None, e.to_string());

@@ -12,7 +12,7 @@ use crate::model::fields::{
 use crate::model::ids::{mint, sha256_hex};
 use crate::model::ledger::{Ledger, LookupError};
 use crate::model::paths;
-use crate::model::proposal::{Limits, Operation, Proposal, ProposalError, FACT_PREFIX, SCHEMA};
+use crate::model::proposal::{Operation, Proposal, ProposalError, FACT_PREFIX, SCHEMA};
 use crate::model::text::{most_similar, normalize};
 use crate::model::time::Timestamp;
 
@@ -132,11 +132,6 @@ pub fn plan(
         .map(|file| (file.name.clone(), file.sha256.clone()))
         .collect();
     let hash = &sha256_hex(format!("{seed}\0{}", operations.len()).as_bytes())[..8];
-    let files: Vec<&str> = ledger.files.iter().map(|f| f.name.as_str()).collect();
-    let limits = Limits {
-        max_fact_chars: ledger.config.max_fact_chars,
-        files: &files,
-    };
     let proposal = Proposal {
         schema: SCHEMA,
         id: format!("{}-{hash}", ctx.now.compact()),
@@ -149,7 +144,7 @@ pub fn plan(
         base,
     };
     // The one definition of a valid proposal, which review, check and verify apply to files.
-    proposal.validate(&limits)?;
+    proposal.validate(&ledger.limits())?;
     Ok(Planned { proposal, similar })
 }
 

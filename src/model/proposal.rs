@@ -237,10 +237,10 @@ impl ProposalError {
 
 /// What a proposal is checked against besides its own fields.
 #[derive(Debug, Clone)]
-pub struct Limits<'a> {
+pub struct Limits {
     pub max_fact_chars: usize,
     /// The fact files of the ledger (`architecture.md`, …): every operation must name one.
-    pub files: &'a [&'a str],
+    pub files: Vec<String>,
 }
 
 /// Longest `before` text accepted: the text of a fact as it was, which a hand-written fact may
@@ -346,7 +346,7 @@ fn validate_op(
     field: &dyn Fn(&str) -> String,
 ) -> Result<(), ProposalError> {
     let file = op.file();
-    if !is_fact_file_name(file) || !limits.files.contains(&file) {
+    if !is_fact_file_name(file) || !limits.files.iter().any(|f| f == file) {
         return Err(ProposalError::invalid(
             field("file"),
             format!("`{file}` is not a fact file of this ledger"),

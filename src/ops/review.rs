@@ -7,7 +7,7 @@ use crate::model::apply::apply;
 use crate::model::decision::{invalid_rejection, Decision, Verdict};
 use crate::model::ledger::Ledger;
 use crate::model::paths;
-use crate::model::proposal::{Limits, Proposal, ProposalError};
+use crate::model::proposal::{Proposal, ProposalError};
 use crate::model::templates;
 use crate::model::text::escape_line;
 use crate::ops::{now, Error, Result, Workspace};
@@ -38,11 +38,7 @@ pub fn today() -> String {
 /// Every pending proposal file, oldest first, each checked against `ledger` as strictly as
 /// `propose` checks its arguments. Invalid ones are listed too: they can only be rejected.
 pub fn pending(ws: &Workspace, ledger: &Ledger) -> Result<Vec<Pending>> {
-    let files: Vec<&str> = ledger.files.iter().map(|f| f.name.as_str()).collect();
-    let limits = Limits {
-        max_fact_chars: ledger.config.max_fact_chars,
-        files: &files,
-    };
+    let limits = ledger.limits();
     Ok(ws
         .store
         .load_proposals()?

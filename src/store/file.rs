@@ -63,6 +63,19 @@ pub fn read_optional(path: &Path) -> Result<Option<Vec<u8>>> {
     }
 }
 
+/// The bytes of `path`, refusing a file larger than `max` bytes without reading it all.
+pub fn read_capped(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    fs::File::open(path)?
+        .take(max + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::other(format!("larger than {max} bytes")));
+    }
+    Ok(bytes)
+}
+
 /// The UTF-8 text of `path`, or `None` when it does not exist; `what` names it in errors.
 pub fn read_optional_text(path: &Path, what: &str) -> Result<Option<String>> {
     read_optional(path)?

@@ -17,6 +17,10 @@ pub use file::{create_new, read_optional, read_optional_text, write_atomic};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Largest proposal file read: far above what `propose` writes, small enough that a hostile
+/// file cannot make every verb slow.
+const MAX_PROPOSAL_FILE: u64 = 1024 * 1024;
+
 /// What went wrong reading or writing the ledger's files.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -230,7 +234,7 @@ impl Store {
     pub fn load_proposals(&self) -> Result<Vec<LoadedProposal>> {
         let mut out = Vec::new();
         for (_, path) in file::list_dir(&self.path(paths::PROPOSALS), ".json")? {
-            let proposal = fs::read(&path)
+            let proposal = file::read_capped(&path, MAX_PROPOSAL_FILE)
                 .map_err(|e| ProposalError::Syntax(e.to_string()))
                 .and_then(|b| {
                     String::from_utf8(b)

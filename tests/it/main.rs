@@ -9,6 +9,7 @@ mod check;
 mod common;
 mod context;
 mod docs;
+mod hostile;
 mod init;
 mod interactive;
 mod output;
