@@ -58,6 +58,13 @@ fn render(c: &Context) -> String {
             out.push_str(&fact_line(fact));
         }
     }
+    for name in &c.unresolved {
+        let text = format!(
+            "\n{} has an unresolved merge conflict; its facts are not shown until it is resolved (see `mneme check`)",
+            esc1(&paths::fact_file(name))
+        );
+        line(&mut out, WARN, text);
+    }
     if facts == 0 {
         out.push_str("\nNo facts yet.\n");
     }

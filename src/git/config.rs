@@ -2,6 +2,25 @@
 
 use gix::bstr::ByteSlice;
 
+/// The git config keys `mneme init` sets so that git merges fact files by fact id.
+pub const MERGE_DRIVER: [(&str, &str, &str, &str); 2] = [
+    (
+        "merge",
+        "mneme",
+        "name",
+        "mneme: merge fact files by fact id",
+    ),
+    ("merge", "mneme", "driver", "mneme merge-file %O %A %B"),
+];
+
+/// Whether git's configuration (any level) defines mneme's merge driver.
+pub fn merge_driver_configured(repo: &Repo) -> bool {
+    repo.gix()
+        .config_snapshot()
+        .string("merge.mneme.driver")
+        .is_some()
+}
+
 use crate::git::{Error, Repo, Result};
 use crate::store;
 

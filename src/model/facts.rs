@@ -392,6 +392,23 @@ pub fn is_valid_id(s: &str) -> bool {
         && segments.all(|seg| !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// The 1-based line of the first git conflict marker in `text`, when it has both an opening
+/// (`<<<<<<<`) and a closing (`>>>>>>>`) marker: a merge left unresolved.
+pub fn conflict_marker_line(text: &str) -> Option<usize> {
+    let is_marker = |line: &str, c: char| {
+        let line = strip_eol(line);
+        line.len() >= 7
+            && line[..7].chars().all(|x| x == c)
+            && (line.len() == 7 || line[7..].starts_with(' '))
+    };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let open = lines.iter().position(|l| is_marker(l, '<'))?;
+    lines[open..]
+        .iter()
+        .any(|l| is_marker(l, '>'))
+        .then_some(open + 1)
+}
+
 /// Whether `line`, wherever it is indented, starts like a fact item with an id
 /// (`- **f-k3x9q** …`): inside a statement such a line would read as a second fact.
 pub fn looks_like_fact_item(line: &str) -> bool {
@@ -752,6 +769,19 @@ mod tests {
             plain,
             "- **f-m3** no meta <!-- state: superseded; by: f-m2; since: 2026-01-01 -->"
         );
+    }
+
+    #[test]
+    fn conflict_markers_need_both_ends() {
+        let conflicted = "# A\n<<<<<<< ours\n- **f-1** a\n=======\n- **f-1** b\n>>>>>>> theirs\n";
+        assert_eq!(conflict_marker_line(conflicted), Some(2));
+        assert_eq!(conflict_marker_line("Title\n=======\n- **f-1** a\n"), None);
+        assert_eq!(
+            conflict_marker_line("<<<<<<<< not a marker\n>>>>>>>\n"),
+            None
+        );
+        assert!(looks_like_fact_item("  - **f-k3x9** smuggled"));
+        assert!(!looks_like_fact_item("- plain item"));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::model::config::Config;
-use crate::model::facts::{Fact, State};
+use crate::model::facts::{conflict_marker_line, Fact, State};
 use crate::model::ids::mint;
 use crate::model::ledger::FactFileEntry;
 use crate::model::paths;
@@ -27,6 +27,7 @@ pub enum Severity {
 #[serde(rename_all = "snake_case")]
 pub enum Code {
     FactFileParse,
+    ConflictMarkers,
     ProposalParse,
     ProposalSchema,
     ProposalInvalid,
@@ -46,11 +47,13 @@ pub enum Code {
     InvalidMetadata,
     StaleProposal,
     TaskDepMissing,
+    MergeDriverMissing,
 }
 
 impl Code {
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 22] = [
         Code::FactFileParse,
+        Code::ConflictMarkers,
         Code::ProposalParse,
         Code::ProposalSchema,
         Code::ProposalInvalid,
@@ -70,11 +73,13 @@ impl Code {
         Code::InvalidMetadata,
         Code::StaleProposal,
         Code::TaskDepMissing,
+        Code::MergeDriverMissing,
     ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Code::FactFileParse => "fact_file_parse",
+            Code::ConflictMarkers => "conflict_markers",
             Code::ProposalParse => "proposal_parse",
             Code::ProposalSchema => "proposal_schema",
             Code::ProposalInvalid => "proposal_invalid",
@@ -94,12 +99,14 @@ impl Code {
             Code::InvalidMetadata => "invalid_metadata",
             Code::StaleProposal => "stale_proposal",
             Code::TaskDepMissing => "task_dep_missing",
+            Code::MergeDriverMissing => "merge_driver_missing",
         }
     }
 
     pub fn severity(self) -> Severity {
         match self {
             Code::FactFileParse
+            | Code::ConflictMarkers
             | Code::ProposalParse
             | Code::ProposalSchema
             | Code::ProposalInvalid
@@ -155,6 +162,8 @@ pub struct Input<'a> {
     /// Task files that parse, and `(path, why)` of those that do not.
     pub tasks: &'a [Task],
     pub broken_tasks: Vec<(String, String)>,
+    /// This clone has the fact merge driver registered (git config and `.gitattributes`).
+    pub merge_driver: bool,
     pub now: Timestamp,
 }
 
@@ -229,6 +238,25 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
         );
     }
     let parsed = parsed_files(input, &mut out);
+    for entry in &parsed {
+        if let Some(line) = conflict_marker_line(&entry.raw) {
+            out.push(
+                Code::ConflictMarkers,
+                &paths::fact_file(&entry.name),
+                Some(line),
+                "an unresolved merge conflict: resolve it (keep each fact once), then commit"
+                    .into(),
+            );
+        }
+    }
+    if !input.merge_driver {
+        out.push(
+            Code::MergeDriverMissing,
+            paths::GITATTRIBUTES,
+            None,
+            "this clone has not registered the fact merge driver, so merges of fact files are line merges; run `mneme init`".into(),
+        );
+    }
     let facts: Vec<Located> = parsed
         .iter()
         .flat_map(|e| {
@@ -620,6 +648,7 @@ mod tests {
             symlinks: vec![],
             tasks: &[],
             broken_tasks: vec![],
+            merge_driver: true,
             now: now(),
         };
         check(&input, |path, line| {

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::model::decision::Recorded;
-use crate::model::facts::{Fact, State};
+use crate::model::facts::{conflict_marker_line, Fact, State};
 use crate::model::ledger::{FactFileEntry, Ledger};
 use crate::model::paths;
 use crate::model::plan::Similar;
@@ -119,6 +119,8 @@ pub struct Context {
     /// Superseded facts are history: counted, not listed.
     pub superseded: usize,
     pub facts_without_id: usize,
+    /// Fact files that still hold git conflict markers: their facts are not presented.
+    pub unresolved: Vec<String>,
     pub proposals: Proposals,
     pub budget: Budget,
     pub tasks: TaskSummary,
@@ -200,9 +202,12 @@ impl Context {
         now: Timestamp,
     ) -> Context {
         let mut superseded = 0;
-        let files = ledger
+        let (conflicted, clean): (Vec<_>, Vec<_>) = ledger
             .files
             .iter()
+            .partition(|f| conflict_marker_line(&f.raw).is_some());
+        let files = clean
+            .into_iter()
             .map(|f| {
                 let mut view = FileView::new(f);
                 let before = view.facts.len();
@@ -220,6 +225,7 @@ impl Context {
             files,
             superseded,
             facts_without_id,
+            unresolved: conflicted.into_iter().map(|f| f.name.clone()).collect(),
             proposals: Proposals {
                 count: proposals.len(),
                 invalid,

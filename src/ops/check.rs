@@ -5,10 +5,12 @@ use std::path::{Component, Path};
 
 use serde::Serialize;
 
+use crate::git::config::merge_driver_configured;
 use crate::model::lint::{self, FileInput, Finding, ProposalInput, Severity};
 use crate::model::time::Timestamp;
+use crate::model::{paths, templates};
 use crate::ops::{now, Result, Workspace};
-use crate::store::{self, write_atomic};
+use crate::store::{self, read_optional_text, write_atomic};
 
 /// The outcome of `mneme check` (the `--json` shape, docs/check.md).
 #[derive(Debug, Serialize)]
@@ -69,11 +71,24 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
             .iter()
             .map(|(p, why)| (rel(p), why.clone()))
             .collect(),
+        merge_driver: merge_driver_registered(ws)?,
         now,
     };
     Ok(lint::check(&input, |path, line| {
         evidence_exists(store.root(), path, line)
     }))
+}
+
+/// Whether git would use mneme's merge driver for fact files in this clone: the repository's
+/// config defines it and `.gitattributes` routes fact files to it.
+fn merge_driver_registered(ws: &Workspace) -> Result<bool> {
+    let attributes =
+        read_optional_text(&ws.store.path(paths::GITATTRIBUTES), paths::GITATTRIBUTES)?;
+    let routed = attributes.is_some_and(|a| {
+        a.lines()
+            .any(|l| l.trim() == templates::gitattributes_line())
+    });
+    Ok(routed && merge_driver_configured(&ws.repo))
 }
 
 fn broken_file<'a>(path: &Path, e: &store::Error) -> FileInput<'a> {

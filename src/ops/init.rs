@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::git::config::set_local_config;
+use crate::git::config::{set_local_config, MERGE_DRIVER};
 use crate::model::{agents_md, paths, templates};
 use crate::ops::{Error, Result, Workspace};
 use crate::store::{create_new, read_optional_text, write_atomic};
@@ -60,18 +60,7 @@ pub fn init(ws: &Workspace, github_ci: bool) -> Result<Report> {
     report.record(paths::AGENTS_MD, agents);
     let attributes = edit_file(ws, paths::GITATTRIBUTES, |old| Ok(with_merge_driver(old)))?;
     report.record(paths::GITATTRIBUTES, attributes);
-    let changed = set_local_config(
-        &ws.repo,
-        &[
-            (
-                "merge",
-                "mneme",
-                "name",
-                "mneme: merge fact files by fact id",
-            ),
-            ("merge", "mneme", "driver", "mneme merge-file %O %A %B"),
-        ],
-    )?;
+    let changed = set_local_config(&ws.repo, &MERGE_DRIVER)?;
     let outcome = if changed {
         Outcome::Updated
     } else {

@@ -205,3 +205,64 @@ fn stale_proposals_are_reported() {
     std::fs::write(&path, text.replace(&created, "2020-01-01T00:00:00.000000Z")).unwrap();
     assert_eq!(codes(&repo, 0), ["stale_proposal"]);
 }
+
+#[test]
+fn conflict_markers_fail_check_and_hide_the_file_from_context() {
+    let repo = Repo::committed();
+    repo.write(
+        ".ledger/facts/architecture.md",
+        "# A\n\n<<<<<<< ours\n- **f-aaaa** Ours.\n=======\n- **f-aaaa** Theirs.\n>>>>>>> theirs\n",
+    );
+    repo.seed_facts("pitfalls", &[("f-bbbb", "Still shown.")]);
+    let out = repo
+        .mneme(&["check", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let report = json(&out);
+    let codes: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"conflict_markers"), "{codes:?}");
+    let context = repo.json(&["context", "--json"]);
+    assert_eq!(
+        context["unresolved"],
+        serde_json::json!(["architecture.md"])
+    );
+    let text = String::from_utf8(
+        repo.mneme(&["context"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone(),
+    )
+    .unwrap();
+    assert!(!text.contains("======="), "{text}");
+    assert!(!text.contains("Ours."), "{text}");
+    assert!(text.contains("Still shown."), "{text}");
+    assert!(text.contains("unresolved merge conflict"), "{text}");
+}
+
+#[test]
+fn a_clone_without_the_merge_driver_is_warned() {
+    let repo = Repo::committed();
+    let codes = |repo: &Repo| -> Vec<String> {
+        let out = repo.mneme(&["check", "--json"]).output().unwrap();
+        json(&out)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(!codes(&repo).contains(&"merge_driver_missing".to_owned()));
+    repo.git(&["config", "--unset", "merge.mneme.driver"]);
+    assert!(codes(&repo).contains(&"merge_driver_missing".to_owned()));
+    repo.mneme(&["init"]).assert().success();
+    assert!(!codes(&repo).contains(&"merge_driver_missing".to_owned()));
+}
