@@ -96,7 +96,18 @@ fn run_hook(
     })
 }
 
+/// Whether git would run the hook at `path`: an executable file (on Windows, any file, which git
+/// runs through its shell).
 fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    let Ok(meta) = fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    let runnable = {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().mode() & 0o111 != 0
+    };
+    #[cfg(not(unix))]
+    let runnable = true;
+    meta.is_file() && runnable
 }

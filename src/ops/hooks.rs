@@ -23,9 +23,12 @@ pub fn install(ws: &Workspace, force: bool) -> Result<PathBuf> {
     }
     std::fs::create_dir_all(&dir).map_err(store::Error::io(&dir))?;
     write_atomic(&path, templates::COMMIT_MSG_HOOK.as_bytes())?;
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-        .map_err(store::Error::io(&path))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .map_err(store::Error::io(&path))?;
+    }
     Ok(path)
 }
 

@@ -3,11 +3,7 @@
 //! lock in the git directory, written atomically.
 
 use std::fs;
-use std::io::Read;
-use std::os::fd::{AsFd, BorrowedFd};
 use std::path::PathBuf;
-
-use rustix::fs::{Mode, OFlags};
 
 use crate::model::ids::mint;
 use crate::model::paths;
@@ -35,14 +31,8 @@ impl Store {
         if names.is_empty() {
             return Ok(Loaded::default());
         }
-        // Opening each file relative to the directory spares the kernel a path walk per file.
-        let dir_fd = rustix::fs::open(
-            &dir,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| Error::io(&dir)(e.into()))?;
-        let dir_fd = dir_fd.as_fd();
+        let reader = DirReader::open(&dir).map_err(Error::io(&dir))?;
+        let reader = &reader;
         // Reading and parsing thousands of small files is the cost of every task verb: spread it
         // over the cores.
         let threads = std::thread::available_parallelism()
@@ -56,7 +46,7 @@ impl Store {
                     .map(|part| {
                         scope.spawn(move || {
                             part.iter()
-                                .map(|(name, path)| (path.clone(), read_task(dir_fd, name)))
+                                .map(|(name, path)| (path.clone(), read_task(reader, name)))
                                 .collect()
                         })
                     })
@@ -134,15 +124,48 @@ impl Store {
     }
 }
 
-fn read_task(dir: BorrowedFd<'_>, name: &str) -> std::result::Result<Task, String> {
-    let fd = rustix::fs::openat(dir, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
-        .map_err(|e| std::io::Error::from(e).to_string())?;
-    // Read without asking for the size first: task files are small.
-    let mut bytes = Vec::with_capacity(4096);
-    (&fs::File::from(fd))
-        .take(u64::MAX)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
+fn read_task(dir: &DirReader, name: &str) -> std::result::Result<Task, String> {
+    let bytes = dir.read(name).map_err(|e| e.to_string())?;
     let text = std::str::from_utf8(&bytes).map_err(|_| "not valid UTF-8".to_owned())?;
     Task::parse(text)
+}
+
+/// Reads the files of one directory. On Unix each file is opened relative to the directory,
+/// which spares the kernel a path walk per file: thousands of small task files make that the
+/// cost of every task verb.
+#[cfg(unix)]
+struct DirReader(std::os::fd::OwnedFd);
+
+#[cfg(unix)]
+impl DirReader {
+    fn open(dir: &std::path::Path) -> std::io::Result<DirReader> {
+        use rustix::fs::{Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        Ok(DirReader(rustix::fs::open(dir, flags, Mode::empty())?))
+    }
+
+    fn read(&self, name: &str) -> std::io::Result<Vec<u8>> {
+        use rustix::fs::{Mode, OFlags};
+        use std::io::Read;
+        let flags = OFlags::RDONLY | OFlags::CLOEXEC;
+        let fd = rustix::fs::openat(&self.0, name, flags, Mode::empty())?;
+        // Read without asking for the size first: task files are small.
+        let mut bytes = Vec::with_capacity(4096);
+        fs::File::from(fd).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+}
+
+#[cfg(not(unix))]
+struct DirReader(PathBuf);
+
+#[cfg(not(unix))]
+impl DirReader {
+    fn open(dir: &std::path::Path) -> std::io::Result<DirReader> {
+        Ok(DirReader(dir.to_owned()))
+    }
+
+    fn read(&self, name: &str) -> std::io::Result<Vec<u8>> {
+        fs::read(self.0.join(name))
+    }
 }
