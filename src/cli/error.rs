@@ -424,6 +424,7 @@ impl From<TaskError> for CliError {
             E::AlreadyClaimed { id, by } => (Code::AlreadyClaimed, json!({ "id": id, "by": by })),
             E::Cycle { cycle } => (Code::DependencyCycle, json!({ "cycle": cycle })),
             E::InvalidTitle
+            | E::TooShort { .. }
             | E::Closed { .. }
             | E::HasParent { .. }
             | E::NotADependency { .. }

@@ -21,6 +21,8 @@ pub enum TaskError {
     Cycle { cycle: Vec<String> },
     #[error("the title must be one non-empty line")]
     InvalidTitle,
+    #[error("task id `{id}` is too short: give the id, or at least {MIN_PREFIX} characters of it after `t-`")]
+    TooShort { id: String },
     #[error("{id} is closed; reopen it first")]
     Closed { id: String },
     #[error("{id} already has a parent; remove it first")]
@@ -548,6 +550,9 @@ impl<'t> Board<'t> {
 }
 
 /// Finds a task by full id or unique prefix, or says which ids come close.
+/// Shortest prefix (after `t-`) that may name a task: one character would match by accident.
+const MIN_PREFIX: usize = 2;
+
 pub fn resolve<'t>(
     tasks: impl Iterator<Item = &'t Task> + Clone,
     input: &str,
@@ -560,6 +565,11 @@ pub fn resolve<'t>(
     };
     if let Some(t) = tasks.clone().find(|t| t.id == wanted) {
         return Ok(t);
+    }
+    if wanted.chars().count() < "t-".len() + MIN_PREFIX {
+        return Err(TaskError::TooShort {
+            id: input.to_owned(),
+        });
     }
     let matches: Vec<&Task> = tasks
         .clone()
@@ -717,6 +727,12 @@ mod tests {
             board.resolve("t-ab"),
             Err(TaskError::Ambiguous { .. })
         ));
+        for short in ["", "t", "t-", "a", "t-a"] {
+            assert!(
+                matches!(board.resolve(short), Err(TaskError::TooShort { .. })),
+                "{short:?}"
+            );
+        }
         match board.resolve("t-abx") {
             Err(TaskError::Unknown { near, .. }) => assert_eq!(near, ["t-abc1", "t-abd2"]),
             other => panic!("{other:?}"),

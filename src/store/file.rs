@@ -88,15 +88,21 @@ pub fn read_optional_text(path: &Path, what: &str) -> Result<Option<String>> {
 }
 
 /// Replaces `path` atomically: a temporary file in the same directory, synced, then renamed.
+/// An existing file keeps its permissions; a new one gets what the umask allows.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let existing = fs::metadata(path).ok().map(|m| m.permissions());
     let mut tmp = temp_beside(path)?;
+    if let Some(permissions) = existing {
+        fs::set_permissions(tmp.path(), permissions).map_err(Error::io(path))?;
+    }
     tmp.write_all(bytes).map_err(Error::io(path))?;
     tmp.as_file().sync_all().map_err(Error::io(path))?;
     tmp.persist(path).map_err(|e| Error::io(path)(e.error))?;
     Ok(())
 }
 
-/// Creates `path` atomically with `bytes`; `false` (and nothing written) when it already exists.
+/// Creates `path` atomically with `bytes`, with what the umask allows; `false` (and nothing
+/// written) when it already exists.
 pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
     let mut tmp = temp_beside(path)?;
     tmp.write_all(bytes).map_err(Error::io(path))?;
@@ -108,11 +114,16 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
     }
 }
 
+/// A temporary file beside `path`, created as an ordinary file is (mode 0666 less the umask),
+/// not with tempfile's private 0600.
 fn temp_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    tempfile::Builder::new()
-        .prefix(".mneme-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(Error::io(dir))
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".mneme-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir).map_err(Error::io(dir))
 }

@@ -123,3 +123,44 @@ fn verbs_before_init_say_to_run_init() {
             .stderr(contains("mneme init"));
     }
 }
+
+#[test]
+fn new_files_follow_the_umask_and_existing_files_keep_their_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::bare_init();
+    repo.write("AGENTS.md", "# Agents\n");
+    let agents = repo.file("AGENTS.md");
+    std::fs::set_permissions(&agents, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let mneme = assert_cmd::cargo::cargo_bin("mneme");
+    let run = |umask: &str, args: &str| {
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("umask {umask} && exec \"$0\" {args}"))
+            .arg(&mneme)
+            .current_dir(repo.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .unwrap();
+        assert!(status.success(), "mneme {args}");
+    };
+    let mode = |rel: &str| {
+        std::fs::metadata(repo.file(rel))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    run("022", "init");
+    assert_eq!(mode(".ledger/facts/architecture.md"), 0o644);
+    assert_eq!(mode(".ledger/config.yaml"), 0o644);
+    assert_eq!(mode(".gitattributes"), 0o644);
+    assert_eq!(mode("AGENTS.md"), 0o640, "an existing file keeps its mode");
+    assert!(repo.read("AGENTS.md").contains("mneme:begin"));
+    run("077", "propose add -f pitfalls 'Private.' --reason r");
+    let proposal = repo.proposals().pop().unwrap();
+    assert_eq!(
+        std::fs::metadata(proposal).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+}

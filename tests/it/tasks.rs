@@ -346,3 +346,23 @@ fn tasks_created_on_two_branches_merge_without_conflicts() {
     }
     assert_eq!(task(&repo, &shared)["notes"][0]["text"], "from left");
 }
+
+#[test]
+fn empty_and_one_letter_prefixes_name_no_task() {
+    let repo = Repo::new();
+    let id = create(&repo, &["Only task"]);
+    let before = repo.snapshot();
+    for short in ["", "t", "t-", &id[2..3]] {
+        let out = repo
+            .mneme(&["--json", "update", short, "--status", "blocked"])
+            .assert()
+            .code(1)
+            .get_output()
+            .clone();
+        assert_eq!(error_code(&out), "invalid_input", "{short:?}");
+    }
+    assert_eq!(repo.snapshot(), before);
+    repo.mneme(&["update", &id[..4], "--status", "blocked"])
+        .assert()
+        .success();
+}
