@@ -128,7 +128,8 @@ impl Repo {
 
     /// The ledger's files in this work tree.
     pub fn store(&self) -> Store {
-        Store::new(self.root.clone(), self.git_dir.clone())
+        let common = absolute(self.repo.common_dir(), &self.root);
+        Store::new(self.root.clone(), self.git_dir.clone(), common)
     }
 
     pub(crate) fn gix(&self) -> &gix::Repository {

@@ -22,8 +22,10 @@ pub const GITHUB_WORKFLOW: &str = ".github/workflows/mneme.yml";
 
 /// In the git directory: serialises changes to facts and proposals.
 pub const LEDGER_LOCK: &str = "mneme.lock";
-/// In the git directory: serialises changes to tasks.
+/// In the common git directory: serialises changes to tasks across the repository's work trees.
 pub const TASKS_LOCK: &str = "mneme-tasks.lock";
+/// In the common git directory: who claimed which task, shared by the repository's work trees.
+pub const CLAIMS: &str = "mneme-claims";
 /// In the git directory: what an interrupted decision commit still has to do.
 pub const JOURNAL: &str = "mneme-decision.json";
 /// In the git directory: the index `pre-commit` sees during a decision commit.

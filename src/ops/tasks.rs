@@ -120,10 +120,43 @@ pub fn update(
     if let Some(title) = &changes.title {
         check_title(title)?;
     }
-    let (task, ()) = ws.store.modify_task(&id, |t| {
+    change(ws, &id, changes.claim.then_some(actor), |t| {
         t.apply(changes, actor, &now().rfc3339())
-            .map_err(Error::from)
+    })
+}
+
+/// Changes task `id` under the tasks lock and keeps the claim record, shared by the work trees
+/// of the repository, in step. `claim_for` takes the task for that actor: refused when another
+/// work tree's claim holds it. A change that ends this work tree's claim (closing, reopening,
+/// reassigning, leaving `in_progress`) releases the record; a claim made elsewhere is left alone.
+fn change(
+    ws: &Workspace,
+    id: &str,
+    claim_for: Option<&str>,
+    edit: impl FnOnce(&mut Task) -> std::result::Result<(), TaskError>,
+) -> Result<Task> {
+    let _lock = ws.store.lock_tasks()?;
+    let holder = ws.store.claimant(id)?;
+    if let (Some(me), Some(holder)) = (claim_for, &holder) {
+        if holder != me {
+            return Err(TaskError::AlreadyClaimed {
+                id: id.to_owned(),
+                by: format!("{holder} (in another work tree)"),
+            }
+            .into());
+        }
+    }
+    let (task, before) = ws.store.modify_task(id, |t| {
+        let before = t.assignee.clone();
+        edit(t).map_err(Error::from)?;
+        Ok::<_, Error>(before)
     })?;
+    let holds = task.status == Status::InProgress && task.assignee == holder;
+    if let Some(me) = claim_for {
+        ws.store.set_claimant(id, Some(me))?;
+    } else if holder.is_some() && holder == before && !holds {
+        ws.store.set_claimant(id, None)?;
+    }
     Ok(task)
 }
 
@@ -140,21 +173,19 @@ pub fn close(ws: &Workspace, notes: &dyn Notes, ids: &[String], reason: &str) ->
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let mut done = Vec::new();
     for id in ids {
-        let (task, ()) = ws.store.modify_task(&id, |t| {
-            t.close(reason, &now().rfc3339()).map_err(Error::from)
-        })?;
-        done.push(task);
+        done.push(change(ws, &id, None, |t| {
+            t.close(reason, &now().rfc3339())
+        })?);
     }
     Ok(done)
 }
 
 pub fn reopen(ws: &Workspace, notes: &dyn Notes, id: &str) -> Result<Task> {
     let id = resolve(ws, notes, id)?;
-    let (task, ()) = ws.store.modify_task(&id, |t| {
+    change(ws, &id, None, |t| {
         t.reopen(&now().rfc3339());
-        Ok::<_, Error>(())
-    })?;
-    Ok(task)
+        Ok(())
+    })
 }
 
 /// Records that `id` depends on `on`. The cycle check and the write happen under one lock, so
@@ -171,7 +202,7 @@ pub fn add_dep(
     let board = Board::new(tasks.iter());
     let (from, to) = (board.resolve(id)?.id.clone(), board.resolve(on)?.id.clone());
     board.check_dep(&from, &to, kind)?;
-    let (task, ()) = ws.store.modify_task_locked(&from, |t| {
+    let (task, ()) = ws.store.modify_task(&from, |t| {
         t.add_dep(Dep { kind, id: to }, &now().rfc3339())
             .map_err(Error::from)
     })?;
@@ -189,7 +220,7 @@ pub fn remove_dep(ws: &Workspace, notes: &dyn Notes, id: &str, on: &str) -> Resu
         .resolve(on)
         .map(|t| t.id.clone())
         .unwrap_or_else(|_| on.to_owned());
-    let (task, ()) = ws.store.modify_task_locked(&from, |t| {
+    let (task, ()) = ws.store.modify_task(&from, |t| {
         t.remove_dep(&to, &now().rfc3339()).map_err(Error::from)
     })?;
     Ok(task)

@@ -69,6 +69,7 @@ impl Error {
 pub struct Store {
     root: PathBuf,
     git_dir: PathBuf,
+    common_dir: PathBuf,
 }
 
 /// A proposal file, parsed or with the reason it does not parse.
@@ -103,9 +104,14 @@ pub struct Lock {
 }
 
 impl Store {
-    /// `root` is the work tree; `git_dir` this work tree's git directory.
-    pub fn new(root: PathBuf, git_dir: PathBuf) -> Store {
-        Store { root, git_dir }
+    /// `root` is the work tree; `git_dir` this work tree's git directory; `common_dir` the git
+    /// directory all work trees of the repository share.
+    pub fn new(root: PathBuf, git_dir: PathBuf, common_dir: PathBuf) -> Store {
+        Store {
+            root,
+            git_dir,
+            common_dir,
+        }
     }
 
     pub fn root(&self) -> &Path {
@@ -285,11 +291,12 @@ impl Store {
     /// The exclusive lock over facts and proposals for this work tree. It lives in the git
     /// directory, so it is never committed.
     pub fn lock(&self) -> Result<Lock> {
-        self.lock_named(paths::LEDGER_LOCK)
+        Store::lock_in(&self.git_dir, paths::LEDGER_LOCK)
     }
 
-    pub(crate) fn lock_named(&self, name: &str) -> Result<Lock> {
-        let path = self.git_dir.join(name);
+    /// An exclusive lock on `<dir>/<name>`, held until the guard is dropped.
+    pub(crate) fn lock_in(dir: &Path, name: &str) -> Result<Lock> {
+        let path = dir.join(name);
         let file = fs::OpenOptions::new()
             .create(true)
             .truncate(false)

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::model::ids::mint;
 use crate::model::paths;
 use crate::model::tasks::{Task, TASK_PREFIX};
-use crate::store::file::{create_new, list_dir, write_atomic};
+use crate::store::file::{create_new, list_dir, read_optional, write_atomic};
 use crate::store::{Error, Lock, Result, Store};
 
 /// Tasks that parse, and the files that do not (with why).
@@ -91,19 +91,9 @@ impl Store {
         }
     }
 
-    /// Applies `change` to the task `id` under the tasks lock: read, change, write. Concurrent
-    /// changes of the same task are serialised, so none is lost.
+    /// Applies `change` to the task `id`: read, change, write. The caller holds the tasks lock,
+    /// so concurrent changes of one task are serialised and none is lost.
     pub fn modify_task<T, E: From<Error>>(
-        &self,
-        id: &str,
-        change: impl FnOnce(&mut Task) -> std::result::Result<T, E>,
-    ) -> std::result::Result<(Task, T), E> {
-        let _lock = self.lock_tasks()?;
-        self.modify_task_locked(id, change)
-    }
-
-    /// `modify_task` for a caller that already holds the tasks lock.
-    pub fn modify_task_locked<T, E: From<Error>>(
         &self,
         id: &str,
         change: impl FnOnce(&mut Task) -> std::result::Result<T, E>,
@@ -119,8 +109,38 @@ impl Store {
         Ok((task, out))
     }
 
+    /// The tasks lock, in the common git directory so that every work tree of the repository
+    /// takes the same one.
     pub fn lock_tasks(&self) -> Result<Lock> {
-        self.lock_named(paths::TASKS_LOCK)
+        Store::lock_in(&self.common_dir, paths::TASKS_LOCK)
+    }
+
+    /// Who holds the claim on task `id` in any work tree of this repository. Call under the
+    /// tasks lock.
+    pub fn claimant(&self, id: &str) -> Result<Option<String>> {
+        let path = self.claim_path(id);
+        Ok(read_optional(&path)?.map(|b| String::from_utf8_lossy(&b).trim().to_owned()))
+    }
+
+    /// Records that `who` holds task `id`, or with `None` that nobody does. Call under the tasks
+    /// lock.
+    pub fn set_claimant(&self, id: &str, who: Option<&str>) -> Result<()> {
+        let path = self.claim_path(id);
+        match who {
+            Some(who) => {
+                let dir = self.common_dir.join(paths::CLAIMS);
+                fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
+                write_atomic(&path, format!("{who}\n").as_bytes())
+            }
+            None => match fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&path)(e)),
+                _ => Ok(()),
+            },
+        }
+    }
+
+    fn claim_path(&self, id: &str) -> PathBuf {
+        self.common_dir.join(paths::CLAIMS).join(id)
     }
 }
 

@@ -366,3 +366,33 @@ fn empty_and_one_letter_prefixes_name_no_task() {
         .assert()
         .success();
 }
+
+#[test]
+fn linked_worktrees_of_one_repository_exclude_each_others_claims() {
+    let repo = Repo::committed();
+    let id = create(&repo, &["Shared across work trees"]);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "a task"]);
+    let other = repo.path().join("../").join(format!(
+        "{}-wt",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    let other_path = other.to_string_lossy().into_owned();
+    repo.git(&["worktree", "add", "-q", &other_path]);
+    let claim = |dir: &std::path::Path, who: &str| {
+        repo.mneme_in(dir, &["--json", "update", &id, "--claim", "--agent", who])
+            .output()
+            .unwrap()
+    };
+    assert!(claim(repo.path(), "alice").status.success());
+    let refused = claim(&other, "bob");
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(error_code(&refused), "already_claimed");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("alice (in another work tree)"));
+    // Closing where it was claimed releases it.
+    repo.mneme(&["close", &id, "--reason", "done"])
+        .assert()
+        .success();
+    assert!(claim(&other, "bob").status.success());
+    repo.git(&["worktree", "remove", "--force", &other_path]);
+}
