@@ -74,8 +74,9 @@ struct Head {
 /// Commits `change` on the current branch. `no_verify` skips the `pre-commit` and `commit-msg`
 /// hooks.
 pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Committed> {
-    // A fresh copy of the handle: the identity's timestamp is taken when first read.
-    let git = repo.with_fresh_identity();
+    // A fresh copy of the handle: the identity's timestamp is taken when first read. New objects
+    // stay in memory until the hooks have run, so a refused decision writes none.
+    let mut git = repo.with_fresh_identity().with_object_memory();
     let head = preflight(repo, &git)?;
     let index_lock = lock_index(&git)?;
     let index = read_index(&git)?;
@@ -91,10 +92,19 @@ pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Com
         check_unedited(&git, &tree, &index, repo.root(), w)?;
     }
     let (new_tree, writes) = build_tree(&git, &tree, change)?;
+    drop(tree);
+    // The hooks run git, which reads the objects from disk.
+    let written = persist_objects(&mut git)?;
     let message = if no_verify {
         change.message.clone()
     } else {
-        hooks::run_hooks(repo, new_tree, &change.message)?
+        match hooks::run_hooks(repo, new_tree, &change.message) {
+            Ok(message) => message,
+            Err(e) => {
+                remove_loose_objects(&git, &written);
+                return Err(e);
+            }
+        }
     };
     let summary = message.lines().next().unwrap_or("").to_owned();
     let id = write_commit(&git, &head, new_tree, message)?;
@@ -221,6 +231,32 @@ fn check_unedited(
         }
         None if in_index.is_some_and(|i| i != disk_id) => Err(edits(EditKind::Staged)),
         None => Ok(()),
+    }
+}
+
+/// Writes the objects held in memory to the object database; returns those that were not there
+/// before, so that a refused decision can take them back.
+fn persist_objects(git: &mut gix::Repository) -> Result<Vec<ObjectId>> {
+    let Some(objects) = git.objects.take_object_memory() else {
+        return Ok(Vec::new());
+    };
+    let mut written = Vec::new();
+    for (id, (kind, data)) in objects.iter() {
+        if !git.has_object(id) {
+            gix::objs::Write::write_buf(&git.objects, *kind, data)?;
+            written.push(*id);
+        }
+    }
+    Ok(written)
+}
+
+/// Deletes loose objects this run wrote. Best effort: an object left behind is unreachable and
+/// git's garbage collection removes it.
+fn remove_loose_objects(git: &gix::Repository, ids: &[ObjectId]) {
+    let objects = git.objects.store_ref().path().to_owned();
+    for id in ids {
+        let hex = id.to_string();
+        let _ = fs::remove_file(objects.join(&hex[..2]).join(&hex[2..]));
     }
 }
 

@@ -49,22 +49,31 @@ pub(crate) fn run_hooks(repo: &Repo, tree: ObjectId, message: &str) -> Result<St
         return Ok(message.to_owned());
     }
     let msg_path = repo.git_dir().join("COMMIT_EDITMSG");
+    let previous = store::read_optional(&msg_path)?;
     fs::write(&msg_path, message).map_err(store::Error::io(&msg_path))?;
-    run_hook(
+    let edited = run_hook(
         "commit-msg",
         &commit_msg,
         root,
         &[msg_path.as_os_str()],
         None,
-    )?;
-    let mut edited = fs::read_to_string(&msg_path).map_err(store::Error::io(&msg_path))?;
-    if edited.trim().is_empty() {
-        return Err(Error::HookFailed {
-            hook: "commit-msg",
-            status: "it left an empty message".into(),
-            output: String::new(),
-        });
-    }
+    )
+    .and_then(|()| Ok(fs::read_to_string(&msg_path).map_err(store::Error::io(&msg_path))?));
+    let mut edited = match edited {
+        Ok(m) if !m.trim().is_empty() => m,
+        refused => {
+            // A refused decision leaves nothing behind, not even its message.
+            let _ = match previous {
+                Some(bytes) => fs::write(&msg_path, bytes),
+                None => fs::remove_file(&msg_path),
+            };
+            return Err(refused.err().unwrap_or(Error::HookFailed {
+                hook: "commit-msg",
+                status: "it left an empty message".into(),
+                output: String::new(),
+            }));
+        }
+    };
     if !edited.ends_with('\n') {
         edited.push('\n');
     }

@@ -520,6 +520,22 @@ fn hooks_run_and_can_be_skipped() {
     assert_eq!(repo.trailer("HEAD", "Reviewed-by"), ["hook"]);
     assert_eq!(repo.trailer("HEAD", "Mneme-Decision"), ["approve"]);
     assert_eq!(repo.status(), "");
+
+    // A refusing commit-msg hook leaves no object, no message and no file behind.
+    hook("commit-msg", "exit 1");
+    let refused_id = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Refused by the hook.",
+        "--reason",
+        "r",
+    ]);
+    let objects = || repo.git(&["count-objects", "-v"]);
+    let (before, message) = (objects(), repo.read(".git/COMMIT_EDITMSG"));
+    refused(&repo, &refused_id, "hook_failed");
+    assert_eq!(objects(), before, "the refused decision wrote objects");
+    assert_eq!(repo.read(".git/COMMIT_EDITMSG"), message);
 }
 
 #[test]
