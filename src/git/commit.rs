@@ -19,6 +19,7 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::Target;
 use serde::{Deserialize, Serialize};
 
+use crate::git::eol::Eol;
 use crate::git::index::{index_lock_path, lock_index, read_index};
 use crate::git::{hooks, EditKind, Error, Repo, Result};
 use crate::model::paths;
@@ -87,12 +88,14 @@ pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Com
         Some(p) => git.find_commit(p)?.tree_id()?.detach(),
         None => ObjectId::empty_tree(git.object_hash()),
     };
-    let tree = git.find_tree(head_tree)?;
-    for w in &change.writes {
-        check_unedited(&git, &tree, &index, repo.root(), w)?;
-    }
-    let (new_tree, writes) = build_tree(&git, &tree, change)?;
-    drop(tree);
+    let (new_tree, writes) = {
+        let tree = git.find_tree(head_tree)?;
+        let mut eol = Eol::new(&git)?;
+        for w in &change.writes {
+            check_unedited(&git, &mut eol, &tree, &index, repo.root(), w)?;
+        }
+        build_tree(&git, &mut eol, &tree, change)?
+    };
     // The hooks run git, which reads the objects from disk.
     let written = persist_objects(&mut git)?;
     let message = if no_verify {
@@ -182,13 +185,14 @@ fn current_branch(git: &gix::Repository) -> Result<(String, Option<ObjectId>)> {
 /// HEAD's tree with the ledger writes and deletes applied; also `(path, blob id)` per write.
 fn build_tree(
     git: &gix::Repository,
+    eol: &mut Eol,
     tree: &gix::Tree<'_>,
     change: &LedgerCommit,
 ) -> Result<(ObjectId, Vec<(String, String)>)> {
     let mut editor = git.edit_tree(tree.id)?;
     let mut writes = Vec::new();
     for w in &change.writes {
-        let blob = git.write_blob(&w.new)?.detach();
+        let blob = git.write_blob(eol.to_git(&w.path, &w.new)?)?.detach();
         editor.upsert(w.path.as_str(), EntryKind::Blob, blob)?;
         writes.push((w.path.clone(), blob.to_string()));
     }
@@ -204,6 +208,7 @@ fn build_tree(
 /// and in the work tree (or, if never committed, hold its pristine content).
 fn check_unedited(
     repo: &gix::Repository,
+    eol: &mut Eol,
     tree: &gix::Tree<'_>,
     index: &gix::index::File,
     root: &Path,
@@ -217,7 +222,9 @@ fn check_unedited(
     if on_disk.as_deref() != Some(w.old.as_slice()) {
         return Err(edits(EditKind::Unstaged));
     }
-    let disk_id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &w.old)?;
+    // What `git add` would stage: line endings converted as the repository says.
+    let staged = eol.to_git(&w.path, &w.old)?;
+    let disk_id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &staged)?;
     let in_head = tree.lookup_entry_by_path(&w.path)?.map(|e| e.object_id());
     let in_index = index
         .entry_by_path(w.path.as_bytes().as_bstr())
@@ -370,6 +377,7 @@ fn finish(
     mut index: gix::index::File,
 ) -> Result<()> {
     let git = repo.gix();
+    let mut eol = Eol::new(git)?;
     let mut added = false;
     for (path, blob) in &journal.writes {
         let id = ObjectId::from_hex(blob.as_bytes()).map_err(|_| {
@@ -377,7 +385,7 @@ fn finish(
                 "the record of an interrupted decision names `{blob}`, which is not an object id"
             ))
         })?;
-        let data = git.find_blob(id)?.data.clone();
+        let data = eol.to_worktree(path, &git.find_blob(id)?.data)?;
         let file = repo.root().join(path);
         write_atomic(&file, &data)?;
         let stat = stat_of(&file)?;

@@ -3,6 +3,7 @@
 
 pub mod commit;
 pub mod config;
+mod eol;
 pub mod history;
 pub mod hooks;
 pub mod index;

@@ -683,3 +683,53 @@ fn unknown_proposals_and_no_terminal() {
         .stderr(contains("needs a terminal"))
         .stderr(contains("review list"));
 }
+
+/// Checks out the ledger again so that git's end-of-line conversion applies to the work tree,
+/// then approves a proposal there.
+fn approve_with_conversion(repo: &Repo) {
+    std::fs::remove_dir_all(repo.file(".ledger/facts")).unwrap();
+    repo.git(&["checkout", "--", ".ledger/facts"]);
+    assert!(
+        repo.read(ARCH).contains("\r\n"),
+        "the checkout did not convert line endings"
+    );
+    assert_eq!(repo.status(), "");
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "architecture",
+        "Line endings are git's business.",
+        "--reason",
+        "r",
+    ]);
+    approve(repo, &id);
+    let blob = repo.git(&["show", &format!("HEAD:{ARCH}")]);
+    assert!(!blob.contains('\r'), "the blob keeps CRLF: {blob:?}");
+    assert!(blob.contains("Line endings are git's business."));
+    let work = repo.read(ARCH);
+    assert!(work.contains("git's business."));
+    assert!(
+        !work.replace("\r\n", "").contains('\n'),
+        "mixed line endings: {work:?}"
+    );
+    assert_eq!(repo.status(), "", "index and work tree match the commit");
+}
+
+#[test]
+fn approvals_honour_core_autocrlf() {
+    let repo = Repo::committed();
+    repo.git(&["config", "core.autocrlf", "true"]);
+    approve_with_conversion(&repo);
+}
+
+#[test]
+fn approvals_honour_eol_crlf_attributes() {
+    let repo = Repo::committed();
+    let attributes = repo.read(".gitattributes");
+    repo.write(
+        ".gitattributes",
+        &format!("{attributes}*.md text eol=crlf\n"),
+    );
+    repo.git(&["commit", "-qam", "crlf for markdown"]);
+    approve_with_conversion(&repo);
+}

@@ -1,0 +1,66 @@
+//! Git's conversions between a ledger file's bytes in the work tree and in a blob: `core.autocrlf`,
+//! `core.eol`, the `text`/`eol` attributes and filters. Comparing a work-tree file with HEAD and
+//! writing the blob of a new version go through them, as `git add` would.
+
+use std::io::Read;
+use std::path::Path;
+
+use gix::bstr::ByteSlice;
+use gix::filter::plumbing::driver::apply::MaybeDelayed;
+use gix::filter::plumbing::pipeline::convert::{ToGitOutcome, ToWorktreeOutcome};
+
+use crate::git::Result;
+use crate::store;
+
+/// The repository's conversion pipeline for ledger paths.
+pub(crate) struct Eol<'repo> {
+    pipeline: gix::filter::Pipeline<'repo>,
+    index: gix::worktree::IndexPersistedOrInMemory,
+}
+
+impl<'repo> Eol<'repo> {
+    pub(crate) fn new(git: &'repo gix::Repository) -> Result<Eol<'repo>> {
+        let (pipeline, index) = git.filter_pipeline(None)?;
+        Ok(Eol { pipeline, index })
+    }
+
+    /// The blob `git add` would make of `bytes` at work-tree path `path` (`/`-separated).
+    pub(crate) fn to_git(&mut self, path: &str, bytes: &[u8]) -> Result<Vec<u8>> {
+        let outcome = self
+            .pipeline
+            .convert_to_git(bytes, Path::new(path), &self.index)?;
+        Ok(match outcome {
+            ToGitOutcome::Unchanged(_) => bytes.to_vec(),
+            ToGitOutcome::Buffer(converted) => converted.to_vec(),
+            ToGitOutcome::Process(mut stream) => {
+                let mut out = Vec::new();
+                stream
+                    .read_to_end(&mut out)
+                    .map_err(store::Error::io(path))?;
+                out
+            }
+        })
+    }
+
+    /// The work-tree bytes `git checkout` would make of blob `bytes` at `path`.
+    pub(crate) fn to_worktree(&mut self, path: &str, bytes: &[u8]) -> Result<Vec<u8>> {
+        let outcome = self.pipeline.convert_to_worktree(
+            bytes,
+            path.as_bytes().as_bstr(),
+            Default::default(),
+        )?;
+        Ok(match outcome {
+            ToWorktreeOutcome::Unchanged(b) => b.to_vec(),
+            ToWorktreeOutcome::Buffer(converted) => converted.to_vec(),
+            // Delays were not allowed (the default options), so the output is immediate.
+            ToWorktreeOutcome::Process(MaybeDelayed::Immediate(mut stream)) => {
+                let mut out = Vec::new();
+                stream
+                    .read_to_end(&mut out)
+                    .map_err(store::Error::io(path))?;
+                out
+            }
+            ToWorktreeOutcome::Process(MaybeDelayed::Delayed(_)) => bytes.to_vec(),
+        })
+    }
+}
