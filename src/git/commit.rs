@@ -192,7 +192,7 @@ fn build_tree(
     let mut editor = git.edit_tree(tree.id)?;
     let mut writes = Vec::new();
     for w in &change.writes {
-        let blob = git.write_blob(eol.to_git(&w.path, &w.new)?)?.detach();
+        let blob = git.write_blob(eol.staged(&w.path, &w.new)?)?.detach();
         editor.upsert(w.path.as_str(), EntryKind::Blob, blob)?;
         writes.push((w.path.clone(), blob.to_string()));
     }
@@ -223,7 +223,7 @@ fn check_unedited(
         return Err(edits(EditKind::Unstaged));
     }
     // What `git add` would stage: line endings converted as the repository says.
-    let staged = eol.to_git(&w.path, &w.old)?;
+    let staged = eol.staged(&w.path, &w.old)?;
     let disk_id = gix::objs::compute_hash(repo.object_hash(), gix::objs::Kind::Blob, &staged)?;
     let in_head = tree.lookup_entry_by_path(&w.path)?.map(|e| e.object_id());
     let in_index = index
@@ -385,7 +385,7 @@ fn finish(
                 "the record of an interrupted decision names `{blob}`, which is not an object id"
             ))
         })?;
-        let data = eol.to_worktree(path, &git.find_blob(id)?.data)?;
+        let data = eol.checked_out(path, &git.find_blob(id)?.data)?;
         let file = repo.root().join(path);
         write_atomic(&file, &data)?;
         let stat = stat_of(&file)?;

@@ -25,7 +25,7 @@ impl<'repo> Eol<'repo> {
     }
 
     /// The blob `git add` would make of `bytes` at work-tree path `path` (`/`-separated).
-    pub(crate) fn to_git(&mut self, path: &str, bytes: &[u8]) -> Result<Vec<u8>> {
+    pub(crate) fn staged(&mut self, path: &str, bytes: &[u8]) -> Result<Vec<u8>> {
         let outcome = self
             .pipeline
             .convert_to_git(bytes, Path::new(path), &self.index)?;
@@ -43,7 +43,7 @@ impl<'repo> Eol<'repo> {
     }
 
     /// The work-tree bytes `git checkout` would make of blob `bytes` at `path`.
-    pub(crate) fn to_worktree(&mut self, path: &str, bytes: &[u8]) -> Result<Vec<u8>> {
+    pub(crate) fn checked_out(&mut self, path: &str, bytes: &[u8]) -> Result<Vec<u8>> {
         let outcome = self.pipeline.convert_to_worktree(
             bytes,
             path.as_bytes().as_bstr(),
