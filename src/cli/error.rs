@@ -48,6 +48,7 @@ pub enum Code {
     RefMoved,
     Conflict,
     InvalidProposal,
+    Secret,
     UnknownProposal,
     NotATerminal,
     Terminal,
@@ -63,7 +64,7 @@ pub enum Code {
 
 impl Code {
     #[cfg(test)]
-    pub const ALL: [Code; 44] = [
+    pub const ALL: [Code; 45] = [
         Code::NotARepository,
         Code::BareRepository,
         Code::NotInitialized,
@@ -97,6 +98,7 @@ impl Code {
         Code::RefMoved,
         Code::Conflict,
         Code::InvalidProposal,
+        Code::Secret,
         Code::UnknownProposal,
         Code::NotATerminal,
         Code::Terminal,
@@ -145,6 +147,7 @@ impl Code {
             Code::RefMoved => "ref_moved",
             Code::Conflict => "conflict",
             Code::InvalidProposal => "invalid_proposal",
+            Code::Secret => "secret",
             Code::UnknownProposal => "unknown_proposal",
             Code::NotATerminal => "not_a_terminal",
             Code::Terminal => "terminal",
@@ -245,6 +248,12 @@ impl From<ops::Error> for CliError {
             ops::Error::Lookup(e) => e.into(),
             ops::Error::Task(e) => e.into(),
             ops::Error::Conflict { id, conflict } => conflict_error(&id, &conflict),
+            ops::Error::Secret { ref id, .. } => {
+                let details = json!({ "proposal": id });
+                CliError::of(Code::Secret, &e).with_details(details).with_hint(
+                    "reject it, or if you checked that it is not a credential, approve with --allow-secrets",
+                )
+            }
             ops::Error::InvalidProposal { ref id, .. } => {
                 let details = json!({ "proposal": id });
                 CliError::of(Code::InvalidProposal, &e)
@@ -379,6 +388,9 @@ impl From<PlanError> for CliError {
             E::MissingReason => (Code::MissingReason, Value::Null),
             E::NoOperations | E::SameFactTwice { .. } | E::SameTextTwice | E::Invalid(_) => {
                 (Code::InvalidInput, Value::Null)
+            }
+            E::Secret { field, secret } => {
+                (Code::Secret, json!({ "field": field, "kind": secret.kind }))
             }
         };
         CliError::of(code, &e).with_details(details)

@@ -9,7 +9,7 @@ use mneme::model::paths;
 use mneme::model::preview::{preview, Preview, Status};
 use mneme::model::time::human_age;
 use mneme::model::views::{Decided, ReviewRow, ReviewShow};
-use mneme::ops::review::{self, Pending};
+use mneme::ops::review::{self, Approval, Pending};
 use mneme::ops::{now, Notes, Workspace};
 
 use crate::cli::error::Code;
@@ -56,6 +56,10 @@ enum Action {
         /// A note for the commit message body.
         #[arg(long, short)]
         message: Option<String>,
+        /// Approve even though the proposal holds what looks like a credential: you checked that
+        /// it is not one. Agents never get this choice; `propose` refuses such text.
+        #[arg(long)]
+        allow_secrets: bool,
     },
     /// Reject proposals: commit the removal of each, with the reason.
     Reject {
@@ -77,9 +81,18 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         None => interactive(cx, &ws, args.no_verify),
         Some(Action::List) => list(cx, &ws),
         Some(Action::Show { id }) => show(cx, &ws, id),
-        Some(Action::Approve { ids, message }) => decide(cx, &ws, ids, |item| {
-            review::approve(&ws, item, message.clone(), args.no_verify)
-        }),
+        Some(Action::Approve {
+            ids,
+            message,
+            allow_secrets,
+        }) => {
+            let how = Approval {
+                note: message.clone(),
+                no_verify: args.no_verify,
+                allow_secrets: *allow_secrets,
+            };
+            decide(cx, &ws, ids, |item| review::approve(&ws, item, &how))
+        }
         Some(Action::Reject { ids, reason }) => decide(cx, &ws, ids, |item| {
             review::reject(&ws, item, reason.clone(), args.no_verify)
         }),
@@ -339,7 +352,14 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
             let prompt = paint(PROMPT, format!("Approve this proposal [{keys}]? "));
             let key = read_choice(&term, &prompt)?;
             let result = match key {
-                'y' if can_approve => review::approve(ws, item, None, no_verify),
+                'y' if can_approve => {
+                    let how = Approval {
+                        no_verify,
+                        allow_secrets: confirm_secrets(&term, item)?,
+                        ..Approval::default()
+                    };
+                    review::approve(ws, item, &how)
+                }
                 'n' => {
                     let reason: String = dialoguer::Input::new()
                         .with_prompt("Reason for rejecting (optional)")
@@ -390,6 +410,24 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
         "\n{approved} approved, {rejected} rejected, {skipped} left pending.\n"
     ))?;
     Ok(ExitStatus::Success)
+}
+
+/// For a proposal that holds what looks like a credential, asks the reviewer whether it is safe
+/// to commit; `false` (the default) leaves the approval to be refused.
+fn confirm_secrets(term: &Term, item: &Pending) -> Result<bool> {
+    let Some(proposal) = item.valid() else {
+        return Ok(false);
+    };
+    let Some((field, secret)) = proposal.secrets().into_iter().next() else {
+        return Ok(false);
+    };
+    dialoguer::Confirm::new()
+        .with_prompt(format!(
+            "The {field} holds what looks like {secret}. Commit it to the ledger anyway?"
+        ))
+        .default(false)
+        .interact_on(term)
+        .map_err(|dialoguer::Error::IO(e)| CliError::terminal(e))
 }
 
 fn read_choice(term: &Term, prompt: &str) -> Result<char> {

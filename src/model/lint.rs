@@ -11,6 +11,7 @@ use crate::model::ids::mint;
 use crate::model::ledger::FactFileEntry;
 use crate::model::paths;
 use crate::model::proposal::{Limits, Operation, Proposal, ProposalError, FACT_PREFIX};
+use crate::model::secrets;
 use crate::model::tasks::Task;
 use crate::model::text::normalize;
 use crate::model::time::Timestamp;
@@ -28,6 +29,7 @@ pub enum Severity {
 pub enum Code {
     FactFileParse,
     ConflictMarkers,
+    Secret,
     ProposalParse,
     ProposalSchema,
     ProposalInvalid,
@@ -51,9 +53,10 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 22] = [
+    pub const ALL: [Code; 23] = [
         Code::FactFileParse,
         Code::ConflictMarkers,
+        Code::Secret,
         Code::ProposalParse,
         Code::ProposalSchema,
         Code::ProposalInvalid,
@@ -80,6 +83,7 @@ impl Code {
         match self {
             Code::FactFileParse => "fact_file_parse",
             Code::ConflictMarkers => "conflict_markers",
+            Code::Secret => "secret",
             Code::ProposalParse => "proposal_parse",
             Code::ProposalSchema => "proposal_schema",
             Code::ProposalInvalid => "proposal_invalid",
@@ -107,6 +111,7 @@ impl Code {
         match self {
             Code::FactFileParse
             | Code::ConflictMarkers
+            | Code::Secret
             | Code::ProposalParse
             | Code::ProposalSchema
             | Code::ProposalInvalid
@@ -273,6 +278,14 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
         state_rules(f, &ids, &mut out);
         date_rules(f, config, input.now, &mut out);
         evidence_rule(f, &evidence_exists, &mut out);
+        for secret in secrets::find(&f.fact.text) {
+            out.push(
+                Code::Secret,
+                &f.path,
+                Some(f.fact.line),
+                format!("the fact holds what looks like {secret}; propose its removal and rotate the credential"),
+            );
+        }
         metadata_format(f, &mut out);
     }
     budget(&parsed, config, &mut out);
@@ -511,6 +524,14 @@ fn proposal_rules(
     if let Err(e) = proposal.validate(&limits) {
         out.push(Code::ProposalInvalid, &p.path, None, e.to_string());
         return;
+    }
+    for (field, secret) in proposal.secrets() {
+        out.push(
+            Code::Secret,
+            &p.path,
+            None,
+            format!("the {field} holds what looks like {secret}; reject the proposal"),
+        );
     }
     for op in proposal
         .operations

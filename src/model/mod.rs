@@ -17,6 +17,7 @@ pub mod paths;
 pub mod plan;
 pub mod preview;
 pub mod proposal;
+pub mod secrets;
 pub mod summary;
 pub mod tasks;
 pub mod templates;

@@ -13,6 +13,7 @@ use crate::model::ids::{mint, sha256_hex};
 use crate::model::ledger::{Ledger, LookupError};
 use crate::model::paths;
 use crate::model::proposal::{Operation, Proposal, ProposalError, FACT_PREFIX, SCHEMA};
+use crate::model::secrets::Secret;
 use crate::model::text::{most_similar, normalize};
 use crate::model::time::Timestamp;
 
@@ -47,6 +48,10 @@ pub enum PlanError {
     SameFactTwice { id: String },
     #[error("two operations of this proposal have the same text")]
     SameTextTwice,
+    #[error(
+        "the {field} holds what looks like {secret}; mneme never stores credentials: remove it"
+    )]
+    Secret { field: String, secret: Secret },
     /// The planned proposal breaks a rule the checks above do not cover.
     #[error(transparent)]
     Invalid(#[from] ProposalError),
@@ -145,6 +150,9 @@ pub fn plan(
     };
     // The one definition of a valid proposal, which review, check and verify apply to files.
     proposal.validate(&ledger.limits())?;
+    if let Some((field, secret)) = proposal.secrets().into_iter().next() {
+        return Err(PlanError::Secret { field, secret });
+    }
     Ok(Planned { proposal, similar })
 }
 

@@ -11,6 +11,7 @@ use crate::model::fields::{
     TextError, MAX_NAME,
 };
 use crate::model::ids::sha256_hex;
+use crate::model::secrets::{self, Secret};
 use crate::model::text::escape_controls;
 use crate::model::time::Timestamp;
 
@@ -259,6 +260,29 @@ impl Proposal {
             )));
         }
         Ok(p)
+    }
+
+    /// What looks like a credential in the proposal, with the field it is in.
+    pub fn secrets(&self) -> Vec<(String, Secret)> {
+        let mut fields: Vec<(String, &str)> = vec![("reason".into(), self.reason.as_str())];
+        fields.extend(
+            self.evidence
+                .iter()
+                .map(|e| ("evidence".to_owned(), e.as_str())),
+        );
+        for (i, op) in self.operations.iter().enumerate() {
+            if let Some(text) = op.text() {
+                fields.push((format!("operations[{i}].text"), text));
+            }
+        }
+        fields
+            .into_iter()
+            .flat_map(|(field, text)| {
+                secrets::find(text)
+                    .into_iter()
+                    .map(move |s| (field.clone(), s))
+            })
+            .collect()
     }
 
     /// Checks every field as strictly as `propose` checks its arguments: an id of the form

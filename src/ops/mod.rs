@@ -19,6 +19,7 @@ use crate::model::fields::TextError;
 use crate::model::ledger::LookupError;
 use crate::model::plan::PlanError;
 use crate::model::proposal::ProposalError;
+use crate::model::secrets::Secret;
 use crate::model::tasks::TaskError;
 use crate::model::time::Timestamp;
 use crate::store::{self, Store};
@@ -43,6 +44,12 @@ pub enum Error {
         id: String,
         #[source]
         conflict: Conflict,
+    },
+    #[error("proposal `{id}` holds what looks like {secret} in its {field}")]
+    Secret {
+        id: String,
+        field: String,
+        secret: Secret,
     },
     #[error("proposal `{id}` is invalid: {why}")]
     InvalidProposal { id: String, why: ProposalError },

@@ -81,18 +81,33 @@ pub fn recover(ws: &Workspace) -> Result<Option<String>> {
     Ok(commit::recover(&ws.repo)?)
 }
 
+/// How a reviewer approves.
+#[derive(Debug, Clone, Default)]
+pub struct Approval {
+    /// A note for the commit message body.
+    pub note: Option<String>,
+    /// Skip the repository's `pre-commit` and `commit-msg` hooks.
+    pub no_verify: bool,
+    /// The reviewer checked that what looks like a credential is not one.
+    pub allow_secrets: bool,
+}
+
 /// Applies and commits `item` against the ledger as it is now. `note` is added to the message
 /// body.
-pub fn approve(
-    ws: &Workspace,
-    item: &Pending,
-    note: Option<String>,
-    no_verify: bool,
-) -> Result<Committed> {
+pub fn approve(ws: &Workspace, item: &Pending, how: &Approval) -> Result<Committed> {
     let proposal = item.proposal.as_ref().map_err(|e| Error::InvalidProposal {
         id: item.id.clone(),
         why: e.clone(),
     })?;
+    if !how.allow_secrets {
+        if let Some((field, secret)) = proposal.secrets().into_iter().next() {
+            return Err(Error::Secret {
+                id: item.id.clone(),
+                field,
+                secret,
+            });
+        }
+    }
     let ledger = ws.store.load()?;
     let applied = apply(&ledger, proposal, &today()).map_err(|conflict| Error::Conflict {
         id: proposal.id.clone(),
@@ -115,11 +130,11 @@ pub fn approve(
         verdict: Verdict::Approve,
         proposal,
         reviewer: ws.repo.reviewer()?,
-        note,
+        note: how.note.clone(),
         rebased: applied.rebased,
         edited: item.edited,
     };
-    record(ws, item, decision.message(), writes, no_verify)
+    record(ws, item, decision.message(), writes, how.no_verify)
 }
 
 /// Records the rejection of `item` as a commit that removes its file. An invalid proposal is

@@ -504,3 +504,79 @@ fn usage_errors_exit_2() {
     .assert()
     .code(2);
 }
+
+#[test]
+fn credentials_never_become_memory() {
+    let repo = Repo::committed();
+    let token = "ghp_abcdEFGH1234ijklMNOP5678qrstUVWX90yz";
+    let before = repo.snapshot();
+    for args in [
+        vec![
+            "add",
+            "-f",
+            "pitfalls",
+            "The CI token is ghp_abcdEFGH1234ijklMNOP5678qrstUVWX90yz.",
+            "--reason",
+            "r",
+        ],
+        vec![
+            "add",
+            "-f",
+            "pitfalls",
+            "Prod database.",
+            "--reason",
+            "see postgres://app:hunter2-long@db:5432/x",
+        ],
+        vec![
+            "add",
+            "-f",
+            "pitfalls",
+            "Key material.",
+            "--reason",
+            "r",
+            "--evidence",
+            "AKIAIOSFODNN7EXAMPLE",
+        ],
+    ] {
+        let mut full = vec!["--json", "propose"];
+        full.extend_from_slice(&args);
+        let out = repo.mneme(&full).assert().code(1).get_output().clone();
+        assert_eq!(error_code(&out), "secret", "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains(token) && !stderr.contains("hunter2"),
+            "{stderr}"
+        );
+    }
+    assert_eq!(repo.snapshot(), before);
+
+    // A proposal file that holds one (written by hand, or from a branch) needs a person's override.
+    let id = repo.propose(&["add", "-f", "pitfalls", "Harmless.", "--reason", "r"]);
+    let path = format!(".ledger/proposals/{id}.json");
+    repo.write(
+        &path,
+        &repo
+            .read(&path)
+            .replace("Harmless.", &format!("Token {token}.")),
+    );
+    let out = repo
+        .mneme(&["--json", "review", "approve", &id])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(error_code(&out), "secret");
+    let check = json(
+        &repo
+            .mneme(&["check", "--json"])
+            .assert()
+            .code(1)
+            .get_output()
+            .clone(),
+    );
+    assert!(check["findings"].to_string().contains("\"secret\""));
+    repo.mneme(&["review", "approve", &id, "--allow-secrets"])
+        .assert()
+        .success();
+    assert!(repo.read(".ledger/facts/pitfalls.md").contains(token));
+}
