@@ -1,6 +1,7 @@
 //! The command line: argument parsing, dispatch to one file per verb, and the exit status.
 //! Verbs parse, call `mneme::ops`, and render; errors are rendered once, in `main`.
 
+pub mod editor;
 pub mod error;
 pub mod ui;
 

@@ -14,7 +14,7 @@ use mneme::ops::{now, Notes, Workspace};
 
 use crate::cli::error::Code;
 use crate::cli::ui::{self, esc, esc1, paint, DIM, GOOD, HEADER, ID, PROMPT, WARN};
-use crate::cli::{CliError, Cx, ExitStatus, Result};
+use crate::cli::{editor, CliError, Cx, ExitStatus, Result};
 
 /// Review pending proposals: approve, reject, edit or skip each.
 ///
@@ -467,11 +467,7 @@ fn edit(item: &mut Pending, ledger: &Ledger) -> Result<Edit> {
         let Some(text) = op.text().map(str::to_owned) else {
             continue;
         };
-        let Some(new) = dialoguer::Editor::new()
-            .extension(".md")
-            .edit(&text)
-            .map_err(|dialoguer::Error::IO(e)| CliError::editor(e))?
-        else {
+        let Some(new) = editor::edit(&text)? else {
             continue;
         };
         if new.trim().is_empty() {

@@ -61,6 +61,57 @@ impl Tmux {
     }
 }
 
+impl Tmux {
+    /// `mneme review` in a new tmux session, in `repo`, with `editor` as `$VISUAL`.
+    fn review(repo: &Repo, editor: &std::path::Path, session: &'static str) -> Tmux {
+        let tmux = Tmux {
+            socket: format!("mneme-test-{}-{session}", std::process::id()),
+            session,
+        };
+        let script = format!(
+            "cd '{}' && env -u NO_COLOR -u GIT_DIR VISUAL='{}' GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 '{}' review; echo \"EXIT=$?\"; sleep 60",
+            repo.path().display(),
+            editor.display(),
+            assert_cmd::cargo::cargo_bin("mneme").display(),
+        );
+        let started = tmux.cmd(&[
+            "new-session",
+            "-d",
+            "-s",
+            tmux.session,
+            "-x",
+            "160",
+            "-y",
+            "50",
+            &script,
+        ]);
+        assert!(
+            started.status.success(),
+            "{}",
+            String::from_utf8_lossy(&started.stderr)
+        );
+        tmux
+    }
+}
+
+/// Whether tmux can run here; CI must have it.
+fn tmux_available() -> bool {
+    if Command::new("tmux").arg("-V").output().is_ok() {
+        return true;
+    }
+    assert!(std::env::var_os("CI").is_none(), "CI must have tmux");
+    eprintln!("tmux is not installed; skipping the terminal test");
+    false
+}
+
+/// An executable script at `path`.
+fn script(path: &std::path::Path, body: &str) {
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+const PROMPT: &str = "Approve this proposal [";
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = self.cmd(&["kill-server"]);
@@ -69,9 +120,7 @@ impl Drop for Tmux {
 
 #[test]
 fn approve_reject_edit_and_quit_in_a_real_terminal() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        assert!(std::env::var_os("CI").is_none(), "CI must have tmux");
-        eprintln!("tmux is not installed; skipping the terminal test");
+    if !tmux_available() {
         return;
     }
     let repo = Repo::committed();
@@ -105,41 +154,9 @@ fn approve_reject_edit_and_quit_in_a_real_terminal() {
     let f3 = repo.new_fact_id(&p3);
 
     let editor = repo.file(".git/test-editor.sh");
-    std::fs::write(
-        &editor,
-        "#!/bin/sh\nsed -i 's/a draft idea/never reused/' \"$1\"\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script(&editor, "sed -i 's/a draft idea/never reused/' \"$1\"");
 
-    let tmux = Tmux {
-        socket: format!("mneme-test-{}", std::process::id()),
-        session: "review",
-    };
-    let script = format!(
-        "cd '{}' && env -u NO_COLOR -u GIT_DIR VISUAL='{}' GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 '{}' review; echo \"EXIT=$?\"; sleep 60",
-        repo.path().display(),
-        editor.display(),
-        assert_cmd::cargo::cargo_bin("mneme").display(),
-    );
-    let started = tmux.cmd(&[
-        "new-session",
-        "-d",
-        "-s",
-        tmux.session,
-        "-x",
-        "160",
-        "-y",
-        "50",
-        &script,
-    ]);
-    assert!(
-        started.status.success(),
-        "{}",
-        String::from_utf8_lossy(&started.stderr)
-    );
-
-    const PROMPT: &str = "Approve this proposal [";
+    let tmux = Tmux::review(&repo, &editor, "review");
     tmux.wait_for(PROMPT, 1);
     let screen = tmux.screen(false);
     assert!(
@@ -204,5 +221,96 @@ fn approve_reject_edit_and_quit_in_a_real_terminal() {
     assert_eq!(
         repo.git(&["status", "--porcelain", "--", ".ledger/facts"]),
         ""
+    );
+}
+
+#[test]
+fn the_editor_flow_in_a_real_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let repo = Repo::committed();
+    let gone = repo.propose(&["add", "-f", "pitfalls", "Soon removed.", "--reason", "r"]);
+    let gone_id = repo.new_fact_id(&gone);
+    repo.mneme(&["review", "approve", &gone]).assert().success();
+    let stale = repo.propose(&["update", &gone_id, "Rewritten.", "--reason", "r"]);
+    let removal = repo.propose(&["remove", &gone_id, "--reason", "r"]);
+    repo.mneme(&["review", "approve", &removal])
+        .assert()
+        .success();
+    let p = repo.propose(&[
+        "add",
+        "-f",
+        "invariants",
+        "Ids are a draft idea.",
+        "--reason",
+        "r",
+    ]);
+    let fact = repo.new_fact_id(&p);
+    // Each run of the editor does the next step: empty the text, leave it, fail, write an
+    // invalid statement, then a real edit.
+    let steps = repo.file(".git/editor-steps");
+    let editor = repo.file(".git/test-editor.sh");
+    script(
+        &editor,
+        &format!(
+            "n=$(cat '{s}' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '{s}'\n\
+             case $n in 1) : > \"$1\";; 2) exit 0;; 3) exit 3;; 4) printf 'Bad <!-- x -->' > \"$1\";;\n\
+             *) sed -i 's/Ids are a draft idea/Identifiers are never reused/' \"$1\";; esac",
+            s = steps.display()
+        ),
+    );
+    let before = repo.head();
+    let tmux = Tmux::review(&repo, &editor, "editor");
+
+    // The stale update targets a removed fact: only reject, skip or quit.
+    tmux.wait_for(PROMPT, 1);
+    let screen = tmux.screen(false);
+    assert!(
+        screen.contains(&stale) && screen.contains("[n,s,q,?]"),
+        "{screen}"
+    );
+    tmux.keys(&["e"]);
+    tmux.wait_for(PROMPT, 2);
+    assert_eq!(
+        std::fs::read_to_string(&steps).ok(),
+        None,
+        "e opened the editor"
+    );
+    tmux.keys(&["s"]);
+
+    tmux.wait_for(PROMPT, 3);
+    for (n, shown) in [
+        (1, "edit cancelled"),
+        (2, "nothing changed"),
+        (3, "exited with"),
+        (4, "reserved for fact metadata"),
+    ] {
+        tmux.keys(&["e"]);
+        tmux.wait_for(shown, 1);
+        tmux.wait_for(PROMPT, 3 + n);
+        let screen = tmux.screen(false);
+        assert!(!screen.contains("edited by you"), "step {n}:\n{screen}");
+    }
+    tmux.keys(&["e"]);
+    tmux.wait_for("edited by you", 1);
+    tmux.wait_for(PROMPT, 8);
+    tmux.keys(&["y"]);
+    tmux.wait_for("EXIT=", 1);
+    let screen = tmux.screen(false);
+    assert!(
+        screen.contains("1 approved, 0 rejected, 1 left pending."),
+        "{screen}"
+    );
+    assert!(screen.contains("EXIT=0"), "{screen}");
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), before);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Edited"), ["true"]);
+    assert!(repo
+        .read(".ledger/facts/invariants.md")
+        .contains(&format!("- **{fact}** Identifiers are never reused.")));
+    assert_eq!(
+        repo.proposals().len(),
+        1,
+        "the stale update is still pending"
     );
 }

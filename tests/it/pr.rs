@@ -291,3 +291,52 @@ fn the_commit_msg_hook_refuses_direct_fact_edits() {
         .assert()
         .success();
 }
+
+#[test]
+fn a_smuggled_second_item_under_an_existing_id_fails_verify_and_the_hook() {
+    let repo = Repo::committed();
+    let f1 = approve(
+        &repo,
+        &[
+            "add",
+            "-f",
+            "architecture",
+            "The real statement.",
+            "--reason",
+            "r",
+        ],
+    );
+    let start = repo.head();
+    let smuggle = |repo: &Repo| {
+        let arch = repo.read(".ledger/facts/architecture.md");
+        repo.write(
+            ".ledger/facts/architecture.md",
+            &format!("{arch}- **{f1}** A statement nobody reviewed.\n"),
+        );
+    };
+    repo.mneme(&["hooks", "install"]).assert().success();
+    smuggle(&repo);
+    let out = repo.git_output(&["commit", "-q", "-am", "looks like a typo fix"]);
+    assert!(!out.status.success(), "the hook let the duplicate through");
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&f1));
+
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "-am",
+        "looks like a typo fix",
+    ]);
+    let report = json(
+        &repo
+            .mneme(&["verify", &format!("{start}..HEAD"), "--json"])
+            .assert()
+            .code(1)
+            .get_output()
+            .clone(),
+    );
+    assert_eq!(report["violations"][0]["facts"], serde_json::json!([f1]));
+    assert!(report["violations"][0]["problems"]
+        .to_string()
+        .contains("duplicated"));
+}
