@@ -4,6 +4,7 @@
 pub mod agents_md;
 pub mod apply;
 pub mod audit;
+pub mod briefing;
 pub mod config;
 pub mod decision;
 pub mod factdiff;
@@ -17,6 +18,7 @@ pub mod paths;
 pub mod plan;
 pub mod preview;
 pub mod proposal;
+pub mod runtimes;
 pub mod secrets;
 pub mod summary;
 pub mod tasks;

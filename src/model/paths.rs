@@ -31,6 +31,31 @@ pub const JOURNAL: &str = "mneme-decision.json";
 /// In the git directory: the index `pre-commit` sees during a decision commit.
 pub const HOOK_INDEX: &str = "mneme-hook-index";
 
+/// In the git directory: a runtime compacted its context and the next turn must get it back.
+pub fn compacted_marker(runtime: &str) -> String {
+    format!("mneme-compacted-{runtime}")
+}
+
+/// Where `mneme setup` keeps a runtime's hooks, in the repository (`--project`).
+pub fn project_settings(runtime: &str) -> Option<&'static str> {
+    match runtime {
+        "claude" => Some(".claude/settings.json"),
+        "codex" => Some(".codex/hooks.json"),
+        "gemini" => Some(".gemini/settings.json"),
+        _ => None,
+    }
+}
+
+/// Where `mneme setup --user` keeps a runtime's hooks, under the home directory.
+pub fn user_settings(runtime: &str) -> Option<&'static str> {
+    match runtime {
+        "claude" => Some(".claude/settings.json"),
+        "codex" => Some(".codex/hooks.json"),
+        "gemini" => Some(".gemini/settings.json"),
+        _ => None,
+    }
+}
+
 /// `.ledger/facts/<name>`, for a file name such as `architecture.md`.
 pub fn fact_file(name: &str) -> String {
     format!("{FACTS}/{name}")

@@ -148,6 +148,8 @@ pub struct TaskLine {
     pub priority: u8,
     pub status: &'static str,
     pub assignee: Option<String>,
+    /// The text of the task's newest note, for a task in progress: where the work stands.
+    pub latest_note: Option<String>,
 }
 
 impl TaskLine {
@@ -159,6 +161,9 @@ impl TaskLine {
             priority: t.priority,
             status: t.status.as_str(),
             assignee: t.assignee.clone(),
+            latest_note: (t.status == TaskStatus::InProgress)
+                .then(|| t.notes.last().map(|n| n.text.clone()))
+                .flatten(),
         }
     }
 }

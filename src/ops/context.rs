@@ -1,7 +1,26 @@
 //! `context`: what an agent reads at session start.
 
+use crate::model::paths;
 use crate::model::views::Context;
 use crate::ops::{now, tasks, Notes, Result, Workspace};
+use crate::store::{self, write_atomic};
+
+/// Remembers that `runtime` compacted its context, for its next turn to take it back.
+pub fn mark_compacted(ws: &Workspace, runtime: &str) -> Result<()> {
+    let path = ws.repo.git_dir().join(paths::compacted_marker(runtime));
+    write_atomic(&path, b"")?;
+    Ok(())
+}
+
+/// Whether `runtime` compacted since the last call; the mark is consumed.
+pub fn take_compacted(ws: &Workspace, runtime: &str) -> Result<bool> {
+    let path = ws.repo.git_dir().join(paths::compacted_marker(runtime));
+    match std::fs::remove_file(&path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(store::Error::io(&path)(e).into()),
+    }
+}
 
 pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
     let ledger = ws.store.load()?;

@@ -9,6 +9,7 @@ pub mod hooks;
 pub mod init;
 pub mod propose;
 pub mod review;
+pub mod setup;
 pub mod tasks;
 
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ use crate::model::fields::TextError;
 use crate::model::ledger::LookupError;
 use crate::model::plan::PlanError;
 use crate::model::proposal::ProposalError;
+use crate::model::runtimes::SettingsError;
 use crate::model::secrets::Secret;
 use crate::model::tasks::TaskError;
 use crate::model::time::Timestamp;
@@ -59,6 +61,14 @@ pub enum Error {
     AgentsBlock { path: PathBuf, message: String },
     #[error("{} exists and was not written by mneme", path.display())]
     ForeignHook { path: PathBuf },
+    #[error("{} cannot be edited: {why}", path.display())]
+    Settings {
+        path: PathBuf,
+        #[source]
+        why: SettingsError,
+    },
+    #[error("`mneme setup {runtime}` is not available yet; its agents read AGENTS.md, which tells them to run `mneme context`")]
+    Unsupported { runtime: &'static str },
     #[error("this commit changes facts directly ({})", facts.join(", "))]
     DirectFactEdit { facts: Vec<String> },
 }

@@ -4,6 +4,7 @@
 // A test that cannot run here (no tmux, no ssh-keygen) says so on stderr.
 #![allow(clippy::print_stderr)]
 
+mod agents;
 mod architecture;
 mod check;
 mod common;

@@ -1,0 +1,73 @@
+use mneme::model::runtimes::Runtime;
+use mneme::ops::setup::{setup, Scope};
+
+use super::hook::runtime_parser;
+use crate::cli::ui::{esc, paint, DIM, GOOD};
+use crate::cli::{CliError, Cx, ExitStatus, Result};
+
+/// Put the facts back into an agent runtime's context at session start and after compaction.
+///
+/// Adds mneme's hooks to the runtime's settings, merged into what is there (other keys and hooks
+/// stay as they are): Claude Code's `SessionStart` (which also fires after a compaction) in
+/// `.claude/settings.json`, with `MNEME_AGENT` set for its commands; Codex's `SessionStart`, and a
+/// `PostCompact` mark taken back by the next `UserPromptSubmit`, in `.codex/hooks.json`; Gemini
+/// CLI's `SessionStart`, and a `PreCompress` mark taken back by the next `BeforeAgent`, in
+/// `.gemini/settings.json`. Each hook runs `mneme context --for <runtime>`. Safe to re-run;
+/// `--remove` takes mneme's hooks out again. A settings file that is not valid JSON is refused.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  mneme setup claude                 # .claude/settings.json in this repository (commit it)
+  mneme setup codex --user           # ~/.codex/hooks.json, for every repository
+  mneme setup gemini --dry-run       # show the change, write nothing
+  mneme setup claude --remove")]
+pub struct Args {
+    /// claude, codex or gemini.
+    #[arg(value_parser = runtime_parser())]
+    runtime: Runtime,
+    /// Write the settings in the repository (the default), to be committed for the whole team.
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// Write the settings in your home directory instead.
+    #[arg(long)]
+    user: bool,
+    /// Take mneme's hooks out.
+    #[arg(long)]
+    remove: bool,
+    /// Print what would change and write nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let scope = if args.user {
+        let home = std::env::var_os("HOME")
+            .or_else(|| std::env::var_os("USERPROFILE"))
+            .ok_or_else(|| CliError::invalid_input("no HOME directory is set; use --project"))?;
+        Scope::User(home.into())
+    } else {
+        Scope::Project(cx.workspace()?.store.root().to_owned())
+    };
+    let report = setup(args.runtime, &scope, args.remove, args.dry_run)?;
+    if cx.ui.json {
+        cx.ui.json(&report)?;
+        return Ok(ExitStatus::Success);
+    }
+    let verb = if report.dry_run {
+        format!("would be {}", report.action)
+    } else {
+        report.action.to_owned()
+    };
+    let mut out = format!(
+        "{} {}\n",
+        paint(GOOD, format!("{verb:>9}")),
+        esc(&report.path.display().to_string())
+    );
+    if report.dry_run {
+        out.push_str(&esc(&report.diff));
+    }
+    for note in &report.notes {
+        out.push_str(&format!("{}\n", paint(DIM, format!("note: {note}"))));
+    }
+    cx.ui.out(&out)?;
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,294 @@
+//! The agent runtimes mneme puts facts back into: their hook events, the shape their hooks
+//! print, and the hook entries `mneme setup` keeps in their JSON settings. Pure: settings in,
+//! settings out.
+
+use serde_json::{json, Map, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runtime {
+    Claude,
+    Codex,
+    Gemini,
+    Cursor,
+    Opencode,
+}
+
+impl Runtime {
+    pub const ALL: [Runtime; 5] = [
+        Runtime::Claude,
+        Runtime::Codex,
+        Runtime::Gemini,
+        Runtime::Cursor,
+        Runtime::Opencode,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Runtime::Claude => "claude",
+            Runtime::Codex => "codex",
+            Runtime::Gemini => "gemini",
+            Runtime::Cursor => "cursor",
+            Runtime::Opencode => "opencode",
+        }
+    }
+
+    /// The name claims and proposals record for an agent of this runtime (`MNEME_AGENT`).
+    pub fn agent_name(self) -> &'static str {
+        match self {
+            Runtime::Claude => "claude-code",
+            Runtime::Codex => "codex",
+            Runtime::Gemini => "gemini-cli",
+            Runtime::Cursor => "cursor",
+            Runtime::Opencode => "opencode",
+        }
+    }
+
+    /// What the hook does at `event`: put the context back, remember that a compaction happened
+    /// (the event cannot carry context; the next turn's event takes it), or take it back.
+    pub fn on(self, event: &str) -> Step {
+        match (self, event) {
+            (Runtime::Codex, "PostCompact") | (Runtime::Gemini, "PreCompress") => Step::Mark,
+            (Runtime::Codex, "UserPromptSubmit") | (Runtime::Gemini, "BeforeAgent") => {
+                Step::IfMarked
+            }
+            _ => Step::Inject,
+        }
+    }
+
+    /// What the hook prints: the runtime's JSON (`hookSpecificOutput.additionalContext`), or the
+    /// text itself for a plugin that reads it (OpenCode).
+    pub fn output(self, event: &str, text: &str) -> String {
+        match self {
+            Runtime::Opencode => text.to_owned(),
+            _ => json!({
+                "hookSpecificOutput": {
+                    "hookEventName": event,
+                    "additionalContext": text,
+                }
+            })
+            .to_string(),
+        }
+    }
+}
+
+/// What a hook event does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Inject,
+    Mark,
+    IfMarked,
+}
+
+/// One hook `mneme setup` installs: the event, its matcher, and the command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hook {
+    pub event: &'static str,
+    pub matcher: Option<&'static str>,
+    pub command: String,
+}
+
+/// The hooks each runtime with a JSON hook file gets. Claude Code's `SessionStart` also fires
+/// after a compaction (`compact`); Codex and Gemini CLI carry the context across a compaction
+/// with a marker.
+pub fn hooks(runtime: Runtime) -> Vec<Hook> {
+    let command = |event: &str| format!("mneme context --for {} --event {event}", runtime.as_str());
+    let hook = |event, matcher| Hook {
+        event,
+        matcher,
+        command: command(event),
+    };
+    match runtime {
+        Runtime::Claude => vec![hook("SessionStart", Some("startup|resume|clear|compact"))],
+        Runtime::Codex => vec![
+            hook("SessionStart", Some("startup|resume|clear|compact")),
+            hook("PostCompact", None),
+            hook("UserPromptSubmit", None),
+        ],
+        Runtime::Gemini => vec![
+            hook("SessionStart", Some("startup|resume|clear")),
+            hook("PreCompress", None),
+            hook("BeforeAgent", None),
+        ],
+        Runtime::Cursor | Runtime::Opencode => Vec::new(),
+    }
+}
+
+/// Why a settings file cannot be edited.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    #[error("not valid JSON: {0}")]
+    Json(String),
+    #[error("`{0}` is not what the runtime documents (expected an object)")]
+    Shape(&'static str),
+}
+
+/// Whether a hook command is one of mneme's (any version of it).
+fn is_ours(command: &str) -> bool {
+    command.contains("mneme context --for ")
+}
+
+/// `settings` (a JSON document, or empty) with mneme's hooks for `runtime` in place and every
+/// other key and hook as it was. With `remove`, mneme's hooks are taken out instead, and what
+/// that leaves empty goes too.
+pub fn edit_settings(
+    settings: &str,
+    runtime: Runtime,
+    remove: bool,
+) -> Result<String, SettingsError> {
+    let mut root: Value = if settings.trim().is_empty() {
+        Value::Object(Map::new())
+    } else {
+        serde_json::from_str(settings).map_err(|e| SettingsError::Json(e.to_string()))?
+    };
+    let object = root
+        .as_object_mut()
+        .ok_or(SettingsError::Shape("the file"))?;
+    let hooks = object
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or(SettingsError::Shape("hooks"))?;
+    for event in hooks.values_mut() {
+        let groups = event
+            .as_array_mut()
+            .ok_or(SettingsError::Shape("hooks.<event>"))?;
+        for group in groups.iter_mut() {
+            if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                list.retain(|h| {
+                    !h.get("command")
+                        .and_then(Value::as_str)
+                        .is_some_and(is_ours)
+                });
+            }
+        }
+        groups.retain(|g| {
+            g.get("hooks")
+                .and_then(Value::as_array)
+                .is_none_or(|l| !l.is_empty())
+        });
+    }
+    hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
+    if !remove {
+        for hook in self::hooks(runtime) {
+            let mut group = Map::new();
+            if let Some(m) = hook.matcher {
+                group.insert("matcher".into(), json!(m));
+            }
+            group.insert(
+                "hooks".into(),
+                json!([{ "type": "command", "command": hook.command, "timeout": 10 }]),
+            );
+            hooks
+                .entry(hook.event)
+                .or_insert_with(|| json!([]))
+                .as_array_mut()
+                .ok_or(SettingsError::Shape("hooks.<event>"))?
+                .push(Value::Object(group));
+        }
+    }
+    if hooks.is_empty() {
+        object.remove("hooks");
+    }
+    if runtime == Runtime::Claude {
+        set_agent_env(object, remove)?;
+    }
+    let mut text = serde_json::to_string_pretty(&root).expect("JSON serializes");
+    text.push('\n');
+    Ok(text)
+}
+
+/// Claude Code's `env` setting: every command the agent runs knows its name.
+fn set_agent_env(object: &mut Map<String, Value>, remove: bool) -> Result<(), SettingsError> {
+    let name = Runtime::Claude.agent_name();
+    let env = object
+        .entry("env")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or(SettingsError::Shape("env"))?;
+    if remove {
+        if env.get("MNEME_AGENT").and_then(Value::as_str) == Some(name) {
+            env.remove("MNEME_AGENT");
+        }
+    } else {
+        env.entry("MNEME_AGENT").or_insert_with(|| json!(name));
+    }
+    if env.is_empty() {
+        object.remove("env");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hooks_merge_into_existing_settings_and_come_out_again() {
+        let existing = r#"{
+  "model": "opus",
+  "hooks": {
+    "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]
+  }
+}"#;
+        let added = edit_settings(existing, Runtime::Claude, false).unwrap();
+        let v: Value = serde_json::from_str(&added).unwrap();
+        assert_eq!(v["model"], "opus");
+        assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "guard");
+        let start = v["hooks"]["SessionStart"].as_array().unwrap();
+        assert_eq!(start.len(), 2);
+        assert_eq!(start[0]["hooks"][0]["command"], "echo hi");
+        assert_eq!(start[1]["matcher"], "startup|resume|clear|compact");
+        assert_eq!(
+            start[1]["hooks"][0]["command"],
+            "mneme context --for claude --event SessionStart"
+        );
+        assert_eq!(v["env"]["MNEME_AGENT"], "claude-code");
+        assert_eq!(
+            edit_settings(&added, Runtime::Claude, false).unwrap(),
+            added,
+            "idempotent"
+        );
+        let removed: Value =
+            serde_json::from_str(&edit_settings(&added, Runtime::Claude, true).unwrap()).unwrap();
+        let original: Value = serde_json::from_str(existing).unwrap();
+        assert_eq!(removed, original);
+    }
+
+    #[test]
+    fn codex_and_gemini_carry_context_across_a_compaction() {
+        let v: Value =
+            serde_json::from_str(&edit_settings("", Runtime::Codex, false).unwrap()).unwrap();
+        let events: Vec<&String> = v["hooks"].as_object().unwrap().keys().collect();
+        assert_eq!(events, ["SessionStart", "PostCompact", "UserPromptSubmit"]);
+        assert_eq!(Runtime::Codex.on("PostCompact"), Step::Mark);
+        assert_eq!(Runtime::Gemini.on("BeforeAgent"), Step::IfMarked);
+        assert_eq!(Runtime::Claude.on("SessionStart"), Step::Inject);
+        assert_eq!(edit_settings("", Runtime::Gemini, true).unwrap(), "{}\n");
+    }
+
+    #[test]
+    fn unparseable_or_odd_settings_are_refused() {
+        assert!(matches!(
+            edit_settings("{", Runtime::Claude, false),
+            Err(SettingsError::Json(_))
+        ));
+        assert!(matches!(
+            edit_settings("[]", Runtime::Claude, false),
+            Err(SettingsError::Shape(_))
+        ));
+        assert!(matches!(
+            edit_settings(r#"{"hooks": []}"#, Runtime::Claude, false),
+            Err(SettingsError::Shape(_))
+        ));
+    }
+
+    #[test]
+    fn output_is_the_runtime_shape() {
+        let out: Value =
+            serde_json::from_str(&Runtime::Claude.output("SessionStart", "facts")).unwrap();
+        assert_eq!(out["hookSpecificOutput"]["additionalContext"], "facts");
+        assert_eq!(out["hookSpecificOutput"]["hookEventName"], "SessionStart");
+        assert_eq!(Runtime::Opencode.output("SessionStart", "facts"), "facts");
+    }
+}

@@ -1,0 +1,197 @@
+//! Agent runtimes: `mneme setup` merges hooks into their settings, and `mneme context --for`
+//! prints what their hooks expect, within the budget, and never fails their session.
+
+use serde_json::Value;
+
+use crate::common::{json, Repo};
+
+fn seeded() -> Repo {
+    let repo = Repo::committed();
+    let facts: Vec<(String, String)> = (0..200)
+        .map(|i| {
+            (
+                format!("f-{i:04}"),
+                format!("Fact number {i} says something specific about the system."),
+            )
+        })
+        .collect();
+    let facts: Vec<(&str, &str)> = facts
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    repo.seed_facts("architecture", &facts);
+    repo
+}
+
+fn hook(repo: &Repo, runtime: &str, event: &str) -> String {
+    let out = repo
+        .mneme(&["context", "--for", runtime, "--event", event])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn additional_context(output: &str) -> String {
+    let v: Value = serde_json::from_str(output).unwrap_or_else(|e| panic!("{e}: {output}"));
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn claude_gets_its_json_within_the_budget_naming_what_did_not_fit() {
+    let repo = seeded();
+    let out = hook(&repo, "claude", "SessionStart");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    let text = additional_context(&out);
+    assert!(
+        text.chars().count() <= 9000,
+        "{} characters",
+        text.chars().count()
+    );
+    assert!(text.contains("f-0000") || text.contains("f-0199"));
+    assert!(text.contains("more facts: `mneme facts`"), "{text}");
+    // Every fact shown is whole.
+    for line in text.lines().filter(|l| l.starts_with("- f-")) {
+        assert!(line.ends_with("about the system."), "cut: {line}");
+    }
+    let small = repo
+        .mneme(&["context", "--max-chars", "1500"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(small.len() <= 1500 + 100, "{}", small.len());
+}
+
+#[test]
+fn outside_a_repository_the_hook_explains_and_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Repo::bare_init();
+    for runtime in ["claude", "codex", "gemini", "cursor"] {
+        let out = repo
+            .mneme_in(dir.path(), &["context", "--for", runtime])
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        let text = additional_context(&String::from_utf8(out.stdout).unwrap());
+        assert!(text.contains("could not load the project facts"), "{text}");
+    }
+    let plain = repo
+        .mneme_in(dir.path(), &["context", "--for", "opencode"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(String::from_utf8_lossy(&plain.stdout).contains("could not load"));
+}
+
+#[test]
+fn codex_and_gemini_get_the_context_back_once_after_a_compaction() {
+    let repo = seeded();
+    for (runtime, compacted, next) in [
+        ("codex", "PostCompact", "UserPromptSubmit"),
+        ("gemini", "PreCompress", "BeforeAgent"),
+    ] {
+        assert_eq!(
+            hook(&repo, runtime, next),
+            "",
+            "{runtime}: nothing before a compaction"
+        );
+        assert_eq!(hook(&repo, runtime, compacted), "");
+        let out = hook(&repo, runtime, next);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["hookEventName"], next);
+        assert!(additional_context(&out).contains("# Project facts"));
+        assert_eq!(hook(&repo, runtime, next), "", "{runtime}: only once");
+    }
+}
+
+#[test]
+fn setup_merges_into_existing_settings_and_remove_restores_them() {
+    let repo = Repo::committed();
+    let existing = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"Bash\",\n        \"hooks\": [{\"type\": \"command\", \"command\": \"guard\"}]\n      }\n    ]\n  }\n}\n";
+    repo.write(".claude/settings.json", existing);
+    let dry = repo.json(&["setup", "claude", "--dry-run", "--json"]);
+    assert_eq!(dry["action"], "updated");
+    assert!(dry["diff"]
+        .as_str()
+        .unwrap()
+        .contains("mneme context --for claude"));
+    assert_eq!(
+        repo.read(".claude/settings.json"),
+        existing,
+        "dry run wrote"
+    );
+
+    repo.mneme(&["setup", "claude"]).assert().success();
+    let v: Value = serde_json::from_str(&repo.read(".claude/settings.json")).unwrap();
+    assert_eq!(v["model"], "opus");
+    assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "guard");
+    assert_eq!(
+        v["hooks"]["SessionStart"][0]["matcher"],
+        "startup|resume|clear|compact"
+    );
+    assert_eq!(v["env"]["MNEME_AGENT"], "claude-code");
+    assert_eq!(
+        repo.json(&["setup", "claude", "--json"])["action"],
+        "unchanged"
+    );
+
+    repo.mneme(&["setup", "claude", "--remove"])
+        .assert()
+        .success();
+    let back: Value = serde_json::from_str(&repo.read(".claude/settings.json")).unwrap();
+    assert_eq!(back, serde_json::from_str::<Value>(existing).unwrap());
+
+    for (runtime, file, events) in [
+        (
+            "codex",
+            ".codex/hooks.json",
+            vec!["SessionStart", "PostCompact", "UserPromptSubmit"],
+        ),
+        (
+            "gemini",
+            ".gemini/settings.json",
+            vec!["SessionStart", "PreCompress", "BeforeAgent"],
+        ),
+    ] {
+        let report = repo.json(&["setup", runtime, "--json"]);
+        assert_eq!(report["action"], "created");
+        let v: Value = serde_json::from_str(&repo.read(file)).unwrap();
+        let keys: Vec<&str> = v["hooks"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, events);
+        for event in events {
+            assert_eq!(
+                v["hooks"][event][0]["hooks"][0]["command"],
+                format!("mneme context --for {runtime} --event {event}")
+            );
+        }
+    }
+}
+
+#[test]
+fn setup_refuses_a_settings_file_it_cannot_parse() {
+    let repo = Repo::committed();
+    repo.write(".claude/settings.json", "{ not json");
+    let out = repo
+        .mneme(&["--json", "setup", "claude"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(crate::common::error_code(&out), "invalid_input");
+    assert_eq!(repo.read(".claude/settings.json"), "{ not json");
+    let _ = json;
+}
