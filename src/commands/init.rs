@@ -13,12 +13,15 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// never overwritten; only the AGENTS.md block is refreshed. Works from any subdirectory.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  mneme init\n  mneme init --ci github\n  mneme -C path/to/repo init --json"
+    after_help = "Examples:\n  mneme init\n  mneme init --ci github\n  mneme init --agents-file CLAUDE.md   # the same block in Claude Code's own file\n  mneme -C path/to/repo init --json"
 )]
 pub struct Args {
     /// Also write a CI workflow that runs `mneme check`, `verify` and `diff`.
     #[arg(long, value_enum, value_name = "PROVIDER")]
     ci: Option<Ci>,
+    /// The instructions file that gets the mneme block, relative to the repository root.
+    #[arg(long, value_name = "FILE", default_value = "AGENTS.md")]
+    agents_file: String,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -28,7 +31,17 @@ enum Ci {
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
-    let report = init(&ws, matches!(args.ci, Some(Ci::Github)))?;
+    let file = std::path::Path::new(&args.agents_file);
+    if file.is_absolute()
+        || file
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(crate::cli::CliError::invalid_input(
+            "--agents-file names a file inside the repository, such as CLAUDE.md",
+        ));
+    }
+    let report = init(&ws, matches!(args.ci, Some(Ci::Github)), &args.agents_file)?;
     if cx.ui.json {
         cx.ui.json(&report)?;
         return Ok(ExitStatus::Success);

@@ -67,3 +67,23 @@ pub fn staged_under(repo: &Repo, dir: &str) -> Result<(Files, Files)> {
     }
     Ok((before, after))
 }
+
+/// Files directly in the work-tree directory `dir` that HEAD does not hold as they are: new or
+/// changed since the last commit (`/`-separated paths, sorted).
+pub fn uncommitted_in(repo: &Repo, dir: &str) -> Result<Vec<String>> {
+    let git = repo.gix();
+    let head_tree = git.head_tree_id_or_empty()?.detach();
+    let in_head = blobs_in(git, head_tree, dir)?;
+    let mut eol = crate::git::eol::Eol::new(git)?;
+    let mut out = Vec::new();
+    for (name, path) in crate::store::file::list_dir(&repo.root().join(dir), "")? {
+        let path_in_repo = format!("{dir}/{name}");
+        let bytes = std::fs::read(&path).map_err(crate::store::Error::io(&path))?;
+        let staged = eol.staged(&path_in_repo, &bytes)?;
+        let id = gix::objs::compute_hash(git.object_hash(), gix::objs::Kind::Blob, &staged)?;
+        if in_head.get(&name) != Some(&id) {
+            out.push(path_in_repo);
+        }
+    }
+    Ok(out)
+}

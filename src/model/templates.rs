@@ -34,7 +34,13 @@ pub fn gitattributes_line() -> String {
 }
 
 /// The protocol block mneme keeps in AGENTS.md.
-pub const AGENTS_BLOCK: &str = include_str!("../../templates/agents_block.md");
+const AGENTS_BLOCK: &str = include_str!("../../templates/agents_block.md");
+
+/// The AGENTS.md block for a ledger whose fact files are `stems` (`architecture`, …).
+pub fn agents_block(stems: &[&str]) -> String {
+    let names: Vec<String> = stems.iter().map(|s| format!("`{s}`")).collect();
+    AGENTS_BLOCK.replace("{{fact_files}}", &names.join(", "))
+}
 
 #[cfg(test)]
 mod tests {

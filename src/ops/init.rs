@@ -36,7 +36,9 @@ impl Report {
     }
 }
 
-pub fn init(ws: &Workspace, github_ci: bool) -> Result<Report> {
+/// Sets up the ledger. `agents_file` is the instructions file that gets the mneme block
+/// (`AGENTS.md`, or `CLAUDE.md`, `GEMINI.md` for runtimes that read those).
+pub fn init(ws: &Workspace, github_ci: bool, agents_file: &str) -> Result<Report> {
     let store = &ws.store;
     let _lock = store.lock()?;
     let mut report = Report {
@@ -51,13 +53,14 @@ pub fn init(ws: &Workspace, github_ci: bool) -> Result<Report> {
     }
     seed(ws, &mut report, paths::PROPOSALS_KEEP, "")?;
     seed(ws, &mut report, paths::CONFIG, templates::CONFIG)?;
-    let agents = edit_file(ws, paths::AGENTS_MD, |old| {
-        agents_md::upsert(old, templates::AGENTS_BLOCK).map_err(|message| Error::AgentsBlock {
-            path: store.path(paths::AGENTS_MD),
+    let block = agents_block(ws)?;
+    let agents = edit_file(ws, agents_file, |old| {
+        agents_md::upsert(old, &block).map_err(|message| Error::AgentsBlock {
+            path: store.path(agents_file),
             message,
         })
     })?;
-    report.record(paths::AGENTS_MD, agents);
+    report.record(agents_file, agents);
     let attributes = edit_file(ws, paths::GITATTRIBUTES, |old| Ok(with_merge_driver(old)))?;
     report.record(paths::GITATTRIBUTES, attributes);
     let changed = set_local_config(&ws.repo, &MERGE_DRIVER)?;
@@ -80,6 +83,19 @@ pub fn init(ws: &Workspace, github_ci: bool) -> Result<Report> {
         )?;
     }
     Ok(report)
+}
+
+/// The mneme block for this ledger: the protocol, with its fact files named.
+pub fn agents_block(ws: &Workspace) -> Result<String> {
+    let names: Vec<String> = crate::store::file::list_dir(&ws.store.path(paths::FACTS), ".md")?
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    let stems: Vec<&str> = names
+        .iter()
+        .map(|n| n.strip_suffix(".md").unwrap_or(n))
+        .collect();
+    Ok(templates::agents_block(&stems))
 }
 
 /// Creates `rel` with `contents` unless it exists; an existing file is never overwritten.

@@ -10,6 +10,7 @@ pub mod init;
 pub mod propose;
 pub mod review;
 pub mod setup;
+pub mod status;
 pub mod tasks;
 
 use std::path::{Path, PathBuf};

@@ -195,3 +195,88 @@ fn setup_refuses_a_settings_file_it_cannot_parse() {
     assert_eq!(repo.read(".claude/settings.json"), "{ not json");
     let _ = json;
 }
+
+#[test]
+fn compact_lists_what_an_agent_must_do_before_its_context_goes() {
+    let repo = Repo::committed();
+    let out = repo.json(&["create", "Long job", "--json"]);
+    let id = out["id"].as_str().unwrap().to_owned();
+    repo.mneme(&["update", &id, "--claim", "--agent", "claude-code"])
+        .assert()
+        .success();
+    let proposal = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Pending fact.",
+        "--reason",
+        "r",
+        "--agent",
+        "claude-code",
+    ]);
+    let list = repo.json(&["compact", "--agent", "claude-code", "--json"]);
+    assert_eq!(list["tasks_without_recent_note"], serde_json::json!([id]));
+    assert_eq!(list["pending_proposals"], serde_json::json!([proposal]));
+    let uncommitted: Vec<&str> = list["uncommitted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(uncommitted.contains(&format!(".ledger/tasks/{id}.json").as_str()));
+    assert!(uncommitted.contains(&format!(".ledger/proposals/{proposal}.json").as_str()));
+
+    repo.mneme(&[
+        "update",
+        &id,
+        "--notes",
+        "halfway",
+        "--agent",
+        "claude-code",
+    ])
+    .assert()
+    .success();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "work"]);
+    let list = repo.json(&["compact", "--agent", "claude-code", "--json"]);
+    assert_eq!(list["tasks_without_recent_note"], serde_json::json!([]));
+    assert_eq!(list["uncommitted"], serde_json::json!([]));
+    let other = repo.json(&["compact", "--agent", "someone-else", "--json"]);
+    assert_eq!(other["pending_proposals"], serde_json::json!([]));
+}
+
+#[test]
+fn status_and_doctor_report_with_a_fix_for_each_problem() {
+    let repo = Repo::committed();
+    let s = repo.json(&["status", "--json"]);
+    assert_eq!(s["facts"], 0);
+    assert_eq!(s["budget_limit"], 800);
+    let out = repo
+        .mneme(&["doctor", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let d = json(&out);
+    let fixes: Vec<&str> = d["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["fix"].as_str().unwrap())
+        .collect();
+    assert!(fixes.contains(&"mneme hooks install"), "{fixes:?}");
+    repo.mneme(&["hooks", "install"]).assert().success();
+    repo.write(".claude/settings.json", "{}\n");
+    let d = json(&repo.mneme(&["doctor", "--json"]).output().unwrap());
+    let fixes: Vec<&str> = d["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["fix"].as_str().unwrap())
+        .collect();
+    assert!(!fixes.contains(&"mneme hooks install"), "{fixes:?}");
+    assert!(fixes.contains(&"mneme setup claude"), "{fixes:?}");
+    repo.mneme(&["setup", "claude"]).assert().success();
+    let d = json(&repo.mneme(&["doctor", "--json"]).output().unwrap());
+    assert!(!d["problems"].to_string().contains("setup claude"));
+}

@@ -164,3 +164,22 @@ fn new_files_follow_the_umask_and_existing_files_keep_their_mode() {
         0o600
     );
 }
+
+#[test]
+fn the_block_names_the_fact_files_and_can_live_in_another_instructions_file() {
+    let repo = Repo::new();
+    let agents = repo.read("AGENTS.md");
+    assert!(
+        agents.contains("`architecture`, `invariants`, `performance_rules`, `pitfalls`"),
+        "{agents}"
+    );
+    assert!(agents.contains("mneme compact"));
+    repo.mneme(&["init", "--agents-file", "CLAUDE.md"])
+        .assert()
+        .success();
+    let claude = repo.read("CLAUDE.md");
+    assert!(claude.contains("<!-- mneme:begin") && claude.contains("`pitfalls`"));
+    repo.mneme(&["init", "--agents-file", "../outside.md"])
+        .assert()
+        .code(1);
+}

@@ -1,0 +1,49 @@
+use mneme::ops::status::doctor;
+
+use crate::cli::ui::{esc1, paint, DIM, GOOD, WARN};
+use crate::cli::{Cx, ExitStatus, Result};
+
+/// Check that this clone is set up: the merge driver, `mneme` on the PATH, the commit-msg hook,
+/// the agent runtimes' hooks, the AGENTS.md block, and `mneme check`. Each problem comes with the
+/// command that fixes it; the exit code is 1 when there is one.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  mneme doctor\n  mneme doctor --json")]
+pub struct Args {}
+
+pub fn run(cx: &Cx, _args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let d = doctor(&ws)?;
+    let healthy = d.problems.is_empty() && d.check_errors == 0;
+    if cx.ui.json {
+        cx.ui.json(&d)?;
+    } else {
+        let mut out = String::new();
+        for p in &d.problems {
+            out.push_str(&format!(
+                "{} {}\n  {}\n",
+                paint(WARN, "problem:"),
+                esc1(&p.what),
+                paint(DIM, format!("fix: {}", p.fix))
+            ));
+        }
+        out.push_str(&format!(
+            "mneme check: {} error(s), {} warning(s){}\n",
+            d.check_errors,
+            d.check_warnings,
+            if d.check_errors + d.check_warnings > 0 {
+                " (`mneme check` lists them)"
+            } else {
+                ""
+            }
+        ));
+        if healthy {
+            out.push_str(&format!("{}\n", paint(GOOD, "all set")));
+        }
+        cx.ui.out(&out)?;
+    }
+    Ok(if healthy {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}

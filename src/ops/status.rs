@@ -1,0 +1,181 @@
+//! `status`, `compact` and `doctor`: what stands in the ledger, what an agent should do before
+//! its context is compacted, and whether this clone is set up.
+
+use serde::Serialize;
+
+use crate::git::config::merge_driver_configured;
+use crate::git::hooks::hooks_dir;
+use crate::git::index::uncommitted_in;
+use crate::model::runtimes::{edit_settings, Runtime};
+use crate::model::tasks::Status as TaskStatus;
+use crate::model::time::Timestamp;
+use crate::model::{agents_md, paths, templates};
+use crate::ops::init::agents_block;
+use crate::ops::{check, context, now, tasks, Notes, Result, Workspace};
+use crate::store::read_optional_text;
+
+/// `mneme status` (the `--json` shape, docs/json.md).
+#[derive(Debug, Serialize)]
+pub struct Status {
+    pub facts: usize,
+    pub superseded: usize,
+    pub pending_proposals: usize,
+    pub invalid_proposals: usize,
+    pub budget_used: usize,
+    pub budget_limit: usize,
+    pub tasks_open: usize,
+    pub tasks_in_progress: Vec<String>,
+}
+
+pub fn status(ws: &Workspace, notes: &dyn Notes) -> Result<Status> {
+    let c = context::context(ws, notes)?;
+    Ok(Status {
+        facts: c.files.iter().map(|f| f.facts.len()).sum(),
+        superseded: c.superseded,
+        pending_proposals: c.proposals.count,
+        invalid_proposals: c.proposals.invalid,
+        budget_used: c.budget.used,
+        budget_limit: c.budget.limit,
+        tasks_open: c.tasks.open,
+        tasks_in_progress: c
+            .tasks
+            .in_progress
+            .iter()
+            .map(|t| format!("{} {}", t.id, t.title))
+            .collect(),
+    })
+}
+
+/// How long a task in progress may go without a note before `compact` asks for one.
+const NOTE_HOURS: i64 = 2;
+
+/// `mneme compact`: what an agent should do before its context is compacted or its session ends.
+#[derive(Debug, Serialize)]
+pub struct Checklist {
+    pub agent: String,
+    /// Its tasks in progress whose newest note is older than two hours, or missing.
+    pub tasks_without_recent_note: Vec<String>,
+    /// Its proposals still waiting for a review.
+    pub pending_proposals: Vec<String>,
+    /// Task and proposal files not committed yet.
+    pub uncommitted: Vec<String>,
+}
+
+pub fn compact(ws: &Workspace, notes: &dyn Notes, agent: &str) -> Result<Checklist> {
+    let now = now();
+    let stale = |at: &str| {
+        Timestamp::parse(at)
+            .is_none_or(|t| now.unix_seconds() - t.unix_seconds() > NOTE_HOURS * 3600)
+    };
+    let tasks_without_recent_note = tasks::load(ws, notes)?
+        .into_iter()
+        .filter(|t| t.status == TaskStatus::InProgress && t.assignee.as_deref() == Some(agent))
+        .filter(|t| t.notes.last().is_none_or(|n| stale(&n.at)))
+        .map(|t| t.id)
+        .collect();
+    let pending_proposals = ws
+        .store
+        .pending_proposals()?
+        .into_iter()
+        .filter(|p| p.agent.as_deref() == Some(agent))
+        .map(|p| p.id)
+        .collect();
+    let mut uncommitted = uncommitted_in(&ws.repo, paths::TASKS)?;
+    uncommitted.extend(
+        uncommitted_in(&ws.repo, paths::PROPOSALS)?
+            .into_iter()
+            .filter(|p| p.ends_with(".json")),
+    );
+    Ok(Checklist {
+        agent: agent.to_owned(),
+        tasks_without_recent_note,
+        pending_proposals,
+        uncommitted,
+    })
+}
+
+/// One finding of `mneme doctor`, with the command that fixes it.
+#[derive(Debug, Serialize)]
+pub struct Problem {
+    pub what: String,
+    pub fix: String,
+}
+
+/// `mneme doctor` (the `--json` shape, docs/json.md).
+#[derive(Debug, Serialize)]
+pub struct Diagnosis {
+    pub problems: Vec<Problem>,
+    /// `mneme check`'s tally.
+    pub check_errors: usize,
+    pub check_warnings: usize,
+}
+
+pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
+    let mut problems = Vec::new();
+    let mut problem = |what: String, fix: &str| {
+        problems.push(Problem {
+            what,
+            fix: fix.to_owned(),
+        });
+    };
+    if !merge_driver_configured(&ws.repo) {
+        problem(
+            "this clone has not registered the fact merge driver".into(),
+            "mneme init",
+        );
+    }
+    if !on_path("mneme") {
+        problem(
+            "`mneme` is not on the PATH, so git and agent runtimes cannot run it".into(),
+            "cargo install --locked --path .",
+        );
+    }
+    let agents = read_optional_text(&ws.store.path(paths::AGENTS_MD), paths::AGENTS_MD)?;
+    let block = agents_md::upsert(agents.as_deref().unwrap_or(""), &agents_block(ws)?);
+    if block.as_deref().ok() != agents.as_deref() {
+        problem(
+            format!(
+                "the mneme block in {} is missing or out of date",
+                paths::AGENTS_MD
+            ),
+            "mneme init",
+        );
+    }
+    let hook = hooks_dir(&ws.repo).join("commit-msg");
+    let installed = std::fs::read_to_string(&hook).ok();
+    if installed.as_deref() != Some(templates::COMMIT_MSG_HOOK) {
+        problem(
+            "the commit-msg hook that refuses direct fact edits is not installed (or not current)"
+                .into(),
+            "mneme hooks install",
+        );
+    }
+    for runtime in [Runtime::Claude, Runtime::Codex, Runtime::Gemini] {
+        let Some(rel) = paths::project_settings(runtime.as_str()) else {
+            continue;
+        };
+        let Some(settings) = read_optional_text(&ws.store.path(rel), rel)? else {
+            continue;
+        };
+        if edit_settings(&settings, runtime, false).ok().as_deref() != Some(settings.as_str()) {
+            problem(
+                format!("{rel} does not hold mneme's current hooks"),
+                &format!("mneme setup {}", runtime.as_str()),
+            );
+        }
+    }
+    let report = check::check(ws, false)?;
+    Ok(Diagnosis {
+        problems,
+        check_errors: report.errors,
+        check_warnings: report.warnings,
+    })
+}
+
+/// Whether an executable named `program` is in a directory of `PATH`.
+fn on_path(program: &str) -> bool {
+    let names = [program.to_owned(), format!("{program}.exe")];
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| names.iter().any(|n| dir.join(n).is_file()))
+    })
+}
