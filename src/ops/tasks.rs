@@ -137,19 +137,19 @@ fn change(
 ) -> Result<Task> {
     let _lock = ws.store.lock_tasks()?;
     let holder = ws.store.claimant(id)?;
-    if let (Some(me), Some(holder)) = (claim_for, &holder) {
-        if holder != me {
-            return Err(TaskError::AlreadyClaimed {
-                id: id.to_owned(),
-                by: format!("{holder} (in another work tree)"),
-            }
-            .into());
-        }
-    }
     let (task, before) = ws.store.modify_task(id, |t| {
+        // A claim recorded here but not in this work tree's file was made in another one.
+        if let (Some(me), Some(h)) = (claim_for, &holder) {
+            if h != me && t.assignee.as_ref() != Some(h) {
+                return Err(Error::from(TaskError::AlreadyClaimed {
+                    id: t.id.clone(),
+                    by: format!("{h} (in another work tree)"),
+                }));
+            }
+        }
         let before = t.assignee.clone();
         edit(t).map_err(Error::from)?;
-        Ok::<_, Error>(before)
+        Ok(before)
     })?;
     let holds = task.status == Status::InProgress && task.assignee == holder;
     if let Some(me) = claim_for {
