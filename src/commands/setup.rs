@@ -12,7 +12,8 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 /// `.claude/settings.json`, with `MNEME_AGENT` set for its commands; Codex's `SessionStart`, and a
 /// `PostCompact` mark taken back by the next `UserPromptSubmit`, in `.codex/hooks.json`; Gemini
 /// CLI's `SessionStart`, and a `PreCompress` mark taken back by the next `BeforeAgent`, in
-/// `.gemini/settings.json`. Each hook runs `mneme context --for <runtime>`. Safe to re-run;
+/// `.gemini/settings.json`; Cursor's `sessionStart` in `.cursor/hooks.json` and an always-apply
+/// rule, `.cursor/rules/mneme.mdc`. Each hook runs `mneme context --for <runtime>`. Safe to re-run;
 /// `--remove` takes mneme's hooks out again. A settings file that is not valid JSON is refused.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
@@ -21,7 +22,7 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
   mneme setup gemini --dry-run       # show the change, write nothing
   mneme setup claude --remove")]
 pub struct Args {
-    /// claude, codex or gemini.
+    /// claude, codex, gemini or cursor.
     #[arg(value_parser = runtime_parser())]
     runtime: Runtime,
     /// Write the settings in the repository (the default), to be committed for the whole team.
@@ -43,27 +44,30 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         let home = std::env::var_os("HOME")
             .or_else(|| std::env::var_os("USERPROFILE"))
             .ok_or_else(|| CliError::invalid_input("no HOME directory is set; use --project"))?;
-        Scope::User(home.into())
+        Scope(home.into())
     } else {
-        Scope::Project(cx.workspace()?.store.root().to_owned())
+        Scope(cx.workspace()?.store.root().to_owned())
     };
     let report = setup(args.runtime, &scope, args.remove, args.dry_run)?;
     if cx.ui.json {
         cx.ui.json(&report)?;
         return Ok(ExitStatus::Success);
     }
-    let verb = if report.dry_run {
-        format!("would be {}", report.action)
-    } else {
-        report.action.to_owned()
-    };
-    let mut out = format!(
-        "{} {}\n",
-        paint(GOOD, format!("{verb:>9}")),
-        esc(&report.path.display().to_string())
-    );
-    if report.dry_run {
-        out.push_str(&esc(&report.diff));
+    let mut out = String::new();
+    for file in &report.files {
+        let verb = if report.dry_run {
+            format!("would be {}", file.action)
+        } else {
+            file.action.to_owned()
+        };
+        out.push_str(&format!(
+            "{} {}\n",
+            paint(GOOD, format!("{verb:>9}")),
+            esc(&file.path.display().to_string())
+        ));
+        if report.dry_run {
+            out.push_str(&esc(&file.diff));
+        }
     }
     for note in &report.notes {
         out.push_str(&format!("{}\n", paint(DIM, format!("note: {note}"))));

@@ -36,25 +36,20 @@ pub fn compacted_marker(runtime: &str) -> String {
     format!("mneme-compacted-{runtime}")
 }
 
-/// Where `mneme setup` keeps a runtime's hooks, in the repository (`--project`).
-pub fn project_settings(runtime: &str) -> Option<&'static str> {
+/// Where `mneme setup` keeps a runtime's hooks, relative to the repository (`--project`) or to
+/// the home directory (`--user`): the same place in both.
+pub fn runtime_settings(runtime: &str) -> Option<&'static str> {
     match runtime {
         "claude" => Some(".claude/settings.json"),
         "codex" => Some(".codex/hooks.json"),
         "gemini" => Some(".gemini/settings.json"),
+        "cursor" => Some(".cursor/hooks.json"),
         _ => None,
     }
 }
 
-/// Where `mneme setup --user` keeps a runtime's hooks, under the home directory.
-pub fn user_settings(runtime: &str) -> Option<&'static str> {
-    match runtime {
-        "claude" => Some(".claude/settings.json"),
-        "codex" => Some(".codex/hooks.json"),
-        "gemini" => Some(".gemini/settings.json"),
-        _ => None,
-    }
-}
+/// The always-apply rule `mneme setup cursor` writes, relative to the repository or home.
+pub const CURSOR_RULE: &str = ".cursor/rules/mneme.mdc";
 
 /// `.ledger/facts/<name>`, for a file name such as `architecture.md`.
 pub fn fact_file(name: &str) -> String {

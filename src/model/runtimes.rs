@@ -109,7 +109,8 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
             hook("PreCompress", None),
             hook("BeforeAgent", None),
         ],
-        Runtime::Cursor | Runtime::Opencode => Vec::new(),
+        Runtime::Cursor => vec![hook("sessionStart", None)],
+        Runtime::Opencode => Vec::new(),
     }
 }
 
@@ -148,23 +149,26 @@ pub fn edit_settings(
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
         .ok_or(SettingsError::Shape("hooks"))?;
+    let ours = |h: &Value| {
+        h.get("command")
+            .and_then(Value::as_str)
+            .is_some_and(is_ours)
+    };
     for event in hooks.values_mut() {
         let groups = event
             .as_array_mut()
             .ok_or(SettingsError::Shape("hooks.<event>"))?;
         for group in groups.iter_mut() {
             if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
-                list.retain(|h| {
-                    !h.get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(is_ours)
-                });
+                list.retain(|h| !ours(h));
             }
         }
+        // Cursor lists commands directly; the others group them under a matcher.
         groups.retain(|g| {
-            g.get("hooks")
-                .and_then(Value::as_array)
-                .is_none_or(|l| !l.is_empty())
+            !ours(g)
+                && g.get("hooks")
+                    .and_then(Value::as_array)
+                    .is_none_or(|l| !l.is_empty())
         });
     }
     hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
@@ -174,10 +178,14 @@ pub fn edit_settings(
             if let Some(m) = hook.matcher {
                 group.insert("matcher".into(), json!(m));
             }
-            group.insert(
-                "hooks".into(),
-                json!([{ "type": "command", "command": hook.command, "timeout": 10 }]),
-            );
+            if runtime == Runtime::Cursor {
+                group.insert("command".into(), json!(hook.command));
+            } else {
+                group.insert(
+                    "hooks".into(),
+                    json!([{ "type": "command", "command": hook.command, "timeout": 10 }]),
+                );
+            }
             hooks
                 .entry(hook.event)
                 .or_insert_with(|| json!([]))
@@ -188,6 +196,9 @@ pub fn edit_settings(
     }
     if hooks.is_empty() {
         object.remove("hooks");
+    }
+    if runtime == Runtime::Cursor && !remove {
+        object.entry("version").or_insert_with(|| json!(1));
     }
     if runtime == Runtime::Claude {
         set_agent_env(object, remove)?;

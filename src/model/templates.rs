@@ -25,6 +25,9 @@ pub const CONFIG: &str = include_str!("../../templates/config.yaml");
 /// The GitHub Actions workflow `mneme init --ci github` writes.
 pub const GITHUB_WORKFLOW: &str = include_str!("../../templates/github-workflow.yml");
 
+/// The always-apply rule `mneme setup cursor` writes.
+pub const CURSOR_RULE: &str = include_str!("../../templates/cursor-rule.mdc");
+
 /// The `commit-msg` hook `mneme hooks install` writes.
 pub const COMMIT_MSG_HOOK: &str = include_str!("../../templates/commit-msg.sh");
 

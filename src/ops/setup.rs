@@ -5,84 +5,106 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::model::paths;
 use crate::model::runtimes::{edit_settings, Runtime};
 use crate::model::textdiff::unified;
+use crate::model::{paths, templates};
 use crate::ops::{Error, Result};
 use crate::store::{read_optional_text, write_atomic};
 
-/// Where the settings go.
+/// Where the settings go: the repository's root (`--project`, to be committed) or the user's
+/// home directory (`--user`, for every repository).
 #[derive(Debug, Clone)]
-pub enum Scope {
-    /// In the repository at this root, meant to be committed.
-    Project(PathBuf),
-    /// In the user's home directory, for every repository.
-    User(PathBuf),
-}
+pub struct Scope(pub PathBuf);
 
 /// What `setup` did or, with `--dry-run`, would do (the `--json` shape, docs/json.md).
 #[derive(Debug, Serialize)]
 pub struct Report {
     pub runtime: &'static str,
-    pub path: PathBuf,
-    /// `created`, `updated`, `unchanged` or `removed`.
-    pub action: &'static str,
     pub dry_run: bool,
-    /// The change as a unified diff (empty when nothing changes).
-    pub diff: String,
-    /// What the runtime needs besides the file.
+    pub files: Vec<FileReport>,
+    /// What the runtime needs besides the files.
     pub notes: Vec<String>,
 }
 
+#[derive(Debug, Serialize)]
+pub struct FileReport {
+    pub path: PathBuf,
+    /// `created`, `updated`, `unchanged` or `removed`.
+    pub action: &'static str,
+    /// The change as a unified diff (empty when nothing changes).
+    pub diff: String,
+}
+
 pub fn setup(runtime: Runtime, scope: &Scope, remove: bool, dry_run: bool) -> Result<Report> {
-    let (base, rel) = match scope {
-        Scope::Project(root) => (root, paths::project_settings(runtime.as_str())),
-        Scope::User(home) => (home, paths::user_settings(runtime.as_str())),
-    };
-    let Some(rel) = rel else {
+    let Some(rel) = paths::runtime_settings(runtime.as_str()) else {
         return Err(Error::Unsupported {
             runtime: runtime.as_str(),
         });
     };
-    let path = base.join(rel);
-    let old = read_optional_text(&path, rel)?;
-    let new = edit_settings(old.as_deref().unwrap_or(""), runtime, remove).map_err(|why| {
-        Error::Settings {
-            path: path.clone(),
-            why,
-        }
-    })?;
-    let action = match (&old, remove) {
-        (Some(o), _) if *o == new => "unchanged",
-        (None, true) => "unchanged",
-        (_, true) => "removed",
-        (None, false) => "created",
-        (Some(_), false) => "updated",
-    };
-    let diff = if action == "unchanged" {
-        String::new()
-    } else {
-        unified(rel, old.as_deref().unwrap_or(""), &new, 3)
-    };
-    if !dry_run && action != "unchanged" {
-        create_parent(&path)?;
-        write_atomic(&path, new.as_bytes())?;
+    let mut files = vec![change(&scope.0, rel, dry_run, |old| {
+        edit_settings(old.unwrap_or(""), runtime, remove)
+            .map(Some)
+            .map_err(|why| Error::Settings {
+                path: scope.0.join(rel),
+                why,
+            })
+    })?];
+    if runtime == Runtime::Cursor {
+        // The rule is what Cursor applies in every session, whatever its hooks support.
+        files.push(change(&scope.0, paths::CURSOR_RULE, dry_run, |old| {
+            Ok(match (remove, old) {
+                (false, _) => Some(templates::CURSOR_RULE.to_owned()),
+                (true, Some(text)) if text == templates::CURSOR_RULE => None,
+                (true, old) => old.map(str::to_owned),
+            })
+        })?);
     }
     Ok(Report {
         runtime: runtime.as_str(),
-        path,
-        action,
         dry_run,
-        diff,
+        files,
         notes: notes(runtime, remove),
     })
 }
 
-fn create_parent(path: &Path) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(crate::store::Error::io(dir))?;
+/// Rewrites `base/rel` with `edit` (given its text, if any; `None` from it deletes the file).
+fn change(
+    base: &Path,
+    rel: &str,
+    dry_run: bool,
+    edit: impl FnOnce(Option<&str>) -> Result<Option<String>>,
+) -> Result<FileReport> {
+    let path = base.join(rel);
+    let old = read_optional_text(&path, rel)?;
+    let new = edit(old.as_deref())?;
+    let action = match (&old, &new) {
+        (old, new) if old == new => "unchanged",
+        (Some(_), None) => "removed",
+        (None, Some(_)) => "created",
+        _ => "updated",
+    };
+    let diff = if action == "unchanged" {
+        String::new()
+    } else {
+        unified(
+            rel,
+            old.as_deref().unwrap_or(""),
+            new.as_deref().unwrap_or(""),
+            3,
+        )
+    };
+    if !dry_run && action != "unchanged" {
+        match &new {
+            Some(text) => {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(crate::store::Error::io(dir))?;
+                }
+                write_atomic(&path, text.as_bytes())?;
+            }
+            None => std::fs::remove_file(&path).map_err(crate::store::Error::io(&path))?,
+        }
     }
-    Ok(())
+    Ok(FileReport { path, action, diff })
 }
 
 fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
@@ -93,10 +115,14 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
         "the hooks run `mneme`: it must be on the PATH of {} (`cargo install --locked --path .`)",
         runtime.as_str()
     )];
-    if runtime == Runtime::Codex {
-        notes.push(
+    match runtime {
+        Runtime::Codex => notes.push(
             "Codex runs hooks only with `[features] codex_hooks = true` in config.toml, and asks you to trust them once".into(),
-        );
+        ),
+        Runtime::Cursor => notes.push(
+            "some Cursor versions ignore sessionStart hooks; the always-apply rule tells the agent to run `mneme context` in any case".into(),
+        ),
+        _ => {}
     }
     notes
 }

@@ -150,8 +150,13 @@ pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
             "mneme hooks install",
         );
     }
-    for runtime in [Runtime::Claude, Runtime::Codex, Runtime::Gemini] {
-        let Some(rel) = paths::project_settings(runtime.as_str()) else {
+    for runtime in [
+        Runtime::Claude,
+        Runtime::Codex,
+        Runtime::Gemini,
+        Runtime::Cursor,
+    ] {
+        let Some(rel) = paths::runtime_settings(runtime.as_str()) else {
             continue;
         };
         let Some(settings) = read_optional_text(&ws.store.path(rel), rel)? else {

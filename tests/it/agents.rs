@@ -119,8 +119,8 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
     let existing = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"Bash\",\n        \"hooks\": [{\"type\": \"command\", \"command\": \"guard\"}]\n      }\n    ]\n  }\n}\n";
     repo.write(".claude/settings.json", existing);
     let dry = repo.json(&["setup", "claude", "--dry-run", "--json"]);
-    assert_eq!(dry["action"], "updated");
-    assert!(dry["diff"]
+    assert_eq!(dry["files"][0]["action"], "updated");
+    assert!(dry["files"][0]["diff"]
         .as_str()
         .unwrap()
         .contains("mneme context --for claude"));
@@ -163,7 +163,7 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
         ),
     ] {
         let report = repo.json(&["setup", runtime, "--json"]);
-        assert_eq!(report["action"], "created");
+        assert_eq!(report["files"][0]["action"], "created");
         let v: Value = serde_json::from_str(&repo.read(file)).unwrap();
         let keys: Vec<&str> = v["hooks"]
             .as_object()
@@ -279,4 +279,40 @@ fn status_and_doctor_report_with_a_fix_for_each_problem() {
     repo.mneme(&["setup", "claude"]).assert().success();
     let d = json(&repo.mneme(&["doctor", "--json"]).output().unwrap());
     assert!(!d["problems"].to_string().contains("setup claude"));
+}
+
+#[test]
+fn cursor_gets_an_always_apply_rule_and_its_session_start_hook() {
+    let repo = Repo::committed();
+    repo.write(
+        ".cursor/hooks.json",
+        "{\"version\": 1, \"hooks\": {\"stop\": [{\"command\": \"audit\"}]}}\n",
+    );
+    let report = repo.json(&["setup", "cursor", "--json"]);
+    let actions: Vec<&str> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["updated", "created"]);
+    let hooks: Value = serde_json::from_str(&repo.read(".cursor/hooks.json")).unwrap();
+    assert_eq!(hooks["version"], 1);
+    assert_eq!(hooks["hooks"]["stop"][0]["command"], "audit");
+    assert_eq!(
+        hooks["hooks"]["sessionStart"][0]["command"],
+        "mneme context --for cursor --event sessionStart"
+    );
+    let rule = repo.read(".cursor/rules/mneme.mdc");
+    assert!(rule.starts_with("---\n") && rule.contains("alwaysApply: true"));
+    assert!(rule.contains("mneme context"));
+    repo.mneme(&["setup", "cursor", "--remove"])
+        .assert()
+        .success();
+    assert!(!repo.file(".cursor/rules/mneme.mdc").exists());
+    let hooks: Value = serde_json::from_str(&repo.read(".cursor/hooks.json")).unwrap();
+    assert_eq!(
+        hooks,
+        serde_json::json!({"version": 1, "hooks": {"stop": [{"command": "audit"}]}})
+    );
 }
