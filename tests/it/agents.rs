@@ -140,7 +140,7 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
     );
     assert_eq!(v["env"]["MNEME_AGENT"], "claude-code");
     assert_eq!(
-        repo.json(&["setup", "claude", "--json"])["action"],
+        repo.json(&["setup", "claude", "--json"])["files"][0]["action"],
         "unchanged"
     );
 
