@@ -1,7 +1,7 @@
 //! Whole-process benchmarks of the `mneme` binary on realistic ledgers.
 //!
 //! Run with `cargo bench --bench cli`. Prints the median, min and max wall time of each verb and
-//! the peak resident memory of the slowest child. Not a test: nothing here asserts a time.
+//! the highest peak resident memory among its runs. Not a test: nothing here asserts a time.
 
 // A benchmark reports its figures on stdout.
 #![allow(clippy::print_stdout)]
@@ -45,6 +45,21 @@ fn main() {
     bench("context --json", &bin, root, || {
         vec!["context".into(), "--json".into()]
     });
+
+    // What an agent runtime runs at every session start and after every compaction.
+    common::seed_tasks(root, 10_000);
+    for event in ["SessionStart", "UserPromptSubmit"] {
+        bench(
+            &format!("context --for claude --event {event} (+10,000 tasks)"),
+            &bin,
+            root,
+            || {
+                ["context", "--for", "claude", "--event", event]
+                    .map(String::from)
+                    .to_vec()
+            },
+        );
+    }
 }
 
 /// Writes fact files totalling about `target` lines; returns the line count.
