@@ -46,15 +46,15 @@ fn main() {
         vec!["context".into(), "--json".into()]
     });
 
-    // What an agent runtime runs at every session start and after every compaction.
+    // What an agent runtime runs at every session start, and at every prompt (nothing compacted).
     common::seed_tasks(root, 10_000);
-    for event in ["SessionStart", "UserPromptSubmit"] {
+    for (runtime, event) in [("claude", "SessionStart"), ("codex", "UserPromptSubmit")] {
         bench(
-            &format!("context --for claude --event {event} (+10,000 tasks)"),
+            &format!("context --for {runtime} --event {event} (+10,000 tasks)"),
             &bin,
             root,
             || {
-                ["context", "--for", "claude", "--event", event]
+                ["context", "--for", runtime, "--event", event]
                     .map(String::from)
                     .to_vec()
             },
