@@ -10,11 +10,13 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 /// Adds mneme's hooks to the runtime's settings, merged into what is there (other keys and hooks
 /// stay as they are): Claude Code's `SessionStart` (which also fires after a compaction) in
 /// `.claude/settings.json`, with `MNEME_AGENT` set for its commands; Codex's `SessionStart`, and a
-/// `PostCompact` mark taken back by the next `UserPromptSubmit`, in `.codex/hooks.json`; Gemini
+/// `PostCompact` mark taken back by the next `UserPromptSubmit`, in `.codex/hooks.json`, with its
+/// hooks feature flag and `MNEME_AGENT` in `.codex/config.toml`; Gemini
 /// CLI's `SessionStart`, and a `PreCompress` mark taken back by the next `BeforeAgent`, in
 /// `.gemini/settings.json`; Cursor's `sessionStart` in `.cursor/hooks.json` and an always-apply
 /// rule, `.cursor/rules/mneme.mdc`. Each hook runs `mneme context --for <runtime>`. Safe to re-run;
-/// `--remove` takes mneme's hooks out again. A settings file that is not valid JSON is refused.
+/// `--remove` takes mneme's hooks out again. A settings file it cannot parse is refused, and
+/// nothing is written.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   mneme setup claude                 # .claude/settings.json in this repository (commit it)

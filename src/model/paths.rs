@@ -48,6 +48,9 @@ pub fn runtime_settings(runtime: &str) -> Option<&'static str> {
     }
 }
 
+/// Codex's settings, where its hooks feature flag lives, relative to the repository or home.
+pub const CODEX_CONFIG: &str = ".codex/config.toml";
+
 /// The always-apply rule `mneme setup cursor` writes, relative to the repository or home.
 pub const CURSOR_RULE: &str = ".cursor/rules/mneme.mdc";
 

@@ -121,6 +121,8 @@ pub enum SettingsError {
     Json(String),
     #[error("`{0}` is not what the runtime documents (expected an object)")]
     Shape(&'static str),
+    #[error("not valid TOML: {0}")]
+    Toml(String),
 }
 
 /// Whether a hook command is one of mneme's (any version of it).
@@ -229,6 +231,62 @@ fn set_agent_env(object: &mut Map<String, Value>, remove: bool) -> Result<(), Se
     Ok(())
 }
 
+/// Codex's `config.toml` (or empty) with hooks switched on (`[features] codex_hooks`) and the
+/// agent's name set for the commands it runs (`[shell_environment_policy] set`), comments and
+/// every other key kept. With `remove`, only the name goes: the feature flag may serve other
+/// hooks.
+pub fn edit_codex_config(config: &str, remove: bool) -> Result<String, SettingsError> {
+    use toml_edit::{value, DocumentMut, Item};
+    let mut doc: DocumentMut = config
+        .parse()
+        .map_err(|e: toml_edit::TomlError| SettingsError::Toml(e.to_string()))?;
+    let name = Runtime::Codex.agent_name();
+    if remove {
+        let Some(policy) = doc
+            .get_mut("shell_environment_policy")
+            .and_then(Item::as_table_like_mut)
+        else {
+            return Ok(doc.to_string());
+        };
+        if let Some(set) = policy.get_mut("set").and_then(Item::as_table_like_mut) {
+            if set.get("MNEME_AGENT").and_then(Item::as_str) == Some(name) {
+                set.remove("MNEME_AGENT");
+            }
+            if set.is_empty() {
+                policy.remove("set");
+            }
+        }
+        if policy.is_empty() {
+            doc.remove("shell_environment_policy");
+        }
+        return Ok(doc.to_string());
+    }
+    table_at(&mut doc["features"], "features")?.insert("codex_hooks", value(true));
+    let policy = table_at(
+        &mut doc["shell_environment_policy"],
+        "shell_environment_policy",
+    )?;
+    let set = table_at(
+        policy.entry("set").or_insert(Item::None),
+        "shell_environment_policy.set",
+    )?;
+    if set.get("MNEME_AGENT").is_none() {
+        set.insert("MNEME_AGENT", value(name));
+    }
+    Ok(doc.to_string())
+}
+
+/// The table at `item`, made if absent.
+fn table_at<'a>(
+    item: &'a mut toml_edit::Item,
+    what: &'static str,
+) -> Result<&'a mut dyn toml_edit::TableLike, SettingsError> {
+    if item.is_none() {
+        *item = toml_edit::Item::Table(toml_edit::Table::new());
+    }
+    item.as_table_like_mut().ok_or(SettingsError::Shape(what))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,5 +359,41 @@ mod tests {
         assert_eq!(out["hookSpecificOutput"]["additionalContext"], "facts");
         assert_eq!(out["hookSpecificOutput"]["hookEventName"], "SessionStart");
         assert_eq!(Runtime::Opencode.output("SessionStart", "facts"), "facts");
+    }
+
+    #[test]
+    fn codex_config_switches_hooks_on_and_names_the_agent() {
+        let existing = "# mine\nmodel = \"gpt-5\"\n\n[features]\nweb_search = true\n";
+        let added = edit_codex_config(existing, false).unwrap();
+        assert!(added.starts_with("# mine\nmodel = \"gpt-5\"\n"), "{added}");
+        let doc: toml_edit::DocumentMut = added.parse().unwrap();
+        assert_eq!(doc["features"]["web_search"].as_bool(), Some(true));
+        assert_eq!(doc["features"]["codex_hooks"].as_bool(), Some(true));
+        assert_eq!(
+            doc["shell_environment_policy"]["set"]["MNEME_AGENT"].as_str(),
+            Some("codex")
+        );
+        assert_eq!(
+            edit_codex_config(&added, false).unwrap(),
+            added,
+            "idempotent"
+        );
+        let removed = edit_codex_config(&added, true).unwrap();
+        assert_eq!(
+            removed,
+            "# mine\nmodel = \"gpt-5\"\n\n[features]\nweb_search = true\ncodex_hooks = true\n"
+        );
+        // A name the user chose stays.
+        let own = "[shell_environment_policy]\nset = { MNEME_AGENT = \"bot\" }\n";
+        assert_eq!(edit_codex_config(own, true).unwrap(), own);
+        assert!(edit_codex_config(own, false).unwrap().contains("\"bot\""));
+        assert!(matches!(
+            edit_codex_config("[features", false),
+            Err(SettingsError::Toml(_))
+        ));
+        assert!(matches!(
+            edit_codex_config("features = 1\n", false),
+            Err(SettingsError::Shape("features"))
+        ));
     }
 }

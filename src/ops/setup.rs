@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::model::runtimes::{edit_settings, Runtime};
+use crate::model::runtimes::{edit_codex_config, edit_settings, Runtime};
 use crate::model::textdiff::unified;
 use crate::model::{paths, templates};
 use crate::ops::{Error, Result};
@@ -41,17 +41,29 @@ pub fn setup(runtime: Runtime, scope: &Scope, remove: bool, dry_run: bool) -> Re
             runtime: runtime.as_str(),
         });
     };
-    let mut files = vec![change(&scope.0, rel, dry_run, |old| {
+    let mut files = vec![change(&scope.0, rel, |old| {
         edit_settings(old.unwrap_or(""), runtime, remove)
-            .map(Some)
+            // A file that held only mneme's hooks goes with them.
+            .map(|text| (!(remove && text == "{}\n")).then_some(text))
             .map_err(|why| Error::Settings {
                 path: scope.0.join(rel),
                 why,
             })
     })?];
+    if runtime == Runtime::Codex {
+        // Codex runs hooks only with its feature flag on.
+        files.push(change(&scope.0, paths::CODEX_CONFIG, |old| {
+            edit_codex_config(old.unwrap_or(""), remove)
+                .map(|text| (!text.is_empty() || old.is_some()).then_some(text))
+                .map_err(|why| Error::Settings {
+                    path: scope.0.join(paths::CODEX_CONFIG),
+                    why,
+                })
+        })?);
+    }
     if runtime == Runtime::Cursor {
         // The rule is what Cursor applies in every session, whatever its hooks support.
-        files.push(change(&scope.0, paths::CURSOR_RULE, dry_run, |old| {
+        files.push(change(&scope.0, paths::CURSOR_RULE, |old| {
             Ok(match (remove, old) {
                 (false, _) => Some(templates::CURSOR_RULE.to_owned()),
                 (true, Some(text)) if text == templates::CURSOR_RULE => None,
@@ -59,21 +71,26 @@ pub fn setup(runtime: Runtime, scope: &Scope, remove: bool, dry_run: bool) -> Re
             })
         })?);
     }
+    if !dry_run {
+        for (file, new) in &files {
+            write(file, new.as_deref())?;
+        }
+    }
     Ok(Report {
         runtime: runtime.as_str(),
         dry_run,
-        files,
+        files: files.into_iter().map(|(file, _)| file).collect(),
         notes: notes(runtime, remove),
     })
 }
 
-/// Rewrites `base/rel` with `edit` (given its text, if any; `None` from it deletes the file).
+/// What `edit` makes of `base/rel` (given its text, if any; `None` from it deletes the file).
+/// Nothing is written yet: every file is planned before any is touched.
 fn change(
     base: &Path,
     rel: &str,
-    dry_run: bool,
     edit: impl FnOnce(Option<&str>) -> Result<Option<String>>,
-) -> Result<FileReport> {
+) -> Result<(FileReport, Option<String>)> {
     let path = base.join(rel);
     let old = read_optional_text(&path, rel)?;
     let new = edit(old.as_deref())?;
@@ -93,23 +110,32 @@ fn change(
             3,
         )
     };
-    if !dry_run && action != "unchanged" {
-        match &new {
-            Some(text) => {
-                if let Some(dir) = path.parent() {
-                    std::fs::create_dir_all(dir).map_err(crate::store::Error::io(dir))?;
-                }
-                write_atomic(&path, text.as_bytes())?;
+    Ok((FileReport { path, action, diff }, new))
+}
+
+fn write(file: &FileReport, new: Option<&str>) -> Result<()> {
+    let path = &file.path;
+    match new {
+        _ if file.action == "unchanged" => {}
+        Some(text) => {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(crate::store::Error::io(dir))?;
             }
-            None => std::fs::remove_file(&path).map_err(crate::store::Error::io(&path))?,
+            write_atomic(path, text.as_bytes())?;
         }
+        None => std::fs::remove_file(path).map_err(crate::store::Error::io(path))?,
     }
-    Ok(FileReport { path, action, diff })
+    Ok(())
 }
 
 fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
     if remove {
-        return Vec::new();
+        return match runtime {
+            Runtime::Codex => vec![
+                "`[features] codex_hooks` stays in config.toml: other hooks may need it".into(),
+            ],
+            _ => Vec::new(),
+        };
     }
     let mut notes = vec![format!(
         "the hooks run `mneme`: it must be on the PATH of {} (`cargo install --locked --path .`)",
@@ -117,7 +143,7 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
     )];
     match runtime {
         Runtime::Codex => notes.push(
-            "Codex runs hooks only with `[features] codex_hooks = true` in config.toml, and asks you to trust them once".into(),
+            "Codex asks you to trust new hooks once; a project's .codex/config.toml applies only in a trusted project".into(),
         ),
         Runtime::Cursor => notes.push(
             "some Cursor versions ignore sessionStart hooks; the always-apply rule tells the agent to run `mneme context` in any case".into(),

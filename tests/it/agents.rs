@@ -182,6 +182,46 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
 }
 
 #[test]
+fn setup_codex_switches_its_hooks_on_and_names_the_agent_in_config_toml() {
+    let repo = Repo::committed();
+    let mine = "# my settings\nmodel = \"gpt-5\"\n";
+    repo.write(".codex/config.toml", mine);
+    let report = repo.json(&["setup", "codex", "--json"]);
+    assert_eq!(report["files"][1]["action"], "updated");
+    assert!(report["files"][1]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with(".codex/config.toml"));
+    let config = repo.read(".codex/config.toml");
+    assert!(config.starts_with(mine), "{config}");
+    assert!(
+        config.contains("[features]\ncodex_hooks = true\n"),
+        "{config}"
+    );
+    assert!(config.contains("MNEME_AGENT = \"codex\""), "{config}");
+
+    repo.mneme(&["setup", "codex", "--remove"])
+        .assert()
+        .success();
+    let config = repo.read(".codex/config.toml");
+    assert!(!config.contains("MNEME_AGENT"), "{config}");
+    assert_eq!(config, format!("{mine}\n[features]\ncodex_hooks = true\n"));
+    assert!(!repo.path().join(".codex/hooks.json").exists());
+
+    // A config.toml it cannot parse: refused, and no file of the setup is written.
+    repo.write(".codex/config.toml", "[features\n");
+    let out = repo
+        .mneme(&["--json", "setup", "codex"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(crate::common::error_code(&out), "invalid_input");
+    assert_eq!(repo.read(".codex/config.toml"), "[features\n");
+    assert!(!repo.path().join(".codex/hooks.json").exists());
+}
+
+#[test]
 fn setup_refuses_a_settings_file_it_cannot_parse() {
     let repo = Repo::committed();
     repo.write(".claude/settings.json", "{ not json");
