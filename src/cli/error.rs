@@ -271,7 +271,6 @@ impl From<ops::Error> for CliError {
             ),
             ops::Error::Settings { .. } => CliError::of(Code::InvalidInput, &e)
                 .with_hint("fix the file by hand (mneme edits only valid JSON), then run the setup again"),
-            ops::Error::Unsupported { .. } => CliError::of(Code::InvalidInput, &e),
             ops::Error::DirectFactEdit { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
                 "propose the change with `mneme propose` and approve it with `mneme review`, or commit with --no-verify",
             ),

@@ -1,3 +1,5 @@
+use std::path::PathBuf;
+
 use mneme::model::runtimes::Runtime;
 use mneme::ops::setup::{setup, Scope};
 
@@ -14,7 +16,9 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 /// hooks feature flag and `MNEME_AGENT` in `.codex/config.toml`; Gemini
 /// CLI's `SessionStart`, and a `PreCompress` mark taken back by the next `BeforeAgent`, in
 /// `.gemini/settings.json`; Cursor's `sessionStart` in `.cursor/hooks.json` and an always-apply
-/// rule, `.cursor/rules/mneme.mdc`. Each hook runs `mneme context --for <runtime>`. Safe to re-run;
+/// rule, `.cursor/rules/mneme.mdc`; an OpenCode plugin, `.opencode/plugins/mneme.js`, that adds the
+/// facts to every request's system prompt and to the compaction prompt. Each hook runs
+/// `mneme context --for <runtime>`. Safe to re-run;
 /// `--remove` takes mneme's hooks out again. A settings file it cannot parse is refused, and
 /// nothing is written.
 #[derive(Debug, clap::Args)]
@@ -22,9 +26,10 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
   mneme setup claude                 # .claude/settings.json in this repository (commit it)
   mneme setup codex --user           # ~/.codex/hooks.json, for every repository
   mneme setup gemini --dry-run       # show the change, write nothing
+  mneme setup opencode --user        # ~/.config/opencode/plugins/mneme.js
   mneme setup claude --remove")]
 pub struct Args {
-    /// claude, codex, gemini or cursor.
+    /// claude, codex, gemini, cursor or opencode.
     #[arg(value_parser = runtime_parser())]
     runtime: Runtime,
     /// Write the settings in the repository (the default), to be committed for the whole team.
@@ -43,12 +48,17 @@ pub struct Args {
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let scope = if args.user {
-        let home = std::env::var_os("HOME")
+        let home: PathBuf = std::env::var_os("HOME")
             .or_else(|| std::env::var_os("USERPROFILE"))
-            .ok_or_else(|| CliError::invalid_input("no HOME directory is set; use --project"))?;
-        Scope(home.into())
+            .ok_or_else(|| CliError::invalid_input("no HOME directory is set; use --project"))?
+            .into();
+        let config = std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .unwrap_or_else(|| home.join(".config"));
+        Scope::User { home, config }
     } else {
-        Scope(cx.workspace()?.store.root().to_owned())
+        Scope::Project(cx.workspace()?.store.root().to_owned())
     };
     let report = setup(args.runtime, &scope, args.remove, args.dry_run)?;
     if cx.ui.json {

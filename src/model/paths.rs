@@ -51,6 +51,16 @@ pub fn runtime_settings(runtime: &str) -> Option<&'static str> {
 /// Codex's settings, where its hooks feature flag lives, relative to the repository or home.
 pub const CODEX_CONFIG: &str = ".codex/config.toml";
 
+/// The plugin `mneme setup opencode` writes: in the repository, or in OpenCode's configuration
+/// directory (`--user`).
+pub fn opencode_plugin(user: bool) -> &'static str {
+    if user {
+        "opencode/plugins/mneme.js"
+    } else {
+        ".opencode/plugins/mneme.js"
+    }
+}
+
 /// The always-apply rule `mneme setup cursor` writes, relative to the repository or home.
 pub const CURSOR_RULE: &str = ".cursor/rules/mneme.mdc";
 

@@ -28,6 +28,9 @@ pub const GITHUB_WORKFLOW: &str = include_str!("../../templates/github-workflow.
 /// The always-apply rule `mneme setup cursor` writes.
 pub const CURSOR_RULE: &str = include_str!("../../templates/cursor-rule.mdc");
 
+/// The plugin `mneme setup opencode` writes.
+pub const OPENCODE_PLUGIN: &str = include_str!("../../templates/opencode-plugin.js");
+
 /// The `commit-msg` hook `mneme hooks install` writes.
 pub const COMMIT_MSG_HOOK: &str = include_str!("../../templates/commit-msg.sh");
 

@@ -68,8 +68,6 @@ pub enum Error {
         #[source]
         why: SettingsError,
     },
-    #[error("`mneme setup {runtime}` is not available yet; its agents read AGENTS.md, which tells them to run `mneme context`")]
-    Unsupported { runtime: &'static str },
     #[error("this commit changes facts directly ({})", facts.join(", "))]
     DirectFactEdit { facts: Vec<String> },
 }

@@ -11,10 +11,25 @@ use crate::model::{paths, templates};
 use crate::ops::{Error, Result};
 use crate::store::{read_optional_text, write_atomic};
 
-/// Where the settings go: the repository's root (`--project`, to be committed) or the user's
-/// home directory (`--user`, for every repository).
+/// Where the settings go: the repository's root (`--project`, to be committed), or the user's
+/// home and configuration directories (`--user`, for every repository).
 #[derive(Debug, Clone)]
-pub struct Scope(pub PathBuf);
+pub enum Scope {
+    Project(PathBuf),
+    User { home: PathBuf, config: PathBuf },
+}
+
+impl Scope {
+    /// The directory `runtime`'s files are relative to.
+    fn base(&self, runtime: Runtime) -> &Path {
+        match (self, runtime) {
+            (Scope::Project(root), _) => root,
+            // OpenCode keeps its user files in the configuration directory (XDG).
+            (Scope::User { config, .. }, Runtime::Opencode) => config,
+            (Scope::User { home, .. }, _) => home,
+        }
+    }
+}
 
 /// What `setup` did or, with `--dry-run`, would do (the `--json` shape, docs/json.md).
 #[derive(Debug, Serialize)]
@@ -36,40 +51,43 @@ pub struct FileReport {
 }
 
 pub fn setup(runtime: Runtime, scope: &Scope, remove: bool, dry_run: bool) -> Result<Report> {
-    let Some(rel) = paths::runtime_settings(runtime.as_str()) else {
-        return Err(Error::Unsupported {
-            runtime: runtime.as_str(),
-        });
-    };
-    let mut files = vec![change(&scope.0, rel, |old| {
-        edit_settings(old.unwrap_or(""), runtime, remove)
-            // A file that held only mneme's hooks goes with them.
-            .map(|text| (!(remove && text == "{}\n")).then_some(text))
-            .map_err(|why| Error::Settings {
-                path: scope.0.join(rel),
-                why,
-            })
-    })?];
-    if runtime == Runtime::Codex {
-        // Codex runs hooks only with its feature flag on.
-        files.push(change(&scope.0, paths::CODEX_CONFIG, |old| {
-            edit_codex_config(old.unwrap_or(""), remove)
-                .map(|text| (!text.is_empty() || old.is_some()).then_some(text))
+    let base = scope.base(runtime);
+    let mut files = Vec::new();
+    if let Some(rel) = paths::runtime_settings(runtime.as_str()) {
+        files.push(change(base, rel, |old| {
+            edit_settings(old.unwrap_or(""), runtime, remove)
+                // A file that held only mneme's hooks goes with them.
+                .map(|text| (!(remove && text == "{}\n")).then_some(text))
                 .map_err(|why| Error::Settings {
-                    path: scope.0.join(paths::CODEX_CONFIG),
+                    path: base.join(rel),
                     why,
                 })
         })?);
     }
-    if runtime == Runtime::Cursor {
+    match runtime {
+        Runtime::Codex => {
+            // Codex runs hooks only with its feature flag on.
+            files.push(change(base, paths::CODEX_CONFIG, |old| {
+                edit_codex_config(old.unwrap_or(""), remove)
+                    .map(|text| (!text.is_empty() || old.is_some()).then_some(text))
+                    .map_err(|why| Error::Settings {
+                        path: base.join(paths::CODEX_CONFIG),
+                        why,
+                    })
+            })?);
+        }
         // The rule is what Cursor applies in every session, whatever its hooks support.
-        files.push(change(&scope.0, paths::CURSOR_RULE, |old| {
-            Ok(match (remove, old) {
-                (false, _) => Some(templates::CURSOR_RULE.to_owned()),
-                (true, Some(text)) if text == templates::CURSOR_RULE => None,
-                (true, old) => old.map(str::to_owned),
-            })
-        })?);
+        Runtime::Cursor => files.push(template(
+            base,
+            paths::CURSOR_RULE,
+            templates::CURSOR_RULE,
+            remove,
+        )?),
+        Runtime::Opencode => {
+            let rel = paths::opencode_plugin(matches!(scope, Scope::User { .. }));
+            files.push(template(base, rel, templates::OPENCODE_PLUGIN, remove)?);
+        }
+        Runtime::Claude | Runtime::Gemini => {}
     }
     if !dry_run {
         for (file, new) in &files {
@@ -113,6 +131,22 @@ fn change(
     Ok((FileReport { path, action, diff }, new))
 }
 
+/// A file mneme writes whole from `text`; `remove` deletes it unless someone changed it.
+fn template(
+    base: &Path,
+    rel: &str,
+    text: &str,
+    remove: bool,
+) -> Result<(FileReport, Option<String>)> {
+    change(base, rel, |old| {
+        Ok(match (remove, old) {
+            (false, _) => Some(text.to_owned()),
+            (true, Some(old)) if old == text => None,
+            (true, old) => old.map(str::to_owned),
+        })
+    })
+}
+
 fn write(file: &FileReport, new: Option<&str>) -> Result<()> {
     let path = &file.path;
     match new {
@@ -147,6 +181,9 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
         ),
         Runtime::Cursor => notes.push(
             "some Cursor versions ignore sessionStart hooks; the always-apply rule tells the agent to run `mneme context` in any case".into(),
+        ),
+        Runtime::Opencode => notes.push(
+            "the plugin uses OpenCode's experimental hooks (`experimental.chat.system.transform`, `experimental.session.compacting`); AGENTS.md still tells the agent to run `mneme context`".into(),
         ),
         _ => {}
     }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::git::config::merge_driver_configured;
 use crate::git::hooks::hooks_dir;
 use crate::git::index::uncommitted_in;
-use crate::model::runtimes::{edit_settings, Runtime};
+use crate::model::runtimes::{edit_codex_config, edit_settings, Runtime};
 use crate::model::tasks::Status as TaskStatus;
 use crate::model::time::Timestamp;
 use crate::model::{agents_md, paths, templates};
@@ -168,6 +168,25 @@ pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
                 &format!("mneme setup {}", runtime.as_str()),
             );
         }
+        if runtime == Runtime::Codex {
+            let rel = paths::CODEX_CONFIG;
+            let config = read_optional_text(&ws.store.path(rel), rel)?.unwrap_or_default();
+            if edit_codex_config(&config, false).ok().as_deref() != Some(config.as_str()) {
+                problem(
+                    format!("{rel} does not switch Codex hooks on (`[features] codex_hooks`)"),
+                    "mneme setup codex",
+                );
+            }
+        }
+    }
+    let rel = paths::opencode_plugin(false);
+    if read_optional_text(&ws.store.path(rel), rel)?
+        .is_some_and(|plugin| plugin != templates::OPENCODE_PLUGIN)
+    {
+        problem(
+            format!("{rel} is not mneme's current plugin"),
+            "mneme setup opencode",
+        );
     }
     let report = check::check(ws, false)?;
     Ok(Diagnosis {

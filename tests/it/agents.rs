@@ -222,6 +222,57 @@ fn setup_codex_switches_its_hooks_on_and_names_the_agent_in_config_toml() {
 }
 
 #[test]
+fn setup_opencode_writes_a_plugin_that_puts_the_facts_in_every_request() {
+    let repo = Repo::committed();
+    let report = repo.json(&["setup", "opencode", "--json"]);
+    assert_eq!(report["files"][0]["action"], "created");
+    let plugin = repo.file(".opencode/plugins/mneme.js");
+    let text = repo.read(".opencode/plugins/mneme.js");
+    assert!(text.contains("mneme context --for opencode --event ${event}"));
+
+    // Run the plugin's hooks as OpenCode would (node stands in for Bun); CI must have node.
+    let node = std::process::Command::new("node")
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/harness/opencode.mjs"))
+        .arg(&plugin)
+        .arg(repo.path())
+        .env("PATH", crate::common::path_with_mneme())
+        .output();
+    match node {
+        Ok(out) => {
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let first = v["first"][0].as_str().unwrap();
+            assert!(first.contains("# Project facts"), "{first}");
+            assert_eq!(v["again"], v["first"], "read once per session");
+            assert!(v["compacting"][0]
+                .as_str()
+                .unwrap()
+                .contains("# Project facts"));
+        }
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("node is not installed ({e}): the plugin's hooks were not run");
+        }
+        Err(e) => panic!("node is needed in CI to run the OpenCode plugin: {e}"),
+    }
+
+    // Edited by hand: --remove keeps it. Unchanged: --remove deletes it.
+    repo.write(".opencode/plugins/mneme.js", &format!("{text}// mine\n"));
+    repo.mneme(&["setup", "opencode", "--remove"])
+        .assert()
+        .success();
+    assert!(plugin.exists());
+    repo.write(".opencode/plugins/mneme.js", &text);
+    repo.mneme(&["setup", "opencode", "--remove"])
+        .assert()
+        .success();
+    assert!(!plugin.exists());
+}
+
+#[test]
 fn setup_refuses_a_settings_file_it_cannot_parse() {
     let repo = Repo::committed();
     repo.write(".claude/settings.json", "{ not json");
@@ -319,6 +370,29 @@ fn status_and_doctor_report_with_a_fix_for_each_problem() {
     repo.mneme(&["setup", "claude"]).assert().success();
     let d = json(&repo.mneme(&["doctor", "--json"]).output().unwrap());
     assert!(!d["problems"].to_string().contains("setup claude"));
+
+    // Codex's hooks without its feature flag, and a hand-edited OpenCode plugin.
+    repo.mneme(&["setup", "codex"]).assert().success();
+    repo.mneme(&["setup", "opencode"]).assert().success();
+    let problems =
+        || json(&repo.mneme(&["doctor", "--json"]).output().unwrap())["problems"].to_string();
+    assert!(!problems().contains("mneme setup codex"), "{}", problems());
+    assert!(
+        !problems().contains("mneme setup opencode"),
+        "{}",
+        problems()
+    );
+    repo.write(".codex/config.toml", "");
+    repo.write(
+        ".opencode/plugins/mneme.js",
+        "export const Mneme = async () => ({});\n",
+    );
+    assert!(problems().contains("mneme setup codex"), "{}", problems());
+    assert!(
+        problems().contains("mneme setup opencode"),
+        "{}",
+        problems()
+    );
 }
 
 #[test]

@@ -129,7 +129,7 @@ impl Repo {
 }
 
 /// PATH with the binary under test first: git runs `mneme` as a merge driver and from hooks.
-fn path_with_mneme() -> std::ffi::OsString {
+pub fn path_with_mneme() -> std::ffi::OsString {
     let bin_dir = cargo_bin("mneme").parent().unwrap().to_owned();
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut dirs = vec![bin_dir];
