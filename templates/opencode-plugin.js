@@ -4,6 +4,8 @@
 // request (read once per session, again after a compaction) and to the compaction prompt, so
 // a summary never drops them. Needs `mneme` on the PATH.
 export const Mneme = async ({ $, directory }) => {
+  // The agent's commands inherit OpenCode's environment: claims and proposals record this name.
+  process.env.MNEME_AGENT ??= "opencode";
   const briefing = async (event) => {
     try {
       const out = await $`mneme context --for opencode --event ${event}`

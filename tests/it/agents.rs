@@ -236,6 +236,7 @@ fn setup_opencode_writes_a_plugin_that_puts_the_facts_in_every_request() {
         .arg(&plugin)
         .arg(repo.path())
         .env("PATH", crate::common::path_with_mneme())
+        .env_remove("MNEME_AGENT")
         .output();
     match node {
         Ok(out) => {
@@ -248,6 +249,7 @@ fn setup_opencode_writes_a_plugin_that_puts_the_facts_in_every_request() {
             let first = v["first"][0].as_str().unwrap();
             assert!(first.contains("# Project facts"), "{first}");
             assert_eq!(v["again"], v["first"], "read once per session");
+            assert_eq!(v["agent"], "opencode");
             assert!(v["compacting"][0]
                 .as_str()
                 .unwrap()

@@ -27,4 +27,4 @@ const again = { system: [] };
 await hooks["experimental.chat.system.transform"]({ sessionID: "s1" }, again);
 const compacting = { context: [] };
 await hooks["experimental.session.compacting"]({ sessionID: "s1" }, compacting);
-console.log(JSON.stringify({ first: first.system, again: again.system, compacting: compacting.context }));
+console.log(JSON.stringify({ agent: process.env.MNEME_AGENT, first: first.system, again: again.system, compacting: compacting.context }));
