@@ -52,11 +52,21 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             .or_else(|| std::env::var_os("USERPROFILE"))
             .ok_or_else(|| CliError::invalid_input("no HOME directory is set; use --project"))?
             .into();
-        let config = std::env::var_os("XDG_CONFIG_HOME")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .unwrap_or_else(|| home.join(".config"));
-        Scope::User { home, config }
+        let dir = |var| {
+            std::env::var_os(var)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        let config = dir("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config"));
+        let moved = [(".codex", "CODEX_HOME"), (".claude", "CLAUDE_CONFIG_DIR")]
+            .into_iter()
+            .filter_map(|(name, var)| Some((name, dir(var)?)))
+            .collect();
+        Scope::User {
+            home,
+            config,
+            moved,
+        }
     } else {
         Scope::Project(cx.workspace()?.store.root().to_owned())
     };

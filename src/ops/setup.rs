@@ -12,21 +12,33 @@ use crate::ops::{Error, Result};
 use crate::store::{read_optional_text, write_atomic};
 
 /// Where the settings go: the repository's root (`--project`, to be committed), or the user's
-/// home and configuration directories (`--user`, for every repository).
+/// directories (`--user`, for every repository).
 #[derive(Debug, Clone)]
 pub enum Scope {
     Project(PathBuf),
-    User { home: PathBuf, config: PathBuf },
+    User {
+        home: PathBuf,
+        /// The XDG configuration directory, where OpenCode keeps its user files.
+        config: PathBuf,
+        /// A runtime's own directory moved by its environment variable (`CODEX_HOME`,
+        /// `CLAUDE_CONFIG_DIR`), keyed by the directory it replaces (`.codex`).
+        moved: Vec<(&'static str, PathBuf)>,
+    },
 }
 
 impl Scope {
-    /// The directory `runtime`'s files are relative to.
-    fn base(&self, runtime: Runtime) -> &Path {
-        match (self, runtime) {
-            (Scope::Project(root), _) => root,
-            // OpenCode keeps its user files in the configuration directory (XDG).
-            (Scope::User { config, .. }, Runtime::Opencode) => config,
-            (Scope::User { home, .. }, _) => home,
+    /// Where the file `rel` (as laid out in a repository) of `runtime` goes.
+    fn path(&self, runtime: Runtime, rel: &str) -> PathBuf {
+        match self {
+            Scope::Project(root) => root.join(rel),
+            Scope::User { config, .. } if runtime == Runtime::Opencode => config.join(rel),
+            Scope::User { home, moved, .. } => moved
+                .iter()
+                .find_map(|(dir, to)| {
+                    let rest = rel.strip_prefix(dir)?.strip_prefix('/')?;
+                    Some(to.join(rest))
+                })
+                .unwrap_or_else(|| home.join(rel)),
         }
     }
 }
@@ -51,15 +63,16 @@ pub struct FileReport {
 }
 
 pub fn setup(runtime: Runtime, scope: &Scope, remove: bool, dry_run: bool) -> Result<Report> {
-    let base = scope.base(runtime);
+    let path = |rel| scope.path(runtime, rel);
     let mut files = Vec::new();
     if let Some(rel) = paths::runtime_settings(runtime.as_str()) {
-        files.push(change(base, rel, |old| {
+        let file = path(rel);
+        files.push(change(&file, |old| {
             edit_settings(old.unwrap_or(""), runtime, remove)
                 // A file that held only mneme's hooks goes with them.
                 .map(|text| (!(remove && text == "{}\n")).then_some(text))
                 .map_err(|why| Error::Settings {
-                    path: base.join(rel),
+                    path: file.clone(),
                     why,
                 })
         })?);
@@ -67,25 +80,25 @@ pub fn setup(runtime: Runtime, scope: &Scope, remove: bool, dry_run: bool) -> Re
     match runtime {
         Runtime::Codex => {
             // Codex runs hooks only with its feature flag on.
-            files.push(change(base, paths::CODEX_CONFIG, |old| {
+            let file = path(paths::CODEX_CONFIG);
+            files.push(change(&file, |old| {
                 edit_codex_config(old.unwrap_or(""), remove)
                     .map(|text| (!text.is_empty() || old.is_some()).then_some(text))
                     .map_err(|why| Error::Settings {
-                        path: base.join(paths::CODEX_CONFIG),
+                        path: file.clone(),
                         why,
                     })
             })?);
         }
         // The rule is what Cursor applies in every session, whatever its hooks support.
         Runtime::Cursor => files.push(template(
-            base,
-            paths::CURSOR_RULE,
+            &path(paths::CURSOR_RULE),
             templates::CURSOR_RULE,
             remove,
         )?),
         Runtime::Opencode => {
             let rel = paths::opencode_plugin(matches!(scope, Scope::User { .. }));
-            files.push(template(base, rel, templates::OPENCODE_PLUGIN, remove)?);
+            files.push(template(&path(rel), templates::OPENCODE_PLUGIN, remove)?);
         }
         Runtime::Claude | Runtime::Gemini => {}
     }
@@ -102,15 +115,14 @@ pub fn setup(runtime: Runtime, scope: &Scope, remove: bool, dry_run: bool) -> Re
     })
 }
 
-/// What `edit` makes of `base/rel` (given its text, if any; `None` from it deletes the file).
-/// Nothing is written yet: every file is planned before any is touched.
+/// What `edit` makes of the file at `path` (given its text, if any; `None` from it deletes the
+/// file). Nothing is written yet: every file is planned before any is touched.
 fn change(
-    base: &Path,
-    rel: &str,
+    path: &Path,
     edit: impl FnOnce(Option<&str>) -> Result<Option<String>>,
 ) -> Result<(FileReport, Option<String>)> {
-    let path = base.join(rel);
-    let old = read_optional_text(&path, rel)?;
+    let label = path.display().to_string();
+    let old = read_optional_text(path, &label)?;
     let new = edit(old.as_deref())?;
     let action = match (&old, &new) {
         (old, new) if old == new => "unchanged",
@@ -122,23 +134,19 @@ fn change(
         String::new()
     } else {
         unified(
-            rel,
+            &label,
             old.as_deref().unwrap_or(""),
             new.as_deref().unwrap_or(""),
             3,
         )
     };
+    let path = path.to_owned();
     Ok((FileReport { path, action, diff }, new))
 }
 
 /// A file mneme writes whole from `text`; `remove` deletes it unless someone changed it.
-fn template(
-    base: &Path,
-    rel: &str,
-    text: &str,
-    remove: bool,
-) -> Result<(FileReport, Option<String>)> {
-    change(base, rel, |old| {
+fn template(path: &Path, text: &str, remove: bool) -> Result<(FileReport, Option<String>)> {
+    change(path, |old| {
         Ok(match (remove, old) {
             (false, _) => Some(text.to_owned()),
             (true, Some(old)) if old == text => None,

@@ -275,6 +275,38 @@ fn setup_opencode_writes_a_plugin_that_puts_the_facts_in_every_request() {
 }
 
 #[test]
+fn setup_user_writes_where_each_runtime_looks() {
+    let repo = Repo::committed();
+    let dirs = tempfile::tempdir().unwrap();
+    let (home, codex, xdg) = (
+        dirs.path().join("home"),
+        dirs.path().join("codex-home"),
+        dirs.path().join("xdg"),
+    );
+    let user = |runtime: &str| {
+        repo.mneme(&["setup", runtime, "--user"])
+            .env("HOME", &home)
+            .env("CODEX_HOME", &codex)
+            .env("XDG_CONFIG_HOME", &xdg)
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .assert()
+            .success();
+    };
+    for runtime in ["claude", "codex", "opencode"] {
+        user(runtime);
+    }
+    assert!(home.join(".claude/settings.json").is_file());
+    assert!(codex.join("hooks.json").is_file());
+    assert!(codex.join("config.toml").is_file());
+    assert!(!home.join(".codex").exists());
+    assert!(xdg.join("opencode/plugins/mneme.js").is_file());
+    assert!(
+        !repo.path().join(".claude").exists(),
+        "nothing in the repository"
+    );
+}
+
+#[test]
 fn setup_refuses_a_settings_file_it_cannot_parse() {
     let repo = Repo::committed();
     repo.write(".claude/settings.json", "{ not json");
