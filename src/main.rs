@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod mcp;
 
 fn main() -> std::process::ExitCode {
     cli::main()

@@ -177,6 +177,20 @@ pub struct CliError {
 pub type Result<T, E = CliError> = std::result::Result<T, E>;
 
 impl CliError {
+    /// The error object of `--json` output and of MCP tool errors: code, message, hint, details.
+    pub fn to_json(&self) -> Value {
+        let mut body = serde_json::json!({ "code": self.code.as_str(), "message": self.message });
+        if let Some(hint) = &self.hint {
+            body["hint"] = serde_json::json!(hint);
+        }
+        if let (Value::Object(body), Value::Object(details)) = (&mut body, &*self.details) {
+            body.extend(details.clone());
+        }
+        body
+    }
+}
+
+impl CliError {
     pub fn new(code: Code, message: impl Into<String>) -> CliError {
         CliError {
             code,
@@ -211,6 +225,11 @@ impl CliError {
             Code::InvalidUtf8,
             format!("{what} is not valid UTF-8; mneme stores text as UTF-8"),
         )
+    }
+
+    /// The MCP session over stdin and stdout could not run.
+    pub fn mcp(what: &str, e: impl std::fmt::Display) -> CliError {
+        CliError::new(Code::Io, format!("{what}: {e}"))
     }
 
     /// Reading from or writing to the terminal failed.

@@ -8,7 +8,7 @@ use anstyle::{AnsiColor, Style};
 use mneme::model::text::{escape_controls, escape_line};
 use mneme::ops::Notes;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::cli::error::CliError;
 
@@ -58,16 +58,7 @@ impl Ui {
     pub fn error(&self, e: &CliError) {
         // Nothing more can be done when stderr itself is gone.
         let _ = if self.json {
-            let mut body = json!({ "code": e.code.as_str(), "message": e.message });
-            if let Some(hint) = &e.hint {
-                body["hint"] = json!(hint);
-            }
-            if let Value::Object(details) = &*e.details {
-                body.as_object_mut()
-                    .expect("object")
-                    .extend(details.clone());
-            }
-            writeln!(io::stderr(), "{}", json!({ "error": body }))
+            writeln!(io::stderr(), "{}", json!({ "error": e.to_json() }))
         } else {
             let hint = e
                 .hint

@@ -16,6 +16,7 @@ pub mod hooks;
 pub mod init;
 pub mod list;
 pub mod log;
+pub mod mcp;
 pub mod merge_file;
 pub mod propose;
 pub mod ready;

@@ -57,25 +57,34 @@ pub enum PlanError {
     Invalid(#[from] ProposalError),
 }
 
-/// What an agent asks for, from the command line or `--from-json`.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// What an agent asks for, from the command line, `--from-json` or the MCP `propose` tool.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Request {
+    /// Why the ledger should change.
     #[serde(default)]
     pub reason: Option<String>,
+    /// Where the claim can be checked, such as `src/db.rs:42` or a commit.
     #[serde(default)]
     pub evidence: Vec<String>,
+    /// Who proposes it (default: `MNEME_AGENT`).
     #[serde(default)]
     pub agent: Option<String>,
+    /// One or more changes, reviewed and approved together.
     pub operations: Vec<RequestOp>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+/// One change to the facts.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
 pub enum RequestOp {
+    /// A new fact in a fact file (`architecture`, `pitfalls`, ...).
     Add { file: String, text: String },
+    /// New text for a fact, keeping its id.
     Update { fact_id: String, text: String },
+    /// Take a fact out.
     Remove { fact_id: String },
+    /// Replace a fact by a new one; the old one stays, marked superseded.
     Supersede { fact_id: String, text: String },
 }
 

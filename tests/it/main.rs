@@ -13,6 +13,7 @@ mod docs;
 mod hostile;
 mod init;
 mod interactive;
+mod mcp;
 mod output;
 mod pr;
 mod properties;

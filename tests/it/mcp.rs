@@ -1,0 +1,129 @@
+//! `mneme mcp` driven by a real MCP client (rmcp's, over a child process) in both protocol eras.
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+use serde_json::{json, Value};
+
+use crate::common::{path_with_mneme, Repo};
+
+type Client = RunningService<RoleClient, ()>;
+
+async fn connect(repo: &Repo, lifecycle: ClientLifecycleMode) -> Client {
+    let mut cmd = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("mneme"));
+    cmd.arg("mcp")
+        .current_dir(repo.path())
+        .env("PATH", path_with_mneme())
+        .env_remove("MNEME_AGENT")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    let transport = TokioChildProcess::new(cmd).expect("spawn mneme mcp");
+    ().serve_with_lifecycle(transport, lifecycle)
+        .await
+        .expect("MCP session")
+}
+
+async fn call(client: &Client, tool: &'static str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments are an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool).with_arguments(args))
+        .await
+        .expect("tools/call answered")
+}
+
+/// The structured result, checked to be the same JSON as the text content.
+fn structured(result: &CallToolResult) -> Value {
+    let value = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
+    let text = result.content[0]
+        .as_text()
+        .expect("text content")
+        .text
+        .clone();
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+    value
+}
+
+async fn exercise(lifecycle: ClientLifecycleMode) {
+    let repo = Repo::committed();
+    let client = connect(&repo, lifecycle).await;
+
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["context", "facts", "propose"]);
+    for tool in &tools {
+        assert!(
+            tool.output_schema.is_some(),
+            "{} has an output schema",
+            tool.name
+        );
+    }
+    let propose = tools.iter().find(|t| t.name == "propose").unwrap();
+    let annotations = propose.annotations.as_ref().unwrap();
+    assert_eq!(annotations.destructive_hint, Some(false));
+
+    let result = call(&client, "context", json!({"max_chars": 2000})).await;
+    assert_ne!(result.is_error, Some(true));
+    let text = structured(&result)["text"].as_str().unwrap().to_owned();
+    assert!(text.starts_with("# Project facts"), "{text}");
+    assert!(text.len() <= 2000);
+
+    let result = call(
+        &client,
+        "propose",
+        json!({
+            "reason": "seen in review",
+            "evidence": ["src/db.rs:1"],
+            "operations": [{"op": "add", "file": "pitfalls", "text": "Never hold a lock across an await."}]
+        }),
+    )
+    .await;
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let proposed = structured(&result);
+    let path = proposed["path"].as_str().unwrap();
+    let file: Value = serde_json::from_str(&repo.read(path)).unwrap();
+    assert_eq!(
+        file["operations"][0]["text"],
+        "Never hold a lock across an await."
+    );
+    assert_eq!(file["reason"], "seen in review");
+
+    // Bad arguments and refused operations are tool errors with mneme's code, never a crash.
+    let result = call(&client, "propose", json!({"operations": "add"})).await;
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(structured(&result)["code"], "invalid_input");
+    let result = call(&client, "facts", json!({"file": "nope"})).await;
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(structured(&result)["code"], "unknown_file");
+    let result = call(
+        &client,
+        "propose",
+        json!({"operations": [{"op": "remove", "fact_id": "f-zzzz"}], "reason": "r"}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(structured(&result)["code"], "unknown_fact");
+
+    // Still serving after the errors.
+    let result = call(&client, "facts", json!({})).await;
+    assert_eq!(structured(&result)["files"].as_array().unwrap().len(), 4);
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_client_of_the_initialize_era_lists_calls_and_proposes() {
+    exercise(ClientLifecycleMode::Initialize).await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_client_of_the_discover_era_lists_calls_and_proposes() {
+    exercise(ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    })
+    .await;
+}
