@@ -9,7 +9,10 @@ use std::sync::Arc;
 
 use mneme::model::briefing::{render, HOOK_BUDGET};
 use mneme::model::plan::Request;
-use mneme::model::views::{Budget, FileView, ProposedView};
+use mneme::model::tasks::{parse_priority, Board, Changes, Kind, Status};
+use mneme::model::views::{Budget, FactView, FileView, ProposedView};
+use mneme::ops::show::{show, Shown};
+use mneme::ops::tasks::{self, NewTask};
 use mneme::ops::{context, propose, Notes, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
@@ -52,7 +55,8 @@ impl ServerHandler for Server {
             .with_server_info(Implementation::new("mneme", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Project facts verified by humans; they outrank conversation history. Read them \
-                 with `context`; propose changes with `propose` (a human reviews them).",
+                 with `context` at the start and after the conversation is summarised; propose \
+                 changes with `propose` (a human reviews them); track work with the task tools.",
             )
     }
 
@@ -67,13 +71,20 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = Value::Object(request.arguments.unwrap_or_default());
+        let client = context.client_info().map(|info| info.name);
         let outcome = match request.name.as_ref() {
             "context" => parse(args).and_then(|a| self.context(a)),
             "facts" => parse(args).and_then(|a| self.facts(a)),
-            "propose" => parse(args).and_then(|a| self.propose(a)),
+            "search" => parse(args).and_then(|a| self.search(a)),
+            "show" => parse(args).and_then(|a| self.show(a)),
+            "propose" => parse(args).and_then(|a| self.propose(a, client)),
+            "task_ready" => parse(args).and_then(|a| self.task_ready(a)),
+            "task_create" => parse(args).and_then(|a| self.task_create(a)),
+            "task_update" => parse(args).and_then(|a| self.task_update(a, client)),
+            "task_close" => parse(args).and_then(|a| self.task_close(a)),
             other => {
                 return Err(McpError::invalid_params(
                     format!("no tool named `{other}`; tools/list names them"),
@@ -96,6 +107,11 @@ fn tools() -> Vec<Tool> {
         .destructive(false)
         .idempotent(true)
         .open_world(false);
+    let writes = ToolAnnotations::new()
+        .read_only(false)
+        .destructive(false)
+        .idempotent(false)
+        .open_world(false);
     vec![
         Tool::new(
             "context",
@@ -115,6 +131,31 @@ fn tools() -> Vec<Tool> {
             json!({"files": {"type": "array", "items": {"type": "object"}}}),
             &["files"],
         ))
+        .annotate(read_only.clone()),
+        Tool::new(
+            "search",
+            "Facts whose text holds every word of the query, ignoring case.",
+            schema::<SearchArgs>(),
+        )
+        .with_raw_output_schema(object(
+            json!({"facts": {"type": "array", "items": {"type": "object"}}}),
+            &["facts"],
+        ))
+        .annotate(read_only.clone()),
+        Tool::new(
+            "show",
+            "One fact (`f-…`) or one task (`t-…`, or a unique prefix) with everything recorded \
+             about it: a fact's file, state and evidence; a task's dependencies and notes.",
+            schema::<ShowArgs>(),
+        )
+        .with_raw_output_schema(object(json!({"id": {"type": "string"}}), &["id"]))
+        .annotate(read_only.clone()),
+        Tool::new(
+            "task_ready",
+            "Open tasks nothing blocks, most urgent first: what to work on next.",
+            schema::<ReadyArgs>(),
+        )
+        .with_raw_output_schema(tasks_schema())
         .annotate(read_only),
         Tool::new(
             "propose",
@@ -133,14 +174,44 @@ fn tools() -> Vec<Tool> {
             &["id", "path", "proposal", "similar", "budget"],
         ))
         // Not destructive: the human gate is mneme's review, not the client's prompt.
-        .annotate(
-            ToolAnnotations::new()
-                .read_only(false)
-                .destructive(false)
-                .idempotent(false)
-                .open_world(false),
-        ),
+        .annotate(writes.clone()),
+        Tool::new(
+            "task_create",
+            "Create a task (a JSON file under .ledger/tasks/, committed with the work).",
+            schema::<CreateArgs>(),
+        )
+        .with_raw_output_schema(task_schema())
+        .annotate(writes.clone()),
+        Tool::new(
+            "task_update",
+            "Update a task: `claim` takes it (in progress, assigned to you; refused if someone \
+             else has it), `note` appends a note, and status, title, priority and the rest.",
+            schema::<UpdateArgs>(),
+        )
+        .with_raw_output_schema(task_schema())
+        .annotate(writes.clone()),
+        Tool::new(
+            "task_close",
+            "Close tasks, with the reason.",
+            schema::<CloseArgs>(),
+        )
+        .with_raw_output_schema(tasks_schema())
+        .annotate(writes),
     ]
+}
+
+fn task_schema() -> Arc<JsonObject> {
+    object(
+        json!({"id": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "string"}}),
+        &["id", "title", "status"],
+    )
+}
+
+fn tasks_schema() -> Arc<JsonObject> {
+    object(
+        json!({"tasks": {"type": "array", "items": {"type": "object"}}}),
+        &["tasks"],
+    )
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -156,6 +227,93 @@ struct ContextArgs {
 struct FactsArgs {
     /// Only this fact file, such as `architecture`.
     file: Option<String>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SearchArgs {
+    /// Words the fact must hold, such as `cache ttl`.
+    query: String,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ShowArgs {
+    /// A fact id (`f-…`), or a task id or unique prefix (`t-…`).
+    id: String,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ReadyArgs {
+    /// At most this many tasks.
+    limit: Option<usize>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct CreateArgs {
+    title: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "default_kind", rename = "type")]
+    kind: Kind,
+    /// 0 (most urgent) to 4; default 2.
+    #[serde(default = "default_priority")]
+    #[schemars(range(max = 4))]
+    priority: u8,
+    /// The parent task (a parent-child dependency).
+    parent: Option<String>,
+    /// Tasks that must be closed before this one is ready.
+    #[serde(default)]
+    depends_on: Vec<String>,
+    /// The task whose work surfaced this one.
+    discovered_from: Option<String>,
+    #[serde(default)]
+    labels: Vec<String>,
+    assignee: Option<String>,
+}
+
+fn default_kind() -> Kind {
+    Kind::Task
+}
+
+fn default_priority() -> u8 {
+    2
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct UpdateArgs {
+    /// Task id or unique prefix.
+    id: String,
+    /// New status (close with `task_close`).
+    status: Option<Status>,
+    /// Take the task: in progress, assigned to you.
+    #[serde(default)]
+    claim: bool,
+    /// A note to append (never replaces earlier ones).
+    note: Option<String>,
+    title: Option<String>,
+    description: Option<String>,
+    /// 0 (most urgent) to 4.
+    #[schemars(range(max = 4))]
+    priority: Option<u8>,
+    assignee: Option<String>,
+    /// Labels to add.
+    #[serde(default)]
+    labels: Vec<String>,
+    /// Who you are (default: MNEME_AGENT, else the MCP client's name).
+    agent: Option<String>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct CloseArgs {
+    /// Task ids or unique prefixes.
+    ids: Vec<String>,
+    /// Why they are done.
+    reason: String,
 }
 
 impl Server {
@@ -179,21 +337,92 @@ impl Server {
         Ok(json!({ "files": files }))
     }
 
-    fn propose(&self, mut request: Request) -> Result<Value> {
-        if request.agent.is_none() {
-            request.agent = std::env::var("MNEME_AGENT").ok();
+    fn search(&self, args: SearchArgs) -> Result<Value> {
+        let ledger = self.workspace()?.store.load()?;
+        let facts: Vec<FactView> = ledger
+            .search(&args.query)
+            .map(|(file, fact)| FactView::new(file, fact))
+            .collect();
+        Ok(json!({ "facts": facts }))
+    }
+
+    fn show(&self, args: ShowArgs) -> Result<Value> {
+        let ws = self.workspace()?;
+        Ok(match show(&ws, &Ignored, &args.id)? {
+            Shown::Fact(view) => to_value(&view),
+            Shown::Task(task) => to_value(&task),
+        })
+    }
+
+    fn task_ready(&self, args: ReadyArgs) -> Result<Value> {
+        let tasks = tasks::load(&self.workspace()?, &Ignored)?;
+        let mut ready = Board::new(tasks.iter()).ready();
+        if let Some(n) = args.limit {
+            ready.truncate(n);
         }
+        Ok(json!({ "tasks": ready }))
+    }
+
+    fn task_create(&self, args: CreateArgs) -> Result<Value> {
+        let priority =
+            parse_priority(&args.priority.to_string()).map_err(CliError::invalid_input)?;
+        let task = tasks::create(
+            &self.workspace()?,
+            &Ignored,
+            NewTask {
+                title: args.title,
+                description: args.description,
+                kind: args.kind,
+                priority,
+                assignee: args.assignee,
+                labels: args.labels,
+                parent: args.parent,
+                depends_on: args.depends_on,
+                discovered_from: args.discovered_from,
+            },
+        )?;
+        Ok(to_value(&task))
+    }
+
+    fn task_update(&self, args: UpdateArgs, client: Option<String>) -> Result<Value> {
+        let priority = args
+            .priority
+            .map(|p| parse_priority(&p.to_string()).map_err(CliError::invalid_input))
+            .transpose()?;
+        let ws = self.workspace()?;
+        let changes = Changes {
+            status: args.status,
+            claim: args.claim,
+            title: args.title,
+            description: args.description,
+            priority,
+            assignee: args.assignee,
+            labels: args.labels,
+            note: args.note,
+        };
+        let me = tasks::actor(&ws, agent(args.agent, client).as_deref());
+        Ok(to_value(&tasks::update(
+            &ws, &Ignored, &args.id, &changes, &me,
+        )?))
+    }
+
+    fn task_close(&self, args: CloseArgs) -> Result<Value> {
+        let done = tasks::close(&self.workspace()?, &Ignored, &args.ids, &args.reason)?;
+        Ok(json!({ "tasks": done }))
+    }
+
+    fn propose(&self, mut request: Request, client: Option<String>) -> Result<Value> {
+        request.agent = agent(request.agent, client);
         let ws = self.workspace()?;
         let proposed = propose::propose(&ws, request)?;
         let p = &proposed.planned.proposal;
-        Ok(serde_json::to_value(ProposedView {
+        Ok(to_value(&ProposedView {
             id: &p.id,
             path: ws.store.relative(&proposed.path).display().to_string(),
             proposal: p,
             similar: &proposed.planned.similar,
             budget: Budget::of(&proposed.ledger),
-        })
-        .expect("views serialize"))
+        }))
     }
 }
 
@@ -202,6 +431,21 @@ struct Ignored;
 
 impl Notes for Ignored {
     fn warn(&self, _message: &str) {}
+}
+
+/// Who acts: as named in the call, else `MNEME_AGENT`, else the MCP client's name.
+fn agent(named: Option<String>, client: Option<String>) -> Option<String> {
+    named
+        .or_else(|| {
+            std::env::var("MNEME_AGENT")
+                .ok()
+                .filter(|s| !s.trim().is_empty())
+        })
+        .or(client)
+}
+
+fn to_value(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).expect("views serialize")
 }
 
 fn parse<T: serde::de::DeserializeOwned>(args: Value) -> Result<T> {

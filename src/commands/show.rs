@@ -1,8 +1,8 @@
 use std::ffi::OsString;
 
-use mneme::model::tasks::{Board, Task};
+use mneme::model::tasks::Task;
 use mneme::model::views::FactView;
-use mneme::ops::tasks;
+use mneme::ops::show::{show, Shown};
 
 use crate::cli::ui::{self, esc, esc1, paint, DIM, HEADER, ID};
 use crate::cli::{utf8, Cx, ExitStatus, Result};
@@ -20,23 +20,17 @@ pub struct Args {
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
     let id = utf8("the id", &args.id)?;
-    let id = id.trim();
-    if !id.starts_with("t-") {
-        let ledger = ws.store.load()?;
-        match ledger.get(id) {
-            Ok((file, fact)) => return show_fact(cx, id, FactView::new(file, fact)),
-            Err(e) if id.starts_with("f-") => return Err(e.into()),
-            Err(_) => {}
+    match show(&ws, cx.ui, &id)? {
+        Shown::Fact(view) => show_fact(cx, id.trim(), view),
+        Shown::Task(task) => {
+            if cx.ui.json {
+                cx.ui.json(&task)?;
+            } else {
+                cx.ui.out(&task_detail(&task))?;
+            }
+            Ok(ExitStatus::Success)
         }
     }
-    let tasks = tasks::load(&ws, cx.ui)?;
-    let task = Board::new(tasks.iter()).resolve(id)?;
-    if cx.ui.json {
-        cx.ui.json(task)?;
-    } else {
-        cx.ui.out(&task_detail(task))?;
-    }
-    Ok(ExitStatus::Success)
 }
 
 fn show_fact(cx: &Cx, id: &str, view: FactView) -> Result<ExitStatus> {

@@ -90,6 +90,18 @@ impl Ledger {
         self.facts().find(|(_, f)| f.id.as_deref() == Some(id))
     }
 
+    /// The facts whose text holds every word of `query`, ignoring case.
+    pub fn search<'a>(
+        &'a self,
+        query: &str,
+    ) -> impl Iterator<Item = (&'a FactFileEntry, &'a Fact)> + 'a {
+        let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+        self.facts().filter(move |(_, fact)| {
+            let text = fact.text.to_lowercase();
+            !words.is_empty() && words.iter().all(|w| text.contains(w.as_str()))
+        })
+    }
+
     /// The fact with this id, or `UnknownFact` listing the known ids.
     pub fn get(&self, id: &str) -> Result<(&FactFileEntry, &Fact), LookupError> {
         self.find(id).ok_or_else(|| LookupError::UnknownFact {
@@ -170,6 +182,26 @@ pub(crate) mod tests {
                 .collect(),
             config: Config::default(),
         }
+    }
+
+    #[test]
+    fn search_finds_facts_holding_every_word() {
+        let l = ledger(&[
+            (
+                "architecture.md",
+                "- **f-aaaa** The Cache keeps 5 minutes.\n- **f-bbbb** The pool is shared.\n",
+            ),
+            ("pitfalls.md", "- **f-cccc** Never cache errors.\n"),
+        ]);
+        let ids = |q| {
+            l.search(q)
+                .map(|(_, f)| f.id.clone().unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids("cache"), ["f-aaaa", "f-cccc"]);
+        assert_eq!(ids("CACHE minutes"), ["f-aaaa"]);
+        assert!(ids("cache pool").is_empty());
+        assert!(ids("  ").is_empty(), "an empty query finds nothing");
     }
 
     #[test]

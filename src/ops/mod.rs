@@ -10,6 +10,7 @@ pub mod init;
 pub mod propose;
 pub mod review;
 pub mod setup;
+pub mod show;
 pub mod status;
 pub mod tasks;
 

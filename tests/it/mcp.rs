@@ -51,11 +51,43 @@ fn structured(result: &CallToolResult) -> Value {
 
 async fn exercise(lifecycle: ClientLifecycleMode) {
     let repo = Repo::committed();
+    repo.seed_facts(
+        "architecture",
+        &[
+            ("f-aaaa", "The cache keeps entries 5 minutes."),
+            ("f-bbbb", "One pool per process."),
+        ],
+    );
     let client = connect(&repo, lifecycle).await;
 
     let tools = client.list_all_tools().await.expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["context", "facts", "propose"]);
+    assert_eq!(
+        names,
+        [
+            "context",
+            "facts",
+            "search",
+            "show",
+            "task_ready",
+            "propose",
+            "task_create",
+            "task_update",
+            "task_close"
+        ]
+    );
+    for tool in &tools {
+        assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
+    }
+    let read_only: Vec<&str> = tools
+        .iter()
+        .filter(|t| t.annotations.as_ref().unwrap().read_only_hint == Some(true))
+        .map(|t| t.name.as_ref())
+        .collect();
+    assert_eq!(
+        read_only,
+        ["context", "facts", "search", "show", "task_ready"]
+    );
     for tool in &tools {
         assert!(
             tool.output_schema.is_some(),
@@ -92,6 +124,18 @@ async fn exercise(lifecycle: ClientLifecycleMode) {
         "Never hold a lock across an await."
     );
     assert_eq!(file["reason"], "seen in review");
+    // No MNEME_AGENT: the proposal names the MCP client.
+    assert!(
+        file["agent"].as_str().is_some_and(|a| !a.is_empty()),
+        "{file}"
+    );
+
+    let found = structured(&call(&client, "search", json!({"query": "CACHE minutes"})).await);
+    assert_eq!(found["facts"].as_array().unwrap().len(), 1);
+    assert_eq!(found["facts"][0]["id"], "f-aaaa");
+    let fact = structured(&call(&client, "show", json!({"id": "f-bbbb"})).await);
+    assert_eq!(fact["text"], "One pool per process.");
+    assert_eq!(fact["file"], "architecture.md");
 
     // Bad arguments and refused operations are tool errors with mneme's code, never a crash.
     let result = call(&client, "propose", json!({"operations": "add"})).await;
@@ -108,6 +152,54 @@ async fn exercise(lifecycle: ClientLifecycleMode) {
     .await;
     assert_eq!(result.is_error, Some(true));
     assert_eq!(structured(&result)["code"], "unknown_fact");
+
+    // A task's life: create, ready, claim with a note, show, close.
+    let task = structured(
+        &call(
+            &client,
+            "task_create",
+            json!({"title": "Fix the cache", "type": "bug", "priority": 1}),
+        )
+        .await,
+    );
+    let id = task["id"].as_str().unwrap().to_owned();
+    assert_eq!(task["type"], "bug");
+    let ready = structured(&call(&client, "task_ready", json!({})).await);
+    assert_eq!(ready["tasks"][0]["id"], id.as_str());
+    let claimed = structured(
+        &call(
+            &client,
+            "task_update",
+            json!({"id": id, "claim": true, "note": "Started.", "agent": "agent-a"}),
+        )
+        .await,
+    );
+    assert_eq!(claimed["status"], "in_progress");
+    assert_eq!(claimed["assignee"], "agent-a");
+    let on_disk: Value =
+        serde_json::from_str(&repo.read(&format!(".ledger/tasks/{id}.json"))).unwrap();
+    assert_eq!(on_disk["notes"][0]["text"], "Started.");
+    let taken = call(
+        &client,
+        "task_update",
+        json!({"id": id, "claim": true, "agent": "agent-b"}),
+    )
+    .await;
+    assert_eq!(taken.is_error, Some(true));
+    assert_eq!(structured(&taken)["code"], "already_claimed");
+    let shown = structured(&call(&client, "show", json!({"id": id})).await);
+    assert_eq!(shown["assignee"], "agent-a");
+    let closed = structured(
+        &call(
+            &client,
+            "task_close",
+            json!({"ids": [id], "reason": "fixed"}),
+        )
+        .await,
+    );
+    assert_eq!(closed["tasks"][0]["status"], "closed");
+    let bad = call(&client, "task_create", json!({"title": "x", "priority": 9})).await;
+    assert_eq!(bad.is_error, Some(true));
 
     // Still serving after the errors.
     let result = call(&client, "facts", json!({})).await;
