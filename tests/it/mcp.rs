@@ -24,14 +24,33 @@ async fn connect(repo: &Repo, lifecycle: ClientLifecycleMode) -> Client {
         .expect("MCP session")
 }
 
+/// Calls `tool`; a result that is not an error is checked against the tool's output schema.
 async fn call(client: &Client, tool: &'static str, args: Value) -> CallToolResult {
     let Value::Object(args) = args else {
         panic!("arguments are an object")
     };
-    client
+    let result = client
         .call_tool(CallToolRequestParams::new(tool).with_arguments(args))
         .await
-        .expect("tools/call answered")
+        .expect("tools/call answered");
+    if result.is_error != Some(true) {
+        let tools = client.list_all_tools().await.expect("tools/list");
+        let schema = tools.iter().find(|t| t.name == tool).unwrap();
+        let schema = schema.output_schema.as_ref().expect("output schema");
+        let value = structured(&result);
+        for key in schema["required"].as_array().unwrap() {
+            let key = key.as_str().unwrap();
+            let expected = schema["properties"][key]["type"].as_str().unwrap();
+            let actual = match &value[key] {
+                Value::String(_) => "string",
+                Value::Array(_) => "array",
+                Value::Object(_) => "object",
+                other => panic!("{tool}: `{key}` is {other}"),
+            };
+            assert_eq!(actual, expected, "{tool}: `{key}`");
+        }
+    }
+    result
 }
 
 /// The structured result, checked to be the same JSON as the text content.
