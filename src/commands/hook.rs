@@ -49,5 +49,13 @@ fn briefing(
         Step::IfMarked | Step::Inject => {}
     }
     let context = context(&ws, cx.ui)?;
-    Ok(Some(render(&context, Some(budget))))
+    let named = std::env::var("MNEME_AGENT").is_ok_and(|s| !s.trim().is_empty());
+    let hint = if named {
+        String::new()
+    } else {
+        runtime.identity_hint()
+    };
+    let mut text = render(&context, Some(budget.saturating_sub(hint.len())));
+    text.push_str(&hint);
+    Ok(Some(text))
 }

@@ -43,6 +43,15 @@ impl Runtime {
         }
     }
 
+    /// The line a hook adds when the runtime did not set `MNEME_AGENT` for the agent's commands
+    /// (Gemini CLI and Cursor have no setting for it): how to name itself.
+    pub fn identity_hint(self) -> String {
+        let name = self.agent_name();
+        format!(
+            "\nYou are `{name}` to mneme: give `--agent {name}` to `mneme propose` and `mneme update`, or set MNEME_AGENT={name}.\n"
+        )
+    }
+
     /// What the hook does at `event`: put the context back, remember that a compaction happened
     /// (the event cannot carry context; the next turn's event takes it), or take it back.
     pub fn on(self, event: &str) -> Step {

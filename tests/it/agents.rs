@@ -307,6 +307,23 @@ fn setup_user_writes_where_each_runtime_looks() {
 }
 
 #[test]
+fn a_hook_tells_an_unnamed_agent_its_name() {
+    let repo = Repo::committed();
+    let text = |agent: Option<&str>| {
+        let mut cmd = repo.mneme(&["context", "--for", "gemini", "--max-chars", "600"]);
+        if let Some(a) = agent {
+            cmd.env("MNEME_AGENT", a);
+        }
+        let out = cmd.assert().success().get_output().stdout.clone();
+        additional_context(&String::from_utf8(out).unwrap())
+    };
+    let unnamed = text(None);
+    assert!(unnamed.contains("--agent gemini-cli"), "{unnamed}");
+    assert!(unnamed.chars().count() <= 600, "{}", unnamed.len());
+    assert!(!text(Some("gemini-cli")).contains("--agent"));
+}
+
+#[test]
 fn setup_refuses_a_settings_file_it_cannot_parse() {
     let repo = Repo::committed();
     repo.write(".claude/settings.json", "{ not json");
