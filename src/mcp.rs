@@ -10,7 +10,7 @@ use std::sync::Arc;
 use mneme::model::briefing::{render, HOOK_BUDGET};
 use mneme::model::plan::Request;
 use mneme::model::tasks::{parse_priority, Board, Changes, Kind, Status};
-use mneme::model::views::{Budget, FactView, FileView, ProposedView};
+use mneme::model::views::{FactView, FileView, ProposedView};
 use mneme::ops::show::{show, Shown};
 use mneme::ops::tasks::{self, NewTask};
 use mneme::ops::{context, propose, Notes, Workspace};
@@ -330,10 +330,7 @@ impl Server {
 
     fn facts(&self, args: FactsArgs) -> Result<Value> {
         let ledger = self.workspace()?.store.load()?;
-        let files: Vec<FileView> = match &args.file {
-            Some(name) => vec![FileView::new(ledger.resolve_file(name)?)],
-            None => ledger.files.iter().map(FileView::new).collect(),
-        };
+        let files = FileView::select(&ledger, args.file.as_deref())?;
         Ok(json!({ "files": files }))
     }
 
@@ -415,14 +412,12 @@ impl Server {
         request.agent = agent(request.agent, client);
         let ws = self.workspace()?;
         let proposed = propose::propose(&ws, request)?;
-        let p = &proposed.planned.proposal;
-        Ok(to_value(&ProposedView {
-            id: &p.id,
-            path: ws.store.relative(&proposed.path).display().to_string(),
-            proposal: p,
-            similar: &proposed.planned.similar,
-            budget: Budget::of(&proposed.ledger),
-        }))
+        let path = ws.store.relative(&proposed.path).display().to_string();
+        Ok(to_value(&ProposedView::new(
+            &proposed.planned,
+            path,
+            &proposed.ledger,
+        )))
     }
 }
 
@@ -435,13 +430,7 @@ impl Notes for Ignored {
 
 /// Who acts: as named in the call, else `MNEME_AGENT`, else the MCP client's name.
 fn agent(named: Option<String>, client: Option<String>) -> Option<String> {
-    named
-        .or_else(|| {
-            std::env::var("MNEME_AGENT")
-                .ok()
-                .filter(|s| !s.trim().is_empty())
-        })
-        .or(client)
+    named.or_else(tasks::env_agent).or(client)
 }
 
 fn to_value(value: &impl serde::Serialize) -> Value {

@@ -18,12 +18,12 @@ pub struct Args {
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
     let ledger = ws.store.load()?;
-    let files: Vec<FileView> = match &args.file {
-        Some(name) => vec![FileView::new(
-            ledger.resolve_file(&utf8("the file name", name)?)?,
-        )],
-        None => ledger.files.iter().map(FileView::new).collect(),
-    };
+    let only = args
+        .file
+        .as_ref()
+        .map(|name| utf8("the file name", name))
+        .transpose()?;
+    let files = FileView::select(&ledger, only.as_deref())?;
     if cx.ui.json {
         cx.ui.json(&files)?;
         return Ok(ExitStatus::Success);

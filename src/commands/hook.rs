@@ -6,6 +6,7 @@ use clap::builder::TypedValueParser;
 use mneme::model::briefing::render;
 use mneme::model::runtimes::{Runtime, Step};
 use mneme::ops::context::{context, mark_compacted, take_compacted};
+use mneme::ops::tasks::env_agent;
 use mneme::ops::Workspace;
 
 use crate::cli::{names, CliError, Cx, ExitStatus, Result};
@@ -49,8 +50,7 @@ fn briefing(
         Step::IfMarked | Step::Inject => {}
     }
     let context = context(&ws, cx.ui)?;
-    let named = std::env::var("MNEME_AGENT").is_ok_and(|s| !s.trim().is_empty());
-    let hint = if named {
+    let hint = if env_agent().is_some() {
         String::new()
     } else {
         runtime.identity_hint()

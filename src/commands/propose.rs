@@ -3,7 +3,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use mneme::model::plan::{Request, RequestOp};
-use mneme::model::views::{Budget, ProposedView};
+use mneme::model::views::ProposedView;
 use mneme::ops::propose::{propose, Proposed};
 
 use crate::cli::ui::{esc1, paint, DIM, ID, WARN};
@@ -117,20 +117,17 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         path,
         ledger,
     } = propose(&ws, request)?;
-    let rel = ws.store.relative(&path).display().to_string();
-    let p = &planned.proposal;
-    let budget = Budget::of(&ledger);
+    let view = ProposedView::new(
+        &planned,
+        ws.store.relative(&path).display().to_string(),
+        &ledger,
+    );
     if cx.ui.json {
-        cx.ui.json(&ProposedView {
-            id: &p.id,
-            path: rel,
-            proposal: p,
-            similar: &planned.similar,
-            budget,
-        })?;
+        cx.ui.json(&view)?;
         return Ok(ExitStatus::Success);
     }
-    let mut out = format!("Proposed {} ({})\n", paint(ID, &p.id), esc1(&rel));
+    let (p, budget) = (view.proposal, &view.budget);
+    let mut out = format!("Proposed {} ({})\n", paint(ID, &p.id), esc1(&view.path));
     for op in &p.operations {
         out.push_str(&format!("  {}\n", esc1(&op.summary())));
     }

@@ -5,9 +5,9 @@ use serde::Serialize;
 
 use crate::model::decision::Recorded;
 use crate::model::facts::{conflict_marker_line, Fact, State};
-use crate::model::ledger::{FactFileEntry, Ledger};
+use crate::model::ledger::{FactFileEntry, Ledger, LookupError};
 use crate::model::paths;
-use crate::model::plan::Similar;
+use crate::model::plan::{Planned, Similar};
 use crate::model::preview::{Preview, Status};
 use crate::model::proposal::{Operation, Proposal, ProposalError};
 use crate::model::tasks::{Board, DepKind, NotReady, Status as TaskStatus, Task};
@@ -58,6 +58,15 @@ pub struct FileView {
 }
 
 impl FileView {
+    /// Every file of `ledger`, or only the one named `only` (`architecture` or
+    /// `architecture.md`).
+    pub fn select(ledger: &Ledger, only: Option<&str>) -> Result<Vec<FileView>, LookupError> {
+        Ok(match only {
+            Some(name) => vec![FileView::new(ledger.resolve_file(name)?)],
+            None => ledger.files.iter().map(FileView::new).collect(),
+        })
+    }
+
     pub fn new(file: &FactFileEntry) -> FileView {
         FileView {
             name: file.name.clone(),
@@ -254,6 +263,20 @@ pub struct ProposedView<'a> {
     pub proposal: &'a Proposal,
     pub similar: &'a [Similar],
     pub budget: Budget,
+}
+
+impl<'a> ProposedView<'a> {
+    /// The proposal just written at `path` (work-tree relative), against the ledger it was
+    /// planned on.
+    pub fn new(planned: &'a Planned, path: String, ledger: &Ledger) -> ProposedView<'a> {
+        ProposedView {
+            id: &planned.proposal.id,
+            path,
+            proposal: &planned.proposal,
+            similar: &planned.similar,
+            budget: Budget::of(ledger),
+        }
+    }
 }
 
 /// One row of `mneme review list --json`. An invalid proposal has only its id, `status:

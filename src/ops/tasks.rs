@@ -18,15 +18,18 @@ pub fn load(ws: &Workspace, notes: &dyn Notes) -> Result<Vec<Task>> {
     Ok(loaded.tasks)
 }
 
+/// The agent named by `$MNEME_AGENT`, when it is set and not blank.
+pub fn env_agent() -> Option<String> {
+    std::env::var("MNEME_AGENT")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+}
+
 /// Who is acting: `explicit` (`--agent`), else `$MNEME_AGENT`, else the git user name.
 pub fn actor(ws: &Workspace, explicit: Option<&str>) -> String {
     explicit
         .map(str::to_owned)
-        .or_else(|| {
-            std::env::var("MNEME_AGENT")
-                .ok()
-                .filter(|s| !s.trim().is_empty())
-        })
+        .or_else(env_agent)
         .or_else(|| {
             ws.repo
                 .author()
