@@ -150,12 +150,7 @@ pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
             "mneme hooks install",
         );
     }
-    for runtime in [
-        Runtime::Claude,
-        Runtime::Codex,
-        Runtime::Gemini,
-        Runtime::Cursor,
-    ] {
+    for runtime in Runtime::ALL {
         let Some(rel) = paths::runtime_settings(runtime.as_str()) else {
             continue;
         };
