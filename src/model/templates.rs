@@ -22,8 +22,21 @@ pub const FACT_FILES: [(&str, &str); 4] = [
 
 pub const CONFIG: &str = include_str!("../../templates/config.yaml");
 
-/// The GitHub Actions workflow `mneme init --ci github` writes.
-pub const GITHUB_WORKFLOW: &str = include_str!("../../templates/github-workflow.yml");
+/// The command that installs this mneme (package and version) from crates.io.
+pub const INSTALL: &str = concat!(
+    "cargo install --locked ",
+    env!("CARGO_PKG_NAME"),
+    " --version =",
+    env!("CARGO_PKG_VERSION")
+);
+
+/// The GitHub Actions workflow `mneme init --ci github` writes: it installs the mneme that
+/// wrote it.
+pub fn github_workflow() -> String {
+    include_str!("../../templates/github-workflow.yml")
+        .replace("{{install}}", INSTALL)
+        .replace("{{version}}", env!("CARGO_PKG_VERSION"))
+}
 
 /// The always-apply rule `mneme setup cursor` writes.
 pub const CURSOR_RULE: &str = include_str!("../../templates/cursor-rule.mdc");

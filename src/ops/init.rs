@@ -79,7 +79,7 @@ pub fn init(ws: &Workspace, github_ci: bool, agents_file: &str) -> Result<Report
             ws,
             &mut report,
             paths::GITHUB_WORKFLOW,
-            templates::GITHUB_WORKFLOW,
+            &templates::github_workflow(),
         )?;
     }
     Ok(report)

@@ -180,8 +180,9 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
         };
     }
     let mut notes = vec![format!(
-        "the hooks run `mneme`: it must be on the PATH of {} (`cargo install --locked --path .`)",
-        runtime.as_str()
+        "the hooks run `mneme`: it must be on the PATH of {} (`{}`)",
+        runtime.as_str(),
+        templates::INSTALL
     )];
     match runtime {
         Runtime::Codex => notes.push(

@@ -127,7 +127,7 @@ pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
     if !on_path("mneme") {
         problem(
             "`mneme` is not on the PATH, so git and agent runtimes cannot run it".into(),
-            "cargo install --locked --path .",
+            templates::INSTALL,
         );
     }
     let agents = read_optional_text(&ws.store.path(paths::AGENTS_MD), paths::AGENTS_MD)?;

