@@ -13,7 +13,7 @@ use mneme::model::tasks::{parse_priority, Board, Changes, Kind, Status};
 use mneme::model::views::{FactView, FileView, ProposedView};
 use mneme::ops::show::{show, Shown};
 use mneme::ops::tasks::{self, NewTask};
-use mneme::ops::{context, propose, Notes, Workspace};
+use mneme::ops::{context, propose, Quiet, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -323,7 +323,7 @@ impl Server {
 
     fn context(&self, args: ContextArgs) -> Result<Value> {
         let ws = self.workspace()?;
-        let context = context::context(&ws, &Ignored)?;
+        let context = context::context(&ws, &Quiet)?;
         let budget = args.max_chars.unwrap_or(HOOK_BUDGET).max(1);
         Ok(json!({ "text": render(&context, Some(budget)) }))
     }
@@ -345,14 +345,14 @@ impl Server {
 
     fn show(&self, args: ShowArgs) -> Result<Value> {
         let ws = self.workspace()?;
-        Ok(match show(&ws, &Ignored, &args.id)? {
+        Ok(match show(&ws, &Quiet, &args.id)? {
             Shown::Fact(view) => to_value(&view),
             Shown::Task(task) => to_value(&task),
         })
     }
 
     fn task_ready(&self, args: ReadyArgs) -> Result<Value> {
-        let tasks = tasks::load(&self.workspace()?, &Ignored)?;
+        let tasks = tasks::load(&self.workspace()?, &Quiet)?;
         let mut ready = Board::new(tasks.iter()).ready();
         if let Some(n) = args.limit {
             ready.truncate(n);
@@ -365,7 +365,7 @@ impl Server {
             parse_priority(&args.priority.to_string()).map_err(CliError::invalid_input)?;
         let task = tasks::create(
             &self.workspace()?,
-            &Ignored,
+            &Quiet,
             NewTask {
                 title: args.title,
                 description: args.description,
@@ -399,12 +399,12 @@ impl Server {
         };
         let me = tasks::actor(&ws, agent(args.agent, client).as_deref());
         Ok(to_value(&tasks::update(
-            &ws, &Ignored, &args.id, &changes, &me,
+            &ws, &Quiet, &args.id, &changes, &me,
         )?))
     }
 
     fn task_close(&self, args: CloseArgs) -> Result<Value> {
-        let done = tasks::close(&self.workspace()?, &Ignored, &args.ids, &args.reason)?;
+        let done = tasks::close(&self.workspace()?, &Quiet, &args.ids, &args.reason)?;
         Ok(json!({ "tasks": done }))
     }
 
@@ -419,13 +419,6 @@ impl Server {
             &proposed.ledger,
         )))
     }
-}
-
-/// Warnings a tool has no channel for: its JSON result carries what matters.
-struct Ignored;
-
-impl Notes for Ignored {
-    fn warn(&self, _message: &str) {}
 }
 
 /// Who acts: as named in the call, else `MNEME_AGENT`, else the MCP client's name.

@@ -50,6 +50,7 @@ pub enum Code {
     InvalidProposal,
     Secret,
     UnknownProposal,
+    AmbiguousProposal,
     NotATerminal,
     Terminal,
     Editor,
@@ -64,7 +65,7 @@ pub enum Code {
 
 impl Code {
     #[cfg(test)]
-    pub const ALL: [Code; 45] = [
+    pub const ALL: [Code; 46] = [
         Code::NotARepository,
         Code::BareRepository,
         Code::NotInitialized,
@@ -100,6 +101,7 @@ impl Code {
         Code::InvalidProposal,
         Code::Secret,
         Code::UnknownProposal,
+        Code::AmbiguousProposal,
         Code::NotATerminal,
         Code::Terminal,
         Code::Editor,
@@ -149,6 +151,7 @@ impl Code {
             Code::InvalidProposal => "invalid_proposal",
             Code::Secret => "secret",
             Code::UnknownProposal => "unknown_proposal",
+            Code::AmbiguousProposal => "ambiguous_proposal",
             Code::NotATerminal => "not_a_terminal",
             Code::Terminal => "terminal",
             Code::Editor => "editor",
@@ -282,6 +285,12 @@ impl From<ops::Error> for CliError {
             ops::Error::UnknownProposal { ref id, ref known } => {
                 let details = json!({ "id": id, "known": known });
                 CliError::of(Code::UnknownProposal, &e).with_details(details)
+            }
+            ops::Error::AmbiguousProposal { ref id, ref matches } => {
+                let details = json!({ "id": id, "matches": matches });
+                CliError::of(Code::AmbiguousProposal, &e)
+                    .with_details(details)
+                    .with_hint("give more of the id, or several ids")
             }
             ops::Error::AgentsBlock { .. } => CliError::of(Code::AgentsMd, &e)
                 .with_hint("fix the markers by hand (mneme only edits between them)"),

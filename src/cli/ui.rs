@@ -146,3 +146,17 @@ pub fn task_line(t: &mneme::model::tasks::Task) -> String {
         esc1(&t.title)
     )
 }
+
+/// `f-7f3c (architecture.md, 86%) text`, with `pending <proposal>` for a pending proposal's text.
+pub fn similar_line(s: &mneme::model::plan::Similar) -> String {
+    let source = match &s.proposal {
+        Some(p) => format!("{}, pending {}", esc1(&s.file), esc1(p)),
+        None => esc1(&s.file).into_owned(),
+    };
+    format!(
+        "{} {} {}",
+        paint(ID, esc1(&s.fact_id)),
+        paint(DIM, format!("({source}, {:.0}%)", s.score * 100.0)),
+        esc1(&s.text)
+    )
+}

@@ -6,7 +6,7 @@ use mneme::model::plan::{Request, RequestOp};
 use mneme::model::views::ProposedView;
 use mneme::ops::propose::{propose, Proposed};
 
-use crate::cli::ui::{esc1, paint, DIM, ID, WARN};
+use crate::cli::ui::{self, esc1, paint, ID, WARN};
 use crate::cli::{utf8, CliError, Cx, ExitStatus, Result};
 
 /// Propose a change to the facts, for a human to review (never interactive).
@@ -136,16 +136,11 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             "{}\n",
             paint(
                 WARN,
-                "Similar existing facts (propose an update instead if one of them says this):"
+                "Similar facts and pending proposals (propose an update instead if one of them says this):"
             )
         ));
         for s in &planned.similar {
-            out.push_str(&format!(
-                "  {} {} {}\n",
-                paint(ID, &s.fact_id),
-                paint(DIM, format!("({}, {:.0}%)", esc1(&s.file), s.score * 100.0)),
-                esc1(&s.text)
-            ));
+            out.push_str(&format!("  {}\n", ui::similar_line(s)));
         }
     }
     if budget.over {

@@ -2,15 +2,15 @@ use std::io::IsTerminal;
 
 use console::{Key, Term};
 use mneme::git::commit::Committed;
-use mneme::model::apply::Conflict;
+use mneme::model::apply::{apply, Conflict};
 use mneme::model::fields::check_text;
 use mneme::model::ledger::Ledger;
 use mneme::model::paths;
-use mneme::model::preview::{preview, Preview, Status};
+use mneme::model::preview::{preview, BudgetAfter, Preview, Status};
 use mneme::model::time::human_age;
-use mneme::model::views::{Decided, ReviewRow, ReviewShow};
+use mneme::model::views::{ApprovedAll, Decided, LeftPending, ReviewRow, ReviewShow};
 use mneme::ops::review::{self, Approval, Pending};
-use mneme::ops::{now, Notes, Workspace};
+use mneme::ops::{now, Error as OpsError, Notes, Quiet, Workspace};
 
 use crate::cli::error::Code;
 use crate::cli::ui::{self, esc, esc1, paint, DIM, GOOD, HEADER, ID, PROMPT, WARN};
@@ -49,10 +49,18 @@ enum Action {
         id: String,
     },
     /// Approve proposals: apply each to the facts and commit it.
+    #[command(after_help = "Examples:
+  mneme review approve 20261122T135300Z-3f9a1c2b
+  mneme review approve 20261122T1353 20261122T1410 --message \"checked against the ADR\"
+  mneme review approve --all         # every proposal that applies, oldest first")]
     Approve {
         /// Proposal ids or unique prefixes, applied in the order given.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
         ids: Vec<String>,
+        /// Approve every pending proposal that applies, oldest first; the others (conflicting,
+        /// invalid, holding what looks like a credential) stay pending and are listed.
+        #[arg(long)]
+        all: bool,
         /// A note for the commit message body.
         #[arg(long, short)]
         message: Option<String>,
@@ -83,6 +91,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         Some(Action::Show { id }) => show(cx, &ws, id),
         Some(Action::Approve {
             ids,
+            all,
             message,
             allow_secrets,
         }) => {
@@ -91,7 +100,10 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
                 no_verify: args.no_verify,
                 allow_secrets: *allow_secrets,
             };
-            decide(cx, &ws, ids, |item| review::approve(&ws, item, &how))
+            if *all {
+                return approve_all(cx, &ws, &how);
+            }
+            decide(cx, &ws, ids, |item| review::approve(&ws, item, &how, cx.ui))
         }
         Some(Action::Reject { ids, reason }) => decide(cx, &ws, ids, |item| {
             review::reject(&ws, item, reason.clone(), args.no_verify)
@@ -107,7 +119,7 @@ fn list(cx: &Cx, ws: &Workspace) -> Result<ExitStatus> {
     let rows: Vec<ReviewRow> = items
         .iter()
         .map(|item| match &item.proposal {
-            Ok(p) => ReviewRow::new(p, preview(&ledger, p, &today).status(), now),
+            Ok(p) => ReviewRow::new(p, Status::of(&apply(&ledger, p, &today)), now),
             Err(why) => ReviewRow::invalid(&item.id, why),
         })
         .collect();
@@ -157,7 +169,10 @@ fn show(cx: &Cx, ws: &Workspace, id: &str) -> Result<ExitStatus> {
     let ledger = ws.store.load()?;
     let items = review::pending(ws, &ledger)?;
     let item = review::find(&items, id)?;
-    let preview = item.valid().map(|p| preview(&ledger, p, &review::today()));
+    let others = review::others(&items, item);
+    let preview = item
+        .valid()
+        .map(|p| preview(&ledger, &others, p, &review::today()));
     if !cx.ui.json {
         cx.ui.out(&render(item, preview.as_ref(), None))?;
         return Ok(ExitStatus::Success);
@@ -191,12 +206,7 @@ fn decide(
         if !cx.ui.json {
             cx.ui.out(&committed_line(&committed))?;
         }
-        done.push(Decided {
-            proposal: item.id.clone(),
-            commit: committed.commit,
-            branch: committed.branch,
-            summary: committed.summary,
-        });
+        done.push(decided(item, committed));
     }
     if cx.ui.json {
         cx.ui.json(&done)?;
@@ -252,13 +262,7 @@ fn render(item: &Pending, preview: Option<&Preview>, position: Option<(usize, us
     };
     out.push_str(&field("evidence:", &evidence));
     for s in &preview.similar {
-        let similar = format!(
-            "{} {} {}",
-            paint(ID, esc1(&s.fact_id)),
-            paint(DIM, format!("({}, {:.0}%)", esc1(&s.file), s.score * 100.0)),
-            esc1(&s.text)
-        );
-        out.push_str(&field("similar: ", &similar));
+        out.push_str(&field("similar: ", &ui::similar_line(s)));
     }
     if item.edited {
         out.push_str(&format!("  {}\n", paint(WARN, "edited by you")));
@@ -272,6 +276,18 @@ fn render(item: &Pending, preview: Option<&Preview>, position: Option<(usize, us
                 out.push_str(&format!(
                     "  {}\n",
                     paint(WARN, "rebased: the facts changed since this was proposed; it still applies cleanly")
+                ));
+            }
+            if let Some(b) = preview.budget.filter(BudgetAfter::over) {
+                out.push_str(&format!(
+                    "  {}\n",
+                    paint(
+                        WARN,
+                        format!(
+                            "over budget: approving takes the facts to {} lines, over budget_lines ({})",
+                            b.lines, b.limit
+                        )
+                    )
                 ));
             }
             out.push('\n');
@@ -307,12 +323,22 @@ fn editable(conflict: &Conflict) -> bool {
 }
 
 const HELP: &str = "y - approve: apply the change and commit it
+m - approve with a message for the commit
+a - approve this and every later proposal that applies (asks once to confirm)
 n - reject: commit the proposal's removal, with an optional reason
 e - edit the proposed text in $VISUAL/$EDITOR, then review the new diff (an empty text cancels)
 s - skip: leave it pending
 q - quit: leave this and the remaining proposals pending
 ? - this help
 ";
+
+/// Counts of one interactive session.
+#[derive(Default)]
+struct Tally {
+    approved: usize,
+    rejected: usize,
+    skipped: usize,
+}
 
 fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
@@ -330,11 +356,15 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     let total = items.len();
-    let (mut approved, mut rejected, mut skipped) = (0, 0, 0);
-    'proposals: for (n, item) in items.iter_mut().enumerate() {
+    let mut tally = Tally::default();
+    let mut n = 0;
+    'proposals: while n < total {
         loop {
             let ledger = ws.store.load()?;
-            let preview = item.valid().map(|p| preview(&ledger, p, &review::today()));
+            let item = &items[n];
+            let preview = item
+                .valid()
+                .map(|p| preview(&ledger, &review::others(&items, item), p, &review::today()));
             cx.ui.out(&format!(
                 "\n{}",
                 render(item, preview.as_ref(), Some((n + 1, total)))
@@ -345,31 +375,63 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
                 None => (false, false),
             };
             let keys = match (can_approve, can_edit) {
-                (true, _) => "y,n,e,s,q,?",
+                (true, _) => "y,m,a,n,e,s,q,?",
                 (false, true) => "n,e,s,q,?",
                 (false, false) => "n,s,q,?",
             };
             let prompt = paint(PROMPT, format!("Approve this proposal [{keys}]? "));
             let key = read_choice(&term, &prompt)?;
+            let over_budget = preview
+                .as_ref()
+                .and_then(|p| p.budget)
+                .filter(BudgetAfter::over);
             let result = match key {
-                'y' if can_approve => {
+                'y' | 'm' if can_approve => {
+                    if let Some(b) = over_budget {
+                        let question = format!(
+                            "Approving takes the facts to {} lines, over their budget of {}. Approve anyway?",
+                            b.lines, b.limit
+                        );
+                        if !confirm(&term, &question)? {
+                            continue;
+                        }
+                    }
+                    let note = if key == 'm' {
+                        Some(ask(&term, "Message for the commit (optional)")?)
+                    } else {
+                        None
+                    };
                     let how = Approval {
+                        note: note.filter(|m| !m.trim().is_empty()),
                         no_verify,
                         allow_secrets: confirm_secrets(&term, item)?,
+                    };
+                    // The budget was shown and, when over, confirmed above.
+                    review::approve(ws, item, &how, &Quiet)
+                }
+                'a' if can_approve => {
+                    let question = format!(
+                        "Approve this and the {} later proposal(s) that apply?",
+                        total - n - 1
+                    );
+                    if !confirm(&term, &question)? {
+                        continue;
+                    }
+                    let how = Approval {
+                        no_verify,
                         ..Approval::default()
                     };
-                    review::approve(ws, item, &how)
+                    let done = approve_each(cx, ws, &items[n..], &how)?;
+                    tally.approved += done.approved.len();
+                    tally.skipped += done.left.len();
+                    break 'proposals;
                 }
                 'n' => {
-                    let reason: String = dialoguer::Input::new()
-                        .with_prompt("Reason for rejecting (optional)")
-                        .allow_empty(true)
-                        .interact_text_on(&term)
-                        .map_err(|dialoguer::Error::IO(e)| CliError::terminal(e))?;
+                    let reason = ask(&term, "Reason for rejecting (optional)")?;
                     review::reject(ws, item, Some(reason), no_verify)
                 }
                 'e' if can_edit => {
-                    match edit(item, &ledger) {
+                    match edit(&mut items[n], &ledger) {
                         Ok(Edit::Changed) => {}
                         Ok(Edit::Unchanged) => {
                             cx.ui.warn("nothing changed; the proposal is as it was");
@@ -380,11 +442,12 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
                     continue;
                 }
                 's' => {
-                    skipped += 1;
+                    tally.skipped += 1;
+                    n += 1;
                     continue 'proposals;
                 }
                 'q' => {
-                    skipped += total - n;
+                    tally.skipped += total - n;
                     break 'proposals;
                 }
                 _ => {
@@ -394,12 +457,13 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
             };
             match result {
                 Ok(c) => {
-                    if key == 'y' {
-                        approved += 1;
+                    if key == 'n' {
+                        tally.rejected += 1;
                     } else {
-                        rejected += 1;
+                        tally.approved += 1;
                     }
                     cx.ui.out(&committed_line(&c))?;
+                    n += 1;
                     continue 'proposals;
                 }
                 Err(e) => cx.ui.error(&e.into()),
@@ -407,9 +471,95 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
         }
     }
     cx.ui.out(&format!(
-        "\n{approved} approved, {rejected} rejected, {skipped} left pending.\n"
+        "\n{} approved, {} rejected, {} left pending.\n",
+        tally.approved, tally.rejected, tally.skipped
     ))?;
     Ok(ExitStatus::Success)
+}
+
+/// Approves each of `items` that applies to the facts as they are by then, oldest first. Those
+/// that cannot be approved (conflicting, invalid, holding what looks like a credential) stay
+/// pending and are returned with why; any other error stops.
+fn approve_each(cx: &Cx, ws: &Workspace, items: &[Pending], how: &Approval) -> Result<ApprovedAll> {
+    let mut done = ApprovedAll {
+        approved: Vec::new(),
+        left: Vec::new(),
+    };
+    for item in items {
+        match review::approve(ws, item, how, cx.ui) {
+            Ok(c) => {
+                if !cx.ui.json {
+                    cx.ui.out(&committed_line(&c))?;
+                }
+                done.approved.push(decided(item, c));
+            }
+            Err(
+                e @ (OpsError::Conflict { .. }
+                | OpsError::InvalidProposal { .. }
+                | OpsError::Secret { .. }),
+            ) => {
+                let e = CliError::from(e);
+                if !cx.ui.json {
+                    cx.ui.warn(&format!("left pending: {}", e.message));
+                }
+                done.left.push(LeftPending {
+                    proposal: item.id.clone(),
+                    code: e.code.as_str(),
+                    message: e.message,
+                });
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(done)
+}
+
+/// `review approve --all`: exit 1 when a proposal was left pending.
+fn approve_all(cx: &Cx, ws: &Workspace, how: &Approval) -> Result<ExitStatus> {
+    let ledger = ws.store.load()?;
+    let items = review::pending(ws, &ledger)?;
+    let done = approve_each(cx, ws, &items, how)?;
+    if cx.ui.json {
+        cx.ui.json(&done)?;
+    } else if items.is_empty() {
+        cx.ui.out("No pending proposals.\n")?;
+    } else {
+        cx.ui.out(&format!(
+            "{} approved, {} left pending.\n",
+            done.approved.len(),
+            done.left.len()
+        ))?;
+    }
+    Ok(if done.left.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+fn decided(item: &Pending, c: Committed) -> Decided {
+    Decided {
+        proposal: item.id.clone(),
+        commit: c.commit,
+        branch: c.branch,
+        summary: c.summary,
+    }
+}
+
+fn ask(term: &Term, prompt: &str) -> Result<String> {
+    dialoguer::Input::new()
+        .with_prompt(prompt)
+        .allow_empty(true)
+        .interact_text_on(term)
+        .map_err(|dialoguer::Error::IO(e)| CliError::terminal(e))
+}
+
+fn confirm(term: &Term, question: &str) -> Result<bool> {
+    dialoguer::Confirm::new()
+        .with_prompt(question)
+        .default(false)
+        .interact_on(term)
+        .map_err(|dialoguer::Error::IO(e)| CliError::terminal(e))
 }
 
 /// For a proposal that holds what looks like a credential, asks the reviewer whether it is safe
@@ -421,13 +571,10 @@ fn confirm_secrets(term: &Term, item: &Pending) -> Result<bool> {
     let Some((field, secret)) = proposal.secrets().into_iter().next() else {
         return Ok(false);
     };
-    dialoguer::Confirm::new()
-        .with_prompt(format!(
-            "The {field} holds what looks like {secret}. Commit it to the ledger anyway?"
-        ))
-        .default(false)
-        .interact_on(term)
-        .map_err(|dialoguer::Error::IO(e)| CliError::terminal(e))
+    confirm(
+        term,
+        &format!("The {field} holds what looks like {secret}. Commit it to the ledger anyway?"),
+    )
 }
 
 fn read_choice(term: &Term, prompt: &str) -> Result<char> {

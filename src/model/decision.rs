@@ -170,7 +170,7 @@ impl Decision<'_> {
 /// One line for a subject or trailer: whitespace runs folded, control characters escaped, so no
 /// value can start a line of its own.
 fn one_line(s: &str) -> String {
-    escape_line(&s.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
+    escape_line(&crate::model::text::one_line(s)).into_owned()
 }
 
 /// The message of a rejection of a proposal file that is not a valid proposal: it holds nothing

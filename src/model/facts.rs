@@ -347,7 +347,7 @@ impl Fact {
 
     /// The text on one line, for compact listings.
     pub fn one_line(&self) -> String {
-        self.text.split_whitespace().collect::<Vec<_>>().join(" ")
+        crate::model::text::one_line(&self.text)
     }
 }
 

@@ -14,7 +14,7 @@ use crate::model::ledger::{Ledger, LookupError};
 use crate::model::paths;
 use crate::model::proposal::{Operation, Proposal, ProposalError, FACT_PREFIX, SCHEMA};
 use crate::model::secrets::Secret;
-use crate::model::text::{most_similar, normalize};
+use crate::model::text::{most_similar, normalize, one_line};
 use crate::model::time::Timestamp;
 
 /// How many similar facts are reported per operation.
@@ -113,6 +113,9 @@ pub struct Similar {
     pub file: String,
     pub text: String,
     pub score: f64,
+    /// The pending proposal that proposes this text; absent for an existing fact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<String>,
 }
 
 /// Validates `req` against the ledger and the pending proposals and builds the proposal.
@@ -138,7 +141,7 @@ pub fn plan(
     let similar = operations
         .iter()
         .enumerate()
-        .flat_map(|(index, op)| similar_to(ledger, index, op))
+        .flat_map(|(index, op)| similar_to(ledger, pending, index, op))
         .collect();
     let base = operations
         .iter()
@@ -346,27 +349,53 @@ fn check_duplicates(
 }
 
 /// The active facts most similar to what operation `index` proposes.
-pub fn similar_to(ledger: &Ledger, index: usize, op: &Operation) -> Vec<Similar> {
+/// The active facts (other than the one `op` targets) and the texts of `pending` proposals most
+/// like what `op` proposes, best first.
+pub fn similar_to<'p>(
+    ledger: &Ledger,
+    pending: impl IntoIterator<Item = &'p Proposal>,
+    index: usize,
+    op: &Operation,
+) -> Vec<Similar> {
     let Some(text) = op.text() else {
         return Vec::new();
     };
-    let candidates = ledger
+    let target = op.fact_id();
+    let facts = ledger
         .facts()
-        .filter(|(_, f)| !f.meta.is_superseded() && f.id.as_deref() != Some(op.fact_id()));
-    most_similar(
-        text,
-        candidates.map(|(file, f)| (f.text.as_str(), (file, f))),
-        SIMILAR_LIMIT,
-    )
-    .into_iter()
-    .map(|(score, (file, f))| Similar {
-        operation: index,
-        fact_id: f.id.clone().unwrap_or_default(),
-        file: file.name.clone(),
-        text: f.one_line(),
-        score: (score * 100.0).round() / 100.0,
-    })
-    .collect()
+        .filter(|(_, f)| !f.meta.is_superseded() && f.id.as_deref() != Some(target))
+        .map(|(file, f)| {
+            let similar = Similar {
+                operation: index,
+                fact_id: f.id.clone().unwrap_or_default(),
+                file: file.name.clone(),
+                text: f.one_line(),
+                score: 0.0,
+                proposal: None,
+            };
+            (f.text.as_str(), similar)
+        });
+    let proposed = pending.into_iter().flat_map(|p| {
+        p.operations.iter().filter_map(move |o| {
+            let text = o.text()?;
+            let similar = Similar {
+                operation: index,
+                fact_id: o.new_id().unwrap_or(o.fact_id()).to_owned(),
+                file: o.file().to_owned(),
+                text: one_line(text),
+                score: 0.0,
+                proposal: Some(p.id.clone()),
+            };
+            Some((text, similar))
+        })
+    });
+    most_similar(text, facts.chain(proposed), SIMILAR_LIMIT)
+        .into_iter()
+        .map(|(score, s)| Similar {
+            score: (score * 100.0).round() / 100.0,
+            ..s
+        })
+        .collect()
 }
 
 #[cfg(test)]

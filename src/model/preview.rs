@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::model::apply::{apply, Applied, Conflict};
+use crate::model::facts::line_count;
 use crate::model::ledger::Ledger;
 use crate::model::plan::{similar_to, Similar};
 use crate::model::proposal::Proposal;
@@ -12,15 +13,37 @@ use crate::model::proposal::Proposal;
 pub struct Preview {
     pub outcome: Result<Applied, Conflict>,
     pub similar: Vec<Similar>,
+    /// The budget once approved; absent when it does not apply.
+    pub budget: Option<BudgetAfter>,
+}
+
+/// Lines of all fact files after an approval, against `budget_lines`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BudgetAfter {
+    pub lines: usize,
+    pub limit: usize,
+}
+
+impl BudgetAfter {
+    /// The budget of `ledger` once `applied` is written.
+    pub fn of(ledger: &Ledger, applied: &Applied) -> BudgetAfter {
+        let lines = applied.files.iter().fold(ledger.total_lines(), |total, f| {
+            total + line_count(&f.new) - line_count(&f.old)
+        });
+        BudgetAfter {
+            lines,
+            limit: ledger.config.budget_lines,
+        }
+    }
+
+    pub fn over(&self) -> bool {
+        self.lines > self.limit
+    }
 }
 
 impl Preview {
     pub fn status(&self) -> Status {
-        match &self.outcome {
-            Ok(a) if a.rebased => Status::Rebased,
-            Ok(_) => Status::Clean,
-            Err(_) => Status::Conflict,
-        }
+        Status::of(&self.outcome)
     }
 }
 
@@ -37,14 +60,29 @@ pub enum Status {
     Invalid,
 }
 
-pub fn preview(ledger: &Ledger, proposal: &Proposal, today: &str) -> Preview {
+impl Status {
+    pub fn of(outcome: &Result<Applied, Conflict>) -> Status {
+        match outcome {
+            Ok(a) if a.rebased => Status::Rebased,
+            Ok(_) => Status::Clean,
+            Err(_) => Status::Conflict,
+        }
+    }
+}
+
+/// What approving `proposal` would do now, with the facts and the `others` pending proposals
+/// that say something similar.
+pub fn preview(ledger: &Ledger, others: &[&Proposal], proposal: &Proposal, today: &str) -> Preview {
+    let outcome = apply(ledger, proposal, today);
+    let budget = outcome.as_ref().ok().map(|a| BudgetAfter::of(ledger, a));
     Preview {
-        outcome: apply(ledger, proposal, today),
+        outcome,
         similar: proposal
             .operations
             .iter()
             .enumerate()
-            .flat_map(|(i, op)| similar_to(ledger, i, op))
+            .flat_map(|(i, op)| similar_to(ledger, others.iter().copied(), i, op))
             .collect(),
+        budget,
     }
 }

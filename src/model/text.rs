@@ -66,6 +66,11 @@ fn escape(s: &str, escaped: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> 
 pub const SIMILAR_THRESHOLD: f64 = 0.5;
 
 /// The `limit` candidates most similar to `text`, best first, at or above the threshold.
+/// The text on one line: runs of whitespace, newlines included, become one space.
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 pub fn most_similar<'a, T>(
     text: &str,
     candidates: impl IntoIterator<Item = (&'a str, T)>,

@@ -8,7 +8,7 @@ use crate::model::facts::{conflict_marker_line, Fact, State};
 use crate::model::ledger::{FactFileEntry, Ledger, LookupError};
 use crate::model::paths;
 use crate::model::plan::{Planned, Similar};
-use crate::model::preview::{Preview, Status};
+use crate::model::preview::{BudgetAfter, Preview, Status};
 use crate::model::proposal::{Operation, Proposal, ProposalError};
 use crate::model::tasks::{Board, DepKind, NotReady, Status as TaskStatus, Task};
 use crate::model::textdiff::unified;
@@ -335,6 +335,8 @@ pub struct ReviewShow<'a> {
     pub invalid: Option<String>,
     pub proposal: Option<&'a Proposal>,
     pub similar: &'a [Similar],
+    /// Lines of all fact files once approved, and the budget (absent on a conflict).
+    pub budget: Option<BudgetAfter>,
     /// The unified diff of each file the approval would change (none on a conflict).
     pub files: Vec<FileDiff>,
 }
@@ -370,6 +372,7 @@ impl<'a> ReviewShow<'a> {
             invalid: None,
             proposal: Some(p),
             similar: &preview.similar,
+            budget: preview.budget,
             files,
         }
     }
@@ -382,6 +385,7 @@ impl<'a> ReviewShow<'a> {
             invalid: Some(why.to_string()),
             proposal: None,
             similar: &[],
+            budget: None,
             files: Vec::new(),
         }
     }
@@ -394,6 +398,21 @@ pub struct Decided {
     pub commit: String,
     pub branch: String,
     pub summary: String,
+}
+
+/// `mneme review approve --all --json`.
+#[derive(Debug, Serialize)]
+pub struct ApprovedAll {
+    pub approved: Vec<Decided>,
+    pub left: Vec<LeftPending>,
+}
+
+/// A proposal `approve --all` left pending, with the error code and message approving it gave.
+#[derive(Debug, Serialize)]
+pub struct LeftPending {
+    pub proposal: String,
+    pub code: &'static str,
+    pub message: String,
 }
 
 /// `mneme why --json`.

@@ -59,6 +59,8 @@ pub enum Error {
     InvalidProposal { id: String, why: ProposalError },
     #[error("unknown proposal `{id}`; pending: {}", if known.is_empty() { "none".to_owned() } else { known.join(", ") })]
     UnknownProposal { id: String, known: Vec<String> },
+    #[error("`{id}` matches {} pending proposals: {}", matches.len(), matches.join(", "))]
+    AmbiguousProposal { id: String, matches: Vec<String> },
     #[error("{}: {message}", path.display())]
     AgentsBlock { path: PathBuf, message: String },
     #[error("{} exists and was not written by mneme", path.display())]
@@ -83,6 +85,14 @@ impl From<TextError> for Error {
 /// skipped because it does not parse.
 pub trait Notes {
     fn warn(&self, message: &str);
+}
+
+/// Notes nobody reads: for callers that have shown the reader what matters another way (an MCP
+/// tool's JSON result, a question already asked in the terminal).
+pub struct Quiet;
+
+impl Notes for Quiet {
+    fn warn(&self, _message: &str) {}
 }
 
 /// The repository and its ledger, found once per run.

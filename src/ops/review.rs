@@ -7,10 +7,11 @@ use crate::model::apply::apply;
 use crate::model::decision::{invalid_rejection, Decision, Verdict};
 use crate::model::ledger::Ledger;
 use crate::model::paths;
+use crate::model::preview::BudgetAfter;
 use crate::model::proposal::{Proposal, ProposalError};
 use crate::model::templates;
 use crate::model::text::escape_line;
-use crate::ops::{now, Error, Result, Workspace};
+use crate::ops::{now, Error, Notes, Result, Workspace};
 
 /// A pending proposal file: the proposal, checked, or why it cannot be approved.
 #[derive(Debug, Clone)]
@@ -28,6 +29,15 @@ impl Pending {
     pub fn valid(&self) -> Option<&Proposal> {
         self.proposal.as_ref().ok()
     }
+}
+
+/// The valid proposals of `pending` other than `item`: what a preview of `item` compares with.
+pub fn others<'p>(pending: &'p [Pending], item: &Pending) -> Vec<&'p Proposal> {
+    pending
+        .iter()
+        .filter(|p| p.path != item.path)
+        .filter_map(Pending::valid)
+        .collect()
 }
 
 /// Today's date, stamped as `since` on the facts an approval writes.
@@ -68,9 +78,13 @@ pub fn find<'p>(pending: &'p [Pending], id: &str) -> Result<&'p Pending> {
         .collect();
     match matches.as_slice() {
         [one] => Ok(one),
-        _ => Err(Error::UnknownProposal {
+        [] => Err(Error::UnknownProposal {
             id: escape_line(id).into_owned(),
             known: pending.iter().map(|p| p.id.clone()).collect(),
+        }),
+        many => Err(Error::AmbiguousProposal {
+            id: escape_line(id).into_owned(),
+            matches: many.iter().map(|p| p.id.clone()).collect(),
         }),
     }
 }
@@ -92,9 +106,14 @@ pub struct Approval {
     pub allow_secrets: bool,
 }
 
-/// Applies and commits `item` against the ledger as it is now. `note` is added to the message
-/// body.
-pub fn approve(ws: &Workspace, item: &Pending, how: &Approval) -> Result<Committed> {
+/// Applies and commits `item` against the ledger as it is now. Taking the facts over their line
+/// budget is allowed, and said.
+pub fn approve(
+    ws: &Workspace,
+    item: &Pending,
+    how: &Approval,
+    notes: &dyn Notes,
+) -> Result<Committed> {
     let proposal = item.proposal.as_ref().map_err(|e| Error::InvalidProposal {
         id: item.id.clone(),
         why: e.clone(),
@@ -113,6 +132,13 @@ pub fn approve(ws: &Workspace, item: &Pending, how: &Approval) -> Result<Committ
         id: proposal.id.clone(),
         conflict,
     })?;
+    let budget = BudgetAfter::of(&ledger, &applied);
+    if budget.over() {
+        notes.warn(&format!(
+            "approving {} takes the facts to {} lines, over budget_lines ({})",
+            item.id, budget.lines, budget.limit
+        ));
+    }
     let writes = applied
         .files
         .iter()

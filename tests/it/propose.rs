@@ -357,19 +357,52 @@ fn near_duplicates_are_allowed_but_named() {
     );
     assert_eq!(out["similar"][0]["fact_id"], "f-aaaa");
     assert!(out["similar"][0]["score"].as_f64().unwrap() > 0.5);
-    repo.mneme(&[
-        "propose",
-        "add",
-        "-f",
-        "architecture",
-        "We use PostgreSQL 16 for reporting, not SQLite.",
-        "--reason",
-        "r",
-    ])
-    .assert()
-    .success()
-    .stdout(contains("Similar existing facts"))
-    .stdout(contains("f-aaaa"));
+    assert!(out["similar"][0].get("proposal").is_none());
+    let first = out["id"].as_str().unwrap().to_owned();
+    let first_fact = out["proposal"]["operations"][0]["fact_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // A second agent says nearly the same: the fact and the pending proposal are both named.
+    let out = repo
+        .mneme(&[
+            "propose",
+            "add",
+            "-f",
+            "architecture",
+            "We use PostgreSQL 16 for reporting, not SQLite.",
+            "--reason",
+            "r",
+        ])
+        .assert()
+        .success()
+        .stdout(contains("Similar facts and pending proposals"))
+        .stdout(contains("f-aaaa"))
+        .stdout(contains(format!("pending {first}")))
+        .get_output()
+        .clone();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&first_fact), "{text}");
+    // And the reviewer sees the pair from either side.
+    repo.mneme(&["review", "show", &first])
+        .assert()
+        .success()
+        .stdout(contains("similar:"))
+        .stdout(contains("for reporting"));
+    let shown = crate::common::json(
+        &repo
+            .mneme(&["review", "show", &first, "--json"])
+            .output()
+            .unwrap(),
+    );
+    let pending: Vec<_> = shown["similar"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s.get("proposal").is_some())
+        .collect();
+    assert_eq!(pending.len(), 1, "{shown}");
+    assert_ne!(pending[0]["proposal"], first.as_str());
 }
 
 #[test]
