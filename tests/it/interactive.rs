@@ -314,3 +314,67 @@ fn the_editor_flow_in_a_real_terminal() {
         "the stale update is still pending"
     );
 }
+
+#[test]
+fn approve_with_a_message_then_approve_the_rest_in_a_real_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let repo = Repo::committed();
+    let base = repo.propose(&["add", "-f", "architecture", "Fact A.", "--reason", "r"]);
+    let fa = repo.new_fact_id(&base);
+    repo.mneme(&["review", "approve", &base]).assert().success();
+    let p1 = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Never block the executor.",
+        "--reason",
+        "r",
+    ]);
+    let up1 = repo.propose(&["update", &fa, "Fact A, first rewrite.", "--reason", "r"]);
+    let up2 = repo.propose(&["update", &fa, "Fact A, competing rewrite.", "--reason", "r"]);
+    let p4 = repo.propose(&[
+        "add",
+        "-f",
+        "invariants",
+        "Ids are never reused.",
+        "--reason",
+        "r",
+    ]);
+    let editor = repo.file(".git/test-editor.sh");
+    script(&editor, "exit 0");
+
+    let tmux = Tmux::review(&repo, &editor, "rest");
+    tmux.wait_for(PROMPT, 1);
+    assert!(tmux.screen(false).contains("[y,m,a,n,e,s,q,?]"));
+    tmux.keys(&["m"]);
+    tmux.wait_for("Message for the commit", 1);
+    tmux.keys(&["-l", "checked the runtime docs"]);
+    tmux.keys(&["Enter"]);
+
+    tmux.wait_for(PROMPT, 2);
+    tmux.keys(&["a"]);
+    tmux.wait_for("Approve this and the 2 later proposal(s) that apply?", 1);
+    tmux.keys(&["y"]);
+    tmux.wait_for("EXIT=", 1);
+    let screen = tmux.screen(false);
+    assert!(
+        screen.contains("3 approved, 0 rejected, 1 left pending."),
+        "{screen}"
+    );
+    assert!(screen.contains("left pending: proposal"), "{screen}");
+
+    assert_eq!(repo.trailer("HEAD~2", "Mneme-Proposal"), [p1.as_str()]);
+    assert!(repo
+        .git(&["log", "-1", "--format=%b", "HEAD~2"])
+        .contains("checked the runtime docs"));
+    assert_eq!(repo.trailer("HEAD~1", "Mneme-Proposal"), [up1.as_str()]);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Proposal"), [p4.as_str()]);
+    let left: Vec<_> = repo
+        .proposals()
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, [up2], "the conflicting update stays pending");
+}

@@ -733,3 +733,143 @@ fn approvals_honour_eol_crlf_attributes() {
     repo.git(&["commit", "-qam", "crlf for markdown"]);
     approve_with_conversion(&repo);
 }
+
+#[test]
+fn an_ambiguous_prefix_lists_the_proposals_it_matches() {
+    let repo = Repo::committed();
+    let a = repo.propose(&["add", "-f", "architecture", "Fact A.", "--reason", "r"]);
+    let b = repo.propose(&["add", "-f", "pitfalls", "Fact B differs.", "--reason", "r"]);
+    let common: String = a
+        .chars()
+        .zip(b.chars())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x)
+        .collect();
+    assert!(common.len() >= 2, "{a} {b}");
+    let before = repo.snapshot();
+    let out = repo
+        .mneme(&["--json", "review", "approve", &common])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(error_code(&out), "ambiguous_proposal");
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["error"]["matches"], serde_json::json!([a, b]));
+    repo.mneme(&["review", "show", &common])
+        .assert()
+        .code(1)
+        .stderr(contains("matches 2 pending proposals"))
+        .stderr(contains(&a))
+        .stderr(contains("give more of the id"));
+    assert_eq!(repo.snapshot(), before, "nothing written");
+}
+
+#[test]
+fn approve_all_approves_what_applies_and_lists_what_it_left() {
+    let repo = Repo::committed();
+    let a = repo.propose(&["add", "-f", "architecture", "Fact A.", "--reason", "r"]);
+    let fa = repo.new_fact_id(&a);
+    approve(&repo, &a);
+    let up1 = repo.propose(&["update", &fa, "Fact A, first rewrite.", "--reason", "r"]);
+    let up2 = repo.propose(&["update", &fa, "Fact A, competing rewrite.", "--reason", "r"]);
+    let c = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Never block the executor.",
+        "--reason",
+        "r",
+    ]);
+    repo.write(
+        ".ledger/proposals/20200101T000000Z-deadbeef.json",
+        "{not json",
+    );
+    let head = repo.head();
+
+    let out = repo
+        .mneme(&["--json", "review", "approve", "--all"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let v = json(&out);
+    let approved: Vec<_> = v["approved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["proposal"].as_str().unwrap())
+        .collect();
+    assert_eq!(approved, [up1.as_str(), c.as_str()]);
+    let left: Vec<_> = v["left"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["proposal"].as_str().unwrap(), d["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        left,
+        [
+            ("20200101T000000Z-deadbeef", "invalid_proposal"),
+            (up2.as_str(), "conflict")
+        ]
+    );
+    // Two commits, oldest proposal first; the rest still pending.
+    assert_eq!(repo.git(&["rev-parse", "HEAD~2"]).trim(), head);
+    assert_eq!(repo.trailer("HEAD~1", "Mneme-Proposal"), [up1.as_str()]);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Proposal"), [c.as_str()]);
+    assert_eq!(repo.proposals().len(), 2);
+
+    // Nothing left that applies: the human output says so.
+    repo.mneme(&["review", "reject", &up2, "20200101"])
+        .assert()
+        .success();
+    repo.mneme(&["review", "approve", "--all"])
+        .assert()
+        .success()
+        .stdout(contains("No pending proposals"));
+    repo.mneme(&["review", "approve", "--all", &c])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn an_approval_over_the_line_budget_is_announced_before_and_said_after() {
+    let repo = Repo::committed();
+    let lines = repo.json(&["context", "--json"])["budget"]["used"]
+        .as_u64()
+        .unwrap();
+    repo.write(
+        ".ledger/config.yaml",
+        &format!("budget_lines: {}\n", lines + 1),
+    );
+    repo.git(&["commit", "-qam", "tight budget"]);
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "One fact too many.",
+        "--reason",
+        "r",
+    ]);
+    let show = repo.json(&["review", "show", &id, "--json"]);
+    assert_eq!(
+        show["budget"],
+        serde_json::json!({"lines": lines + 2, "limit": lines + 1})
+    );
+    repo.mneme(&["review", "show", &id])
+        .assert()
+        .success()
+        .stdout(contains("over budget"));
+    repo.mneme(&["review", "approve", &id])
+        .assert()
+        .success()
+        .stderr(contains(format!(
+            "takes the facts to {} lines, over budget_lines ({})",
+            lines + 2,
+            lines + 1
+        )));
+    assert!(repo
+        .read(".ledger/facts/pitfalls.md")
+        .contains("One fact too many."));
+}
