@@ -127,6 +127,20 @@ pub fn diff(path: &str, old: &str, new: &str) -> String {
     out
 }
 
+/// A text before and after, as `- old` and `+ new` lines under `indent` (either may be absent);
+/// a multi-line text keeps its lines, each indented.
+pub fn old_new(indent: &str, old: Option<&str>, new: Option<&str>) -> String {
+    let mut out = String::new();
+    for (sign, style, text) in [("-", REMOVED, old), ("+", ADDED, new)] {
+        let Some(text) = text else { continue };
+        for (i, line) in text.lines().enumerate() {
+            let lead = if i == 0 { sign } else { " " };
+            out.push_str(&format!("{indent}{}\n", paint(style, format!("{lead} {}", esc1(line)))));
+        }
+    }
+    out
+}
+
 /// `t-a3f8 P1 bug     open        [claude] Title`
 pub fn task_line(t: &mneme::model::tasks::Task) -> String {
     let assignee = t

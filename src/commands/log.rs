@@ -1,7 +1,7 @@
 use mneme::git::history::decisions;
-use mneme::model::decision::Recorded;
+use mneme::model::decision::{Recorded, Verdict};
 
-use crate::cli::ui::{esc1, paint, DIM, ID};
+use crate::cli::ui::{esc1, old_new, paint, DIM, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Show the review decisions in git history, newest first.
@@ -26,12 +26,38 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     } else if decisions.is_empty() {
         cx.ui.out("No decisions recorded yet.\n")?;
     } else {
-        cx.ui.out(&decisions.iter().map(line).collect::<String>())?;
+        let text: String = decisions
+            .iter()
+            .map(|r| format!("{}{}", line(r), texts(r)))
+            .collect();
+        cx.ui.out(&text)?;
     }
     Ok(ExitStatus::Success)
 }
 
-/// `2026-11-22 a1b2c3d4e5 approve add f-7f3c (claude → Grace <g@x>)`
+/// What a decision did to each fact's text (`- old`, `+ new`), and what the agent proposed
+/// where that is not what was committed (a rejection, an edited approval).
+pub fn texts(r: &Recorded) -> String {
+    let mut out = String::new();
+    for c in &r.changes {
+        out.push_str(&format!("    {}\n", paint(ID, esc1(&c.fact))));
+        out.push_str(&old_new("      ", c.old.as_deref(), c.new.as_deref()));
+    }
+    let label = match r.verdict {
+        Verdict::Approve => "the agent proposed",
+        Verdict::Reject => "proposed",
+    };
+    for t in &r.proposed_texts {
+        out.push_str(&format!(
+            "    {} {}\n",
+            paint(DIM, format!("{label} {}:", esc1(&t.fact_id))),
+            esc1(&mneme::model::text::one_line(&t.text))
+        ));
+    }
+    out
+}
+
+/// `2026-11-22 a1b2c3d4e5 approve add f-7f3c (claude → Grace <g@x>) edited rebased`
 pub fn line(r: &Recorded) -> String {
     let ops = r
         .operations
@@ -39,8 +65,15 @@ pub fn line(r: &Recorded) -> String {
         .map(|o| format!("{} {}", o.op.as_str(), o.fact_ids.join(" → ")))
         .collect::<Vec<_>>()
         .join(", ");
+    let mut flags = String::new();
+    if r.edited {
+        flags.push_str(&format!(" {}", paint(WARN, "edited by the reviewer")));
+    }
+    if r.rebased {
+        flags.push_str(&format!(" {}", paint(DIM, "rebased")));
+    }
     format!(
-        "{} {} {:<7} {} {}\n",
+        "{} {} {:<7} {} {}{flags}\n",
         paint(DIM, &r.date[..10.min(r.date.len())]),
         paint(ID, &r.commit[..10.min(r.commit.len())]),
         r.verdict.as_str(),

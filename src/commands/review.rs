@@ -264,7 +264,7 @@ fn render(item: &Pending, preview: Option<&Preview>, position: Option<(usize, us
     for s in &preview.similar {
         out.push_str(&field("similar: ", &ui::similar_line(s)));
     }
-    if item.edited {
+    if item.original.is_some() {
         out.push_str(&format!("  {}\n", paint(WARN, "edited by you")));
     }
     for op in &p.operations {
@@ -634,7 +634,9 @@ fn edit(item: &mut Pending, ledger: &Ledger) -> Result<Edit> {
             op.set_before(fact.text.clone());
         }
     }
-    item.proposal = Ok(edited);
-    item.edited = true;
+    let agent = std::mem::replace(&mut item.proposal, Ok(edited));
+    if item.original.is_none() {
+        item.original = agent.ok();
+    }
     Ok(Edit::Changed)
 }

@@ -4,8 +4,9 @@ use gix::bstr::ByteSlice;
 
 use crate::git::{Error, Repo, Result};
 use crate::model::audit::Examined;
-use crate::model::decision::{Recorded, DECISION};
-use crate::model::factdiff::Files;
+use crate::model::decision::{Recorded, Verdict, DECISION};
+use crate::model::change::FactChange;
+use crate::model::factdiff::{changes, Files};
 use crate::model::paths;
 use crate::model::proposal::Proposal;
 use crate::model::time::Timestamp;
@@ -37,11 +38,14 @@ pub fn decisions(
         if raw.find(needle.as_bytes()).is_none() {
             continue;
         }
-        let Some(r) = read_commit(&commit)?.decision else {
+        let Some(mut r) = read_commit(&commit)?.decision else {
             continue;
         };
         if fact_id.is_some_and(|id| !r.touches(id)) {
             continue;
+        }
+        if r.verdict == Verdict::Approve {
+            r.changes = approved_changes(repo, &commit, &r)?;
         }
         out.push(r);
         if limit.is_some_and(|n| out.len() >= n) {
@@ -49,6 +53,40 @@ pub fn decisions(
         }
     }
     Ok(out)
+}
+
+/// The texts before and after an approval of the facts it names, read from the files its
+/// operations name in the commit and its first parent.
+fn approved_changes(
+    repo: &gix::Repository,
+    commit: &gix::Commit<'_>,
+    r: &Recorded,
+) -> Result<Vec<FactChange>> {
+    let mut names: Vec<&str> = r.operations.iter().map(|o| o.file.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let parent = match commit.parent_ids().next() {
+        Some(p) => Some(repo.find_commit(p)?.tree_id()?.detach()),
+        None => None,
+    };
+    let tree = commit.tree_id()?.detach();
+    let read = |tree: Option<gix::ObjectId>| -> Result<Files> {
+        let mut files = Files::new();
+        let Some(tree) = tree else {
+            return Ok(files);
+        };
+        let tree = repo.find_tree(tree)?;
+        for name in &names {
+            let path = paths::fact_file(name);
+            if let Some(entry) = tree.lookup_entry_by_path(&path)? {
+                files.insert((*name).to_owned(), blob_text(repo, entry.object_id())?);
+            }
+        }
+        Ok(files)
+    };
+    let mut found = changes(&read(parent)?, &read(Some(tree))?);
+    found.retain(|c| r.touches(&c.fact));
+    Ok(found)
 }
 
 /// A commit range to examine: commits reachable from `head` but not from `base`.

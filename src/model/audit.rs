@@ -3,9 +3,10 @@
 
 use serde::Serialize;
 
+use crate::model::change::FactChange;
 use crate::model::decision::{Recorded, Verdict};
 use crate::model::factdiff::{
-    changes, check_decision, context_text, merge_invented, FactChange, Files,
+    changes, check_decision, context_text, merge_invented, Files,
 };
 use crate::model::proposal::{Limits, Proposal};
 

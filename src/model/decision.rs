@@ -16,6 +16,7 @@
 
 use serde::Serialize;
 
+use crate::model::change::FactChange;
 use crate::model::proposal::{OpKind, Operation, Proposal};
 use crate::model::text::escape_line;
 
@@ -29,6 +30,9 @@ pub const APPROVED_BY: &str = "Mneme-Approved-By";
 pub const REJECTED_BY: &str = "Mneme-Rejected-By";
 pub const REBASED: &str = "Mneme-Rebased";
 pub const EDITED: &str = "Mneme-Edited";
+/// `<fact-id> <JSON string>`: what the agent proposed for that fact, when the commit does not
+/// show it (an approval the reviewer edited, a rejection).
+pub const PROPOSED_TEXT: &str = "Mneme-Proposed-Text";
 
 /// Longest subject line before the statement is cut with `…`.
 const SUBJECT_MAX: usize = 72;
@@ -67,7 +71,8 @@ pub struct Decision<'a> {
     /// For a rejection, why (optional); for an approval, an optional note (`--message`).
     pub note: Option<String>,
     pub rebased: bool,
-    pub edited: bool,
+    /// The agent's proposal, when the reviewer edited it into `proposal`.
+    pub original: Option<&'a Proposal>,
 }
 
 /// `add f-7f3c architecture.md`, `supersede f-old1 f-new2 pitfalls.md`.
@@ -151,19 +156,44 @@ impl Decision<'_> {
         if self.rebased {
             trailers.push((REBASED, "true".into()));
         }
-        if self.edited {
+        if self.original.is_some() {
             trailers.push((EDITED, "true".into()));
         }
+        trailers.extend(self.proposed_texts().map(|(id, text)| {
+            let json = serde_json::Value::String(text.to_owned()).to_string();
+            (PROPOSED_TEXT, format!("{id} {json}"))
+        }));
         let by = match self.verdict {
             Verdict::Approve => APPROVED_BY,
             Verdict::Reject => REJECTED_BY,
         };
         trailers.push((by, self.reviewer.clone()));
+        // A proposed text is a JSON string: one line already, and its spaces are its own.
         let trailers: String = trailers
             .into_iter()
-            .map(|(k, v)| format!("{k}: {}\n", one_line(&v)))
+            .map(|(k, v)| match k {
+                PROPOSED_TEXT => format!("{k}: {}\n", escape_line(&v)),
+                _ => format!("{k}: {}\n", one_line(&v)),
+            })
             .collect();
         format!("{subject}\n\n{body}\n{trailers}")
+    }
+}
+
+impl<'a> Decision<'a> {
+    /// `(fact id, text)` the agent proposed that the commit itself does not show: every text of
+    /// a rejection, and the texts the reviewer changed before approving.
+    fn proposed_texts(&self) -> impl Iterator<Item = (&'a str, &'a str)> + '_ {
+        let agent = self.original.unwrap_or(self.proposal);
+        agent
+            .operations
+            .iter()
+            .zip(&self.proposal.operations)
+            .filter_map(move |(proposed, decided)| {
+                let text = proposed.text()?;
+                let shown = self.verdict == Verdict::Approve && decided.text() == Some(text);
+                (!shown).then(|| (proposed.new_id().unwrap_or(proposed.fact_id()), text))
+            })
     }
 }
 
@@ -191,12 +221,18 @@ pub fn invalid_rejection(name: &str, why: &str, reviewer: &str, note: Option<&st
     )
 }
 
+/// `s` in at most `max` characters: cut after the last whole word that fits, with `…`; a
+/// single word longer than half the line is cut inside.
 fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_owned();
     }
     let cut: String = s.chars().take(max - 1).collect();
-    format!("{}…", cut.trim_end())
+    let at_word = match cut.rfind(char::is_whitespace) {
+        Some(i) if cut[..i].chars().count() >= max / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{}…", at_word.trim_end_matches([' ', ',', ';', ':']))
 }
 
 /// A decision read back from a commit.
@@ -214,6 +250,12 @@ pub struct Recorded {
     pub evidence: Vec<String>,
     pub rebased: bool,
     pub edited: bool,
+    /// What the agent proposed where the commit does not show it: `(fact id, text)`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub proposed_texts: Vec<ProposedText>,
+    /// For an approval read from history: each fact's text before and after the commit.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<FactChange>,
     pub subject: String,
     /// Operation trailers mneme could not read: the decision does not say what it did.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -226,6 +268,25 @@ pub struct RecordedOp {
     pub op: OpKind,
     pub fact_ids: Vec<String>,
     pub file: String,
+}
+
+/// A text the agent proposed for a fact, as recorded in a decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProposedText {
+    pub fact_id: String,
+    pub text: String,
+}
+
+impl ProposedText {
+    /// Reads `<fact-id> <JSON string>`.
+    fn parse(value: &str) -> Option<ProposedText> {
+        let (id, json) = value.split_once(' ')?;
+        let text: String = serde_json::from_str(json).ok()?;
+        Some(ProposedText {
+            fact_id: id.to_owned(),
+            text,
+        })
+    }
 }
 
 impl RecordedOp {
@@ -260,6 +321,8 @@ impl Recorded {
             evidence: Vec::new(),
             rebased: false,
             edited: false,
+            proposed_texts: Vec::new(),
+            changes: Vec::new(),
             subject: String::new(),
             malformed: Vec::new(),
         }
@@ -295,6 +358,10 @@ impl Recorded {
                 APPROVED_BY | REJECTED_BY => r.reviewer = Some(value),
                 REBASED => r.rebased = value == "true",
                 EDITED => r.edited = value == "true",
+                PROPOSED_TEXT => match ProposedText::parse(&value) {
+                    Some(t) => r.proposed_texts.push(t),
+                    None => r.malformed.push(value),
+                },
                 _ => {}
             }
         }
@@ -340,7 +407,7 @@ mod tests {
             reviewer: "Grace <g@example.com>".into(),
             note: None,
             rebased: true,
-            edited: false,
+            original: None,
         };
         let m = d.message();
         let subject = m.lines().next().unwrap();
@@ -372,7 +439,7 @@ mod tests {
             reviewer: "Grace <g@example.com>".into(),
             note: Some("not verified".into()),
             rebased: false,
-            edited: false,
+            original: None,
         };
         let m = d.message();
         assert!(m.starts_with("ledger(architecture,pitfalls): reject add f-7f3c, supersede f-old1 with f-new2\n\nRejected: not verified\n"), "{m}");
@@ -407,5 +474,77 @@ mod tests {
         )
         .unwrap();
         assert_eq!(odd.malformed, ["rename f-1 a.md", "add a.md"]);
+    }
+
+    /// Splits a message into subject, body and trailer pairs, as git would.
+    fn read_back(m: &str) -> Recorded {
+        let (head, trailers) = m.trim_end().rsplit_once("\n\n").unwrap();
+        let (subject, body) = head.split_once("\n\n").unwrap();
+        let pairs: Vec<(&str, &str)> = trailers
+            .lines()
+            .map(|l| l.split_once(": ").unwrap())
+            .collect();
+        Recorded::from_trailers(subject, body, pairs).unwrap()
+    }
+
+    #[test]
+    fn subjects_are_cut_at_a_word() {
+        let m = Decision {
+            verdict: Verdict::Approve,
+            proposal: &proposal(),
+            reviewer: "G <g@x>".into(),
+            note: None,
+            rebased: false,
+            original: None,
+        }
+        .message();
+        let subject = m.lines().next().unwrap();
+        assert_eq!(
+            subject,
+            "ledger(architecture): add f-7f3c We use PostgreSQL 16, not SQLite, for…"
+        );
+        assert_eq!(truncate(&"x".repeat(100), 10), "xxxxxxxxx…");
+        assert_eq!(truncate("short enough", 72), "short enough");
+    }
+
+    #[test]
+    fn the_agents_text_is_kept_when_edited_or_rejected() {
+        let agent = proposal();
+        let mut edited = agent.clone();
+        edited.operations[0].set_text("We use  PostgreSQL 17.\n  Not \"SQLite\".".into());
+        let approval = Decision {
+            verdict: Verdict::Approve,
+            proposal: &edited,
+            reviewer: "G <g@x>".into(),
+            note: None,
+            rebased: false,
+            original: Some(&agent),
+        };
+        let r = read_back(&approval.message());
+        assert!(r.edited);
+        assert_eq!(
+            r.proposed_texts,
+            [ProposedText {
+                fact_id: "f-7f3c".into(),
+                text: agent.operations[0].text().unwrap().into()
+            }]
+        );
+        // Unedited approvals show their text in the commit itself.
+        let plain = Decision {
+            original: None,
+            proposal: &agent,
+            ..approval.clone()
+        };
+        assert!(read_back(&plain.message()).proposed_texts.is_empty());
+        // A rejection keeps every proposed text, spaces and line breaks included.
+        let rejection = Decision {
+            verdict: Verdict::Reject,
+            proposal: &edited,
+            original: None,
+            ..approval
+        };
+        let r = read_back(&rejection.message());
+        assert_eq!(r.proposed_texts[0].text, "We use  PostgreSQL 17.\n  Not \"SQLite\".");
+        assert!(r.malformed.is_empty());
     }
 }

@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
 
+use crate::model::change::{ChangeKind, FactChange};
 use crate::model::decision::{Recorded, Verdict};
 use crate::model::facts::{FactFile, Meta, UNIDENTIFIED};
 use crate::model::proposal::{OpKind, Proposal};
@@ -19,48 +19,6 @@ pub struct FactState {
     pub file: String,
     pub text: String,
     pub meta: Meta,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ChangeKind {
-    Added,
-    Removed,
-    Changed,
-    /// The ledger now holds the fact more than once (two items with one id): never a reviewed
-    /// change, since readers would see two statements under one id.
-    Duplicated,
-}
-
-impl ChangeKind {
-    /// `was added`, for messages.
-    pub fn past(self) -> &'static str {
-        match self {
-            ChangeKind::Added => "was added",
-            ChangeKind::Removed => "was removed",
-            ChangeKind::Changed => "was changed",
-            ChangeKind::Duplicated => "was duplicated",
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChangeKind::Added => "added",
-            ChangeKind::Removed => "removed",
-            ChangeKind::Changed => "changed",
-            ChangeKind::Duplicated => "duplicated",
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FactChange {
-    /// The fact id, or `(no id) <text>` for a fact without one.
-    pub fact: String,
-    pub kind: ChangeKind,
-    pub file: String,
-    pub old: Option<String>,
-    pub new: Option<String>,
 }
 
 /// Every version of each fact, keyed by id (facts without an id by their normalised text), in

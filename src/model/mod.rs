@@ -5,6 +5,7 @@ pub mod agents_md;
 pub mod apply;
 pub mod audit;
 pub mod briefing;
+pub mod change;
 pub mod config;
 pub mod decision;
 pub mod factdiff;

@@ -20,8 +20,8 @@ pub struct Pending {
     /// The file's name without `.json`, control characters escaped: how a reviewer names it.
     pub id: String,
     pub proposal: std::result::Result<Proposal, ProposalError>,
-    /// The text was changed by the reviewer.
-    pub edited: bool,
+    /// The agent's proposal, once the reviewer has edited `proposal`.
+    pub original: Option<Proposal>,
 }
 
 impl Pending {
@@ -59,7 +59,7 @@ pub fn pending(ws: &Workspace, ledger: &Ledger) -> Result<Vec<Pending>> {
                 id: escape_line(&stem).into_owned(),
                 proposal: l.proposal.and_then(|p| p.validate(&limits).map(|()| p)),
                 path: l.path,
-                edited: false,
+                original: None,
             }
         })
         .collect())
@@ -158,7 +158,7 @@ pub fn approve(
         reviewer: ws.repo.reviewer()?,
         note: how.note.clone(),
         rebased: applied.rebased,
-        edited: item.edited,
+        original: item.original.as_ref(),
     };
     record(ws, item, decision.message(), writes, how.no_verify)
 }
@@ -180,7 +180,7 @@ pub fn reject(
             reviewer,
             note,
             rebased: false,
-            edited: item.edited,
+            original: item.original.as_ref(),
         }
         .message(),
         Err(why) => invalid_rejection(&item.id, &why.to_string(), &reviewer, note.as_deref()),
