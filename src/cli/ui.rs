@@ -135,7 +135,10 @@ pub fn old_new(indent: &str, old: Option<&str>, new: Option<&str>) -> String {
         let Some(text) = text else { continue };
         for (i, line) in text.lines().enumerate() {
             let lead = if i == 0 { sign } else { " " };
-            out.push_str(&format!("{indent}{}\n", paint(style, format!("{lead} {}", esc1(line)))));
+            out.push_str(&format!(
+                "{indent}{}\n",
+                paint(style, format!("{lead} {}", esc1(line)))
+            ));
         }
     }
     out

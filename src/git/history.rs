@@ -4,8 +4,8 @@ use gix::bstr::ByteSlice;
 
 use crate::git::{Error, Repo, Result};
 use crate::model::audit::Examined;
-use crate::model::decision::{Recorded, Verdict, DECISION};
 use crate::model::change::FactChange;
+use crate::model::decision::{Recorded, Verdict, DECISION};
 use crate::model::factdiff::{changes, Files};
 use crate::model::paths;
 use crate::model::proposal::Proposal;

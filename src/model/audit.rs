@@ -5,9 +5,7 @@ use serde::Serialize;
 
 use crate::model::change::FactChange;
 use crate::model::decision::{Recorded, Verdict};
-use crate::model::factdiff::{
-    changes, check_decision, context_text, merge_invented, Files,
-};
+use crate::model::factdiff::{changes, check_decision, context_text, merge_invented, Files};
 use crate::model::proposal::{Limits, Proposal};
 
 /// One commit of a range, with what the ledger looked like before and after it.

@@ -544,7 +544,10 @@ mod tests {
             ..approval
         };
         let r = read_back(&rejection.message());
-        assert_eq!(r.proposed_texts[0].text, "We use  PostgreSQL 17.\n  Not \"SQLite\".");
+        assert_eq!(
+            r.proposed_texts[0].text,
+            "We use  PostgreSQL 17.\n  Not \"SQLite\"."
+        );
         assert!(r.malformed.is_empty());
     }
 }

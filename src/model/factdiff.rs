@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-
 use crate::model::change::{ChangeKind, FactChange};
 use crate::model::decision::{Recorded, Verdict};
 use crate::model::facts::{FactFile, Meta, UNIDENTIFIED};

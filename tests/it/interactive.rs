@@ -203,6 +203,11 @@ fn approve_reject_edit_and_quit_in_a_real_terminal() {
     assert!(subjects[1].starts_with("ledger(pitfalls): reject add f-"));
     assert!(subjects[2].starts_with("ledger(architecture): add f-"));
     assert_eq!(repo.trailer("HEAD", "Mneme-Edited"), ["true"]);
+    // The agent's own text stays on record beside the reviewer's edit.
+    assert_eq!(
+        repo.trailer("HEAD", "Mneme-Proposed-Text"),
+        [format!("{f3} \"Ids are a draft idea.\"")]
+    );
     assert_eq!(repo.trailer("HEAD", "Mneme-Proposal"), [p3.as_str()]);
     assert_eq!(repo.trailer("HEAD~1", "Mneme-Proposal"), [p2.as_str()]);
     assert!(repo

@@ -873,3 +873,69 @@ fn an_approval_over_the_line_budget_is_announced_before_and_said_after() {
         .read(".ledger/facts/pitfalls.md")
         .contains("One fact too many."));
 }
+
+#[test]
+fn log_and_why_show_the_texts_before_and_after() {
+    let repo = Repo::committed();
+    let a = repo.propose(&[
+        "add",
+        "-f",
+        "architecture",
+        "We use PostgreSQL 16.",
+        "--reason",
+        "adr",
+    ]);
+    let fact = repo.new_fact_id(&a);
+    approve(&repo, &a);
+    let up = repo.propose(&[
+        "update",
+        &fact,
+        "We use PostgreSQL 17.",
+        "--reason",
+        "upgrade",
+    ]);
+    approve(&repo, &up);
+    let no = repo.propose(&[
+        "update",
+        &fact,
+        "We use  PostgreSQL 18\non two lines.",
+        "--reason",
+        "too early",
+    ]);
+    repo.mneme(&["review", "reject", &no, "--reason", "not yet"])
+        .assert()
+        .success();
+
+    let log = repo.json(&["log", "--json"]);
+    let rejected = &log[0];
+    assert_eq!(rejected["verdict"], "reject");
+    assert_eq!(
+        rejected["proposed_texts"],
+        serde_json::json!([{"fact_id": fact, "text": "We use  PostgreSQL 18\non two lines."}])
+    );
+    assert!(rejected.get("changes").is_none());
+    assert_eq!(
+        log[1]["changes"],
+        serde_json::json!([{"fact": fact, "kind": "changed", "file": "architecture.md",
+            "old": "We use PostgreSQL 16.", "new": "We use PostgreSQL 17."}])
+    );
+    assert_eq!(log[2]["changes"][0]["old"], serde_json::Value::Null);
+    assert_eq!(log[2]["changes"][0]["new"], "We use PostgreSQL 16.");
+
+    let why = repo
+        .mneme(&["why", &fact])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let why = String::from_utf8(why).unwrap();
+    assert!(why.contains("- We use PostgreSQL 16.\n"), "{why}");
+    assert!(why.contains("+ We use PostgreSQL 17.\n"), "{why}");
+    assert!(why.contains("proposed "), "{why}");
+    assert!(why.contains("We use PostgreSQL 18 on two lines."), "{why}");
+    repo.mneme(&["log"])
+        .assert()
+        .success()
+        .stdout(contains("+ We use PostgreSQL 17."));
+}
