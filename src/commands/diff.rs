@@ -1,28 +1,40 @@
 use std::fmt::Write as _;
 
+use mneme::model::net::{FactNet, How, NetSummary, Step};
 use mneme::model::paths;
 use mneme::model::summary::{Entry, EntryKind, Summary};
-use mneme::ops::audit::diff;
+use mneme::ops::audit::{diff, diff_by_commit};
 
-use crate::cli::ui::{esc1, paint, DIM, HEADER, ID, WARN};
+use crate::cli::ui::{esc1, old_new, paint, DIM, HEADER, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
-/// Summarise what a range of commits did to the facts.
+/// Summarise what a range of commits did to the facts, fact by fact.
 ///
-/// Facts added, updated (old → new), removed and superseded, with who proposed and approved
-/// each and why; rejected proposals; proposals opened in the range or still pending. For a pull
-/// request comment use `--format markdown`. Without a range: from the merge-base with the
-/// upstream or default branch to HEAD.
+/// One entry per fact the range touched: its text before and after, and every commit on the way
+/// with who proposed and approved it, why, and the evidence. Commits that changed facts without
+/// review come first, with what they changed; then rejected proposals with their text, and the
+/// proposals still pending. For a pull-request comment use `--format markdown`. Without a range:
+/// from the merge-base with the upstream or default branch to HEAD.
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Examples:\n  mneme diff origin/main..HEAD\n  mneme diff --format markdown >> \"$GITHUB_STEP_SUMMARY\"\n  mneme diff HEAD~10.. --format json"
-)]
+#[command(after_help = "Examples:
+  mneme diff origin/main..HEAD
+  mneme diff --format markdown >> \"$GITHUB_STEP_SUMMARY\"
+  mneme diff \"$BASE..$HEAD\" --format markdown --repo-url https://github.com/acme/app
+  mneme diff HEAD~10.. --format json
+  mneme diff origin/main..HEAD --by-commit    # one entry per approval, in commit order")]
 pub struct Args {
     /// BASE..HEAD (either side may be omitted).
     range: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// The per-commit view: one entry per approval and rejection, in commit order.
+    #[arg(long)]
+    by_commit: bool,
+    /// The repository's web address (GitHub-style paths): markdown links commits to
+    /// URL/commit/<id> and evidence files to URL/blob/<head>/<path>.
+    #[arg(long, value_name = "URL")]
+    repo_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -34,24 +46,447 @@ enum Format {
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
-    let summary = diff(&ws, args.range.as_deref())?;
-    match (args.format, cx.ui.json) {
-        (Format::Json, _) | (_, true) => cx.ui.json(&summary)?,
-        (Format::Markdown, false) => cx.ui.out(&markdown(&summary))?,
-        (Format::Text, false) => cx.ui.out(&text(&summary))?,
+    let json = args.format == Format::Json || cx.ui.json;
+    if args.by_commit {
+        let summary = diff_by_commit(&ws, args.range.as_deref())?;
+        match (json, args.format) {
+            (true, _) => cx.ui.json(&summary)?,
+            (false, Format::Markdown) => cx.ui.out(&by_commit_markdown(&summary))?,
+            (false, _) => cx.ui.out(&by_commit_text(&summary))?,
+        }
+        return Ok(ExitStatus::Success);
+    }
+    let net = diff(&ws, args.range.as_deref())?;
+    match (json, args.format) {
+        (true, _) => cx.ui.json(&net)?,
+        (false, Format::Markdown) => {
+            let links = Links::new(args.repo_url.as_deref(), &net.head);
+            cx.ui.out(&markdown(&net, &links))?;
+        }
+        (false, _) => cx.ui.out(&text(&net))?,
     }
     Ok(ExitStatus::Success)
 }
 
+/// Fact changes in a terminal: unreviewed commits first, then each fact, rejections, pending.
+fn text(s: &NetSummary) -> String {
+    let mut out = format!(
+        "{}\n",
+        paint(HEADER, format!("Fact changes in {}", esc1(&s.range)))
+    );
+    if !s.unreviewed.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint(
+                WARN,
+                format!(
+                    "{} commit(s) changed facts without review (`mneme verify` fails):",
+                    s.unreviewed.len()
+                )
+            )
+        );
+        for u in &s.unreviewed {
+            let _ = writeln!(
+                out,
+                "  {} {} {}",
+                paint(ID, short(&u.commit)),
+                esc1(&u.subject),
+                paint(DIM, format!("({})", esc1(&u.author)))
+            );
+            for c in &u.changes {
+                let _ = writeln!(
+                    out,
+                    "    {} {}",
+                    paint(ID, esc1(&c.fact)),
+                    paint(DIM, format!("{} in {}", c.kind.as_str(), esc1(&c.file)))
+                );
+                out.push_str(&old_new("      ", c.old.as_deref(), c.new.as_deref()));
+            }
+        }
+    }
+    for (kind, count) in s.counts() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint(HEADER, format!("{} ({count})", kind.title()))
+        );
+        for f in s.facts.iter().filter(|f| f.change == kind) {
+            let replaced = f
+                .replaced_by
+                .as_ref()
+                .map(|r| format!(", replaced by {}", esc1(r)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {} {}",
+                paint(ID, esc1(&f.fact)),
+                paint(DIM, format!("({}{replaced})", esc1(&f.file)))
+            );
+            out.push_str(&old_new("    ", f.before.as_deref(), f.after.as_deref()));
+            for step in &f.steps {
+                let line = step_line(step);
+                let style = if step.how == How::Approved { DIM } else { WARN };
+                let _ = writeln!(out, "    {}", paint(style, esc1(&line)));
+            }
+        }
+    }
+    if !s.rejected.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint(HEADER, format!("Rejected ({})", s.rejected.len()))
+        );
+        for r in &s.rejected {
+            let _ = writeln!(
+                out,
+                "  {} {} {}",
+                paint(ID, esc1(&r.proposal)),
+                esc1(&r.operations.join(", ")),
+                paint(DIM, format!("({})", rejected_by(r)))
+            );
+            for t in &r.proposed_texts {
+                let _ = writeln!(
+                    out,
+                    "    {} {}",
+                    paint(DIM, format!("{}:", esc1(&t.fact_id))),
+                    esc1(&one_line(&t.text))
+                );
+            }
+            if let Some(why) = &r.why {
+                let _ = writeln!(out, "    {}", paint(DIM, format!("why: {}", esc1(why))));
+            }
+        }
+    }
+    pending_text(&mut out, &s.pending);
+    if s.facts.is_empty() && s.rejected.is_empty() && s.pending.is_empty() {
+        out.push_str("\nNo fact changes.\n");
+    }
+    out
+}
+
+/// `add proposed by claude, approved by Grace (edited) · why · evidence: … · 1a2b3c4d5e`, or the
+/// unreviewed commit or merge that wrote the text.
+fn step_line(step: &Step) -> String {
+    let commit = short(&step.commit);
+    match step.how {
+        How::Approved => {
+            let mut line = format!(
+                "{} proposed by {}, approved by {}",
+                step.op.unwrap_or("change"),
+                step.proposed_by.as_deref().unwrap_or("unknown"),
+                step.approved_by.as_deref().unwrap_or("unknown")
+            );
+            if step.edited {
+                line.push_str(" (edited by the reviewer)");
+            }
+            if let Some(reason) = &step.reason {
+                line.push_str(&format!(" · {}", first_line(reason)));
+            }
+            if !step.evidence.is_empty() {
+                line.push_str(&format!(" · evidence: {}", step.evidence.join(", ")));
+            }
+            if let Some(agent) = &step.agent_text {
+                line.push_str(&format!(" · the agent proposed: {}", one_line(agent)));
+            }
+            format!("{line} · {commit}")
+        }
+        How::Unreviewed => format!(
+            "UNREVIEWED: {commit} \"{}\" by {}",
+            step.subject,
+            step.author.as_deref().unwrap_or("unknown")
+        ),
+        How::Merge => format!(
+            "WRITTEN IN A MERGE: {commit} \"{}\" by {} (in neither parent)",
+            step.subject,
+            step.author.as_deref().unwrap_or("unknown")
+        ),
+    }
+}
+
+fn rejected_by(r: &mneme::model::net::Rejected) -> String {
+    format!(
+        "proposed by {}, rejected by {}",
+        esc1(r.proposed_by.as_deref().unwrap_or("unknown")),
+        esc1(r.rejected_by.as_deref().unwrap_or("unknown"))
+    )
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(10)]
+}
+
+/// Where markdown links commits and evidence files, if anywhere.
+struct Links<'a> {
+    url: Option<&'a str>,
+    head: &'a str,
+}
+
+impl<'a> Links<'a> {
+    fn new(url: Option<&'a str>, head: &'a str) -> Links<'a> {
+        Links {
+            url: url.map(|u| u.trim_end_matches('/')),
+            head,
+        }
+    }
+
+    fn commit(&self, id: &str) -> String {
+        match self.url {
+            Some(url) => format!("[`{}`]({url}/commit/{id})", short(id)),
+            None => format!("`{}`", short(id)),
+        }
+    }
+
+    /// An evidence reference: a web address as is, a repository path (`src/x.rs:12`) linked to
+    /// the file at the head, anything else as code.
+    fn evidence(&self, e: &str) -> String {
+        if e.starts_with("https://") || e.starts_with("http://") {
+            return format!("<{}>", e.replace(['<', '>', ' '], ""));
+        }
+        let (path, line) = match e.rsplit_once(':') {
+            Some((p, l)) if !l.is_empty() && l.chars().all(|c| c.is_ascii_digit()) => (p, Some(l)),
+            _ => (e, None),
+        };
+        let plain = !path.is_empty()
+            && !path.starts_with('/')
+            && path
+                .split('/')
+                .all(|part| !part.is_empty() && part != ".." && part != ".")
+            && path
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
+        match self.url {
+            Some(url) if plain => {
+                let anchor = line.map(|l| format!("#L{l}")).unwrap_or_default();
+                format!("[`{}`]({url}/blob/{}/{path}{anchor})", esc1(e), self.head)
+            }
+            _ => code(e),
+        }
+    }
+}
+
+/// Longest markdown `diff` prints: a pull-request comment holds 65,536 characters.
+const MARKDOWN_MAX: usize = 60_000;
+
+/// Markdown for a pull-request comment or a CI job summary: what a reviewer must see first
+/// (unreviewed changes), then one entry per fact.
+fn markdown(s: &NetSummary, links: &Links<'_>) -> String {
+    let mut out = format!("## Fact changes in {}\n\n", code(&s.range));
+    let mut tally: Vec<String> = Vec::new();
+    if !s.unreviewed.is_empty() {
+        tally.push(format!("**{} unreviewed commit(s)**", s.unreviewed.len()));
+    }
+    tally.extend(
+        s.counts()
+            .into_iter()
+            .map(|(kind, n)| format!("{n} {}", kind.title().to_lowercase())),
+    );
+    tally.push(format!("{} rejected", s.rejected.len()));
+    tally.push(format!("{} pending", s.pending.len()));
+    let _ = writeln!(out, "{}\n", tally.join(" · "));
+
+    // Entries in the order a reviewer reads them; cut, with a note, before a comment overflows.
+    let mut entries: Vec<String> = Vec::new();
+    if !s.unreviewed.is_empty() {
+        let mut block = String::from(
+            "> [!CAUTION]\n> **Facts changed without review.** `mneme verify` fails on these commits: revert them and propose the change with `mneme propose`.\n>\n",
+        );
+        for u in &s.unreviewed {
+            let _ = writeln!(
+                block,
+                "> - {} _{}_ by {}",
+                links.commit(&u.commit),
+                md(&esc1(&u.subject)),
+                md(&esc1(&u.author))
+            );
+            for c in &u.changes {
+                let _ = writeln!(
+                    block,
+                    ">   - {} in {} {}",
+                    code(&c.fact),
+                    code(&c.file),
+                    c.kind.as_str()
+                );
+                if let Some(old) = &c.old {
+                    let _ = writeln!(block, ">     - before: {}", md(&one_line(old)));
+                }
+                if let Some(new) = &c.new {
+                    let _ = writeln!(block, ">     - after: {}", md(&one_line(new)));
+                }
+            }
+        }
+        entries.push(block);
+    }
+    for (kind, count) in s.counts() {
+        entries.push(format!("\n### {} ({count})\n\n", kind.title()));
+        for f in s.facts.iter().filter(|f| f.change == kind) {
+            entries.push(fact_markdown(f, links));
+        }
+    }
+    if !s.rejected.is_empty() {
+        entries.push(format!("\n### Rejected ({})\n\n", s.rejected.len()));
+        for r in &s.rejected {
+            let why = r
+                .why
+                .as_ref()
+                .map(|w| format!(": _{}_", md(&esc1(w))))
+                .unwrap_or_default();
+            let mut block = format!(
+                "- {} {} — {}{why}\n",
+                code(&r.proposal),
+                md(&esc1(&r.operations.join(", "))),
+                md(&rejected_by(r))
+            );
+            for t in &r.proposed_texts {
+                let _ = writeln!(
+                    block,
+                    "  - {}: {}",
+                    code(&t.fact_id),
+                    md(&one_line(&t.text))
+                );
+            }
+            entries.push(block);
+        }
+    }
+    if !s.pending.is_empty() {
+        entries.push(format!("\n### Pending proposals ({})\n\n", s.pending.len()));
+        for p in &s.pending {
+            let opened = if p.opened_in_range {
+                " _(opened in this range)_"
+            } else {
+                ""
+            };
+            entries.push(format!(
+                "- {} {}{opened}\n",
+                code(&p.id),
+                md(&esc1(&p.operations.join("; ")))
+            ));
+        }
+    }
+    if s.facts.is_empty() && s.rejected.is_empty() && s.pending.is_empty() {
+        entries.push("No fact changes.\n".into());
+    }
+    let total = entries.len();
+    for (n, entry) in entries.into_iter().enumerate() {
+        if out.len() + entry.len() > MARKDOWN_MAX {
+            let _ = writeln!(
+                out,
+                "\n_… {} more entries left out to fit a comment; run `mneme diff {}` for all of them._",
+                total - n,
+                md(&esc1(&s.range))
+            );
+            break;
+        }
+        out.push_str(&entry);
+    }
+    out
+}
+
+/// One fact: its text before and after, and a line per commit that changed it.
+fn fact_markdown(f: &FactNet, links: &Links<'_>) -> String {
+    let flag = if f.unreviewed { " ⚠️" } else { "" };
+    let replaced = f
+        .replaced_by
+        .as_ref()
+        .map(|r| format!(" → {}", code(r)))
+        .unwrap_or_default();
+    let mut out = format!("- {} · {}{replaced}{flag}", code(&f.fact), code(&f.file));
+    match (&f.before, &f.after) {
+        (None, Some(new)) => {
+            let _ = writeln!(out, ": {}", md(&one_line(new)));
+        }
+        (Some(old), None) => {
+            let _ = writeln!(out, ": ~~{}~~", md(&one_line(old)));
+        }
+        (old, new) => {
+            out.push('\n');
+            if let Some(old) = old {
+                let _ = writeln!(out, "  - before: {}", md(&one_line(old)));
+            }
+            if let Some(new) = new {
+                let _ = writeln!(out, "  - after: {}", md(&one_line(new)));
+            }
+        }
+    }
+    for step in &f.steps {
+        let commit = links.commit(&step.commit);
+        let line = match step.how {
+            How::Approved => {
+                let mut line = format!(
+                    "{} proposed by {}, approved by {}",
+                    step.op.unwrap_or("change"),
+                    md(&esc1(step.proposed_by.as_deref().unwrap_or("unknown"))),
+                    md(&esc1(step.approved_by.as_deref().unwrap_or("unknown")))
+                );
+                if step.edited {
+                    line.push_str(" **(edited by the reviewer)**");
+                }
+                if let Some(reason) = &step.reason {
+                    let _ = write!(line, " · _{}_", md(&first_line(reason)));
+                }
+                if !step.evidence.is_empty() {
+                    let evidence: Vec<String> =
+                        step.evidence.iter().map(|e| links.evidence(e)).collect();
+                    let _ = write!(line, " · evidence: {}", evidence.join(", "));
+                }
+                let _ = write!(line, " · {commit}");
+                if let Some(agent) = &step.agent_text {
+                    let _ = write!(line, "\n    - the agent proposed: {}", md(&one_line(agent)));
+                }
+                line
+            }
+            How::Unreviewed => format!(
+                "**unreviewed** {commit} _{}_ by {}",
+                md(&esc1(&step.subject)),
+                md(&esc1(step.author.as_deref().unwrap_or("unknown")))
+            ),
+            How::Merge => format!(
+                "**written while resolving a merge** {commit} _{}_ by {} (in neither parent)",
+                md(&esc1(&step.subject)),
+                md(&esc1(step.author.as_deref().unwrap_or("unknown")))
+            ),
+        };
+        let _ = writeln!(out, "  - {line}");
+    }
+    out
+}
+
+/// `s` as inline code, control characters escaped; backticks inside are dropped.
+fn code(s: &str) -> String {
+    format!("`{}`", esc1(s).replace('`', ""))
+}
+
+fn pending_text(out: &mut String, pending: &[mneme::model::summary::PendingLine]) {
+    if pending.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n{}",
+        paint(HEADER, format!("Pending proposals ({})", pending.len()))
+    );
+    for p in pending {
+        let _ = writeln!(
+            out,
+            "  {} {}{}",
+            paint(ID, esc1(&p.id)),
+            esc1(&p.operations.join("; ")),
+            if p.opened_in_range {
+                paint(DIM, " (opened here)")
+            } else {
+                String::new()
+            }
+        );
+    }
+}
+
 /// A statement from history on one line, control characters escaped.
-fn one_line(s: &Option<String>) -> String {
-    let folded = s
-        .as_deref()
-        .unwrap_or("")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    esc1(&folded).into_owned()
+fn one_line(s: &str) -> String {
+    esc1(&mneme::model::text::one_line(s)).into_owned()
+}
+
+fn opt_line(s: &Option<String>) -> String {
+    one_line(s.as_deref().unwrap_or(""))
 }
 
 fn who(e: &Entry) -> String {
@@ -62,7 +497,7 @@ fn who(e: &Entry) -> String {
     )
 }
 
-fn text(s: &Summary) -> String {
+fn by_commit_text(s: &Summary) -> String {
     let mut out = format!(
         "{}\n",
         paint(HEADER, format!("Fact changes in {}", esc1(&s.range)))
@@ -81,17 +516,17 @@ fn text(s: &Summary) -> String {
             );
             match e.kind {
                 EntryKind::Added => {
-                    let _ = writeln!(out, "    + {}", one_line(&e.new));
+                    let _ = writeln!(out, "    + {}", opt_line(&e.new));
                 }
                 EntryKind::Removed => {
-                    let _ = writeln!(out, "    - {}", one_line(&e.old));
+                    let _ = writeln!(out, "    - {}", opt_line(&e.old));
                 }
                 _ => {
                     let _ = writeln!(
                         out,
                         "    - {}\n    + {}{}",
-                        one_line(&e.old),
-                        one_line(&e.new),
+                        opt_line(&e.old),
+                        opt_line(&e.new),
                         e.replaced_by
                             .as_ref()
                             .map(|r| format!(" ({})", esc1(r)))
@@ -117,22 +552,7 @@ fn text(s: &Summary) -> String {
             );
         }
     }
-    if !s.pending.is_empty() {
-        let _ = writeln!(out, "\n{}", paint(HEADER, "Pending proposals"));
-        for p in &s.pending {
-            let _ = writeln!(
-                out,
-                "  {} {}{}",
-                paint(ID, esc1(&p.id)),
-                esc1(&p.operations.join("; ")),
-                if p.opened_in_range {
-                    paint(DIM, " (opened here)")
-                } else {
-                    String::new()
-                }
-            );
-        }
-    }
+    pending_text(&mut out, &s.pending);
     if s.added.len()
         + s.updated.len()
         + s.superseded.len()
@@ -165,7 +585,7 @@ fn first_line(s: &str) -> String {
 }
 
 /// Markdown for a pull-request comment or a CI job summary.
-fn markdown(s: &Summary) -> String {
+fn by_commit_markdown(s: &Summary) -> String {
     let mut out = format!(
         "## Ledger changes ({})\n\n",
         esc1(&s.range).replace('`', "")
@@ -197,10 +617,10 @@ fn markdown(s: &Summary) -> String {
             let _ = write!(out, "- `{}` in `{}`", esc1(&e.fact), esc1(&e.file));
             match e.kind {
                 EntryKind::Added => {
-                    let _ = writeln!(out, ": {}", md(&one_line(&e.new)));
+                    let _ = writeln!(out, ": {}", md(&opt_line(&e.new)));
                 }
                 EntryKind::Removed => {
-                    let _ = writeln!(out, ": ~~{}~~", md(&one_line(&e.old)));
+                    let _ = writeln!(out, ": ~~{}~~", md(&opt_line(&e.old)));
                 }
                 _ => {
                     let by = e
@@ -211,8 +631,8 @@ fn markdown(s: &Summary) -> String {
                     let _ = writeln!(
                         out,
                         "{by}\n  - before: {}\n  - after: {}",
-                        md(&one_line(&e.old)),
-                        md(&one_line(&e.new))
+                        md(&opt_line(&e.old)),
+                        md(&opt_line(&e.new))
                     );
                 }
             }
@@ -270,4 +690,61 @@ fn md(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mneme::model::net::{FactNet, NetKind};
+
+    fn fact(n: usize) -> FactNet {
+        FactNet {
+            fact: format!("f-{n:04}"),
+            file: "architecture.md".into(),
+            change: NetKind::Added,
+            before: None,
+            after: Some(format!(
+                "Fact number {n} says something long enough to matter."
+            )),
+            replaced_by: None,
+            unreviewed: false,
+            steps: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn markdown_is_cut_to_fit_a_comment_and_says_so() {
+        let summary = NetSummary {
+            range: "main..HEAD".into(),
+            base: None,
+            head: "0".repeat(40),
+            unreviewed: Vec::new(),
+            facts: (0..5000).map(fact).collect(),
+            rejected: Vec::new(),
+            pending: Vec::new(),
+        };
+        let md = markdown(&summary, &Links::new(None, &summary.head));
+        assert!(md.len() <= MARKDOWN_MAX + 200, "{}", md.len());
+        assert!(md.contains("`f-0000`"));
+        assert!(!md.contains("`f-4999`"));
+        assert!(md.contains("more entries left out to fit a comment"));
+        let small = NetSummary {
+            facts: vec![fact(1)],
+            ..summary
+        };
+        assert!(!markdown(&small, &Links::new(None, "h")).contains("left out"));
+    }
+
+    #[test]
+    fn evidence_links_only_plain_repository_paths() {
+        let links = Links::new(Some("https://example.com/o/r/"), "abc");
+        assert_eq!(
+            links.evidence("src/x.rs:12"),
+            "[`src/x.rs:12`](https://example.com/o/r/blob/abc/src/x.rs#L12)"
+        );
+        assert_eq!(links.evidence("../etc/passwd"), "`../etc/passwd`");
+        assert_eq!(links.evidence("PR #12 discussion"), "`PR #12 discussion`");
+        assert_eq!(links.evidence("https://x.y/z"), "<https://x.y/z>");
+        assert_eq!(Links::new(None, "abc").evidence("src/x.rs"), "`src/x.rs`");
+    }
 }

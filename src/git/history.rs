@@ -379,6 +379,28 @@ fn facts_at(repo: &gix::Repository, tree: gix::ObjectId, cache: &mut TreeCache) 
     Ok(files)
 }
 
+/// The fact files of `commit` (none for `None`).
+pub fn facts_of(repo: &Repo, commit: Option<gix::ObjectId>) -> Result<Files> {
+    let Some(commit) = commit else {
+        return Ok(Files::new());
+    };
+    let repo = repo.gix();
+    let tree = repo.find_commit(commit)?.tree_id()?.detach();
+    facts_at(repo, tree, &mut TreeCache::new())
+}
+
+/// Where the range forks from its base: the merge-base of base and head (the base itself when
+/// it is an ancestor of head); none when they share no history or there is no base.
+pub fn fork_point(repo: &Repo, range: &Range) -> Result<Option<gix::ObjectId>> {
+    let Some(base) = range.base else {
+        return Ok(None);
+    };
+    Ok(repo
+        .gix()
+        .merge_base(base, range.head)?
+        .map(gix::Id::detach))
+}
+
 /// The proposals committed in `commit`'s tree (those that parse), oldest first.
 pub fn proposals_at(repo: &Repo, commit: gix::ObjectId) -> Result<Vec<Proposal>> {
     let repo = repo.gix();

@@ -34,6 +34,9 @@ pub const EDITED: &str = "Mneme-Edited";
 /// show it (an approval the reviewer edited, a rejection).
 pub const PROPOSED_TEXT: &str = "Mneme-Proposed-Text";
 
+/// How a rejection's body starts when the reviewer gave a reason.
+const REJECTED_PREFIX: &str = "Rejected: ";
+
 /// Longest subject line before the statement is cut with `…`.
 const SUBJECT_MAX: usize = 72;
 
@@ -126,7 +129,7 @@ impl Decision<'_> {
         let mut body = String::new();
         match (self.verdict, &self.note) {
             (Verdict::Reject, Some(note)) => body.push_str(&format!(
-                "Rejected: {note}\n\nProposal reason: {}\n",
+                "{REJECTED_PREFIX}{note}\n\nProposal reason: {}\n",
                 p.reason
             )),
             (Verdict::Reject, None) => body.push_str(&format!(
@@ -211,7 +214,7 @@ pub fn invalid_rejection(name: &str, why: &str, reviewer: &str, note: Option<&st
         SUBJECT_MAX,
     );
     let rejected = note.map_or("Rejected without a reason.".to_owned(), |n| {
-        format!("Rejected: {n}")
+        format!("{REJECTED_PREFIX}{n}")
     });
     format!(
         "{subject}\n\n{rejected}\n\nInvalid: {}\n\n{DECISION}: reject\n{PROPOSAL}: {}\n{REJECTED_BY}: {}\n",
@@ -368,6 +371,13 @@ impl Recorded {
         Some(r)
     }
 
+    /// The reviewer's reason for a rejection (`Rejected: <reason>` opens its body).
+    pub fn rejection_reason(&self) -> Option<String> {
+        let first = self.reason.split("\n\n").next()?;
+        let why = first.strip_prefix(REJECTED_PREFIX)?.trim();
+        (self.verdict == Verdict::Reject && !why.is_empty()).then(|| why.to_owned())
+    }
+
     pub fn touches(&self, fact_id: &str) -> bool {
         self.operations
             .iter()
@@ -451,6 +461,7 @@ mod tests {
             .collect();
         let r = Recorded::from_trailers(subject, body, pairs).unwrap();
         assert_eq!(r.verdict, Verdict::Reject);
+        assert_eq!(r.rejection_reason().as_deref(), Some("not verified"));
         assert_eq!(r.reviewer.as_deref(), Some("Grace <g@example.com>"));
         assert_eq!(
             r.operations[1],

@@ -15,6 +15,7 @@ pub mod ids;
 pub mod ledger;
 pub mod lint;
 pub mod merge;
+pub mod net;
 pub mod paths;
 pub mod plan;
 pub mod preview;

@@ -104,15 +104,9 @@ pub fn summarize(range: &str, commits: &[Examined], pending: &[Proposal]) -> Sum
             None => {}
         }
     }
-    let opened: Vec<&String> = commits.iter().flat_map(|c| &c.added_proposals).collect();
     s.pending = pending
         .iter()
-        .map(|p| PendingLine {
-            id: p.id.clone(),
-            agent: p.agent.clone(),
-            operations: p.operations.iter().map(Operation::summary).collect(),
-            opened_in_range: opened.iter().any(|f| **f == p.file_name()),
-        })
+        .map(|p| PendingLine::new(p, commits))
         .collect();
     s
 }
@@ -158,6 +152,19 @@ impl Summary {
                         .push(entry(EntryKind::Superseded, old(id), new_text, new_id));
                 }
             }
+        }
+    }
+}
+
+impl PendingLine {
+    /// A proposal pending at the head; opened in the range when a commit of `commits` added it.
+    pub fn new(p: &Proposal, commits: &[Examined]) -> PendingLine {
+        let name = p.file_name();
+        PendingLine {
+            id: p.id.clone(),
+            agent: p.agent.clone(),
+            operations: p.operations.iter().map(Operation::summary).collect(),
+            opened_in_range: commits.iter().any(|c| c.added_proposals.contains(&name)),
         }
     }
 }

@@ -2,8 +2,9 @@
 
 use serde::Serialize;
 
-use crate::git::history::{examine, proposals_at, resolve_range};
+use crate::git::history::{examine, facts_of, fork_point, proposals_at, resolve_range};
 use crate::model::audit::{audit, Violation};
+use crate::model::net::{net_summary, NetSummary, RangeEnds};
 use crate::model::summary::{summarize, Summary};
 use crate::ops::{Result, Workspace};
 
@@ -31,8 +32,26 @@ pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
     })
 }
 
-/// The fact-level summary of `range` (or the default range).
-pub fn diff(ws: &Workspace, range: Option<&str>) -> Result<Summary> {
+/// The net change of `range` (or the default range), fact by fact.
+pub fn diff(ws: &Workspace, range: Option<&str>) -> Result<NetSummary> {
+    let range = resolve_range(&ws.repo, range)?;
+    let commits = examine(&ws.repo, &range)?;
+    let pending = proposals_at(&ws.repo, range.head)?;
+    let fork = fork_point(&ws.repo, &range)?;
+    let before = facts_of(&ws.repo, fork)?;
+    let after = facts_of(&ws.repo, Some(range.head))?;
+    let ends = RangeEnds {
+        label: &range.label,
+        base: fork.map(|id| id.to_string()),
+        head: range.head.to_string(),
+        before: &before,
+        after: &after,
+    };
+    Ok(net_summary(&ends, &commits, &pending))
+}
+
+/// What each commit of `range` (or the default range) did to the facts (`diff --by-commit`).
+pub fn diff_by_commit(ws: &Workspace, range: Option<&str>) -> Result<Summary> {
     let range = resolve_range(&ws.repo, range)?;
     let commits = examine(&ws.repo, &range)?;
     let pending = proposals_at(&ws.repo, range.head)?;

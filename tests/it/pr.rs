@@ -136,7 +136,8 @@ fn verify_flags_direct_edits_and_diff_lists_approvals() {
         .assert()
         .success();
 
-    let d = repo.json(&["diff", &range, "--format", "json"]);
+    // The per-commit view: one entry per approval.
+    let d = repo.json(&["diff", &range, "--format", "json", "--by-commit"]);
     let ids = |key: &str| -> Vec<String> {
         d[key]
             .as_array()
@@ -156,7 +157,7 @@ fn verify_flags_direct_edits_and_diff_lists_approvals() {
     assert_eq!(d["updated"][0]["reason"], "upgrade");
     assert_eq!(d["unreviewed_commits"], 1);
     let md = repo
-        .mneme(&["diff", &range, "--format", "markdown"])
+        .mneme(&["diff", &range, "--format", "markdown", "--by-commit"])
         .assert()
         .success()
         .get_output()
@@ -169,6 +170,71 @@ fn verify_flags_direct_edits_and_diff_lists_approvals() {
         "{md}"
     );
     assert!(md.contains(&format!("- `{f1}` in `architecture.md`\n  - before: We use PostgreSQL 16.\n  - after: We use PostgreSQL 17.")));
+
+    // The net view: one entry per fact, the unreviewed edit first and with its content.
+    let net = repo.json(&["diff", &range, "--json"]);
+    assert_eq!(net["unreviewed"].as_array().unwrap().len(), 1, "{net:#}");
+    let u = &net["unreviewed"][0];
+    assert_eq!(u["commit"], sneaky);
+    assert_eq!(
+        u["changes"],
+        serde_json::json!([{"fact": f2, "kind": "changed", "file": "pitfalls.md",
+            "old": "Never block the executor.", "new": "Blocking the executor is fine."}])
+    );
+    let facts = net["facts"].as_array().unwrap();
+    let mut listed: Vec<_> = facts.iter().map(|f| f["fact"].as_str().unwrap()).collect();
+    listed.sort_unstable();
+    assert_eq!(listed, expected, "each fact once");
+    assert!(facts.iter().all(|f| f["change"] == "added"));
+    let entry = |id: &str| facts.iter().find(|f| f["fact"] == id).unwrap();
+    let f1e = entry(&f1);
+    assert_eq!(f1e["before"], serde_json::Value::Null);
+    assert_eq!(f1e["after"], "We use PostgreSQL 17.");
+    let hows: Vec<_> = f1e["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["op"].as_str().unwrap(),
+                s["proposed_by"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(hows, [("add", "claude"), ("update", "unknown")]);
+    assert_eq!(f1e["unreviewed"], false);
+    let f2e = entry(&f2);
+    assert_eq!(f2e["after"], "Blocking the executor is fine.");
+    assert_eq!(f2e["unreviewed"], true);
+    assert_eq!(f2e["steps"][1]["how"], "unreviewed");
+    assert_eq!(
+        f2e["steps"][1]["author"],
+        "Sneaky Agent <agent@example.com>"
+    );
+
+    let md = repo
+        .mneme(&["diff", &range, "--format", "markdown"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let md = String::from_utf8(md).unwrap();
+    assert!(
+        md.contains("**1 unreviewed commit(s)** · 4 added · 0 rejected · 0 pending"),
+        "{md}"
+    );
+    let caution = md.find("[!CAUTION]").unwrap();
+    assert!(
+        caution < md.find("### Added").unwrap(),
+        "unreviewed first:\n{md}"
+    );
+    assert!(md.contains("- before: Never block the executor."), "{md}");
+    assert!(
+        md.contains("- after: Blocking the executor is fine."),
+        "{md}"
+    );
+    assert_eq!(md.matches(&format!("`{f1}`")).count(), 1, "{md}");
 }
 
 #[test]
@@ -339,4 +405,190 @@ fn a_smuggled_second_item_under_an_existing_id_fails_verify_and_the_hook() {
     assert!(report["violations"][0]["problems"]
         .to_string()
         .contains("duplicated"));
+}
+
+#[test]
+fn diff_shows_the_net_change_of_each_fact_with_its_history() {
+    let repo = Repo::committed();
+    let f = approve(
+        &repo,
+        &[
+            "add",
+            "-f",
+            "architecture",
+            "We use PostgreSQL 15.",
+            "--reason",
+            "adr",
+        ],
+    );
+    let base = repo.head();
+    // Updated twice, then superseded: one entry, three steps.
+    approve(
+        &repo,
+        &["update", &f, "We use PostgreSQL 16.", "--reason", "r1"],
+    );
+    let third = repo.propose(&["update", &f, "We use PostgreSQL 17.", "--reason", "r2"]);
+    repo.mneme(&["review", "approve", &third])
+        .assert()
+        .success();
+    let g = approve(
+        &repo,
+        &[
+            "supersede",
+            &f,
+            "We use CockroachDB.",
+            "--reason",
+            "multi-region",
+            "--evidence",
+            "docs/adr/7.md",
+            "--evidence",
+            "src/db.rs:12",
+        ],
+    );
+    let rejected = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Tabs beat spaces.",
+        "--reason",
+        "taste",
+    ]);
+    repo.mneme(&[
+        "review",
+        "reject",
+        &rejected,
+        "--reason",
+        "opinion, not fact",
+    ])
+    .assert()
+    .success();
+
+    // Two branches change one fact differently; the merge is resolved by hand with a third text.
+    let h = approve(
+        &repo,
+        &[
+            "add",
+            "-f",
+            "invariants",
+            "Ids are unique.",
+            "--reason",
+            "r",
+        ],
+    );
+    repo.git(&["checkout", "-q", "-b", "side"]);
+    approve(
+        &repo,
+        &["update", &h, "Ids are unique per ledger.", "--reason", "r"],
+    );
+    repo.git(&["checkout", "-q", "main"]);
+    approve(
+        &repo,
+        &["update", &h, "Ids are never reused.", "--reason", "r"],
+    );
+    let merge = repo.git_output(&["merge", "-q", "--no-edit", "side"]);
+    assert!(!merge.status.success(), "the branches conflict");
+    let inv = repo.read(".ledger/facts/invariants.md");
+    let start = inv.find("<<<<<<<").unwrap();
+    let end =
+        inv.find(">>>>>>>").unwrap() + inv[inv.find(">>>>>>>").unwrap()..].find('\n').unwrap() + 1;
+    let resolved = format!(
+        "{}- **{h}** Ids are made up at the merge.\n{}",
+        &inv[..start],
+        &inv[end..]
+    );
+    repo.write(".ledger/facts/invariants.md", &resolved);
+    repo.git(&["commit", "-q", "-am", "merge side"]);
+    let merge_commit = repo.head();
+
+    let net = repo.json(&["diff", &format!("{base}..HEAD"), "--json"]);
+    assert_eq!(net["base"], base.as_str());
+    let facts = net["facts"].as_array().unwrap();
+    let entry = |id: &str| {
+        facts
+            .iter()
+            .find(|e| e["fact"] == id)
+            .unwrap_or_else(|| panic!("{id} in {net:#}"))
+    };
+    let fe = entry(&f);
+    assert_eq!(fe["change"], "superseded");
+    assert_eq!(fe["before"], "We use PostgreSQL 15.");
+    assert_eq!(fe["after"], "We use PostgreSQL 17.");
+    assert_eq!(fe["replaced_by"], g.as_str());
+    let ops: Vec<_> = fe["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["op"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, ["update", "update", "supersede"]);
+    assert_eq!(
+        fe["steps"][2]["evidence"],
+        serde_json::json!(["docs/adr/7.md", "src/db.rs:12"])
+    );
+    assert_eq!(entry(&g)["change"], "added");
+    assert_eq!(entry(&g)["after"], "We use CockroachDB.");
+
+    let he = entry(&h);
+    assert_eq!(he["change"], "added");
+    assert_eq!(he["after"], "Ids are made up at the merge.");
+    assert_eq!(he["unreviewed"], true);
+    let last = he["steps"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["how"], "merge");
+    assert_eq!(last["commit"], merge_commit.as_str());
+    assert_eq!(last["text"], "Ids are made up at the merge.");
+    assert_eq!(net["unreviewed"][0]["commit"], merge_commit.as_str());
+
+    assert_eq!(net["rejected"][0]["proposal"], rejected.as_str());
+    assert_eq!(net["rejected"][0]["why"], "opinion, not fact");
+    assert_eq!(
+        net["rejected"][0]["proposed_texts"][0]["text"],
+        "Tabs beat spaces."
+    );
+
+    let md = String::from_utf8(
+        repo.mneme(&[
+            "diff",
+            &format!("{base}..HEAD"),
+            "--format",
+            "markdown",
+            "--repo-url",
+            "https://github.com/acme/app/",
+        ])
+        .output()
+        .unwrap()
+        .stdout,
+    )
+    .unwrap();
+    let head = repo.head();
+    assert!(md.contains("### Superseded (1)"), "{md}");
+    assert!(md.contains(&format!("- `{f}` · `architecture.md` → `{g}`\n  - before: We use PostgreSQL 15.\n  - after: We use PostgreSQL 17.\n")), "{md}");
+    assert!(
+        md.contains(&format!(
+            "(https://github.com/acme/app/blob/{head}/src/db.rs#L12)"
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!(
+            "(https://github.com/acme/app/commit/{merge_commit})"
+        )),
+        "{md}"
+    );
+    assert!(md.contains("**written while resolving a merge**"), "{md}");
+    assert!(
+        md.contains("rejected by Test Human \\<human@example.com\\>: _opinion, not fact_"),
+        "{md}"
+    );
+    assert!(md.contains("  - `"), "{md}");
+    assert!(md.contains("Tabs beat spaces."), "{md}");
+    // The terminal view says the same.
+    let text = String::from_utf8(
+        repo.mneme(&["diff", &format!("{base}..HEAD")])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(text.contains("WRITTEN IN A MERGE"), "{text}");
+    assert!(text.contains("- We use PostgreSQL 15.\n"), "{text}");
 }

@@ -389,7 +389,7 @@ fn near_duplicates_are_allowed_but_named() {
         .success()
         .stdout(contains("similar:"))
         .stdout(contains("for reporting"));
-    let shown = crate::common::json(
+    let shown = json(
         &repo
             .mneme(&["review", "show", &first, "--json"])
             .output()
