@@ -1,4 +1,5 @@
 use mneme::model::audit::Violation;
+use mneme::model::paths;
 use mneme::ops::audit::{verify, Verification};
 
 use crate::cli::ui::{esc1, paint, DIM, GOOD, ID, WARN};
@@ -10,6 +11,9 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// its change must be exactly what its trailers (and the proposal file it removed) describe. Any
 /// other edit — an agent editing the Markdown directly — is reported with commit, author, files
 /// and fact ids, and the exit code is 1. Merge commits may only combine what their parents had.
+/// When `.ledger/allowed_signers` exists (git's ssh allowed_signers format), every decision
+/// commit must also carry a good SSH signature by a key listed there for its committer; the
+/// file is read from the range's merge-base, so a range cannot allow its own keys.
 /// Without a range: from the merge-base with the upstream or default branch to HEAD.
 #[derive(Debug, clap::Args)]
 #[command(
@@ -49,6 +53,32 @@ fn render(r: &Verification) -> String {
             n,
             format!(": {}", esc1(&n.problems.join("; "))),
         ));
+    }
+    if let Some(sig) = &r.signatures {
+        out.push_str(&paint(
+            DIM,
+            format!(
+                "signed decisions required: {} key(s) in {} at {}\n",
+                sig.keys,
+                paths::ALLOWED_SIGNERS,
+                &sig.from[..sig.from.len().min(10)]
+            ),
+        ));
+        for skipped in &sig.skipped {
+            out.push_str(&format!(
+                "{} {}: {}\n",
+                paint(WARN, "note"),
+                paths::ALLOWED_SIGNERS,
+                esc1(skipped)
+            ));
+        }
+        if sig.changed_in_range {
+            out.push_str(&format!(
+                "{} this range changes {}; its keys count from the next range on\n",
+                paint(WARN, "note"),
+                paths::ALLOWED_SIGNERS
+            ));
+        }
     }
     let tally = format!(
         "{} commit(s) in {}, {} review decision(s), {} unreviewed change(s)",

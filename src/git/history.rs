@@ -9,6 +9,7 @@ use crate::model::decision::{Recorded, Verdict, DECISION};
 use crate::model::factdiff::{changes, Files};
 use crate::model::paths;
 use crate::model::proposal::Proposal;
+use crate::model::signing::split_signed;
 use crate::model::time::Timestamp;
 
 /// Every decision reachable from HEAD, newest first, optionally only those touching `fact_id`.
@@ -269,6 +270,14 @@ fn examine_one(
         date,
         decision,
     } = read_commit(&commit)?;
+    let committer_email = commit
+        .decode()?
+        .committer()
+        .map(|c| c.email.to_str_lossy().into_owned())
+        .unwrap_or_default();
+    let time = Timestamp::from_unix(commit.time().map(|t| t.seconds).unwrap_or_default());
+    // Only a decision's signature is checked: keep the signed bytes of those alone.
+    let signed = decision.as_ref().and_then(|_| split_signed(&commit.data));
     let tree = commit.tree_id()?.detach();
     let parent_trees: Vec<gix::ObjectId> = commit
         .parent_ids()
@@ -319,6 +328,9 @@ fn examine_one(
         touches_facts,
         removed_proposals,
         added_proposals,
+        committer_email,
+        time,
+        signed,
     })
 }
 
@@ -387,6 +399,16 @@ pub fn facts_of(repo: &Repo, commit: Option<gix::ObjectId>) -> Result<Files> {
     let repo = repo.gix();
     let tree = repo.find_commit(commit)?.tree_id()?.detach();
     facts_at(repo, tree, &mut TreeCache::new())
+}
+
+/// The text of the file at `path` in `commit`, if it has one (invalid UTF-8 replaced).
+pub fn text_at(repo: &Repo, commit: gix::ObjectId, path: &str) -> Result<Option<String>> {
+    let repo = repo.gix();
+    let tree = repo.find_commit(commit)?.tree()?;
+    match tree.lookup_entry_by_path(path)? {
+        Some(entry) if entry.mode().is_blob() => Ok(Some(blob_text(repo, entry.object_id())?)),
+        _ => Ok(None),
+    }
 }
 
 /// Where the range forks from its base: the merge-base of base and head (the base itself when

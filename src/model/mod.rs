@@ -22,6 +22,7 @@ pub mod preview;
 pub mod proposal;
 pub mod runtimes;
 pub mod secrets;
+pub mod signing;
 pub mod summary;
 pub mod tasks;
 pub mod templates;

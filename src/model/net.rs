@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::model::audit::{audit, Examined, Violation};
+use crate::model::audit::{Audit, Examined, Violation};
 use crate::model::change::FactChange;
 use crate::model::decision::{ProposedText, Recorded, Verdict};
 use crate::model::factdiff::{changes, fact_map, merge_invented, FactState, Files};
@@ -154,10 +154,15 @@ pub struct RangeEnds<'a> {
     pub after: &'a Files,
 }
 
-/// The net change of `commits` (oldest first) between `ends`; `pending` are the proposals in
-/// the head commit.
-pub fn net_summary(ends: &RangeEnds<'_>, commits: &[Examined], pending: &[Proposal]) -> NetSummary {
-    let violations = audit(commits).violations;
+/// The net change of `commits` (oldest first) between `ends`, as `audit` judged them; `pending`
+/// are the proposals in the head commit.
+pub fn net_summary(
+    ends: &RangeEnds<'_>,
+    commits: &[Examined],
+    audit: &Audit,
+    pending: &[Proposal],
+) -> NetSummary {
+    let violations = &audit.violations;
     let flagged: BTreeSet<&str> = violations.iter().map(|v| v.commit.as_str()).collect();
     // Fact key → the file it was last seen in by a commit, and the commits' steps.
     let mut steps: BTreeMap<String, (String, Vec<Step>)> = BTreeMap::new();
@@ -179,7 +184,7 @@ pub fn net_summary(ends: &RangeEnds<'_>, commits: &[Examined], pending: &[Propos
             }
             if bad {
                 let changes = invented_changes(&c.parents[0], &c.files, &invented);
-                unreviewed.push(Unreviewed::new(c, &violations, changes));
+                unreviewed.push(Unreviewed::new(c, violations, changes));
             }
             continue;
         }
@@ -204,7 +209,7 @@ pub fn net_summary(ends: &RangeEnds<'_>, commits: &[Examined], pending: &[Propos
             entry.1.push(step);
         }
         if bad {
-            unreviewed.push(Unreviewed::new(c, &violations, found));
+            unreviewed.push(Unreviewed::new(c, violations, found));
         }
     }
     let (before, after) = (fact_map(ends.before), fact_map(ends.after));

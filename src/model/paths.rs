@@ -11,6 +11,9 @@ pub const PROPOSALS: &str = ".ledger/proposals";
 pub const TASKS: &str = ".ledger/tasks";
 /// The ledger's configuration.
 pub const CONFIG: &str = ".ledger/config.yaml";
+/// The keys allowed to sign decisions (git's ssh `allowed_signers` format); when present,
+/// `verify` requires every decision to be signed by one of them.
+pub const ALLOWED_SIGNERS: &str = ".ledger/allowed_signers";
 /// Keeps the otherwise empty proposals directory in git.
 pub const PROPOSALS_KEEP: &str = ".ledger/proposals/.gitkeep";
 /// Where agents are told the protocol.

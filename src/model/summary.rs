@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::model::audit::{audit, Examined};
+use crate::model::audit::{Audit, Examined};
 use crate::model::decision::{Recorded, Verdict};
 use crate::model::factdiff::changes;
 use crate::model::proposal::{OpKind, Operation, Proposal};
@@ -78,8 +78,14 @@ impl Summary {
     }
 }
 
-/// The fact-level summary of `commits`; `pending` are the proposals in the head commit.
-pub fn summarize(range: &str, commits: &[Examined], pending: &[Proposal]) -> Summary {
+/// The fact-level summary of `commits`, as `audit` judged them; `pending` are the proposals in
+/// the head commit.
+pub fn summarize(
+    range: &str,
+    commits: &[Examined],
+    audit: &Audit,
+    pending: &[Proposal],
+) -> Summary {
     let mut s = Summary {
         range: range.to_owned(),
         added: Vec::new(),
@@ -88,7 +94,7 @@ pub fn summarize(range: &str, commits: &[Examined], pending: &[Proposal]) -> Sum
         superseded: Vec::new(),
         rejected: Vec::new(),
         pending: Vec::new(),
-        unreviewed_commits: audit(commits).violations.len(),
+        unreviewed_commits: audit.violations.len(),
     };
     for c in commits {
         match &c.decision {

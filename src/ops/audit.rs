@@ -2,9 +2,13 @@
 
 use serde::Serialize;
 
-use crate::git::history::{examine, facts_of, fork_point, proposals_at, resolve_range};
-use crate::model::audit::{audit, Violation};
+use crate::git::history::{
+    examine, facts_of, fork_point, proposals_at, resolve_range, text_at, Range,
+};
+use crate::model::audit::{audit, Audit, Examined, Violation};
 use crate::model::net::{net_summary, NetSummary, RangeEnds};
+use crate::model::paths;
+use crate::model::signing::AllowedSigners;
 use crate::model::summary::{summarize, Summary};
 use crate::ops::{Result, Workspace};
 
@@ -16,28 +20,87 @@ pub struct Verification {
     pub decisions: usize,
     pub violations: Vec<Violation>,
     pub notes: Vec<Violation>,
+    /// Whether decisions must be signed, and by which keys; `null` without allowed_signers.
+    pub signatures: Option<Signatures>,
 }
 
-/// Audits `range` (or the default range): every fact change must be a matching decision.
-pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
+/// The `allowed_signers` a verification used.
+#[derive(Debug, Serialize)]
+pub struct Signatures {
+    /// The commit the file was read from: the range's merge-base, so a range cannot allow its
+    /// own keys; the head when the base has no such file.
+    pub from: String,
+    pub keys: usize,
+    /// Lines that allow nobody, with why.
+    pub skipped: Vec<String>,
+    /// The range changes the file: the change applies to later ranges only.
+    pub changed_in_range: bool,
+}
+
+/// A range with its commits examined and judged.
+struct Judged {
+    range: Range,
+    fork: Option<gix::ObjectId>,
+    commits: Vec<Examined>,
+    audit: Audit,
+    signatures: Option<Signatures>,
+}
+
+fn judge(ws: &Workspace, range: Option<&str>) -> Result<Judged> {
     let range = resolve_range(&ws.repo, range)?;
     let commits = examine(&ws.repo, &range)?;
-    let audit = audit(&commits);
+    let fork = fork_point(&ws.repo, &range)?;
+    let at_head = text_at(&ws.repo, range.head, paths::ALLOWED_SIGNERS)?;
+    let at_fork = match fork {
+        Some(f) => text_at(&ws.repo, f, paths::ALLOWED_SIGNERS)?,
+        None => None,
+    };
+    let (from, text) = match (&at_fork, &at_head, fork) {
+        (Some(text), _, Some(f)) => (Some(f), Some(text)),
+        (None, Some(text), _) => (Some(range.head), Some(text)),
+        _ => (None, None),
+    };
+    let signers = text.map(|t| AllowedSigners::parse(t));
+    let audit = audit(&commits, signers.as_ref());
+    let signatures = signers.zip(from).map(|(s, from)| Signatures {
+        from: from.to_string(),
+        keys: s.signers.len(),
+        skipped: s.skipped,
+        changed_in_range: at_fork.is_some() && at_fork != at_head,
+    });
+    Ok(Judged {
+        range,
+        fork,
+        commits,
+        audit,
+        signatures,
+    })
+}
+
+/// Audits `range` (or the default range): every fact change must be a matching decision, and
+/// with `.ledger/allowed_signers`, every decision signed by a listed key.
+pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
+    let j = judge(ws, range)?;
     Ok(Verification {
-        range: range.label,
-        commits: commits.len(),
-        decisions: commits.iter().filter(|c| c.decision.is_some()).count(),
-        violations: audit.violations,
-        notes: audit.notes,
+        range: j.range.label,
+        commits: j.commits.len(),
+        decisions: j.commits.iter().filter(|c| c.decision.is_some()).count(),
+        violations: j.audit.violations,
+        notes: j.audit.notes,
+        signatures: j.signatures,
     })
 }
 
 /// The net change of `range` (or the default range), fact by fact.
 pub fn diff(ws: &Workspace, range: Option<&str>) -> Result<NetSummary> {
-    let range = resolve_range(&ws.repo, range)?;
-    let commits = examine(&ws.repo, &range)?;
+    let Judged {
+        range,
+        fork,
+        commits,
+        audit,
+        ..
+    } = judge(ws, range)?;
     let pending = proposals_at(&ws.repo, range.head)?;
-    let fork = fork_point(&ws.repo, &range)?;
     let before = facts_of(&ws.repo, fork)?;
     let after = facts_of(&ws.repo, Some(range.head))?;
     let ends = RangeEnds {
@@ -47,13 +110,12 @@ pub fn diff(ws: &Workspace, range: Option<&str>) -> Result<NetSummary> {
         before: &before,
         after: &after,
     };
-    Ok(net_summary(&ends, &commits, &pending))
+    Ok(net_summary(&ends, &commits, &audit, &pending))
 }
 
 /// What each commit of `range` (or the default range) did to the facts (`diff --by-commit`).
 pub fn diff_by_commit(ws: &Workspace, range: Option<&str>) -> Result<Summary> {
-    let range = resolve_range(&ws.repo, range)?;
-    let commits = examine(&ws.repo, &range)?;
-    let pending = proposals_at(&ws.repo, range.head)?;
-    Ok(summarize(&range.label, &commits, &pending))
+    let j = judge(ws, range)?;
+    let pending = proposals_at(&ws.repo, j.range.head)?;
+    Ok(summarize(&j.range.label, &j.commits, &j.audit, &pending))
 }
