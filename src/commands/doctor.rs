@@ -4,7 +4,9 @@ use crate::cli::ui::{esc1, paint, DIM, GOOD, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Check that this clone is set up: the merge driver, `mneme` on the PATH, the commit-msg hook,
-/// the agent runtimes' hooks, the AGENTS.md block, and `mneme check`. Each problem comes with the
+/// the agent runtimes' hooks, the AGENTS.md block, signing (when `.ledger/allowed_signers`
+/// requires signed decisions: this clone signs with SSH, with a key listed for its email), and
+/// `mneme check`. Each problem comes with the
 /// command that fixes it; the exit code is 1 when there is one.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  mneme doctor\n  mneme doctor --json")]
@@ -25,6 +27,9 @@ pub fn run(cx: &Cx, _args: &Args) -> Result<ExitStatus> {
                 esc1(&p.what),
                 paint(DIM, format!("fix: {}", p.fix))
             ));
+        }
+        for note in &d.notes {
+            out.push_str(&format!("{} {}\n", paint(DIM, "note:"), esc1(note)));
         }
         out.push_str(&format!(
             "mneme check: {} error(s), {} warning(s){}\n",

@@ -60,10 +60,13 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         }
     }
     out.push_str(&format!(
-        "\nNext: commit {}/, {} and {}; agents read facts with `mneme context`.\n",
+        "\nNext: commit {}/, {} and {}; agents read facts with `mneme context`.\n\
+         To require SSH-signed approvals, list the reviewers' keys in {} (`mneme doctor` checks \
+         each clone's setup; docs/ci.md, \"Signed approvals\").\n",
         paths::LEDGER,
         paths::AGENTS_MD,
-        paths::GITATTRIBUTES
+        paths::GITATTRIBUTES,
+        paths::ALLOWED_SIGNERS
     ));
     cx.ui.out(&out)?;
     Ok(ExitStatus::Success)

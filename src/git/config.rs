@@ -21,6 +21,27 @@ pub fn merge_driver_configured(repo: &Repo) -> bool {
         .is_some()
 }
 
+/// How this clone signs commits: what `commit.gpgSign`, `gpg.format`, `user.signingKey` and
+/// `user.email` say.
+#[derive(Debug, Clone, Default)]
+pub struct SigningSetup {
+    pub sign: bool,
+    pub format: Option<String>,
+    pub key: Option<String>,
+    pub email: Option<String>,
+}
+
+pub fn signing_setup(repo: &Repo) -> SigningSetup {
+    let config = repo.gix().config_snapshot();
+    let string = |key: &str| config.string(key).map(|v| v.to_str_lossy().into_owned());
+    SigningSetup {
+        sign: config.boolean("commit.gpgSign").unwrap_or(false),
+        format: string("gpg.format"),
+        key: string("user.signingKey"),
+        email: string("user.email"),
+    }
+}
+
 use crate::git::{Error, Repo, Result};
 use crate::store;
 

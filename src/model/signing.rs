@@ -98,6 +98,16 @@ impl AllowedSigners {
         out
     }
 
+    /// Whether the public key `line` (`ssh-ed25519 AAAA… comment`) is listed for `email`.
+    pub fn lists(&self, line: &str, email: &str) -> bool {
+        let Ok(key) = PublicKey::from_openssh(line.trim()) else {
+            return false;
+        };
+        self.signers
+            .iter()
+            .any(|s| s.key.key_data() == key.key_data() && principal_matches(&s.principals, email))
+    }
+
     /// Checks that `signature` is a good SSH signature of `payload` by a key listed for
     /// `email`, valid at `time`.
     pub fn verify(
@@ -145,7 +155,7 @@ impl AllowedSigners {
             .iter()
             .find(|s| s.allows(time))
             .copied()
-            .ok_or_else(|| SignatureProblem::Expired(first.line))
+            .ok_or(SignatureProblem::Expired(first.line))
     }
 }
 

@@ -3,10 +3,11 @@
 
 use serde::Serialize;
 
-use crate::git::config::merge_driver_configured;
+use crate::git::config::{merge_driver_configured, signing_setup, SigningSetup};
 use crate::git::hooks::hooks_dir;
 use crate::git::index::uncommitted_in;
 use crate::model::runtimes::{edit_codex_config, edit_settings, Runtime};
+use crate::model::signing::AllowedSigners;
 use crate::model::tasks::Status as TaskStatus;
 use crate::model::time::Timestamp;
 use crate::model::{agents_md, paths, templates};
@@ -105,6 +106,8 @@ pub struct Problem {
 #[derive(Debug, Serialize)]
 pub struct Diagnosis {
     pub problems: Vec<Problem>,
+    /// What is worth knowing but not wrong, such as approvals not being required to be signed.
+    pub notes: Vec<String>,
     /// `mneme check`'s tally.
     pub check_errors: usize,
     pub check_warnings: usize,
@@ -183,12 +186,92 @@ pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
             "mneme setup opencode",
         );
     }
+    let mut notes = Vec::new();
+    match read_optional_text(&ws.store.path(paths::ALLOWED_SIGNERS), paths::ALLOWED_SIGNERS)? {
+        Some(text) => {
+            for (what, fix) in signing_problems(&AllowedSigners::parse(&text), &signing_setup(&ws.repo)) {
+                problem(what, &fix);
+            }
+        }
+        None => notes.push(format!(
+            "approvals are not required to be signed: anyone who can push can write a decision commit; \
+             to require SSH signatures, list the reviewers' keys in {} (docs/ci.md, \"Signed approvals\")",
+            paths::ALLOWED_SIGNERS
+        )),
+    }
     let report = check::check(ws, false)?;
     Ok(Diagnosis {
         problems,
+        notes,
         check_errors: report.errors,
         check_warnings: report.warnings,
     })
+}
+
+/// What keeps this clone's approvals from passing `verify` when `allowed_signers` requires
+/// signatures: `(what, fix)`.
+fn signing_problems(signers: &AllowedSigners, setup: &SigningSetup) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = signers
+        .skipped
+        .iter()
+        .map(|why| {
+            (
+                format!("{} {why}; it allows nobody", paths::ALLOWED_SIGNERS),
+                format!("edit {}", paths::ALLOWED_SIGNERS),
+            )
+        })
+        .collect();
+    let key = setup.key.as_deref().unwrap_or("~/.ssh/id_ed25519.pub");
+    if !setup.sign || setup.format.as_deref() != Some("ssh") || setup.key.is_none() {
+        out.push((
+            format!(
+                "{} requires SSH-signed decisions, but this clone does not sign commits with SSH",
+                paths::ALLOWED_SIGNERS
+            ),
+            format!(
+                "git config commit.gpgSign true && git config gpg.format ssh && git config user.signingKey {key}"
+            ),
+        ));
+        return out;
+    }
+    let email = setup.email.as_deref().unwrap_or("");
+    if let Some(public) = signing_public_key(key) {
+        if !signers.lists(&public, email) {
+            out.push((
+                format!(
+                    "your signing key is not listed for {email} in {}, so `verify` will refuse your approvals",
+                    paths::ALLOWED_SIGNERS
+                ),
+                format!(
+                    "add the line `{email} {}` to {} in a reviewed commit on the main branch",
+                    public.trim(),
+                    paths::ALLOWED_SIGNERS
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The public key `user.signingKey` names: a literal `key::…`, an `ssh-…` line, or a key file
+/// (its `.pub` beside a private key); `None` when it cannot be read.
+fn signing_public_key(key: &str) -> Option<String> {
+    if let Some(literal) = key.strip_prefix("key::") {
+        return Some(literal.to_owned());
+    }
+    if key.starts_with("ssh-") || key.starts_with("ecdsa-") || key.starts_with("sk-") {
+        return Some(key.to_owned());
+    }
+    let path = match key.strip_prefix("~/") {
+        Some(rest) => std::path::PathBuf::from(std::env::var_os("HOME")?).join(rest),
+        None => std::path::PathBuf::from(key),
+    };
+    let public = if path.extension().is_some_and(|e| e == "pub") {
+        path
+    } else {
+        path.with_extension("pub")
+    };
+    std::fs::read_to_string(public).ok()
 }
 
 /// Whether an executable named `program` is in a directory of `PATH`.

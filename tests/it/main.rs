@@ -21,4 +21,5 @@ mod properties;
 mod propose;
 mod review;
 mod roundtrip;
+mod signing;
 mod tasks;

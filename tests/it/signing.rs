@@ -1,0 +1,233 @@
+//! Signed approvals: with `.ledger/allowed_signers`, `verify` accepts only decisions carrying a
+//! good SSH signature by a key listed for their committer, read from the range's merge-base.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::{json, Repo};
+
+/// A new ed25519 key pair in the repository's git directory: (private key path, public line).
+fn keygen(repo: &Repo, name: &str) -> Option<(PathBuf, String)> {
+    let key = repo.file(&format!(".git/{name}-key"));
+    let status = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
+        .arg(&key)
+        .status();
+    match status {
+        Ok(s) => assert!(s.success()),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("ssh-keygen is not installed ({e}): signatures were not checked");
+            return None;
+        }
+        Err(e) => panic!("CI needs ssh-keygen: {e}"),
+    }
+    let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
+    Some((key, public.trim().to_owned()))
+}
+
+fn sign_with(repo: &Repo, key: &std::path::Path) {
+    repo.git(&["config", "gpg.format", "ssh"]);
+    repo.git(&["config", "user.signingKey", key.to_str().unwrap()]);
+    repo.git(&["config", "commit.gpgSign", "true"]);
+}
+
+fn approve(repo: &Repo, text: &str) -> String {
+    let id = repo.propose(&["add", "-f", "pitfalls", text, "--reason", "r"]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.head()
+}
+
+fn verify(repo: &Repo, range: &str) -> (Option<i32>, Value) {
+    let out = repo.mneme(&["verify", range, "--json"]).output().unwrap();
+    (out.status.code(), json(&out))
+}
+
+/// The problems `verify` reports for `commit`.
+fn problems(report: &Value, commit: &str) -> String {
+    report["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["commit"] == commit)
+        .map(|v| v["problems"].to_string())
+        .collect()
+}
+
+#[test]
+fn only_decisions_signed_by_a_listed_key_pass() {
+    let repo = Repo::committed();
+    let Some((grace, grace_pub)) = keygen(&repo, "grace") else {
+        return;
+    };
+    let (mallory, mallory_pub) = keygen(&repo, "mallory").unwrap();
+    repo.write(
+        ".ledger/allowed_signers",
+        &format!("# reviewers\nhuman@example.com {grace_pub}\n"),
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "require signed decisions"]);
+    let base = repo.head();
+
+    // Signed by a listed key for the committer: passes.
+    sign_with(&repo, &grace);
+    let good = approve(&repo, "Signed facts are trusted.");
+    let (code, report) = verify(&repo, &format!("{base}..HEAD"));
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["signatures"]["keys"], 1);
+    assert_eq!(report["signatures"]["from"], base.as_str());
+    assert_eq!(report["signatures"]["changed_in_range"], false);
+
+    // Unsigned.
+    repo.git(&["config", "commit.gpgSign", "false"]);
+    let unsigned = approve(&repo, "Unsigned decisions fail.");
+    // Signed by a key nobody listed.
+    sign_with(&repo, &mallory);
+    let foreign = approve(&repo, "Foreign keys fail.");
+    // A listed key, but for another committer.
+    sign_with(&repo, &grace);
+    repo.git(&["config", "user.email", "other@example.com"]);
+    let other = approve(&repo, "Keys belong to people.");
+    repo.git(&["config", "user.email", "human@example.com"]);
+
+    let (code, report) = verify(&repo, &format!("{base}..HEAD"));
+    assert_eq!(code, Some(1));
+    assert_eq!(problems(&report, &good), "");
+    assert!(problems(&report, &unsigned).contains("decision commit: it is not signed"));
+    let p = problems(&report, &foreign);
+    assert!(
+        p.contains("a key not in allowed_signers") && p.contains("SHA256:"),
+        "{p}"
+    );
+    assert!(
+        problems(&report, &other).contains("not for the committer other@example.com"),
+        "{report:#}"
+    );
+    assert_eq!(report["violations"].as_array().unwrap().len(), 3);
+    repo.mneme(&["verify", &format!("{base}..HEAD")])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "signed decisions required: 1 key(s)",
+        ))
+        .stdout(predicates::str::contains(&unsigned[..10]));
+
+    // The same trailers and signature over a changed message: the signature no longer matches.
+    let raw = repo.git(&["cat-file", "commit", &good]);
+    let forged = raw.replace("Signed facts are trusted.", "Signed facts are trusted!");
+    let out = Command::new("git")
+        .args(["hash-object", "-t", "commit", "-w", "--stdin"])
+        .current_dir(repo.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(forged.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let forged_id = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+    assert_ne!(forged_id, good);
+    let (code, report) = verify(&repo, &format!("{base}..{forged_id}"));
+    assert_eq!(code, Some(1));
+    assert!(
+        problems(&report, &forged_id).contains("does not match its content"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn a_range_cannot_allow_its_own_keys() {
+    let repo = Repo::committed();
+    let Some((grace, grace_pub)) = keygen(&repo, "grace") else {
+        return;
+    };
+    let (mallory, mallory_pub) = keygen(&repo, "mallory").unwrap();
+    repo.write(
+        ".ledger/allowed_signers",
+        &format!("human@example.com {grace_pub}\n"),
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "require signed decisions"]);
+    let base = repo.head();
+    // The branch lists Mallory's key and approves with it.
+    repo.write(
+        ".ledger/allowed_signers",
+        &format!("human@example.com {grace_pub}\nhuman@example.com {mallory_pub}\n"),
+    );
+    repo.git(&["commit", "-q", "-am", "add a reviewer"]);
+    sign_with(&repo, &mallory);
+    let sneaky = approve(&repo, "Mallory approves herself.");
+    let (code, report) = verify(&repo, &format!("{base}..HEAD"));
+    assert_eq!(code, Some(1), "{report:#}");
+    assert!(problems(&report, &sneaky).contains("not in allowed_signers"));
+    assert_eq!(report["signatures"]["changed_in_range"], true);
+    // Once the new key is on the base, it counts.
+    let later = repo.head();
+    sign_with(&repo, &grace);
+    approve(&repo, "Grace still signs.");
+    sign_with(&repo, &mallory);
+    approve(&repo, "Mallory now signs too.");
+    let (code, report) = verify(&repo, &format!("{later}..HEAD"));
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["signatures"]["keys"], 2);
+}
+
+#[test]
+fn doctor_explains_how_to_sign() {
+    let repo = Repo::committed();
+    let doctor = |repo: &Repo| {
+        let out = repo.mneme(&["doctor", "--json"]).output().unwrap();
+        json(&out)
+    };
+    let signing = |d: &Value| -> Vec<String> {
+        d["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| {
+                let what = p["what"].as_str().unwrap();
+                what.contains("sign commits") || what.contains("signing key")
+            })
+            .map(|p| format!("{} | {}", p["what"], p["fix"]))
+            .collect()
+    };
+    let d = doctor(&repo);
+    assert!(signing(&d).is_empty());
+    assert!(d["notes"][0]
+        .as_str()
+        .unwrap()
+        .contains("approvals are not required to be signed"));
+
+    let Some((grace, grace_pub)) = keygen(&repo, "grace") else {
+        return;
+    };
+    let (mallory, _) = keygen(&repo, "mallory").unwrap();
+    repo.write(
+        ".ledger/allowed_signers",
+        &format!("human@example.com {grace_pub}\nbroken line\n"),
+    );
+    let problems = signing(&doctor(&repo));
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("does not sign commits with SSH"));
+    assert!(problems[0].contains("git config gpg.format ssh"));
+    assert!(doctor(&repo)["problems"]
+        .to_string()
+        .contains("line 2: not a public key"));
+
+    sign_with(&repo, &mallory);
+    let problems = signing(&doctor(&repo));
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("your signing key is not listed for human@example.com")),
+        "{problems:?}"
+    );
+    sign_with(&repo, &grace);
+    assert!(signing(&doctor(&repo)).is_empty());
+    repo.mneme(&["doctor"])
+        .assert()
+        .stdout(predicates::str::contains("allowed_signers line 2"));
+}
