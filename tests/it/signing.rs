@@ -61,7 +61,7 @@ fn only_decisions_signed_by_a_listed_key_pass() {
     let Some((grace, grace_pub)) = keygen(&repo, "grace") else {
         return;
     };
-    let (mallory, mallory_pub) = keygen(&repo, "mallory").unwrap();
+    let (mallory, _) = keygen(&repo, "mallory").unwrap();
     repo.write(
         ".ledger/allowed_signers",
         &format!("# reviewers\nhuman@example.com {grace_pub}\n"),
