@@ -53,18 +53,40 @@ pub enum Error {
     Interrupted(String),
     #[error("`{spec}` is not a range; write BASE..HEAD")]
     NotARange { spec: String },
-    #[error("cannot resolve `{spec}`")]
-    UnknownRevision {
-        spec: String,
-        #[source]
-        source: gix::Error,
-    },
+    #[error("cannot resolve `{spec}`: {reason}")]
+    UnknownRevision { spec: String, reason: &'static str },
     #[error("`{spec}` is not a commit")]
     NotACommit { spec: String },
     #[error(transparent)]
     Store(#[from] store::Error),
     #[error("git")]
     Gix(#[from] gix::Error),
+}
+
+impl Error {
+    /// A revision gix could not resolve, with the reason in words: gix's own texts name its
+    /// internals (`delegate.traverse(NthAncestor(20)) failed`).
+    pub(crate) fn unresolved(spec: &str, e: &gix::Error) -> Error {
+        let mut text = e.to_string();
+        let mut source = std::error::Error::source(e);
+        while let Some(s) = source {
+            text.push_str(&s.to_string());
+            source = s.source();
+        }
+        let reason = if text.contains("out of range") {
+            "the history is not that long"
+        } else if text.contains("mbiguous") {
+            "that short id matches several objects; give more of it"
+        } else if text.contains("could not be found") || text.contains("NotFound") {
+            "no branch, tag or commit has that name"
+        } else {
+            "not a revision git understands (a branch, a tag, a commit id, HEAD~N, …)"
+        };
+        Error::UnknownRevision {
+            spec: spec.to_owned(),
+            reason,
+        }
+    }
 }
 
 /// Where edits nobody reviewed sit in a file a decision would write.

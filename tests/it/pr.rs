@@ -592,3 +592,37 @@ fn diff_shows_the_net_change_of_each_fact_with_its_history() {
     assert!(text.contains("WRITTEN IN A MERGE"), "{text}");
     assert!(text.contains("- We use PostgreSQL 15.\n"), "{text}");
 }
+
+#[test]
+fn bad_ranges_are_explained_in_words() {
+    let repo = Repo::committed();
+    for (range, said) in [
+        (
+            "HEAD~20..HEAD",
+            "cannot resolve `HEAD~20`: the history is not that long",
+        ),
+        (
+            "nope..HEAD",
+            "cannot resolve `nope`: no branch, tag or commit has that name",
+        ),
+        (
+            "HEAD@{..HEAD",
+            "cannot resolve `HEAD@{`: not a revision git understands",
+        ),
+        ("HEAD", "`HEAD` is not a range; write BASE..HEAD"),
+    ] {
+        for verb in ["verify", "diff"] {
+            let out = repo
+                .mneme(&[verb, range])
+                .assert()
+                .code(1)
+                .get_output()
+                .clone();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains(said), "{verb} {range}: {stderr}");
+            for leak in ["delegate", "NthAncestor", "input=", "NotFound", "rev-spec"] {
+                assert!(!stderr.contains(leak), "{verb} {range}: {stderr}");
+            }
+        }
+    }
+}
