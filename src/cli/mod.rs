@@ -72,6 +72,8 @@ enum Command {
     Ready(commands::ready::Args),
     Blocked(commands::blocked::Args),
     Dep(commands::dep::Args),
+    Completions(commands::completions::Args),
+    Man(commands::man::Args),
 }
 
 /// How a verb that ran to the end went: outcomes such as "check found errors" are not errors.
@@ -152,6 +154,8 @@ fn run(cli: &Cli, ui: &Ui) -> Result<ExitStatus> {
         Command::Ready(args) => commands::ready::run(&cx, args),
         Command::Blocked(args) => commands::blocked::run(&cx, args),
         Command::Dep(args) => commands::dep::run(&cx, args),
+        Command::Completions(args) => commands::completions::run(&cx, args),
+        Command::Man(args) => commands::man::run(&cx, args),
     }
 }
 
@@ -191,4 +195,48 @@ where
             .cloned()
             .expect("clap only passes listed names")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every verb and sub-verb, with its full name (`mneme review approve`).
+    fn verbs(cmd: &clap::Command, prefix: &str, out: &mut Vec<(String, clap::Command)>) {
+        for sub in cmd.get_subcommands() {
+            let name = format!("{prefix} {}", sub.get_name());
+            out.push((name.clone(), sub.clone()));
+            verbs(sub, &name, out);
+        }
+    }
+
+    #[test]
+    fn every_verb_has_examples_and_every_flag_has_help() {
+        let mut all = Vec::new();
+        verbs(&Cli::command(), "mneme", &mut all);
+        let mut missing = Vec::new();
+        for (name, cmd) in &all {
+            if cmd.is_hide_set() || cmd.get_name() == "help" {
+                continue;
+            }
+            let examples = cmd
+                .get_after_help()
+                .or(cmd.get_after_long_help())
+                .is_some_and(|h| h.to_string().contains("Examples:"));
+            if !examples {
+                missing.push(format!("{name}: no examples"));
+            }
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if ["help", "version"].contains(&id) || arg.is_hide_set() {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{name}: `{id}` has no help"));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "{}", missing.join("\n"));
+    }
 }

@@ -25,16 +25,32 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 enum Action {
     /// ID depends on DEPENDS_ON.
+    #[command(after_help = "Examples:
+  mneme dep add t-a3f8 t-9k2m                     # t-a3f8 waits for t-9k2m
+  mneme dep add t-a3f8 t-1b2c --type parent-child")]
     Add {
+        /// The task that depends (id or unique prefix).
         id: String,
+        /// The task it depends on.
         depends_on: String,
+        /// blocks (not ready until DEPENDS_ON closes), parent-child, related or discovered-from.
         #[arg(long = "type", value_parser = dep_kind_parser(), default_value = "blocks")]
         kind: DepKind,
     },
     /// Remove the dependency of ID on DEPENDS_ON (of any type).
-    Rm { id: String, depends_on: String },
+    #[command(after_help = "Examples:\n  mneme dep rm t-a3f8 t-9k2m")]
+    Rm {
+        /// The task that depends.
+        id: String,
+        /// The task it no longer depends on.
+        depends_on: String,
+    },
     /// The dependencies of ID, as a tree.
-    Tree { id: String },
+    #[command(after_help = "Examples:\n  mneme dep tree t-a3f8\n  mneme dep tree t-a3f8 --json")]
+    Tree {
+        /// The task at the root.
+        id: String,
+    },
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {

@@ -23,14 +23,24 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 enum Action {
     /// Write the commit-msg hook (in core.hooksPath or .git/hooks).
+    #[command(after_help = "Examples:
+  mneme hooks install
+  mneme hooks install --force   # replace a commit-msg hook mneme did not write")]
     Install {
         /// Replace a commit-msg hook that mneme did not write.
         #[arg(long)]
         force: bool,
     },
     /// What the hook runs: checks the commit being made (git passes the message file).
-    #[command(name = "commit-msg")]
-    CommitMsg { message_file: PathBuf },
+    #[command(
+        name = "commit-msg",
+        after_help = "Examples:
+  mneme hooks commit-msg .git/COMMIT_EDITMSG   # what the hook runs; git passes the file"
+    )]
+    CommitMsg {
+        /// The file holding the commit message being made.
+        message_file: PathBuf,
+    },
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {

@@ -11,14 +11,19 @@ use crate::cli::{Cx, ExitStatus, Result};
     after_help = "Examples:\n  mneme list\n  mneme list --status in_progress --assignee claude\n  mneme list --type bug --priority P0 --json"
 )]
 pub struct Args {
+    /// Only tasks with this status.
     #[arg(long, value_parser = status_parser())]
     status: Option<Status>,
+    /// Only tasks of this type.
     #[arg(long = "type", value_parser = kind_parser())]
     kind: Option<Kind>,
+    /// Only tasks of this priority, P0 to P4.
     #[arg(long, value_parser = parse_priority)]
     priority: Option<u8>,
-    #[arg(long)]
+    /// Only tasks assigned to NAME.
+    #[arg(long, value_name = "NAME")]
     assignee: Option<String>,
+    /// Only tasks with this label.
     #[arg(long)]
     label: Option<String>,
     /// Include closed tasks.

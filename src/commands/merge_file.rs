@@ -14,7 +14,7 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 /// is written to OURS; the exit code is 1 when conflicts remain.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example (what git runs):\n  mneme merge-file .merge_file_base .merge_file_ours .merge_file_theirs"
+    after_help = "Examples:\n  mneme merge-file .merge_file_base .merge_file_ours .merge_file_theirs   # what git runs"
 )]
 pub struct Args {
     /// The common ancestor's version (%O).

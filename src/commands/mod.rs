@@ -5,6 +5,7 @@ pub mod blocked;
 pub mod check;
 pub mod close;
 pub mod compact;
+pub mod completions;
 pub mod context;
 pub mod create;
 pub mod dep;
@@ -16,6 +17,7 @@ pub mod hooks;
 pub mod init;
 pub mod list;
 pub mod log;
+pub mod man;
 pub mod mcp;
 pub mod merge_file;
 pub mod propose;
@@ -48,12 +50,15 @@ pub fn print_task(cx: &Cx, verb: &str, task: &Task) -> Result<ExitStatus> {
 
 /// `--status`: the names the task files and JSON use (`in-progress` is accepted too).
 pub fn status_parser() -> impl TypedValueParser<Value = Status> {
-    names(
-        &Status::ALL,
-        |s| s.as_str(),
-        &[("in-progress", "in_progress")],
-    )
+    names(&Status::ALL, |s| s.as_str(), STATUS_ALIASES)
 }
+
+/// `update --status`: every status but `closed` (`mneme close` closes, with a reason).
+pub fn settable_status_parser() -> impl TypedValueParser<Value = Status> {
+    names(&Status::SETTABLE, |s| s.as_str(), STATUS_ALIASES)
+}
+
+const STATUS_ALIASES: &[(&str, &str)] = &[("in-progress", "in_progress")];
 
 /// `--type` of a task.
 pub fn kind_parser() -> impl TypedValueParser<Value = Kind> {

@@ -56,6 +56,9 @@ struct Meta {
 #[derive(Debug, clap::Subcommand)]
 enum Op {
     /// Propose a new fact in a fact file.
+    #[command(after_help = "Examples:
+  mneme propose add --file architecture \"We use PostgreSQL 16, not SQLite.\" --reason \"ADR 3\"
+  mneme propose add -f pitfalls --stdin --reason \"incident 42\" < statement.txt")]
     Add {
         /// Fact file, such as `architecture` (see `mneme facts`).
         #[arg(long, short)]
@@ -64,6 +67,9 @@ enum Op {
         text: Text,
     },
     /// Propose new text for an existing fact.
+    #[command(after_help = "Examples:
+  mneme propose update f-7f3cq \"We use PostgreSQL 17.\" --reason \"upgraded in #412\"
+  mneme propose update f-7f3cq --stdin --reason \"reworded\" --evidence src/db.rs:12 < text.md")]
     Update {
         /// Id of the fact, such as `f-7f3cq`.
         fact_id: OsString,
@@ -71,11 +77,16 @@ enum Op {
         text: Text,
     },
     /// Propose removing a fact.
+    #[command(after_help = "Examples:
+  mneme propose remove f-7f3cq --reason \"the service was retired\" --evidence PR#88")]
     Remove {
         /// Id of the fact.
         fact_id: OsString,
     },
     /// Propose replacing a fact with a new one (the old one is kept, marked superseded).
+    #[command(after_help = "Examples:
+  mneme propose supersede f-7f3cq \"We use CockroachDB.\" --reason \"multi-region\"
+  echo \"Use the pool.\" | mneme propose supersede f-k2a9 --stdin --reason \"new driver\"")]
     Supersede {
         /// Id of the fact to replace.
         fact_id: OsString,

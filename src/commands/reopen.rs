@@ -5,7 +5,7 @@ use crate::cli::{Cx, ExitStatus, Result};
 
 /// Reopen a closed task.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  mneme reopen t-a3f8")]
+#[command(after_help = "Examples:\n  mneme reopen t-a3f8\n  mneme reopen a3f8 --json")]
 pub struct Args {
     /// Task id or unique prefix.
     id: String,

@@ -42,8 +42,14 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 enum Action {
     /// List pending proposals, oldest first, with whether each still applies.
+    #[command(after_help = "Examples:
+  mneme review list
+  mneme review list --json")]
     List,
     /// Show one proposal and the diff approving it would make.
+    #[command(after_help = "Examples:
+  mneme review show 20261122T135300Z-3f9a1c2b
+  mneme review show 20261122T1353 --json      # any unique prefix")]
     Show {
         /// Proposal id or unique prefix.
         id: String,
@@ -70,6 +76,9 @@ enum Action {
         allow_secrets: bool,
     },
     /// Reject proposals: commit the removal of each, with the reason.
+    #[command(after_help = "Examples:
+  mneme review reject 20261122T135300Z-3f9a1c2b --reason \"not verified\"
+  mneme review reject 20261122T1353 20261122T1410 --reason \"duplicates f-7f3cq\"")]
     Reject {
         /// Proposal ids or unique prefixes.
         #[arg(required = true)]

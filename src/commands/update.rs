@@ -1,7 +1,7 @@
 use mneme::model::tasks::{parse_priority, Changes, Status};
 use mneme::ops::tasks::{actor, update};
 
-use super::{print_task, status_parser};
+use super::{print_task, settable_status_parser};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Update a task: status, claim, notes, title, description, priority, assignee, labels.
@@ -16,8 +16,8 @@ use crate::cli::{Cx, ExitStatus, Result};
 pub struct Args {
     /// Task id or unique prefix.
     id: String,
-    /// New status (use `mneme close` to close).
-    #[arg(long, value_parser = status_parser())]
+    /// New status (`mneme close` closes, with a reason).
+    #[arg(long, value_parser = settable_status_parser())]
     status: Option<Status>,
     /// Take the task: in progress, assigned to you.
     #[arg(long)]
@@ -25,14 +25,17 @@ pub struct Args {
     /// Append a note.
     #[arg(long, value_name = "TEXT")]
     notes: Option<String>,
+    /// New title.
     #[arg(long)]
     title: Option<String>,
+    /// New description (replaces the old one).
     #[arg(long)]
     description: Option<String>,
     /// P0 (most urgent) to P4.
     #[arg(long, value_parser = parse_priority)]
     priority: Option<u8>,
-    #[arg(long)]
+    /// Assign the task to NAME (without changing its status).
+    #[arg(long, value_name = "NAME")]
     assignee: Option<String>,
     /// Add a label (repeatable).
     #[arg(long = "label", value_name = "LABEL")]

@@ -124,6 +124,14 @@ impl Status {
         Status::Closed,
     ];
 
+    /// The statuses `update --status` sets: closing has its own verb, which asks for a reason.
+    pub const SETTABLE: [Status; 4] = [
+        Status::Open,
+        Status::InProgress,
+        Status::Blocked,
+        Status::Deferred,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Open => "open",

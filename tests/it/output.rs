@@ -84,3 +84,87 @@ fn problems_found_are_a_report_and_exit_1_not_an_error() {
         .stderr(contains("1 conflicting fact(s)"));
     assert!(repo.read("ours.md").contains("<<<<<<< ours"));
 }
+
+#[test]
+fn completions_and_man_pages_cover_every_verb() {
+    let repo = Repo::bare_init();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = repo
+            .mneme(&["completions", shell])
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        let script = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            script.contains("approve") && script.contains("supersede"),
+            "{shell}"
+        );
+        if shell == "bash" {
+            let check = Command::new("bash")
+                .arg("-n")
+                .arg("-c")
+                .arg(&script)
+                .output()
+                .unwrap();
+            assert!(check.status.success(), "{check:?}");
+        }
+    }
+    repo.mneme(&["completions", "tcsh"]).assert().code(2);
+
+    let out = repo
+        .mneme(&["man", "--list"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let pages: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    for expected in [
+        "mneme",
+        "mneme-review",
+        "mneme-review-approve",
+        "mneme-propose-add",
+        "mneme-dep-tree",
+    ] {
+        assert!(
+            pages.iter().any(|p| p == expected),
+            "{expected} in {pages:?}"
+        );
+    }
+    for page in &pages {
+        let out = repo
+            .mneme(&["man", page])
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        let roff = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            roff.starts_with(".ie") && roff.contains(".SH NAME"),
+            "{page}"
+        );
+        assert!(roff.contains(&format!(".TH {page} 1")), "{page}");
+    }
+    let approve = repo.mneme(&["man", "review", "approve"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&approve.stdout).contains("\\-\\-all"));
+    repo.mneme(&["man", "nope"])
+        .assert()
+        .code(1)
+        .stderr(contains("man --list"));
+    // `update --status` does not offer what it refuses.
+    let out = repo
+        .mneme(&["update", "t-a3f8", "--status", "closed"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("in_progress") && !stderr.contains("closed,"),
+        "{stderr}"
+    );
+}
