@@ -106,7 +106,7 @@ pub fn resolve_range(repo: &Repo, spec: Option<&str>) -> Result<Range> {
     let parse = |s: &str| -> Result<gix::ObjectId> {
         let id = repo
             .rev_parse_single(s)
-            .map_err(|e| Error::unresolved(s, &e.into()))?;
+            .map_err(|e| Error::unresolved(s, &e))?;
         let commit = id
             .object()?
             .peel_to_commit()
