@@ -97,6 +97,18 @@ impl Repo {
         files
     }
 
+    /// `sh -c SCRIPT` in the repository root, with the binary under test on the PATH and no
+    /// global git config; stdin is empty.
+    pub fn sh(&self, script: &str) -> std::process::Output {
+        let mut cmd = Command::new("sh");
+        isolate_std(cmd.current_dir(self.path()).arg("-c").arg(script));
+        cmd.env("NO_COLOR", "1")
+            .env_remove("MNEME_AGENT")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    }
+
     /// Every file under `.ledger` with its bytes, to check that a refused command wrote nothing.
     pub fn snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
         let mut out = Vec::new();
