@@ -142,13 +142,25 @@ fn apply_op(
     };
     match op {
         Operation::Add { fact_id, text, .. } => {
-            let marker = file
-                .facts()
-                .last()
-                .map(|f| next_marker(&f.marker))
-                .unwrap_or_else(|| "-".into());
-            let item = render_fact(&marker, fact_id, text, &new_meta(&Meta::default()), eol);
-            insert_after_last_fact(file, item, eol);
+            let meta = new_meta(&Meta::default());
+            match insertion_point(file, fact_id) {
+                Some(at) => {
+                    let Block::Fact(next) = &file.blocks[at] else {
+                        unreachable!("an insertion point is a fact")
+                    };
+                    let item = render_fact(&next.marker, fact_id, text, &meta, eol);
+                    file.blocks.insert(at, Block::Text(item));
+                }
+                None => {
+                    let marker = file
+                        .facts()
+                        .last()
+                        .map(|f| next_marker(&f.marker))
+                        .unwrap_or_else(|| "-".into());
+                    let item = render_fact(&marker, fact_id, text, &meta, eol);
+                    insert_after_last_fact(file, item, eol);
+                }
+            }
         }
         Operation::Update {
             fact_id,
@@ -221,7 +233,15 @@ fn reparse(
     }
     let mut expected: Vec<String> = before.facts().map(Fact::key).collect();
     match op {
-        Operation::Add { fact_id, .. } => expected.push(fact_id.clone()),
+        Operation::Add { fact_id, .. } => {
+            let at = insertion_point(before, fact_id).map_or(expected.len(), |block| {
+                before.blocks[..block]
+                    .iter()
+                    .filter(|b| matches!(b, Block::Fact(_)))
+                    .count()
+            });
+            expected.insert(at, fact_id.clone());
+        }
         Operation::Remove { fact_id, .. } => expected.retain(|k| k != fact_id),
         Operation::Supersede {
             fact_id,
@@ -292,6 +312,31 @@ fn next_marker(marker: &str) -> String {
         }
         _ => marker.to_owned(),
     }
+}
+
+/// Where a new fact goes: before the first fact of the file's last list whose id sorts after
+/// the new one (`None`: after the last fact). Ids are random, so two branches that each add a
+/// fact to one file usually insert at different places, and git's line merge (all a forge uses)
+/// takes both without a conflict; appending both at the end always conflicts. A numbered list
+/// is only appended to, so its numbers stay in order.
+fn insertion_point(file: &FactFile, id: &str) -> Option<usize> {
+    let last = file
+        .blocks
+        .iter()
+        .rposition(|b| matches!(b, Block::Fact(_)))?;
+    let first = file.blocks[..last]
+        .iter()
+        .rposition(|b| !matches!(b, Block::Fact(_)))
+        .map_or(0, |i| i + 1);
+    let numbered = |f: &Fact| {
+        f.marker
+            .trim_start()
+            .starts_with(|c: char| c.is_ascii_digit())
+    };
+    (first..=last).find(|&i| match &file.blocks[i] {
+        Block::Fact(f) => !numbered(f) && f.id.as_deref().is_some_and(|other| other > id),
+        Block::Text(_) => false,
+    })
 }
 
 /// Appends `item` right after the file's last fact, or at the end of the file, separated from
@@ -377,6 +422,42 @@ mod tests {
                 "  Over TLS.\n- **f-new1** Cache per tenant. <!-- since: 2026-11-22; evidence: src/x.rs:1 -->\n  Second line.\n"
             )
         );
+    }
+
+    #[test]
+    fn add_goes_where_its_id_sorts_in_the_last_list() {
+        let src = "# A\n\n- **f-0001** Elsewhere.\n\nText.\n\n* **f-aaaa** One.\n* **f-cccc** Three.\n  More.\n* **f-eeee** Five.\n";
+        let op = |id: &str| Operation::Add {
+            file: "architecture.md".into(),
+            fact_id: id.into(),
+            text: "New.".into(),
+        };
+        let l = ledger(&[("architecture.md", src)]);
+        let new = |id: &str| {
+            apply(&l, &proposal(vec![op(id)], &l), "2026-11-22")
+                .unwrap()
+                .files[0]
+                .new
+                .clone()
+        };
+        assert!(new("f-bbbb").contains("* **f-aaaa** One.\n* **f-bbbb** New. <!-- since: 2026-11-22; evidence: src/x.rs:1 -->\n* **f-cccc** Three.\n  More.\n"));
+        assert!(
+            new("f-0000").contains("\n\n* **f-0000** New."),
+            "never into an earlier list"
+        );
+        assert!(new("f-zzzz").ends_with("* **f-eeee** Five.\n* **f-zzzz** New. <!-- since: 2026-11-22; evidence: src/x.rs:1 -->\n"));
+        // A numbered list keeps its numbers: appended.
+        let numbered = ledger(&[(
+            "architecture.md",
+            "1. **f-cccc** One.\n2. **f-eeee** Two.\n",
+        )]);
+        let out = apply(
+            &numbered,
+            &proposal(vec![op("f-aaaa")], &numbered),
+            "2026-11-22",
+        )
+        .unwrap();
+        assert!(out.files[0].new.ends_with("2. **f-eeee** Two.\n3. **f-aaaa** New. <!-- since: 2026-11-22; evidence: src/x.rs:1 -->\n"));
     }
 
     #[test]

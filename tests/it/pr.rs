@@ -626,3 +626,88 @@ fn bad_ranges_are_explained_in_words() {
         }
     }
 }
+
+#[test]
+fn approvals_on_two_branches_merge_under_plain_git_when_their_ids_sort_apart() {
+    // A forge runs no merge driver: only git's line merge.
+    let mut merged_cleanly = 0;
+    for attempt in 0..8 {
+        let repo = Repo::committed();
+        repo.git(&["config", "--remove-section", "merge.mneme"]);
+        for i in 0..20 {
+            approve(
+                &repo,
+                &[
+                    "add",
+                    "-f",
+                    "architecture",
+                    &format!("Base fact {i} of attempt {attempt}."),
+                    "--reason",
+                    "r",
+                ],
+            );
+        }
+        let ids = |repo: &Repo| -> Vec<String> {
+            let facts = repo.json(&["facts", "architecture", "--json"]);
+            facts[0]["facts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["id"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        // Each approval keeps the file's list sorted by id.
+        let base = ids(&repo);
+        let mut sorted = base.clone();
+        sorted.sort();
+        assert_eq!(base, sorted);
+        repo.git(&["checkout", "-q", "-b", "a"]);
+        let fa = approve(
+            &repo,
+            &[
+                "add",
+                "-f",
+                "architecture",
+                "Branch A adds this.",
+                "--reason",
+                "a",
+            ],
+        );
+        repo.git(&["checkout", "-q", "-b", "b", "main"]);
+        let fb = approve(
+            &repo,
+            &[
+                "add",
+                "-f",
+                "architecture",
+                "Branch B adds that.",
+                "--reason",
+                "b",
+            ],
+        );
+        // Where each lands among the base facts; one fact between them keeps the hunks apart.
+        let gap = |id: &str| base.iter().filter(|b| b.as_str() < id).count();
+        if gap(&fa).abs_diff(gap(&fb)) < 2 {
+            continue;
+        }
+        let out = repo.git_output(&["merge", "-q", "--no-edit", "a"]);
+        assert!(out.status.success(), "{out:?}");
+        let after = ids(&repo);
+        assert!(after.contains(&fa) && after.contains(&fb) && after.len() == 22);
+        repo.mneme(&["verify", &format!("{}..HEAD", base_commit(&repo))])
+            .assert()
+            .success();
+        merged_cleanly += 1;
+        if merged_cleanly == 2 {
+            return;
+        }
+    }
+    panic!("ids kept landing next to each other: {merged_cleanly} clean merges");
+}
+
+/// The first commit of the repository.
+fn base_commit(repo: &Repo) -> String {
+    repo.git(&["rev-list", "--max-parents=0", "HEAD"])
+        .trim()
+        .to_owned()
+}
