@@ -2,6 +2,9 @@
 //! merged by plain git, without mneme's merge driver — as a forge (GitHub, GitLab) merges pull
 //! requests. Prints the conflict rate for files that already hold K facts.
 
+// A benchmark reports its figures on stdout.
+#![allow(clippy::print_stdout)]
+
 mod common;
 
 use std::path::Path;
