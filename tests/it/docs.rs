@@ -296,7 +296,12 @@ fn inline_commands(markdown: &str) -> Vec<String> {
             })
             .filter(|w| !w.is_empty())
             .collect();
-        out.push(words.join(" "));
+        // Where the output goes or the input comes from is the reader's business, not mneme's.
+        let end = words
+            .iter()
+            .position(|w| [">", ">>", "<"].contains(&w.as_str()))
+            .unwrap_or(words.len());
+        out.push(words[..end].join(" "));
     }
     out
 }
@@ -318,9 +323,31 @@ fn every_command_the_docs_mention_parses() {
     repo.write("ops.json", r#"{"reason": "r", "operations": [{"op": "add", "file": "pitfalls", "text": "A doc example."}]}"#);
     let mut checked = 0;
     let mut wrong = Vec::new();
-    for source in &sources {
-        let text = std::fs::read_to_string(source).unwrap();
-        for command in inline_commands(&text) {
+    // The examples of every verb's --help, too.
+    let pages = String::from_utf8(repo.mneme(&["man", "--list"]).output().unwrap().stdout).unwrap();
+    let mut help = Vec::new();
+    for page in pages.lines() {
+        let verb: Vec<&str> = page.split('-').skip(1).collect();
+        let mut args = verb.clone();
+        args.push("--help");
+        let out = repo.mneme(&args).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let examples = text.split("Examples:").nth(1).unwrap_or("");
+        let lines: Vec<String> = examples
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("mneme ") && !l.ends_with('\\'))
+            .map(|l| format!("`{l}`"))
+            .collect();
+        help.push((format!("mneme {} --help", verb.join(" ")), lines.join(" ")));
+    }
+    let files: Vec<(String, String)> = sources
+        .iter()
+        .map(|s| (s.clone(), std::fs::read_to_string(s).unwrap()))
+        .chain(help)
+        .collect();
+    for (source, text) in &files {
+        for command in inline_commands(text) {
             if command == "mneme mcp" || command.ends_with(" mcp") {
                 continue; // a server: exercised by the mcp tests
             }
