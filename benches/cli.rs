@@ -8,11 +8,7 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
-
-use common::release_binary;
+use common::{bench, release_binary, seed_ledger};
 
 const RUNS: usize = 60;
 
@@ -24,7 +20,7 @@ fn main() {
     println!("ledger: {lines} lines of facts, mneme {}", bin.display());
 
     let mut i = 0;
-    bench("propose add (800-line ledger)", &bin, root, || {
+    bench("propose add (800-line ledger)", RUNS, &bin, root, || {
         i += 1;
         vec![
             "propose".into(),
@@ -39,10 +35,10 @@ fn main() {
             "benchmark".into(),
         ]
     });
-    bench("context (800-line ledger, 60 pending)", &bin, root, || {
+    bench("context (800-line ledger, 60 pending)", RUNS, &bin, root, || {
         vec!["context".into()]
     });
-    bench("context --json", &bin, root, || {
+    bench("context --json", RUNS, &bin, root, || {
         vec!["context".into(), "--json".into()]
     });
 
@@ -51,6 +47,7 @@ fn main() {
     for (runtime, event) in [("claude", "SessionStart"), ("codex", "UserPromptSubmit")] {
         bench(
             &format!("context --for {runtime} --event {event} (+10,000 tasks)"),
+            RUNS,
             &bin,
             root,
             || {
@@ -62,84 +59,3 @@ fn main() {
     }
 }
 
-/// Writes fact files totalling about `target` lines; returns the line count.
-fn seed_ledger(root: &Path, target: usize) -> usize {
-    let files = [
-        "architecture",
-        "invariants",
-        "performance_rules",
-        "pitfalls",
-    ];
-    let per_file = target / files.len();
-    let mut total = 0;
-    let mut n = 0;
-    for f in files {
-        let mut src = format!("---\ntitle: {f}\n---\n\n# {f}\n\n");
-        let mut lines = 6;
-        while lines < per_file {
-            n += 1;
-            src.push_str(&format!(
-                "- **f-{n:04x}** Fact {n}: component {} keeps invariant {} under load {}. <!-- since: 2026-01-01; evidence: src/m{n}.rs:{n} -->\n",
-                n * 31 % 97,
-                n * 17 % 89,
-                n * 13 % 83
-            ));
-            lines += 1;
-            if n % 5 == 0 && lines < per_file {
-                src.push_str("  with a continuation line explaining why.\n");
-                lines += 1;
-            }
-        }
-        total += lines;
-        std::fs::write(root.join(format!(".ledger/facts/{f}.md")), src).expect("write");
-    }
-    total
-}
-
-fn bench(name: &str, bin: &Path, root: &Path, mut args: impl FnMut() -> Vec<String>) {
-    let mut peak_kib = 0;
-    let times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let a = args();
-            let (elapsed, kib) = measure(bin, root, &a);
-            peak_kib = peak_kib.max(kib);
-            elapsed
-        })
-        .collect();
-    common::report(name, times);
-    println!("{:<40} peak RSS {peak_kib} KiB", "");
-}
-
-/// Wall time and peak RSS of one run, reaped with `wait4` so the memory is this child's alone.
-fn measure(bin: &Path, root: &Path, args: &[String]) -> (Duration, i64) {
-    let start = Instant::now();
-    // Reaped below with wait4, which std's Child::wait cannot do while reporting rusage.
-    #[allow(clippy::zombie_processes)]
-    let child = Command::new(bin)
-        .current_dir(root)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn mneme");
-    let mut status = 0;
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: the pid is our own unreaped child; wait4 fills `status` and `usage`.
-    #[allow(unsafe_code)]
-    let usage = unsafe {
-        let pid = libc::wait4(
-            child.id() as libc::pid_t,
-            &mut status,
-            0,
-            usage.as_mut_ptr(),
-        );
-        assert_eq!(pid, child.id() as libc::pid_t, "wait4");
-        usage.assume_init()
-    };
-    let elapsed = start.elapsed();
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "mneme {args:?} failed"
-    );
-    (elapsed, usage.ru_maxrss)
-}

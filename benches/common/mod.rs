@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The optimised binary: `cargo bench` builds the bench in release, but not the binary itself.
 pub fn release_binary() -> PathBuf {
@@ -57,8 +57,8 @@ pub fn mneme(bin: &Path, root: &Path, args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
-/// Prints median, min and max of `times`.
-pub fn report(name: &str, mut times: Vec<Duration>) {
+/// Prints median, min and max of `times`; returns the median.
+pub fn report(name: &str, mut times: Vec<Duration>) -> Duration {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!(
@@ -68,6 +68,7 @@ pub fn report(name: &str, mut times: Vec<Duration>) {
         ms(times[times.len() - 1]),
         times.len()
     );
+    times[times.len() / 2]
 }
 
 const KINDS: [&str; 5] = ["task", "bug", "feature", "chore", "epic"];
@@ -118,4 +119,95 @@ pub fn seed_tasks(root: &Path, count: usize) {
         text.push('\n');
         std::fs::write(tasks.join(format!("{id}.json")), text).expect("write");
     }
+}
+
+/// Writes fact files totalling about `target` lines; returns the line count.
+pub fn seed_ledger(root: &Path, target: usize) -> usize {
+    let files = [
+        "architecture",
+        "invariants",
+        "performance_rules",
+        "pitfalls",
+    ];
+    let per_file = target / files.len();
+    let mut total = 0;
+    let mut n = 0;
+    for f in files {
+        let mut src = format!("---\ntitle: {f}\n---\n\n# {f}\n\n");
+        let mut lines = 6;
+        while lines < per_file {
+            n += 1;
+            src.push_str(&format!(
+                "- **f-{n:04x}** Fact {n}: component {} keeps invariant {} under load {}. <!-- since: 2026-01-01; evidence: src/m{n}.rs:{n} -->\n",
+                n * 31 % 97,
+                n * 17 % 89,
+                n * 13 % 83
+            ));
+            lines += 1;
+            if n % 5 == 0 && lines < per_file {
+                src.push_str("  with a continuation line explaining why.\n");
+                lines += 1;
+            }
+        }
+        total += lines;
+        std::fs::write(root.join(format!(".ledger/facts/{f}.md")), src).expect("write");
+    }
+    total
+}
+
+/// Runs `mneme args()` `runs` times in `root`; prints the median, min, max and peak RSS, and
+/// returns the median.
+pub fn bench(
+    name: &str,
+    runs: usize,
+    bin: &Path,
+    root: &Path,
+    mut args: impl FnMut() -> Vec<String>,
+) -> Duration {
+    let mut peak_kib = 0;
+    let times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let a = args();
+            let (elapsed, kib) = measure(bin, root, &a);
+            peak_kib = peak_kib.max(kib);
+            elapsed
+        })
+        .collect();
+    let median = report(name, times);
+    println!("{:<40} peak RSS {peak_kib} KiB", "");
+    median
+}
+
+/// Wall time and peak RSS of one run, reaped with `wait4` so the memory is this child's alone.
+pub fn measure(bin: &Path, root: &Path, args: &[String]) -> (Duration, i64) {
+    let start = Instant::now();
+    // Reaped below with wait4, which std's Child::wait cannot do while reporting rusage.
+    #[allow(clippy::zombie_processes)]
+    let child = Command::new(bin)
+        .current_dir(root)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn mneme");
+    let mut status = 0;
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: the pid is our own unreaped child; wait4 fills `status` and `usage`.
+    #[allow(unsafe_code)]
+    let usage = unsafe {
+        let pid = libc::wait4(
+            child.id() as libc::pid_t,
+            &mut status,
+            0,
+            usage.as_mut_ptr(),
+        );
+        assert_eq!(pid, child.id() as libc::pid_t, "wait4");
+        usage.assume_init()
+    };
+    let elapsed = start.elapsed();
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "mneme {args:?} failed"
+    );
+    (elapsed, usage.ru_maxrss)
 }

@@ -2,7 +2,7 @@ use std::io::IsTerminal;
 
 use console::{Key, Term};
 use mneme::git::commit::Committed;
-use mneme::model::apply::{apply, Conflict};
+use mneme::model::apply::{check, Conflict};
 use mneme::model::fields::check_text;
 use mneme::model::ledger::Ledger;
 use mneme::model::paths;
@@ -122,13 +122,12 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
 
 fn list(cx: &Cx, ws: &Workspace) -> Result<ExitStatus> {
     let ledger = ws.store.load()?;
-    let today = review::today();
     let now = now();
     let items = review::pending(ws, &ledger)?;
     let rows: Vec<ReviewRow> = items
         .iter()
         .map(|item| match &item.proposal {
-            Ok(p) => ReviewRow::new(p, Status::of(&apply(&ledger, p, &today)), now),
+            Ok(p) => ReviewRow::new(p, Status::checked(check(&ledger, p)), now),
             Err(why) => ReviewRow::invalid(&item.id, why),
         })
         .collect();

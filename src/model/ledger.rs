@@ -1,6 +1,9 @@
 //! A loaded ledger: the fact files and the configuration, as values. Queries only; loading lives
 //! in `store`.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use crate::model::config::Config;
 use crate::model::facts::{Fact, FactFile, ParseError};
 use crate::model::ids::sha256_hex;
@@ -75,11 +78,63 @@ impl FactFileEntry {
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
     /// Sorted by name.
-    pub files: Vec<FactFileEntry>,
+    files: Vec<FactFileEntry>,
     pub config: Config,
+    /// Built on first use: a review of 10,000 proposals looks facts up 10,000 times.
+    index: OnceLock<Index>,
+}
+
+/// Where each fact is, by id and by normalised statement: `(file, fact)` positions.
+#[derive(Debug, Clone, Default)]
+struct Index {
+    by_id: HashMap<String, (usize, usize)>,
+    /// Active facts only, each statement's first holder.
+    by_statement: HashMap<String, Vec<(usize, usize)>>,
 }
 
 impl Ledger {
+    /// `files` sorted by name.
+    pub fn new(mut files: Vec<FactFileEntry>, config: Config) -> Ledger {
+        files.sort_by(|a, b| a.name.cmp(&b.name));
+        Ledger {
+            files,
+            config,
+            index: OnceLock::new(),
+        }
+    }
+
+    /// The fact files, sorted by name.
+    pub fn files(&self) -> &[FactFileEntry] {
+        &self.files
+    }
+
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| {
+            let mut index = Index::default();
+            for (fi, entry) in self.files.iter().enumerate() {
+                for (ki, fact) in entry.file.facts().enumerate() {
+                    if let Some(id) = &fact.id {
+                        index.by_id.entry(id.clone()).or_insert((fi, ki));
+                    }
+                    if !fact.meta.is_superseded() {
+                        index
+                            .by_statement
+                            .entry(normalize(&fact.text))
+                            .or_default()
+                            .push((fi, ki));
+                    }
+                }
+            }
+            index
+        })
+    }
+
+    fn at(&self, (file, fact): (usize, usize)) -> (&FactFileEntry, &Fact) {
+        let entry = &self.files[file];
+        let fact = entry.file.facts().nth(fact).expect("indexed fact");
+        (entry, fact)
+    }
+
     pub fn facts(&self) -> impl Iterator<Item = (&FactFileEntry, &Fact)> {
         self.files
             .iter()
@@ -87,7 +142,7 @@ impl Ledger {
     }
 
     pub fn find(&self, id: &str) -> Option<(&FactFileEntry, &Fact)> {
-        self.facts().find(|(_, f)| f.id.as_deref() == Some(id))
+        self.index().by_id.get(id).map(|&at| self.at(at))
     }
 
     /// The facts whose text holds every word of `query`, ignoring case.
@@ -112,10 +167,12 @@ impl Ledger {
 
     /// An active fact other than `except` that says `text` (after normalisation).
     pub fn same_statement(&self, text: &str, except: &str) -> Option<(&FactFileEntry, &Fact)> {
-        let norm = normalize(text);
-        self.facts().find(|(_, f)| {
-            !f.meta.is_superseded() && f.id.as_deref() != Some(except) && normalize(&f.text) == norm
-        })
+        self.index()
+            .by_statement
+            .get(&normalize(text))?
+            .iter()
+            .map(|&at| self.at(at))
+            .find(|(_, f)| f.id.as_deref() != Some(except))
     }
 
     /// The id of a fact, or `line N` for one without an id.
@@ -175,13 +232,13 @@ pub(crate) mod tests {
     use super::*;
 
     pub fn ledger(files: &[(&str, &str)]) -> Ledger {
-        Ledger {
-            files: files
+        Ledger::new(
+            files
                 .iter()
                 .map(|(n, raw)| FactFileEntry::parse((*n).into(), (*raw).into()).unwrap())
                 .collect(),
-            config: Config::default(),
-        }
+            Config::default(),
+        )
     }
 
     #[test]

@@ -657,7 +657,7 @@ mod tests {
     ) -> Vec<(Severity, &'static str, Option<usize>)> {
         let l = ledger(files);
         let input = Input {
-            files: l.files.iter().map(FileInput::Parsed).collect(),
+            files: l.files().iter().map(FileInput::Parsed).collect(),
             proposals: proposals
                 .iter()
                 .map(|(p, r)| ProposalInput {
@@ -847,7 +847,7 @@ mod tests {
     fn fix_stamps_ids_and_normalises_metadata() {
         let l = ledger(&[("a.md", "- **f-aaaa** Kept.\n- Needs an id\n  on two lines.\n1.\tTabbed.\n- **f-eeee** Odd. <!--since:2026-01-01;state:active-->\n")]);
         let mut taken: BTreeSet<String> = l.ids().map(str::to_owned).collect();
-        let (new, changes) = fix(&l.files[0], &mut taken, now()).unwrap();
+        let (new, changes) = fix(&l.files()[0], &mut taken, now()).unwrap();
         assert_eq!(changes.len(), 3, "{changes:?}");
         let parsed = crate::model::facts::FactFile::parse(&new).unwrap();
         let facts: Vec<_> = parsed.facts().collect();

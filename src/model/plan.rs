@@ -469,7 +469,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(p.base.len(), 2);
-        assert_eq!(p.base["architecture.md"], l.files[0].sha256);
+        assert_eq!(p.base["architecture.md"], l.files()[0].sha256);
         assert_eq!(planned.similar.len(), 1);
         assert_eq!(
             (

@@ -62,9 +62,14 @@ pub enum Status {
 
 impl Status {
     pub fn of(outcome: &Result<Applied, Conflict>) -> Status {
-        match outcome {
-            Ok(a) if a.rebased => Status::Rebased,
-            Ok(_) => Status::Clean,
+        Status::checked(outcome.as_ref().map(|a| a.rebased))
+    }
+
+    /// From [`check`](crate::model::apply::check): `Ok(rebased)` or the conflict.
+    pub fn checked<E>(rebased: Result<bool, E>) -> Status {
+        match rebased {
+            Ok(true) => Status::Rebased,
+            Ok(false) => Status::Clean,
             Err(_) => Status::Conflict,
         }
     }

@@ -63,7 +63,7 @@ impl FileView {
     pub fn select(ledger: &Ledger, only: Option<&str>) -> Result<Vec<FileView>, LookupError> {
         Ok(match only {
             Some(name) => vec![FileView::new(ledger.resolve_file(name)?)],
-            None => ledger.files.iter().map(FileView::new).collect(),
+            None => ledger.files().iter().map(FileView::new).collect(),
         })
     }
 
@@ -217,7 +217,7 @@ impl Context {
     ) -> Context {
         let mut superseded = 0;
         let (conflicted, clean): (Vec<_>, Vec<_>) = ledger
-            .files
+            .files()
             .iter()
             .partition(|f| conflict_marker_line(&f.raw).is_some());
         let files = clean

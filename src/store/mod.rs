@@ -197,7 +197,7 @@ impl Store {
             .into_iter()
             .map(|(_, entry)| entry)
             .collect::<Result<Vec<_>>>()?;
-        Ok(Ledger { files, config })
+        Ok(Ledger::new(files, config))
     }
 
     /// Every fact file, each parsed or with the reason it does not parse.

@@ -87,10 +87,7 @@ fn edited_pair() -> impl Strategy<Value = (String, String)> {
 
 fn ledger_of(raw: &str) -> Option<Ledger> {
     let entry = FactFileEntry::parse("a.md".into(), raw.to_owned()).ok()?;
-    Some(Ledger {
-        files: vec![entry],
-        config: Config::default(),
-    })
+    Some(Ledger::new(vec![entry], Config::default()))
 }
 
 fn proposal(op: Operation, ledger: &Ledger) -> Proposal {
@@ -103,7 +100,7 @@ fn proposal(op: Operation, ledger: &Ledger) -> Proposal {
         reason: "r".into(),
         evidence: Vec::new(),
         base: ledger
-            .files
+            .files()
             .iter()
             .map(|f| (f.name.clone(), f.sha256.clone()))
             .collect(),
@@ -192,7 +189,7 @@ proptest! {
         new in 0..3u8,
     ) {
         let Some(ledger) = ledger_of(&text) else { return Ok(()) };
-        let op = operation(&ledger.files[0].file, pick, kind, new);
+        let op = operation(&ledger.files()[0].file, pick, kind, new);
         let Ok(applied) = apply(&ledger, &proposal(op.clone(), &ledger), "2026-11-23") else {
             return Ok(());
         };
@@ -200,7 +197,7 @@ proptest! {
             let file = FactFile::parse(&change.new);
             prop_assert!(file.is_ok(), "the result does not parse:\n{}", change.new);
             let file = file.unwrap();
-            let before = &ledger.files[0].file;
+            let before = &ledger.files()[0].file;
             prop_assert_eq!(&file.front_matter, &before.front_matter);
             let written = op.new_id().unwrap_or(op.fact_id());
             let fact = file.facts().find(|f| f.id.as_deref() == Some(written));

@@ -1,0 +1,317 @@
+//! Scale: a long review queue, a long history and many agents at once. Whole-process runs of
+//! the release binary on generated data; prints medians and peak memory. Not a test.
+//!
+//! `cargo bench --bench scale` runs every part; `cargo bench --bench scale -- queue history`
+//! only those named (queue, agents, history, size). `review approve` in a 300,000-file
+//! repository is `cargo bench --bench approve`.
+
+// A benchmark reports its figures on stdout.
+#![allow(clippy::print_stdout)]
+
+mod common;
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{bench, git, mneme, release_binary, seed_ledger};
+
+const RUNS: usize = 21;
+const QUEUE: usize = 10_000;
+
+fn main() {
+    let parts: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wanted = |part: &str| parts.is_empty() || parts.iter().any(|p| p == part);
+    let bin = release_binary();
+    if wanted("queue") {
+        queue(&bin);
+    }
+    if wanted("agents") {
+        agents(&bin);
+    }
+    if wanted("history") {
+        history(&bin);
+    }
+    if wanted("size") {
+        size(&bin);
+    }
+}
+
+fn s(args: &[&str]) -> Vec<String> {
+    args.iter().map(|a| (*a).to_owned()).collect()
+}
+
+/// `propose`, `context` and `review list` with an empty queue and with 10,000 pending proposals.
+fn queue(bin: &Path) {
+    let dir = common::repo(bin);
+    let root = dir.path();
+    let lines = seed_ledger(root, 800);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "ledger"]);
+    println!("\n== queue: {lines}-line ledger");
+    let proposals = root.join(".ledger/proposals");
+    let clear = || {
+        for e in std::fs::read_dir(&proposals).expect("dir") {
+            let p = e.expect("entry").path();
+            if p.extension().is_some_and(|x| x == "json") {
+                std::fs::remove_file(p).expect("rm");
+            }
+        }
+    };
+    let version = bench("mneme --version", RUNS, bin, root, || s(&["--version"]));
+    let mut i = 0;
+    let mut propose = |i: &mut usize| {
+        *i += 1;
+        s(&[
+            "propose",
+            "add",
+            "--file",
+            "pitfalls",
+            &format!("Scale proposal {i} about subsystem {}.", *i * 7919),
+            "--reason",
+            "bench",
+        ])
+    };
+    let empty = bench("propose (empty queue)", RUNS, bin, root, || {
+        clear();
+        propose(&mut i)
+    });
+    clear();
+    let context_empty = bench("context (empty queue)", RUNS, bin, root, || s(&["context"]));
+    seed_proposals(bin, root, 130);
+    let list_small = bench("review list (130 pending)", RUNS, bin, root, || {
+        s(&["review", "list"])
+    });
+    seed_proposals(bin, root, QUEUE);
+    let full = bench("propose (10,000 pending)", RUNS, bin, root, || propose(&mut i));
+    let context_full = bench("context (10,000 pending)", RUNS, bin, root, || {
+        s(&["context"])
+    });
+    let list_full = bench("review list (10,000 pending)", 5, bin, root, || {
+        s(&["review", "list"])
+    });
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    println!(
+        "propose empty / --version: {:.2}; propose 10k / empty: {:.2}; context 10k / empty: {:.2}; list 10k / 130: {:.1}",
+        ratio(empty, version),
+        ratio(full, empty),
+        ratio(context_full, context_empty),
+        ratio(list_full, list_small)
+    );
+}
+
+/// Fills the queue up to `count` pending proposals: copies of one real proposal with their own
+/// ids, texts and new fact ids.
+fn seed_proposals(bin: &Path, root: &Path, count: usize) {
+    let dir = root.join(".ledger/proposals");
+    let existing = std::fs::read_dir(&dir)
+        .expect("dir")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "json"))
+        })
+        .count();
+    let out = mneme(
+        bin,
+        root,
+        &[
+            "propose", "--json", "add", "-f", "pitfalls", "Template", "--reason", "seed",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out).expect("json");
+    let template = v["proposal"].clone();
+    std::fs::remove_file(root.join(v["path"].as_str().expect("path"))).expect("rm");
+    for n in existing..count {
+        let mut p = template.clone();
+        let id = format!("2026{:02}{:02}T{:06}Z-{n:08x}", 1 + n % 12, 1 + n % 28, n % 235959);
+        p["id"] = id.clone().into();
+        p["created_at"] = format!("2026-01-01T00:00:00.{n:06}Z").into();
+        p["operations"][0]["fact_id"] = format!("f-q{n:05}").into();
+        p["operations"][0]["text"] = format!(
+            "Seeded proposal {n}: module {} must keep its cache warm under load {}.",
+            n % 97,
+            n % 89
+        )
+        .into();
+        let mut text = serde_json::to_string_pretty(&p).expect("json");
+        text.push('\n');
+        std::fs::write(dir.join(format!("{id}.json")), text).expect("write");
+    }
+}
+
+/// 64 processes, each proposing 50 times, at once: every proposal lands, none is lost.
+fn agents(bin: &Path) {
+    const AGENTS: usize = 64;
+    const EACH: usize = 50;
+    let dir = common::repo(bin);
+    let root = dir.path();
+    seed_ledger(root, 800);
+    println!("\n== agents: {AGENTS} processes x {EACH} proposals");
+    let start = Instant::now();
+    let children: Vec<_> = (0..AGENTS)
+        .map(|a| {
+            let script = format!(
+                "for i in $(seq 1 {EACH}); do \"$0\" propose add -f pitfalls \"Agent {a} proposal $i about part $((i * 31)).\" --reason r --agent a{a} >/dev/null || exit 1; done"
+            );
+            Command::new("sh")
+                .current_dir(root)
+                .arg("-c")
+                .arg(script)
+                .arg(bin)
+                .spawn()
+                .expect("sh")
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().expect("wait").success(), "a proposer failed");
+    }
+    let elapsed = start.elapsed();
+    let out = mneme(bin, root, &["review", "list", "--json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).expect("json");
+    let valid = rows.iter().filter(|r| r["status"] != "invalid").count();
+    println!(
+        "{} proposals in {:.1} s ({} valid, {} expected)",
+        rows.len(),
+        elapsed.as_secs_f64(),
+        valid,
+        AGENTS * EACH
+    );
+    assert_eq!(valid, AGENTS * EACH, "lost or broken proposals");
+}
+
+/// 20,000 commits, 500 of them decisions: verify, diff, log and why against plain git.
+fn history(bin: &Path) {
+    const COMMITS: usize = 20_000;
+    const DECISIONS: usize = 500;
+    let dir = common::repo(bin);
+    let root = dir.path();
+    seed_ledger(root, 200);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "ledger"]);
+    let start = Instant::now();
+    let between = COMMITS / DECISIONS - 1;
+    let mut mark = 0;
+    let mut last_fact = String::new();
+    for d in 0..DECISIONS {
+        let head = String::from_utf8(
+            Command::new("git")
+                .current_dir(root)
+                .args(["rev-parse", "HEAD"])
+                .output()
+                .expect("git")
+                .stdout,
+        )
+        .expect("utf8");
+        let mut stream = String::new();
+        for c in 0..between {
+            mark += 1;
+            let n = d * between + c;
+            let body = format!("// file {} revision {n}\n", n % 100);
+            stream.push_str(&format!(
+                "commit refs/heads/main\nmark :{mark}\ncommitter Dev <dev@example.com> {} +0000\ndata <<EOT\nwork {n}\nEOT\n",
+                1_700_000_000 + n
+            ));
+            if c == 0 {
+                stream.push_str(&format!("from {}\n", head.trim()));
+            }
+            stream.push_str(&format!(
+                "M 100644 inline src/f{}.rs\ndata {}\n{body}\n",
+                n % 100,
+                body.len()
+            ));
+        }
+        let mut child = Command::new("git")
+            .current_dir(root)
+            .args(["fast-import", "--quiet", "--force"])
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("fast-import");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stream.as_bytes())
+            .expect("write");
+        assert!(child.wait().expect("wait").success());
+        let out = mneme(
+            bin,
+            root,
+            &[
+                "propose",
+                "--json",
+                "add",
+                "-f",
+                "architecture",
+                &format!("Decision {d} keeps layer {} honest.", d * 13),
+                "--reason",
+                "history bench",
+            ],
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out).expect("json");
+        last_fact = v["proposal"]["operations"][0]["fact_id"]
+            .as_str()
+            .expect("id")
+            .to_owned();
+        mneme(bin, root, &["review", "approve", v["id"].as_str().expect("id")]);
+    }
+    let count = String::from_utf8(
+        Command::new("git")
+            .current_dir(root)
+            .args(["rev-list", "--count", "HEAD"])
+            .output()
+            .expect("git")
+            .stdout,
+    )
+    .expect("utf8");
+    println!(
+        "\n== history: {} commits, {DECISIONS} decisions (built in {:.0} s)",
+        count.trim(),
+        start.elapsed().as_secs_f64()
+    );
+    let verify = bench("verify ..HEAD", 5, bin, root, || s(&["verify", "..HEAD"]));
+    let diff = bench("diff ..HEAD", 5, bin, root, || s(&["diff", "..HEAD"]));
+    let git_bin = Path::new("git");
+    let git_log = bench("git log -p -- .ledger", 5, git_bin, root, || {
+        s(&["log", "-p", "--", ".ledger"])
+    });
+    let log = bench("log", 5, bin, root, || s(&["log"]));
+    let why = bench("why <last fact>", 5, bin, root, || {
+        s(&["why", &last_fact])
+    });
+    let grep = bench("git log --grep=Mneme-Decision", 5, git_bin, root, || {
+        s(&["log", "--grep=Mneme-Decision"])
+    });
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    println!(
+        "verify / git log -p: {:.1}; diff / git log -p: {:.1}; log / git log --grep: {:.1}; why / git log --grep: {:.1}",
+        ratio(verify, git_log),
+        ratio(diff, git_log),
+        ratio(log, grep),
+        ratio(why, grep)
+    );
+}
+
+/// The release binary's size, and whether it still has line tables for backtraces.
+fn size(bin: &Path) {
+    let bytes = std::fs::metadata(bin).expect("binary").len();
+    let sections = Command::new("readelf")
+        .args(["-S", "-W"])
+        .arg(bin)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    println!(
+        "\n== size: {:.1} MB ({} bytes); .debug_line {}",
+        bytes as f64 / 1e6,
+        bytes,
+        if sections.contains(".debug_line") {
+            "present"
+        } else {
+            "absent"
+        }
+    );
+}
