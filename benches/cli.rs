@@ -35,9 +35,13 @@ fn main() {
             "benchmark".into(),
         ]
     });
-    bench("context (800-line ledger, 60 pending)", RUNS, &bin, root, || {
-        vec!["context".into()]
-    });
+    bench(
+        "context (800-line ledger, 60 pending)",
+        RUNS,
+        &bin,
+        root,
+        || vec!["context".into()],
+    );
     bench("context --json", RUNS, &bin, root, || {
         vec!["context".into(), "--json".into()]
     });
@@ -58,4 +62,3 @@ fn main() {
         );
     }
 }
-

@@ -87,7 +87,9 @@ fn queue(bin: &Path) {
         s(&["review", "list"])
     });
     seed_proposals(bin, root, QUEUE);
-    let full = bench("propose (10,000 pending)", RUNS, bin, root, || propose(&mut i));
+    let full = bench("propose (10,000 pending)", RUNS, bin, root, || {
+        propose(&mut i)
+    });
     let context_full = bench("context (10,000 pending)", RUNS, bin, root, || {
         s(&["context"])
     });
@@ -127,7 +129,12 @@ fn seed_proposals(bin: &Path, root: &Path, count: usize) {
     std::fs::remove_file(root.join(v["path"].as_str().expect("path"))).expect("rm");
     for n in existing..count {
         let mut p = template.clone();
-        let id = format!("2026{:02}{:02}T{:06}Z-{n:08x}", 1 + n % 12, 1 + n % 28, n % 235959);
+        let id = format!(
+            "2026{:02}{:02}T{:06}Z-{n:08x}",
+            1 + n % 12,
+            1 + n % 28,
+            n % 235959
+        );
         p["id"] = id.clone().into();
         p["created_at"] = format!("2026-01-01T00:00:00.{n:06}Z").into();
         p["operations"][0]["fact_id"] = format!("f-q{n:05}").into();
@@ -256,7 +263,11 @@ fn history(bin: &Path) {
             .as_str()
             .expect("id")
             .to_owned();
-        mneme(bin, root, &["review", "approve", v["id"].as_str().expect("id")]);
+        mneme(
+            bin,
+            root,
+            &["review", "approve", v["id"].as_str().expect("id")],
+        );
     }
     let count = String::from_utf8(
         Command::new("git")
@@ -279,9 +290,7 @@ fn history(bin: &Path) {
         s(&["log", "-p", "--", ".ledger"])
     });
     let log = bench("log", 5, bin, root, || s(&["log"]));
-    let why = bench("why <last fact>", 5, bin, root, || {
-        s(&["why", &last_fact])
-    });
+    let why = bench("why <last fact>", 5, bin, root, || s(&["why", &last_fact]));
     let grep = bench("git log --grep=Mneme-Decision", 5, git_bin, root, || {
         s(&["log", "--grep=Mneme-Decision"])
     });

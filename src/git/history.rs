@@ -200,9 +200,28 @@ pub fn examine(repo: &Repo, range: &Range) -> Result<Vec<Examined>> {
     }
     ids.reverse();
     let mut cache = std::collections::HashMap::new();
+    let mut ledgers = LedgerDirs::new();
     ids.into_iter()
-        .map(|id| examine_one(repo, id, &mut cache))
+        .map(|id| examine_one(repo, id, &mut cache, &mut ledgers))
         .collect()
+}
+
+/// The id of each examined commit's `.ledger` tree (`None` without one): a commit whose ledger
+/// is a parent's needs none of its files read.
+type LedgerDirs = std::collections::HashMap<gix::ObjectId, Option<gix::ObjectId>>;
+
+fn ledger_dir(
+    repo: &gix::Repository,
+    commit: gix::ObjectId,
+    known: &mut LedgerDirs,
+) -> Result<Option<gix::ObjectId>> {
+    if let Some(dir) = known.get(&commit) {
+        return Ok(*dir);
+    }
+    let tree = repo.find_commit(commit)?.tree_id()?.detach();
+    let dir = subtree(repo, tree, paths::LEDGER)?;
+    known.insert(commit, dir);
+    Ok(dir)
 }
 
 type TreeCache = std::collections::HashMap<gix::ObjectId, Files>;
@@ -259,6 +278,7 @@ fn examine_one(
     repo: &gix::Repository,
     id: gix::ObjectId,
     cache: &mut TreeCache,
+    ledgers: &mut LedgerDirs,
 ) -> Result<Examined> {
     let commit = repo.find_commit(id)?;
     let CommitText {
@@ -275,6 +295,34 @@ fn examine_one(
     let time = Timestamp::from_unix(commit.time().map(|t| t.seconds).unwrap_or_default());
     // Only a decision's signature is checked: keep the signed bytes of those alone.
     let signed = decision.as_ref().and_then(|_| split_signed(&commit.data));
+    let own = ledger_dir(repo, id, ledgers)?;
+    let parent_dirs = commit
+        .parent_ids()
+        .map(|p| ledger_dir(repo, p.detach(), ledgers))
+        .collect::<Result<Vec<_>>>()?;
+    let unchanged = if parent_dirs.is_empty() {
+        own.is_none()
+    } else {
+        parent_dirs.contains(&own)
+    };
+    if unchanged {
+        // The ledger is one parent's: no fact or proposal changed, nothing to read.
+        return Ok(Examined {
+            id: id.to_string(),
+            author,
+            subject,
+            date,
+            decision,
+            parents: Vec::new(),
+            files: Files::new(),
+            touches_facts: false,
+            removed_proposals: Vec::new(),
+            added_proposals: Vec::new(),
+            committer_email,
+            time,
+            signed,
+        });
+    }
     let tree = commit.tree_id()?.detach();
     let parent_trees: Vec<gix::ObjectId> = commit
         .parent_ids()
@@ -299,8 +347,17 @@ fn examine_one(
             .map(|t| facts_at(repo, *t, cache))
             .collect::<Result<_>>()?
     };
-    let before = blobs_in(repo, first_parent_tree, paths::PROPOSALS)?;
-    let after = blobs_in(repo, tree, paths::PROPOSALS)?;
+    // A queue of thousands of proposals is listed only when it changed.
+    let queue_changed = subtree(repo, first_parent_tree, paths::PROPOSALS)?
+        != subtree(repo, tree, paths::PROPOSALS)?;
+    let (before, after) = if queue_changed {
+        (
+            blobs_in(repo, first_parent_tree, paths::PROPOSALS)?,
+            blobs_in(repo, tree, paths::PROPOSALS)?,
+        )
+    } else {
+        Default::default()
+    };
     let mut removed_proposals = Vec::new();
     for (name, blob) in &before {
         if name.ends_with(".json") && !after.contains_key(name) {

@@ -68,9 +68,8 @@ pub fn check(ledger: &Ledger, proposal: &Proposal) -> Result<bool, Conflict> {
                 .find(id)
                 .map(|(_, f)| (f.text.as_str(), f.meta.is_superseded())),
         };
-        let taken = |id: &str| {
-            ledger.find(id).is_some() || changed.get(id).is_some_and(Option::is_some)
-        };
+        let taken =
+            |id: &str| ledger.find(id).is_some() || changed.get(id).is_some_and(Option::is_some);
         check_new_facts(ledger, taken, op)?;
         if op.before().is_some() {
             check_target(op, now(op.fact_id()))?;

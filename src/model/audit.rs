@@ -18,7 +18,8 @@ pub struct Examined {
     pub subject: String,
     pub date: String,
     pub decision: Option<Recorded>,
-    /// Fact files in each parent (one empty set for a root commit).
+    /// Fact files in each parent (one empty set for a root commit); none when the commit's
+    /// ledger is one of its parents' (nothing changed, nothing was read).
     pub parents: Vec<Files>,
     pub files: Files,
     /// The facts directory differs from the first parent's.

@@ -120,7 +120,11 @@ pub fn summarize(
 impl Summary {
     /// One entry per operation of an approval, with the text before and after from the commit.
     fn add_approval(&mut self, c: &Examined, d: &Recorded) {
-        let found = changes(&c.parents[0], &c.files);
+        // An approval that left the ledger as it was has no texts to show.
+        let found = match c.parents.first() {
+            Some(parent) => changes(parent, &c.files),
+            None => Vec::new(),
+        };
         let text = |id: &str| found.iter().find(|f| f.fact == id);
         let old = |id: &str| text(id).and_then(|f| f.old.clone());
         let new = |id: &str| text(id).and_then(|f| f.new.clone());
