@@ -64,7 +64,7 @@ fn queue(bin: &Path) {
     };
     let version = bench("mneme --version", RUNS, bin, root, || s(&["--version"]));
     let mut i = 0;
-    let mut propose = |i: &mut usize| {
+    let propose = |i: &mut usize| {
         *i += 1;
         s(&[
             "propose",
