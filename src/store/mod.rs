@@ -238,18 +238,24 @@ impl Store {
 
     /// Every proposal file, oldest first; files that do not parse are returned with the reason.
     pub fn load_proposals(&self) -> Result<Vec<LoadedProposal>> {
-        let mut out = Vec::new();
-        for (_, path) in file::list_dir(&self.path(paths::PROPOSALS), ".json")? {
-            let proposal = file::read_capped(&path, MAX_PROPOSAL_FILE)
-                .map_err(|e| ProposalError::Syntax(e.to_string()))
-                .and_then(|b| {
-                    String::from_utf8(b)
-                        .map_err(|_| ProposalError::Syntax("not valid UTF-8".into()))
-                })
-                .and_then(|s| Proposal::parse(&s))
-                .and_then(|p| named_by_id(&path, p));
-            out.push(LoadedProposal { path, proposal });
-        }
+        let dir = self.path(paths::PROPOSALS);
+        let names = file::list_dir(&dir, ".json")?;
+        // Parsed where they are read, on all cores: a review queue can hold thousands.
+        let read = file::read_all(&dir, &names, MAX_PROPOSAL_FILE, |bytes| {
+            let text = std::str::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())?;
+            Ok(Proposal::parse(text))
+        })
+        .map_err(Error::io(&dir))?;
+        let mut out: Vec<LoadedProposal> = read
+            .into_iter()
+            .map(|(path, read)| {
+                let proposal = read
+                    .map_err(ProposalError::Syntax)
+                    .and_then(|parsed| parsed)
+                    .and_then(|p| named_by_id(&path, p));
+                LoadedProposal { path, proposal }
+            })
+            .collect();
         out.sort_by(|a, b| {
             let key = |p: &LoadedProposal| {
                 p.proposal

@@ -8,8 +8,11 @@ use std::path::PathBuf;
 use crate::model::ids::mint;
 use crate::model::paths;
 use crate::model::tasks::{Task, TASK_PREFIX};
-use crate::store::file::{create_new, list_dir, read_optional, write_atomic};
+use crate::store::file::{create_new, list_dir, read_all, read_optional, write_atomic};
 use crate::store::{Error, Lock, Result, Store};
+
+/// Larger task files are refused unread.
+const MAX_TASK_FILE: u64 = 1024 * 1024;
 
 /// Tasks that parse, and the files that do not (with why).
 #[derive(Debug, Default)]
@@ -31,33 +34,13 @@ impl Store {
         if names.is_empty() {
             return Ok(Loaded::default());
         }
-        let reader = DirReader::open(&dir).map_err(Error::io(&dir))?;
-        let reader = &reader;
-        // Reading and parsing thousands of small files is the cost of every task verb: spread it
-        // over the cores.
-        let threads = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZero::get)
-            .min(8);
-        let chunk = names.len().div_ceil(threads).max(256);
-        let parsed: Vec<Vec<(PathBuf, std::result::Result<Task, String>)>> =
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = names
-                    .chunks(chunk)
-                    .map(|part| {
-                        scope.spawn(move || {
-                            part.iter()
-                                .map(|(name, path)| (path.clone(), read_task(reader, name)))
-                                .collect()
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("task loader panicked"))
-                    .collect()
-            });
+        let parsed = read_all(&dir, &names, MAX_TASK_FILE, |bytes| {
+            let text = std::str::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())?;
+            Task::parse(text)
+        })
+        .map_err(Error::io(&dir))?;
         let mut loaded = Loaded::default();
-        for (path, result) in parsed.into_iter().flatten() {
+        for (path, result) in parsed {
             match result {
                 Ok(task) if path.file_stem().is_some_and(|s| s == task.id.as_str()) => {
                     loaded.tasks.push(task);
@@ -141,57 +124,5 @@ impl Store {
 
     fn claim_path(&self, id: &str) -> PathBuf {
         self.common_dir.join(paths::CLAIMS).join(id)
-    }
-}
-
-fn read_task(dir: &DirReader, name: &str) -> std::result::Result<Task, String> {
-    let bytes = dir.read(name).map_err(|e| e.to_string())?;
-    let text = std::str::from_utf8(&bytes).map_err(|_| "not valid UTF-8".to_owned())?;
-    Task::parse(text)
-}
-
-/// Reads the files of one directory. On Unix each file is opened relative to the directory,
-/// which spares the kernel a path walk per file: thousands of small task files make that the
-/// cost of every task verb.
-#[cfg(unix)]
-struct DirReader(std::os::fd::OwnedFd);
-
-#[cfg(unix)]
-impl DirReader {
-    fn open(dir: &std::path::Path) -> std::io::Result<DirReader> {
-        use rustix::fs::{Mode, OFlags};
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        Ok(DirReader(rustix::fs::open(dir, flags, Mode::empty())?))
-    }
-
-    fn read(&self, name: &str) -> std::io::Result<Vec<u8>> {
-        use rustix::fs::{Mode, OFlags};
-        let flags = OFlags::RDONLY | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(&self.0, name, flags, Mode::empty())?;
-        // Plain reads until end of file: `File::read_to_end` asks for the size and position
-        // first, two more system calls per file, which 10,000 task files make measurable.
-        let mut bytes = Vec::new();
-        let mut chunk = [0u8; 8192];
-        loop {
-            let n = rustix::io::read(&fd, &mut chunk[..])?;
-            if n == 0 {
-                return Ok(bytes);
-            }
-            bytes.extend_from_slice(&chunk[..n]);
-        }
-    }
-}
-
-#[cfg(not(unix))]
-struct DirReader(PathBuf);
-
-#[cfg(not(unix))]
-impl DirReader {
-    fn open(dir: &std::path::Path) -> std::io::Result<DirReader> {
-        Ok(DirReader(dir.to_owned()))
-    }
-
-    fn read(&self, name: &str) -> std::io::Result<Vec<u8>> {
-        fs::read(self.0.join(name))
     }
 }
