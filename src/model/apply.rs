@@ -445,9 +445,18 @@ mod tests {
         }
     }
 
+    /// Applies `op` to a one-file ledger, and checks that `check` (no file rebuilt) reaches the
+    /// same verdict.
     fn one(src: &str, op: Operation) -> Result<Applied, Conflict> {
         let l = ledger(&[("architecture.md", src)]);
-        apply(&l, &proposal(vec![op], &l), "2026-11-22")
+        let p = proposal(vec![op], &l);
+        let applied = apply(&l, &p, "2026-11-22");
+        match (&applied, check(&l, &p)) {
+            (Err(Conflict::Layout { .. }), _) => {}
+            (Ok(a), checked) => assert_eq!(checked, Ok(a.rebased)),
+            (Err(conflict), checked) => assert_eq!(checked.as_ref(), Err(conflict)),
+        }
+        applied
     }
 
     fn add(text: &str) -> Operation {
@@ -681,5 +690,39 @@ mod tests {
         let parsed = FactFile::parse(&out.files[0].new).unwrap();
         let ids: Vec<_> = parsed.facts().map(|f| f.id.clone().unwrap()).collect();
         assert_eq!(ids, ["f-bbbb", "f-new1"]);
+        // Later operations see what earlier ones did: removing twice, or superseding a fact
+        // twice, conflicts without any file being built.
+        let remove = Operation::Remove {
+            file: "architecture.md".into(),
+            fact_id: "f-aaaa".into(),
+            before: "We use PostgreSQL 16.".into(),
+        };
+        let twice = proposal(vec![remove.clone(), remove], &l);
+        assert_eq!(
+            check(&l, &twice),
+            Err(Conflict::FactVanished {
+                id: "f-aaaa".into()
+            })
+        );
+        let supersede = |new: &str| Operation::Supersede {
+            file: "architecture.md".into(),
+            fact_id: "f-aaaa".into(),
+            before: "We use PostgreSQL 16.".into(),
+            new_fact_id: new.into(),
+            text: format!("Replacement {new}."),
+        };
+        let p = proposal(vec![supersede("f-new1"), supersede("f-new2")], &l);
+        assert_eq!(
+            check(&l, &p),
+            Err(Conflict::FactSuperseded {
+                id: "f-aaaa".into()
+            })
+        );
+        assert_eq!(
+            apply(&l, &p, "2026-11-22"),
+            Err(Conflict::FactSuperseded {
+                id: "f-aaaa".into()
+            })
+        );
     }
 }
