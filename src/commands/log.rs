@@ -9,18 +9,29 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// Every approval and rejection mneme recorded: date, decision, the facts touched, who proposed
 /// and who decided, and the commit. Give a fact id to see only the decisions that touched it.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  mneme log\n  mneme log f-7f3c\n  mneme log -n 5 --json")]
+#[command(
+    after_help = "Examples:\n  mneme log\n  mneme log f-7f3c -p      # with each fact's old and new text\n  mneme log -n 5 --json"
+)]
 pub struct Args {
     /// Only decisions that touched this fact.
     fact_id: Option<String>,
     /// At most this many decisions.
     #[arg(short = 'n', long, value_name = "N")]
     max_count: Option<usize>,
+    /// Show what each approval did to each fact's text (old → new), and what the agent proposed
+    /// where the commit does not show it.
+    #[arg(short = 'p', long)]
+    patch: bool,
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
-    let decisions = decisions(&ws.repo, args.fact_id.as_deref(), args.max_count)?;
+    let decisions = decisions(
+        &ws.repo,
+        args.fact_id.as_deref(),
+        args.max_count,
+        args.patch,
+    )?;
     if cx.ui.json {
         cx.ui.json(&decisions)?;
     } else if decisions.is_empty() {
@@ -28,7 +39,10 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     } else {
         let text: String = decisions
             .iter()
-            .map(|r| format!("{}{}", line(r), texts(r)))
+            .map(|r| {
+                let texts = if args.patch { texts(r) } else { String::new() };
+                format!("{}{texts}", line(r))
+            })
             .collect();
         cx.ui.out(&text)?;
     }

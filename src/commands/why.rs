@@ -20,7 +20,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let fact = ledger
         .find(id)
         .map(|(file, fact)| FactView::new(file, fact));
-    let decisions = decisions(&ws.repo, Some(id), None)?;
+    let decisions = decisions(&ws.repo, Some(id), None, true)?;
     if fact.is_none() && decisions.is_empty() {
         // Neither in the ledger nor in history: report it as unknown, listing the known ids.
         ledger.get(id)?;

@@ -13,18 +13,20 @@ use crate::model::signing::split_signed;
 use crate::model::time::Timestamp;
 
 /// Every decision reachable from HEAD, newest first, optionally only those touching `fact_id`.
-/// Only commits whose message mentions a decision trailer are decoded.
+/// Only commits whose message mentions a decision trailer are decoded. With `texts`, each
+/// approval's `changes` are read from its commit and parent (two versions of the files it
+/// names): `why` shows them; `log` only when asked, as `git log` shows patches with `-p`.
 pub fn decisions(
     repo: &Repo,
     fact_id: Option<&str>,
     limit: Option<usize>,
+    texts: bool,
 ) -> Result<Vec<Recorded>> {
     let repo = repo.gix();
     let head = match repo.head_id() {
         Ok(id) => id.detach(),
         Err(_) => return Ok(Vec::new()),
     };
-    let needle = format!("\n{DECISION}: ");
     let mut out = Vec::new();
     let walk = repo
         .rev_walk([head])
@@ -35,8 +37,7 @@ pub fn decisions(
     for info in walk {
         let info = info?;
         let commit = repo.find_commit(info.id)?;
-        let raw = commit.message_raw()?;
-        if raw.find(needle.as_bytes()).is_none() {
+        if !mentions_decision(&commit)? {
             continue;
         }
         let Some(mut r) = read_commit(&commit)?.decision else {
@@ -45,7 +46,7 @@ pub fn decisions(
         if fact_id.is_some_and(|id| !r.touches(id)) {
             continue;
         }
-        if r.verdict == Verdict::Approve {
+        if texts && r.verdict == Verdict::Approve {
             r.changes = approved_changes(repo, &commit, &r)?;
         }
         out.push(r);
@@ -54,6 +55,13 @@ pub fn decisions(
         }
     }
     Ok(out)
+}
+
+/// Whether the commit message holds a decision trailer line: a byte search, so that only such
+/// commits are decoded.
+fn mentions_decision(commit: &gix::Commit<'_>) -> Result<bool> {
+    let needle = format!("\n{DECISION}: ");
+    Ok(commit.message_raw()?.find(needle.as_bytes()).is_some())
 }
 
 /// The texts before and after an approval of the facts it names, read from the files its
@@ -281,6 +289,23 @@ fn examine_one(
     ledgers: &mut LedgerDirs,
 ) -> Result<Examined> {
     let commit = repo.find_commit(id)?;
+    let tree = commit.tree_id()?.detach();
+    let own = subtree(repo, tree, paths::LEDGER)?;
+    ledgers.insert(id, own);
+    let parent_dirs = commit
+        .parent_ids()
+        .map(|p| ledger_dir(repo, p.detach(), ledgers))
+        .collect::<Result<Vec<_>>>()?;
+    let unchanged = if parent_dirs.is_empty() {
+        own.is_none()
+    } else {
+        parent_dirs.contains(&own)
+    };
+    if unchanged && !mentions_decision(&commit)? {
+        // Neither a decision nor a change to the ledger: nothing in it can fail an audit, so
+        // nothing more is read (most commits of a long history are such).
+        return Ok(Examined::quiet(id.to_string()));
+    }
     let CommitText {
         subject,
         author,
@@ -295,35 +320,19 @@ fn examine_one(
     let time = Timestamp::from_unix(commit.time().map(|t| t.seconds).unwrap_or_default());
     // Only a decision's signature is checked: keep the signed bytes of those alone.
     let signed = decision.as_ref().and_then(|_| split_signed(&commit.data));
-    let own = ledger_dir(repo, id, ledgers)?;
-    let parent_dirs = commit
-        .parent_ids()
-        .map(|p| ledger_dir(repo, p.detach(), ledgers))
-        .collect::<Result<Vec<_>>>()?;
-    let unchanged = if parent_dirs.is_empty() {
-        own.is_none()
-    } else {
-        parent_dirs.contains(&own)
-    };
     if unchanged {
-        // The ledger is one parent's: no fact or proposal changed, nothing to read.
+        // A decision that left the ledger as one parent had it: nothing to read.
         return Ok(Examined {
-            id: id.to_string(),
+            decision,
             author,
             subject,
             date,
-            decision,
-            parents: Vec::new(),
-            files: Files::new(),
-            touches_facts: false,
-            removed_proposals: Vec::new(),
-            added_proposals: Vec::new(),
             committer_email,
             time,
             signed,
+            ..Examined::quiet(id.to_string())
         });
     }
-    let tree = commit.tree_id()?.detach();
     let parent_trees: Vec<gix::ObjectId> = commit
         .parent_ids()
         .map(|p| {

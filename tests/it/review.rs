@@ -909,7 +909,11 @@ fn log_and_why_show_the_texts_before_and_after() {
         .assert()
         .success();
 
-    let log = repo.json(&["log", "--json"]);
+    assert!(
+        repo.json(&["log", "--json"])[1].get("changes").is_none(),
+        "texts only with -p"
+    );
+    let log = repo.json(&["log", "-p", "--json"]);
     let rejected = &log[0];
     assert_eq!(rejected["verdict"], "reject");
     assert_eq!(
@@ -937,7 +941,7 @@ fn log_and_why_show_the_texts_before_and_after() {
     assert!(why.contains("+ We use PostgreSQL 17.\n"), "{why}");
     assert!(why.contains("proposed "), "{why}");
     assert!(why.contains("We use PostgreSQL 18 on two lines."), "{why}");
-    repo.mneme(&["log"])
+    repo.mneme(&["log", "-p"])
         .assert()
         .success()
         .stdout(contains("+ We use PostgreSQL 17."));
