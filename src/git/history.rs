@@ -3,7 +3,7 @@
 use gix::bstr::ByteSlice;
 
 use crate::git::{Error, Repo, Result};
-use crate::model::audit::Examined;
+use crate::model::audit::{Examined, LedgerChange};
 use crate::model::change::FactChange;
 use crate::model::decision::{Recorded, Verdict, DECISION};
 use crate::model::factdiff::{changes, Files};
@@ -386,8 +386,7 @@ fn examine_one(
         subject,
         date,
         decision,
-        parents,
-        files,
+        change: LedgerChange::of(&parents, &files),
         touches_facts,
         removed_proposals,
         added_proposals,
@@ -443,6 +442,11 @@ fn facts_at(repo: &gix::Repository, tree: gix::ObjectId, cache: &mut TreeCache) 
     };
     if let Some(files) = cache.get(&dir) {
         return Ok(files.clone());
+    }
+    // The next commits' parents are recent versions: a few are enough, and memory stays flat
+    // however long the history.
+    if cache.len() >= 8 {
+        cache.clear();
     }
     let mut files = Files::new();
     for (name, blob) in blobs_in(repo, tree, paths::FACTS)? {

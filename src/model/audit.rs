@@ -10,7 +10,7 @@ use crate::model::proposal::{Limits, Proposal};
 use crate::model::signing::{AllowedSigners, SignatureProblem};
 use crate::model::time::Timestamp;
 
-/// One commit of a range, with what the ledger looked like before and after it.
+/// One commit of a range, and what it did to the ledger.
 #[derive(Debug, Clone)]
 pub struct Examined {
     pub id: String,
@@ -18,10 +18,9 @@ pub struct Examined {
     pub subject: String,
     pub date: String,
     pub decision: Option<Recorded>,
-    /// Fact files in each parent (one empty set for a root commit); none when the commit's
-    /// ledger is one of its parents' (nothing changed, nothing was read).
-    pub parents: Vec<Files>,
-    pub files: Files,
+    /// What it did to the facts, worked out as it was examined: its files are not kept, so a
+    /// long history costs memory by its changes, not by its length.
+    pub change: LedgerChange,
     /// The facts directory differs from the first parent's.
     pub touches_facts: bool,
     /// Proposal files removed by this commit (relative to the first parent), parsed when possible.
@@ -33,6 +32,62 @@ pub struct Examined {
     pub time: Timestamp,
     /// For a decision: what was signed and the signature, if it is signed.
     pub signed: Option<(Vec<u8>, String)>,
+}
+
+/// What one commit did to the facts.
+#[derive(Debug, Clone, Default)]
+pub enum LedgerChange {
+    /// Its ledger is one of its parents' (or it has none): nothing changed.
+    #[default]
+    Unchanged,
+    /// A commit with one parent (or a root commit).
+    Commit {
+        /// Fact-level changes against the parent.
+        found: Vec<FactChange>,
+        /// Files whose text around the facts changed.
+        context: Vec<String>,
+        /// The parent's fact file names.
+        parent_files: Vec<String>,
+    },
+    /// A merge: the facts that match neither parent, as changes against the first parent.
+    Merge { invented: Vec<FactChange> },
+}
+
+impl LedgerChange {
+    /// From the fact files of each parent (one empty set for a root commit) and of the commit.
+    pub fn of(parents: &[Files], files: &Files) -> LedgerChange {
+        let empty = Files::new();
+        let first = parents.first().unwrap_or(&empty);
+        if parents.len() > 1 {
+            let keys = merge_invented(parents, files);
+            let mut invented = changes(first, files);
+            invented.retain(|c| keys.contains(&c.fact));
+            return LedgerChange::Merge { invented };
+        }
+        let (before, after) = (context_text(first), context_text(files));
+        let mut context: Vec<String> = after
+            .iter()
+            .filter(|(name, text)| before.get(*name) != Some(*text))
+            .map(|(name, _)| name.clone())
+            .chain(before.keys().filter(|n| !after.contains_key(*n)).cloned())
+            .collect();
+        context.sort();
+        context.dedup();
+        LedgerChange::Commit {
+            found: changes(first, files),
+            context,
+            parent_files: first.keys().cloned().collect(),
+        }
+    }
+
+    /// The fact-level changes against the first parent (for a merge, only what it invented).
+    pub fn found(&self) -> &[FactChange] {
+        match self {
+            LedgerChange::Unchanged => &[],
+            LedgerChange::Commit { found, .. } => found,
+            LedgerChange::Merge { invented } => invented,
+        }
+    }
 }
 
 /// A commit that changed the facts without a matching review decision.
@@ -93,8 +148,7 @@ impl Examined {
             subject: String::new(),
             date: String::new(),
             decision: None,
-            parents: Vec::new(),
-            files: Files::new(),
+            change: LedgerChange::Unchanged,
             touches_facts: false,
             removed_proposals: Vec::new(),
             added_proposals: Vec::new(),
@@ -123,53 +177,47 @@ impl Examined {
 
 /// The violation and the note (edits around the facts) of one commit, if any.
 fn check_commit(c: &Examined) -> (Option<Violation>, Option<Violation>) {
-    if c.parents.len() > 1 {
-        let invented = merge_invented(&c.parents, &c.files);
-        if invented.is_empty() {
-            return (None, None);
+    let (found, context, parent_files) = match &c.change {
+        LedgerChange::Unchanged => return (None, None),
+        LedgerChange::Merge { invented } if invented.is_empty() => return (None, None),
+        LedgerChange::Merge { invented } => {
+            let facts = invented.iter().map(|f| f.fact.clone()).collect();
+            let problems = vec!["the merge result has facts that match neither parent".to_owned()];
+            return (Some(c.violation(facts, Vec::new(), problems)), None);
         }
-        let problems = vec!["the merge result has facts that match neither parent".to_owned()];
-        return (Some(c.violation(invented, Vec::new(), problems)), None);
-    }
-    if !c.touches_facts {
-        return (None, None);
-    }
-    let parent = &c.parents[0];
-    let found = changes(parent, &c.files);
-    let files = changed_files(&found);
+        LedgerChange::Commit { .. } if !c.touches_facts => return (None, None),
+        LedgerChange::Commit {
+            found,
+            context,
+            parent_files,
+        } => (found, context, parent_files),
+    };
+    let files = changed_files(found);
     let facts: Vec<String> = found.iter().map(|f| f.fact.clone()).collect();
     let problems = match &c.decision {
         Some(d) if d.verdict == Verdict::Approve => {
             let proposal = c.removed_proposals.iter().find(|p| p.id == d.proposal);
-            let mut problems = check_decision(d, &found, proposal);
-            problems.extend(proposal.and_then(|p| invalid(p, parent)));
+            let mut problems = check_decision(d, found, proposal);
+            problems.extend(proposal.and_then(|p| invalid(p, parent_files)));
             problems
         }
         Some(_) if !found.is_empty() => vec!["a rejection must not change facts".to_owned()],
         Some(_) => Vec::new(),
         None => {
-            let (before, after) = (context_text(parent), context_text(&c.files));
-            let mut context: Vec<String> = after
-                .iter()
-                .filter(|(name, text)| before.get(*name) != Some(*text))
-                .map(|(name, _)| name.clone())
-                .chain(before.keys().filter(|n| !after.contains_key(*n)).cloned())
-                .collect();
-            context.sort();
-            context.dedup();
             let edits: Vec<String> = context
                 .iter()
                 .map(|n| format!("edited the text around the facts in {n}"))
                 .collect();
             if found.is_empty() {
-                let note = (!edits.is_empty()).then(|| c.violation(Vec::new(), context, edits));
+                let note =
+                    (!edits.is_empty()).then(|| c.violation(Vec::new(), context.clone(), edits));
                 return (None, note);
             }
             let mut problems = vec!["changed facts without a mneme review decision".to_owned()];
             problems.extend(found.iter().map(describe));
             problems.extend(edits);
             let mut files = files;
-            files.extend(context);
+            files.extend(context.iter().cloned());
             files.sort();
             files.dedup();
             return (Some(c.violation(facts, files, problems)), None);
@@ -181,10 +229,10 @@ fn check_commit(c: &Examined) -> (Option<Violation>, Option<Violation>) {
 
 /// Why the proposal an approval removed breaks the rules `propose` enforces, if it does. Its
 /// files are those of the parent; the text limit was the approving ledger's, not known here.
-fn invalid(p: &Proposal, parent: &Files) -> Option<String> {
+fn invalid(p: &Proposal, parent_files: &[String]) -> Option<String> {
     let limits = Limits {
         max_fact_chars: usize::MAX,
-        files: parent.keys().cloned().collect(),
+        files: parent_files.to_vec(),
     };
     p.validate(&limits)
         .err()

@@ -6,10 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::model::audit::{Audit, Examined, Violation};
+use crate::model::audit::{Audit, Examined, LedgerChange, Violation};
 use crate::model::change::FactChange;
 use crate::model::decision::{ProposedText, Recorded, Verdict};
-use crate::model::factdiff::{changes, fact_map, merge_invented, FactState, Files};
+use crate::model::factdiff::{changes, fact_map, FactState, Files};
 use crate::model::proposal::Proposal;
 use crate::model::summary::PendingLine;
 
@@ -170,21 +170,14 @@ pub fn net_summary(
     let mut unreviewed = Vec::new();
     for c in commits {
         let bad = flagged.contains(c.id.as_str());
-        if c.parents.len() > 1 {
-            let invented = merge_invented(&c.parents, &c.files);
-            let after = fact_map(&c.files);
-            for key in &invented {
-                let state = after.get(key).and_then(|s| s.first());
-                let entry = steps.entry(key.clone()).or_default();
-                if let Some(state) = state {
-                    entry.0.clone_from(&state.file);
-                }
-                let text = state.map(|s| s.text.clone());
-                entry.1.push(Step::other(c, How::Merge, text));
+        if let LedgerChange::Merge { invented } = &c.change {
+            for f in invented {
+                let entry = steps.entry(f.fact.clone()).or_default();
+                entry.0.clone_from(&f.file);
+                entry.1.push(Step::other(c, How::Merge, f.new.clone()));
             }
             if bad {
-                let changes = invented_changes(&c.parents[0], &c.files, &invented);
-                unreviewed.push(Unreviewed::new(c, violations, changes));
+                unreviewed.push(Unreviewed::new(c, violations, invented.clone()));
             }
             continue;
         }
@@ -194,12 +187,12 @@ pub fn net_summary(
         if !c.touches_facts {
             continue;
         }
-        let found = changes(&c.parents[0], &c.files);
+        let found = c.change.found();
         let approval = c
             .decision
             .as_ref()
             .filter(|d| d.verdict == Verdict::Approve && !bad);
-        for f in &found {
+        for f in found {
             let step = match approval {
                 Some(d) => Step::approved(c, d, f),
                 None => Step::other(c, How::Unreviewed, f.new.clone()),
@@ -209,7 +202,7 @@ pub fn net_summary(
             entry.1.push(step);
         }
         if bad {
-            unreviewed.push(Unreviewed::new(c, violations, found));
+            unreviewed.push(Unreviewed::new(c, violations, found.to_vec()));
         }
     }
     let (before, after) = (fact_map(ends.before), fact_map(ends.after));
@@ -272,13 +265,6 @@ fn fact_net(
         unreviewed: steps.iter().any(|s| s.how != How::Approved),
         steps,
     }
-}
-
-/// The changes a merge made that neither parent had, against its first parent.
-fn invented_changes(first: &Files, merged: &Files, invented: &[String]) -> Vec<FactChange> {
-    let mut found = changes(first, merged);
-    found.retain(|c| invented.contains(&c.fact));
-    found
 }
 
 impl Step {

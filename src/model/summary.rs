@@ -5,7 +5,6 @@ use serde::Serialize;
 
 use crate::model::audit::{Audit, Examined};
 use crate::model::decision::{Recorded, Verdict};
-use crate::model::factdiff::changes;
 use crate::model::proposal::{OpKind, Operation, Proposal};
 
 /// What happened to a fact in a summary.
@@ -120,11 +119,7 @@ pub fn summarize(
 impl Summary {
     /// One entry per operation of an approval, with the text before and after from the commit.
     fn add_approval(&mut self, c: &Examined, d: &Recorded) {
-        // An approval that left the ledger as it was has no texts to show.
-        let found = match c.parents.first() {
-            Some(parent) => changes(parent, &c.files),
-            None => Vec::new(),
-        };
+        let found = c.change.found();
         let text = |id: &str| found.iter().find(|f| f.fact == id);
         let old = |id: &str| text(id).and_then(|f| f.old.clone());
         let new = |id: &str| text(id).and_then(|f| f.new.clone());
