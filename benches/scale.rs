@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{bench, git, mneme, release_binary, seed_ledger};
+use common::{bench, git, git_text, mneme, release_binary, seed_ledger};
 
 const RUNS: usize = 21;
 const QUEUE: usize = 10_000;
@@ -200,32 +200,14 @@ fn history(bin: &Path) {
     git(root, &["add", "-A"]);
     git(root, &["commit", "-q", "-m", "ledger"]);
     // The seeded facts were written by hand: the range starts after them.
-    let base = String::from_utf8(
-        Command::new("git")
-            .current_dir(root)
-            .args(["rev-parse", "HEAD"])
-            .output()
-            .expect("git")
-            .stdout,
-    )
-    .expect("utf8")
-    .trim()
-    .to_owned();
+    let base = git_text(root, &["rev-parse", "HEAD"]);
     let range = format!("{base}..HEAD");
     let start = Instant::now();
     let between = COMMITS / DECISIONS - 1;
     let mut mark = 0;
     let mut last_fact = String::new();
     for d in 0..DECISIONS {
-        let head = String::from_utf8(
-            Command::new("git")
-                .current_dir(root)
-                .args(["rev-parse", "HEAD"])
-                .output()
-                .expect("git")
-                .stdout,
-        )
-        .expect("utf8");
+        let head = git_text(root, &["rev-parse", "HEAD"]);
         let mut stream = String::new();
         for c in 0..between {
             mark += 1;
@@ -236,7 +218,7 @@ fn history(bin: &Path) {
                 1_700_000_000 + n
             ));
             if c == 0 {
-                stream.push_str(&format!("from {}\n", head.trim()));
+                stream.push_str(&format!("from {head}\n"));
             }
             stream.push_str(&format!(
                 "M 100644 inline src/f{}.rs\ndata {}\n{body}\n",
@@ -282,18 +264,10 @@ fn history(bin: &Path) {
             &["review", "approve", v["id"].as_str().expect("id")],
         );
     }
-    let count = String::from_utf8(
-        Command::new("git")
-            .current_dir(root)
-            .args(["rev-list", "--count", "HEAD"])
-            .output()
-            .expect("git")
-            .stdout,
-    )
-    .expect("utf8");
+    let count = git_text(root, &["rev-list", "--count", "HEAD"]);
     println!(
         "\n== history: {} commits, {DECISIONS} decisions (built in {:.0} s)",
-        count.trim(),
+        count,
         start.elapsed().as_secs_f64()
     );
     let verify = bench("verify (whole range)", 5, bin, root, || {

@@ -41,6 +41,20 @@ pub fn git(root: &Path, args: &[&str]) {
     assert!(ok, "git {args:?}");
 }
 
+/// What `git args` prints, trimmed.
+pub fn git_text(root: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(root)
+        .args(args)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8(out.stdout)
+        .expect("utf8")
+        .trim()
+        .to_owned()
+}
+
 /// Runs mneme, panics on failure, returns stdout.
 pub fn mneme(bin: &Path, root: &Path, args: &[&str]) -> Vec<u8> {
     let out = Command::new(bin)

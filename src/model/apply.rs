@@ -313,7 +313,7 @@ fn reparse(
             "the facts around the change would read differently".into(),
         ));
     }
-    let written = op.new_id().unwrap_or(op.fact_id());
+    let written = op.text_fact_id();
     let untouched: BTreeMap<String, (&str, &Meta)> = before
         .facts()
         .map(|f| (f.key(), (f.text.as_str(), &f.meta)))

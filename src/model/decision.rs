@@ -195,7 +195,7 @@ impl<'a> Decision<'a> {
             .filter_map(move |(proposed, decided)| {
                 let text = proposed.text()?;
                 let shown = self.verdict == Verdict::Approve && decided.text() == Some(text);
-                (!shown).then(|| (proposed.new_id().unwrap_or(proposed.fact_id()), text))
+                (!shown).then(|| (proposed.text_fact_id(), text))
             })
     }
 }

@@ -202,7 +202,7 @@ fn check_against_proposal(decision: &Recorded, actual: &[FactChange], p: &Propos
     }
     for op in &p.operations {
         let Some(text) = op.text() else { continue };
-        let id = op.new_id().unwrap_or(op.fact_id());
+        let id = op.text_fact_id();
         let written = actual
             .iter()
             .find(|c| c.fact == id)

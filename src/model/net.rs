@@ -342,7 +342,7 @@ impl Rejected {
                 .flat_map(|p| &p.operations)
                 .filter_map(|o| {
                     Some(ProposedText {
-                        fact_id: o.new_id().unwrap_or(o.fact_id()).to_owned(),
+                        fact_id: o.text_fact_id().to_owned(),
                         text: o.text()?.to_owned(),
                     })
                 })

@@ -380,7 +380,7 @@ pub fn similar_to<'p>(
             let text = o.text()?;
             let similar = Similar {
                 operation: index,
-                fact_id: o.new_id().unwrap_or(o.fact_id()).to_owned(),
+                fact_id: o.text_fact_id().to_owned(),
                 file: o.file().to_owned(),
                 text: one_line(text),
                 score: 0.0,

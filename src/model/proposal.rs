@@ -147,6 +147,12 @@ impl Operation {
         }
     }
 
+    /// The fact the operation's text is for: the new fact of an add or a supersession, else the
+    /// targeted one.
+    pub fn text_fact_id(&self) -> &str {
+        self.new_id().unwrap_or(self.fact_id())
+    }
+
     /// The targeted fact's text when the proposal was made (not for `add`).
     pub fn before(&self) -> Option<&str> {
         match self {
