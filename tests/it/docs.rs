@@ -225,9 +225,10 @@ fn the_readme_runs_as_written() {
 /// Inline mentions of commands in the docs (`` `mneme …` ``), made runnable: notation
 /// (`[optional]`, `a|b`, `…`, placeholders) replaced by example values.
 fn inline_commands(markdown: &str) -> Vec<String> {
-    const PLACEHOLDERS: [(&str, &str); 17] = [
+    const PLACEHOLDERS: [(&str, &str); 18] = [
         ("<runtime>", "claude"),
         ("<event>", "SessionStart"),
+        ("<shell>", "bash"),
         ("<fact-id>", "f-xxxx"),
         ("<id>…", "t-a3f8"),
         ("<id>", "t-a3f8"),
