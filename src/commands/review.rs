@@ -177,7 +177,7 @@ fn show(cx: &Cx, ws: &Workspace, id: &str) -> Result<ExitStatus> {
     let ledger = ws.store.load()?;
     let items = review::pending(ws, &ledger)?;
     let item = review::find(&items, id)?;
-    let others = review::others(&items, item);
+    let others = review::others(&items, item, &ledger);
     let preview = item
         .valid()
         .map(|p| preview(&ledger, &others, p, &review::today()));
@@ -370,9 +370,14 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
         loop {
             let ledger = ws.store.load()?;
             let item = &items[n];
-            let preview = item
-                .valid()
-                .map(|p| preview(&ledger, &review::others(&items, item), p, &review::today()));
+            let preview = item.valid().map(|p| {
+                preview(
+                    &ledger,
+                    &review::others(&items, item, &ledger),
+                    p,
+                    &review::today(),
+                )
+            });
             cx.ui.out(&format!(
                 "\n{}",
                 render(item, preview.as_ref(), Some((n + 1, total)))

@@ -212,14 +212,14 @@ fn task_line(label: &str, t: &TaskLine) -> String {
     line
 }
 
-/// Pending proposals, oldest first, as review takes them. Returns how many did not fit.
+/// The newest pending proposals, newest first. Returns how many were not listed.
 fn proposals_section(c: &Context, out: &mut Budget) -> usize {
     let p = &c.proposals;
     out.always(&format!(
         "\n## Pending proposals ({}) — not facts until a human approves them\n",
         p.count
     ));
-    let mut omitted = 0;
+    let mut omitted = p.count.saturating_sub(p.items.len());
     for item in &p.items {
         let agent = item.agent.as_deref().unwrap_or("unknown agent");
         let line = format!(
@@ -246,7 +246,7 @@ fn proposals_section(c: &Context, out: &mut Budget) -> usize {
 mod tests {
     use super::*;
     use crate::model::ledger::tests::ledger;
-    use crate::model::time::Timestamp;
+    use crate::model::views::Proposals;
 
     #[test]
     fn the_most_recently_verified_facts_come_first_and_the_rest_is_named() {
@@ -261,8 +261,7 @@ mod tests {
             "- **f-newest** Verified yesterday. <!-- since: 2020-01-01; verified: 2026-11-22 -->\n",
         );
         let l = ledger(&[("a.md", &src)]);
-        let now = Timestamp::parse("2026-11-23T00:00:00Z").unwrap();
-        let c = Context::build(&l, &[], 0, &[], now);
+        let c = Context::build(&l, Proposals::default(), &[]);
         let text = render(&c, Some(1200));
         assert!(text.chars().count() <= 1200, "{}", text.chars().count());
         assert!(text.contains("- f-newest Verified yesterday."), "{text}");

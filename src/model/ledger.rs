@@ -9,7 +9,7 @@ use crate::model::facts::{Fact, FactFile, ParseError};
 use crate::model::ids::sha256_hex;
 use crate::model::paths;
 use crate::model::proposal::Limits;
-use crate::model::text::normalize;
+use crate::model::text::{normalize, Words};
 
 /// A fact or fact file that a request names and the ledger does not have.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -90,6 +90,8 @@ struct Index {
     by_id: HashMap<String, (usize, usize)>,
     /// Active facts only, each statement's first holder.
     by_statement: HashMap<String, Vec<(usize, usize)>>,
+    /// The words of each fact in [`Ledger::facts`] order; `None` for a superseded one.
+    words: Vec<Option<Words>>,
 }
 
 impl Ledger {
@@ -116,10 +118,14 @@ impl Ledger {
                     if let Some(id) = &fact.id {
                         index.by_id.entry(id.clone()).or_insert((fi, ki));
                     }
-                    if !fact.meta.is_superseded() {
+                    if fact.meta.is_superseded() {
+                        index.words.push(None);
+                    } else {
+                        let normalized = normalize(&fact.text);
+                        index.words.push(Some(Words::of_normalized(&normalized)));
                         index
                             .by_statement
-                            .entry(normalize(&fact.text))
+                            .entry(normalized)
                             .or_default()
                             .push((fi, ki));
                     }
@@ -139,6 +145,13 @@ impl Ledger {
         self.files
             .iter()
             .flat_map(|f| f.file.facts().map(move |fact| (f, fact)))
+    }
+
+    /// The active facts with their words, for similarity.
+    pub fn active_words(&self) -> impl Iterator<Item = (&FactFileEntry, &Fact, &Words)> {
+        self.facts()
+            .zip(&self.index().words)
+            .filter_map(|((file, fact), words)| Some((file, fact, words.as_ref()?)))
     }
 
     pub fn find(&self, id: &str) -> Option<(&FactFileEntry, &Fact)> {

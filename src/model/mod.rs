@@ -20,6 +20,7 @@ pub mod paths;
 pub mod plan;
 pub mod preview;
 pub mod proposal;
+pub mod queue;
 pub mod runtimes;
 pub mod secrets;
 pub mod signing;

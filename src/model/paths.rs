@@ -31,6 +31,8 @@ pub const TASKS_LOCK: &str = "mneme-tasks.lock";
 pub const CLAIMS: &str = "mneme-claims";
 /// In the git directory: what an interrupted decision commit still has to do.
 pub const JOURNAL: &str = "mneme-decision.json";
+/// In the git directory: what `propose` and `context` keep of the review queue between runs.
+pub const QUEUE_INDEX: &str = "mneme-queue.idx";
 /// In the git directory: the index `pre-commit` sees during a decision commit.
 pub const HOOK_INDEX: &str = "mneme-hook-index";
 

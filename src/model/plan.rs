@@ -1,7 +1,7 @@
 //! Planning a proposal: validating what an agent asks for against the ledger and the pending
 //! proposals, and turning it into a proposal file's contents.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -10,11 +10,12 @@ use crate::model::fields::{
     check_evidence, check_line, check_reason, check_text, TextError, MAX_NAME,
 };
 use crate::model::ids::{mint, sha256_hex};
-use crate::model::ledger::{Ledger, LookupError};
+use crate::model::ledger::{FactFileEntry, Ledger, LookupError};
 use crate::model::paths;
 use crate::model::proposal::{Operation, Proposal, ProposalError, FACT_PREFIX, SCHEMA};
+use crate::model::queue::{PendingProposal, PendingText, Queue};
 use crate::model::secrets::Secret;
-use crate::model::text::{most_similar, normalize, one_line};
+use crate::model::text::{most_similar, normalize, Words};
 use crate::model::time::Timestamp;
 
 /// How many similar facts are reported per operation.
@@ -121,7 +122,7 @@ pub struct Similar {
 /// Validates `req` against the ledger and the pending proposals and builds the proposal.
 pub fn plan(
     ledger: &Ledger,
-    pending: &[Proposal],
+    pending: &Queue,
     req: Request,
     ctx: &PlanContext,
 ) -> Result<Planned, PlanError> {
@@ -141,7 +142,7 @@ pub fn plan(
     let similar = operations
         .iter()
         .enumerate()
-        .flat_map(|(index, op)| similar_to(ledger, pending, index, op))
+        .flat_map(|(index, op)| similar_to(ledger, pending.parsed(), index, op))
         .collect();
     let base = operations
         .iter()
@@ -204,21 +205,23 @@ fn check_header(ledger: &Ledger, req: &Request) -> Result<Header, PlanError> {
 
 /// New fact ids, unique among the ledger's and the pending proposals'.
 struct IdMinter<'s> {
-    taken: BTreeSet<String>,
+    taken: HashSet<&'s str>,
+    minted: Vec<String>,
     existing: usize,
     seed: &'s str,
 }
 
 impl<'s> IdMinter<'s> {
-    fn new(ledger: &Ledger, pending: &[Proposal], seed: &'s str) -> IdMinter<'s> {
-        let mut taken: BTreeSet<String> = ledger.ids().map(str::to_owned).collect();
+    fn new(ledger: &'s Ledger, pending: &'s Queue, seed: &'s str) -> IdMinter<'s> {
+        let mut taken: HashSet<&str> = ledger.ids().collect();
         taken.extend(
             pending
-                .iter()
-                .flat_map(|p| p.operations.iter().filter_map(|o| o.new_id()))
-                .map(str::to_owned),
+                .parsed()
+                .flat_map(|p| &p.new_ids)
+                .map(String::as_str),
         );
         IdMinter {
+            minted: Vec::new(),
             existing: taken.len(),
             taken,
             seed,
@@ -227,11 +230,11 @@ impl<'s> IdMinter<'s> {
 
     fn mint(&mut self, salt: usize) -> String {
         let seed = format!("{}\0{salt}", self.seed);
-        let taken = &self.taken;
+        let (taken, minted) = (&self.taken, &self.minted);
         let id = mint(FACT_PREFIX, seed.as_bytes(), self.existing, |id| {
-            taken.contains(id)
+            taken.contains(id) || minted.iter().any(|m| m == id)
         });
-        self.taken.insert(id.clone());
+        self.minted.push(id.clone());
         id
     }
 }
@@ -315,11 +318,7 @@ fn check_each_fact_once(ops: &[Operation]) -> Result<(), PlanError> {
     Ok(())
 }
 
-fn check_duplicates(
-    ledger: &Ledger,
-    pending: &[Proposal],
-    ops: &[Operation],
-) -> Result<(), PlanError> {
+fn check_duplicates(ledger: &Ledger, pending: &Queue, ops: &[Operation]) -> Result<(), PlanError> {
     let mut seen = BTreeSet::new();
     for op in ops {
         let Some(text) = op.text() else { continue };
@@ -330,13 +329,7 @@ fn check_duplicates(
                 file: file.name.clone(),
             });
         }
-        let proposed = pending.iter().find(|p| {
-            p.operations
-                .iter()
-                .filter_map(Operation::text)
-                .any(|t| normalize(t) == norm)
-        });
-        if let Some(p) = proposed {
+        if let Some(p) = pending.proposing(&norm) {
             return Err(PlanError::DuplicateProposal {
                 proposal: p.id.clone(),
             });
@@ -348,12 +341,11 @@ fn check_duplicates(
     Ok(())
 }
 
-/// The active facts most similar to what operation `index` proposes.
 /// The active facts (other than the one `op` targets) and the texts of `pending` proposals most
 /// like what `op` proposes, best first.
 pub fn similar_to<'p>(
     ledger: &Ledger,
-    pending: impl IntoIterator<Item = &'p Proposal>,
+    pending: impl IntoIterator<Item = &'p PendingProposal>,
     index: usize,
     op: &Operation,
 ) -> Vec<Similar> {
@@ -362,40 +354,48 @@ pub fn similar_to<'p>(
     };
     let target = op.fact_id();
     let facts = ledger
-        .facts()
-        .filter(|(_, f)| !f.meta.is_superseded() && f.id.as_deref() != Some(target))
-        .map(|(file, f)| {
-            let similar = Similar {
-                operation: index,
-                fact_id: f.id.clone().unwrap_or_default(),
-                file: file.name.clone(),
-                text: f.one_line(),
-                score: 0.0,
-                proposal: None,
-            };
-            (f.text.as_str(), similar)
-        });
+        .active_words()
+        .filter(|(_, f, _)| f.id.as_deref() != Some(target))
+        .map(|(file, fact, words)| (words, Source::Fact(file, fact)));
     let proposed = pending.into_iter().flat_map(|p| {
-        p.operations.iter().filter_map(move |o| {
-            let text = o.text()?;
-            let similar = Similar {
-                operation: index,
-                fact_id: o.text_fact_id().to_owned(),
-                file: o.file().to_owned(),
-                text: one_line(text),
-                score: 0.0,
-                proposal: Some(p.id.clone()),
-            };
-            Some((text, similar))
-        })
+        p.texts
+            .iter()
+            .map(move |t| (&t.words, Source::Proposed(p, t)))
     });
-    most_similar(text, facts.chain(proposed), SIMILAR_LIMIT)
+    // Only the few best candidates are turned into values: a queue can hold thousands.
+    most_similar(&Words::of(text), facts.chain(proposed), SIMILAR_LIMIT)
         .into_iter()
-        .map(|(score, s)| Similar {
-            score: (score * 100.0).round() / 100.0,
-            ..s
+        .map(|(score, source)| {
+            let (fact_id, file, text, proposal) = match source {
+                Source::Fact(file, f) => (
+                    f.id.clone().unwrap_or_default(),
+                    file.name.clone(),
+                    f.one_line(),
+                    None,
+                ),
+                Source::Proposed(p, t) => (
+                    t.fact_id.clone(),
+                    t.file.clone(),
+                    t.one_line.clone(),
+                    Some(p.id.clone()),
+                ),
+            };
+            Similar {
+                operation: index,
+                fact_id,
+                file,
+                text,
+                score: (score * 100.0).round() / 100.0,
+                proposal,
+            }
         })
         .collect()
+}
+
+/// Where a similar text was found.
+enum Source<'a> {
+    Fact(&'a FactFileEntry, &'a Fact),
+    Proposed(&'a PendingProposal, &'a PendingText),
 }
 
 #[cfg(test)]
@@ -435,7 +435,7 @@ mod tests {
         let l = sample();
         let planned = plan(
             &l,
-            &[],
+            &Queue::default(),
             req(vec![
                 RequestOp::Add {
                     file: "pitfalls".into(),
@@ -485,7 +485,11 @@ mod tests {
     #[test]
     fn refusals() {
         let l = sample();
-        let run = |ops| plan(&l, &[], req(ops), &ctx()).map(|_| ()).unwrap_err();
+        let run = |ops| {
+            plan(&l, &Queue::default(), req(ops), &ctx())
+                .map(|_| ())
+                .unwrap_err()
+        };
         assert!(matches!(
             run(vec![RequestOp::Remove {
                 fact_id: "f-nope".into()
@@ -557,7 +561,7 @@ mod tests {
             }])
         };
         assert!(matches!(
-            plan(&l, &[], no_reason, &ctx()),
+            plan(&l, &Queue::default(), no_reason, &ctx()),
             Err(PlanError::MissingReason)
         ));
         let bad_evidence = Request {
@@ -567,7 +571,7 @@ mod tests {
             }])
         };
         assert!(matches!(
-            plan(&l, &[], bad_evidence, &ctx()),
+            plan(&l, &Queue::default(), bad_evidence, &ctx()),
             Err(PlanError::Text(TextError::Invalid { .. }))
         ));
     }
@@ -580,7 +584,7 @@ mod tests {
             fact_id: "f-aaaa".into(),
         }]);
         assert!(matches!(
-            plan(&l, &[], r.clone(), &ctx()),
+            plan(&l, &Queue::default(), r.clone(), &ctx()),
             Err(PlanError::EvidenceRequired)
         ));
         let with = Request {
@@ -588,7 +592,10 @@ mod tests {
             ..r
         };
         assert_eq!(
-            plan(&l, &[], with, &ctx()).unwrap().proposal.evidence,
+            plan(&l, &Queue::default(), with, &ctx())
+                .unwrap()
+                .proposal
+                .evidence,
             ["src/db.rs:3"]
         );
     }
@@ -598,7 +605,7 @@ mod tests {
         let l = sample();
         let first = plan(
             &l,
-            &[],
+            &Queue::default(),
             req(vec![RequestOp::Add {
                 file: "pitfalls".into(),
                 text: "Cache keys include the tenant.".into(),
@@ -609,7 +616,7 @@ mod tests {
         .proposal;
         let again = plan(
             &l,
-            std::slice::from_ref(&first),
+            &Queue::of([&first], &l.limits()),
             req(vec![RequestOp::Add {
                 file: "architecture".into(),
                 text: "cache keys include the tenant".into(),
@@ -621,7 +628,7 @@ mod tests {
         );
         let other = plan(
             &l,
-            std::slice::from_ref(&first),
+            &Queue::of([&first], &l.limits()),
             req(vec![RequestOp::Add {
                 file: "pitfalls".into(),
                 text: "Something else.".into(),

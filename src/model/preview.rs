@@ -7,6 +7,7 @@ use crate::model::facts::line_count;
 use crate::model::ledger::Ledger;
 use crate::model::plan::{similar_to, Similar};
 use crate::model::proposal::Proposal;
+use crate::model::queue::Queue;
 
 /// What approving a proposal would do now.
 #[derive(Debug, Clone)]
@@ -77,7 +78,7 @@ impl Status {
 
 /// What approving `proposal` would do now, with the facts and the `others` pending proposals
 /// that say something similar.
-pub fn preview(ledger: &Ledger, others: &[&Proposal], proposal: &Proposal, today: &str) -> Preview {
+pub fn preview(ledger: &Ledger, others: &Queue, proposal: &Proposal, today: &str) -> Preview {
     let outcome = apply(ledger, proposal, today);
     let budget = outcome.as_ref().ok().map(|a| BudgetAfter::of(ledger, a));
     Preview {
@@ -86,7 +87,7 @@ pub fn preview(ledger: &Ledger, others: &[&Proposal], proposal: &Proposal, today
             .operations
             .iter()
             .enumerate()
-            .flat_map(|(i, op)| similar_to(ledger, others.iter().copied(), i, op))
+            .flat_map(|(i, op)| similar_to(ledger, others.parsed(), i, op))
             .collect(),
         budget,
     }

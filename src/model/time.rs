@@ -21,6 +21,16 @@ impl Timestamp {
         Timestamp(jiff::Timestamp::from_second(secs).unwrap_or(jiff::Timestamp::UNIX_EPOCH))
     }
 
+    /// Nanoseconds since the Unix epoch, as [`Timestamp::unix_nanos`] gives them; `None`
+    /// outside jiff's range.
+    pub fn from_unix_nanos(nanos: i128) -> Option<Timestamp> {
+        jiff::Timestamp::from_nanosecond(nanos).ok().map(Timestamp)
+    }
+
+    pub fn unix_nanos(self) -> i128 {
+        self.0.as_nanosecond()
+    }
+
     pub fn unix_seconds(self) -> i64 {
         self.0.as_second()
     }

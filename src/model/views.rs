@@ -199,22 +199,22 @@ impl TaskSummary {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// How many pending proposals `mneme context` lists: the newest, which are most likely what an
+/// agent was doing before its context was compacted. The rest are counted.
+pub const CONTEXT_PROPOSALS: usize = 20;
+
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Proposals {
+    /// Valid pending proposals.
     pub count: usize,
-    /// Proposal files that do not parse (`mneme check` says why).
+    /// Proposal files that do not parse or are invalid (`mneme check` says why).
     pub invalid: usize,
+    /// The newest valid ones (at most [`CONTEXT_PROPOSALS`]), newest first.
     pub items: Vec<ProposalLine>,
 }
 
 impl Context {
-    pub fn build(
-        ledger: &Ledger,
-        proposals: &[&Proposal],
-        invalid: usize,
-        tasks: &[Task],
-        now: Timestamp,
-    ) -> Context {
+    pub fn build(ledger: &Ledger, proposals: Proposals, tasks: &[Task]) -> Context {
         let mut superseded = 0;
         let (conflicted, clean): (Vec<_>, Vec<_>) = ledger
             .files()
@@ -240,14 +240,7 @@ impl Context {
             superseded,
             facts_without_id,
             unresolved: conflicted.into_iter().map(|f| f.name.clone()).collect(),
-            proposals: Proposals {
-                count: proposals.len(),
-                invalid,
-                items: proposals
-                    .iter()
-                    .map(|p| ProposalLine::new(p, now))
-                    .collect(),
-            },
+            proposals,
             budget: Budget::of(ledger),
             tasks: TaskSummary::of(tasks),
         }

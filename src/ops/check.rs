@@ -45,6 +45,9 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
     let store = &ws.store;
     let files = store.load_files()?;
     let proposals = store.load_proposals()?;
+    if let Ok(ledger) = store.load() {
+        store.rebuild_queue_index(&ledger.limits())?;
+    }
     let tasks = store.load_tasks()?;
     let config = store.load_config().map_err(|e| crate::error_chain(&e));
     let rel = |p: &Path| store.relative(p).display().to_string();

@@ -1,7 +1,7 @@
 //! `context`: what an agent reads at session start.
 
 use crate::model::paths;
-use crate::model::views::Context;
+use crate::model::views::{Context, ProposalLine, Proposals, CONTEXT_PROPOSALS};
 use crate::ops::{now, tasks, Notes, Result, Workspace};
 use crate::store::{self, write_atomic};
 
@@ -24,15 +24,23 @@ pub fn take_compacted(ws: &Workspace, runtime: &str) -> Result<bool> {
 
 pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
     let ledger = ws.store.load()?;
-    let loaded = ws.store.load_proposals()?;
     let limits = ledger.limits();
-    // Only valid proposals are shown to agents; the others are counted.
-    let proposals: Vec<_> = loaded
+    let queue = ws.store.queue(&limits)?;
+    let now = now();
+    // Only valid proposals are shown to agents, the newest few in full; the others are counted.
+    let newest: Vec<_> = queue.valid().rev().take(CONTEXT_PROPOSALS).collect();
+    let items = ws
+        .store
+        .read_pending(newest.iter().map(|p| p.file_name()))?
         .iter()
-        .filter_map(|p| p.proposal.as_ref().ok())
         .filter(|p| p.validate(&limits).is_ok())
+        .map(|p| ProposalLine::new(p, now))
         .collect();
-    let invalid = loaded.len() - proposals.len();
+    let proposals = Proposals {
+        count: queue.valid().count(),
+        invalid: queue.invalid(),
+        items,
+    };
     let tasks = tasks::load(ws, notes)?;
-    Ok(Context::build(&ledger, &proposals, invalid, &tasks, now()))
+    Ok(Context::build(&ledger, proposals, &tasks))
 }

@@ -25,7 +25,7 @@ pub fn propose(ws: &Workspace, request: Request) -> Result<Proposed> {
     };
     let lock = ws.store.lock()?;
     let ledger = ws.store.load()?;
-    let pending = ws.store.pending_proposals()?;
+    let pending = ws.store.queue(&ledger.limits())?;
     let mut planned = plan(&ledger, &pending, request, &ctx)?;
     let path = ws.store.write_proposal(&mut planned.proposal)?;
     drop(lock);

@@ -9,6 +9,7 @@ use crate::model::ledger::Ledger;
 use crate::model::paths;
 use crate::model::preview::BudgetAfter;
 use crate::model::proposal::{Proposal, ProposalError};
+use crate::model::queue::Queue;
 use crate::model::templates;
 use crate::model::text::escape_line;
 use crate::ops::{now, Error, Notes, Result, Workspace};
@@ -32,12 +33,12 @@ impl Pending {
 }
 
 /// The valid proposals of `pending` other than `item`: what a preview of `item` compares with.
-pub fn others<'p>(pending: &'p [Pending], item: &Pending) -> Vec<&'p Proposal> {
-    pending
+pub fn others(pending: &[Pending], item: &Pending, ledger: &Ledger) -> Queue {
+    let others = pending
         .iter()
         .filter(|p| p.path != item.path)
-        .filter_map(Pending::valid)
-        .collect()
+        .filter_map(Pending::valid);
+    Queue::of(others, &ledger.limits())
 }
 
 /// Today's date, stamped as `since` on the facts an approval writes.

@@ -74,12 +74,13 @@ pub fn compact(ws: &Workspace, notes: &dyn Notes, agent: &str) -> Result<Checkli
         .filter(|t| t.notes.last().is_none_or(|n| stale(&n.at)))
         .map(|t| t.id)
         .collect();
+    let limits = ws.store.load()?.limits();
     let pending_proposals = ws
         .store
-        .pending_proposals()?
-        .into_iter()
+        .queue(&limits)?
+        .parsed()
         .filter(|p| p.agent.as_deref() == Some(agent))
-        .map(|p| p.id)
+        .map(|p| p.id.clone())
         .collect();
     let mut uncommitted = uncommitted_in(&ws.repo, paths::TASKS)?;
     uncommitted.extend(

@@ -34,6 +34,15 @@ pub fn symlinks_under(dir: &Path) -> Result<Vec<PathBuf>> {
 /// `(file name, path)` of the regular files in `dir` ending in `ext`, sorted by name. Symlinks
 /// and other special files are skipped: they could point outside the repository.
 pub fn list_dir(dir: &Path, ext: &str) -> Result<Vec<(String, PathBuf)>> {
+    Ok(list_dir_inodes(dir, ext)?
+        .into_iter()
+        .map(|(name, path, _)| (name, path))
+        .collect())
+}
+
+/// [`list_dir`] with each file's inode number (0 where the platform has none), which the
+/// directory listing gives at no cost.
+pub fn list_dir_inodes(dir: &Path, ext: &str) -> Result<Vec<(String, PathBuf, u64)>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
@@ -47,11 +56,21 @@ pub fn list_dir(dir: &Path, ext: &str) -> Result<Vec<(String, PathBuf)>> {
         };
         let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
         if is_file && name.ends_with(ext) && !name.starts_with('.') {
-            out.push((name, entry.path()));
+            out.push((name, entry.path(), inode(&entry)));
         }
     }
     out.sort();
     Ok(out)
+}
+
+#[cfg(unix)]
+fn inode(entry: &fs::DirEntry) -> u64 {
+    std::os::unix::fs::DirEntryExt::ino(entry)
+}
+
+#[cfg(not(unix))]
+fn inode(_: &fs::DirEntry) -> u64 {
+    0
 }
 
 /// The bytes of `path`, or `None` when it does not exist.
@@ -97,6 +116,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     }
     tmp.write_all(bytes).map_err(Error::io(path))?;
     tmp.as_file().sync_all().map_err(Error::io(path))?;
+    tmp.persist(path).map_err(|e| Error::io(path)(e.error))?;
+    Ok(())
+}
+
+/// Replaces `path` atomically but without waiting for the disk: for caches, which a crash may
+/// lose (or leave unreadable, which their readers detect) but never half-write.
+pub fn replace_unsynced(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = temp_beside(path)?;
+    tmp.write_all(bytes).map_err(Error::io(path))?;
     tmp.persist(path).map_err(|e| Error::io(path)(e.error))?;
     Ok(())
 }

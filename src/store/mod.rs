@@ -2,6 +2,7 @@
 //! atomic writes. Everything that decides *what* to write lives in `model`.
 
 pub mod file;
+mod queue;
 pub mod tasks;
 
 use std::fs;
@@ -95,6 +96,26 @@ fn named_by_id(path: &Path, p: Proposal) -> std::result::Result<Proposal, Propos
             ),
         })
     }
+}
+
+/// Reads and parses the proposal files `names` (as [`file::list_dir`] gives them) of `dir`.
+fn read_proposals(dir: &Path, names: &[(String, PathBuf)]) -> Result<Vec<LoadedProposal>> {
+    // Parsed where they are read, on all cores: a review queue can hold thousands.
+    let read = file::read_all(dir, names, MAX_PROPOSAL_FILE, |bytes| {
+        let text = std::str::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())?;
+        Ok(Proposal::parse(text))
+    })
+    .map_err(Error::io(dir))?;
+    Ok(read
+        .into_iter()
+        .map(|(path, read)| {
+            let proposal = read
+                .map_err(ProposalError::Syntax)
+                .and_then(|parsed| parsed)
+                .and_then(|p| named_by_id(&path, p));
+            LoadedProposal { path, proposal }
+        })
+        .collect())
 }
 
 /// An exclusive lock, held until dropped.
@@ -240,22 +261,7 @@ impl Store {
     pub fn load_proposals(&self) -> Result<Vec<LoadedProposal>> {
         let dir = self.path(paths::PROPOSALS);
         let names = file::list_dir(&dir, ".json")?;
-        // Parsed where they are read, on all cores: a review queue can hold thousands.
-        let read = file::read_all(&dir, &names, MAX_PROPOSAL_FILE, |bytes| {
-            let text = std::str::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())?;
-            Ok(Proposal::parse(text))
-        })
-        .map_err(Error::io(&dir))?;
-        let mut out: Vec<LoadedProposal> = read
-            .into_iter()
-            .map(|(path, read)| {
-                let proposal = read
-                    .map_err(ProposalError::Syntax)
-                    .and_then(|parsed| parsed)
-                    .and_then(|p| named_by_id(&path, p));
-                LoadedProposal { path, proposal }
-            })
-            .collect();
+        let mut out = read_proposals(&dir, &names)?;
         out.sort_by(|a, b| {
             let key = |p: &LoadedProposal| {
                 p.proposal

@@ -19,6 +19,7 @@ mod output;
 mod pr;
 mod properties;
 mod propose;
+mod queue;
 mod review;
 mod roundtrip;
 mod signing;

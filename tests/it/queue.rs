@@ -1,0 +1,211 @@
+//! The queue index: `propose` and `context` keep what they need of the review queue in the git
+//! directory, and follow every change to the proposals directory.
+
+use std::path::Path;
+
+use crate::common::{error_code, json, Repo};
+
+const INDEX: &str = ".git/mneme-queue.idx";
+
+fn add(repo: &Repo, text: &str) -> std::process::Output {
+    repo.mneme(&[
+        "propose", "--json", "add", "-f", "pitfalls", text, "--reason", "r",
+    ])
+    .output()
+    .unwrap()
+}
+
+/// Dates the proposals directory a day back, so the index may trust it unchanged.
+fn settle(repo: &Repo) {
+    let out = std::process::Command::new("touch")
+        .args(["-d", "1 day ago"])
+        .arg(repo.file(".ledger/proposals"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+fn context(repo: &Repo) -> serde_json::Value {
+    json(&repo.mneme(&["context", "--json"]).output().unwrap())
+}
+
+/// A copy of the proposal file `from` as a new proposal `id` proposing `text`, written the way
+/// a checkout or a hand copy writes it.
+fn copy_as(repo: &Repo, from: &str, id: &str, text: &str) {
+    let mut p: serde_json::Value =
+        serde_json::from_str(&repo.read(&format!(".ledger/proposals/{from}.json"))).unwrap();
+    p["id"] = id.into();
+    p["operations"][0]["text"] = text.into();
+    p["operations"][0]["fact_id"] = "f-copy1".into();
+    repo.write(
+        &format!(".ledger/proposals/{id}.json"),
+        &serde_json::to_string_pretty(&p).unwrap(),
+    );
+}
+
+#[test]
+fn the_index_follows_files_added_and_removed_behind_its_back() {
+    let repo = Repo::new();
+    let first = json(&add(&repo, "Never block the executor."))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    settle(&repo);
+    assert_eq!(context(&repo)["proposals"]["count"], 1);
+    assert!(repo.file(INDEX).is_file(), "context keeps the index");
+    // Trusted as it is now: the directory did not change since.
+    assert_eq!(context(&repo)["proposals"]["count"], 1);
+
+    copy_as(
+        &repo,
+        &first,
+        "20261122T100000Z-0000c0de",
+        "Retry idempotent calls only.",
+    );
+    assert_eq!(context(&repo)["proposals"]["count"], 2);
+    let dup = add(&repo, "retry idempotent calls ONLY");
+    assert_eq!(error_code(&dup), "duplicate_proposal", "{dup:?}");
+
+    settle(&repo);
+    std::fs::remove_file(repo.file(".ledger/proposals/20261122T100000Z-0000c0de.json")).unwrap();
+    assert_eq!(context(&repo)["proposals"]["count"], 1);
+    assert!(add(&repo, "Retry idempotent calls only.").status.success());
+}
+
+#[test]
+fn an_edit_in_place_is_seen_after_check() {
+    let repo = Repo::new();
+    let id = json(&add(&repo, "Never block the executor."))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    settle(&repo);
+    assert_eq!(context(&repo)["proposals"]["count"], 1);
+    // Rewrite the file in place (same inode, directory untouched), as some editors save.
+    let rel = format!(".ledger/proposals/{id}.json");
+    let edited = repo
+        .read(&rel)
+        .replace("Never block the executor.", "Pin the toolchain.");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(repo.file(&rel))
+        .unwrap();
+    std::io::Write::write_all(&mut f, edited.as_bytes()).unwrap();
+    drop(f);
+    settle(&repo);
+    repo.mneme(&["check"]).assert().success();
+    assert_eq!(
+        error_code(&add(&repo, "Pin the toolchain")),
+        "duplicate_proposal"
+    );
+    assert!(add(&repo, "Never block the executor.").status.success());
+}
+
+#[test]
+fn a_damaged_or_foreign_index_is_rebuilt() {
+    let repo = Repo::new();
+    assert!(add(&repo, "Never block the executor.").status.success());
+    settle(&repo);
+    assert_eq!(context(&repo)["proposals"]["count"], 1);
+    let good = std::fs::read(repo.file(INDEX)).unwrap();
+    for damaged in [
+        b"garbage".to_vec(),
+        good[..good.len() / 2].to_vec(),
+        Vec::new(),
+        // One flipped byte in the middle: the checksum no longer matches.
+        {
+            let mut b = good.clone();
+            let mid = b.len() / 2;
+            b[mid] ^= 0x55;
+            b
+        },
+    ] {
+        std::fs::write(repo.file(INDEX), &damaged).unwrap();
+        assert_eq!(context(&repo)["proposals"]["count"], 1);
+        let dup = add(&repo, "never block the executor");
+        assert_eq!(error_code(&dup), "duplicate_proposal");
+        let rebuilt = std::fs::read(repo.file(INDEX)).unwrap();
+        assert!(rebuilt.starts_with(b"mneme-queue\n"));
+        assert_eq!(rebuilt.len(), good.len(), "the same entries again");
+    }
+}
+
+#[test]
+fn validity_follows_the_limits_not_the_index() {
+    let repo = Repo::new();
+    let first = json(&add(&repo, "Never block the executor."))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // A proposal for a fact file the ledger does not have yet is invalid.
+    let mut p: serde_json::Value =
+        serde_json::from_str(&repo.read(&format!(".ledger/proposals/{first}.json"))).unwrap();
+    p["id"] = "20261122T100000Z-0000beef".into();
+    p["operations"][0]["file"] = "runbooks.md".into();
+    p["operations"][0]["text"] = "Page the on-call first.".into();
+    p["base"] = serde_json::json!({});
+    repo.write(
+        ".ledger/proposals/20261122T100000Z-0000beef.json",
+        &serde_json::to_string_pretty(&p).unwrap(),
+    );
+    settle(&repo);
+    let c = context(&repo);
+    assert_eq!(
+        (
+            c["proposals"]["count"].clone(),
+            c["proposals"]["invalid"].clone()
+        ),
+        (1.into(), 1.into())
+    );
+    repo.write(".ledger/facts/runbooks.md", "# Runbooks\n");
+    let c = context(&repo);
+    assert_eq!(
+        (
+            c["proposals"]["count"].clone(),
+            c["proposals"]["invalid"].clone()
+        ),
+        (2.into(), 0.into())
+    );
+}
+
+#[test]
+fn context_lists_the_newest_proposals_and_counts_the_rest() {
+    let repo = Repo::new();
+    for i in 0..23 {
+        assert!(
+            add(&repo, &format!("Statement {i} about part {}.", i * 7919))
+                .status
+                .success()
+        );
+    }
+    let c = context(&repo);
+    let items = c["proposals"]["items"].as_array().unwrap();
+    assert_eq!(c["proposals"]["count"], 23);
+    assert_eq!(items.len(), 20);
+    let first_op = items[0]["operations"][0].as_str().unwrap();
+    assert!(
+        first_op.ends_with("Statement 22 about part 174218."),
+        "{first_op}"
+    );
+    let text = String::from_utf8(repo.mneme(&["context"]).output().unwrap().stdout).unwrap();
+    assert!(text.contains("## Pending proposals (23)"), "{text}");
+    assert!(
+        text.contains("3 more pending proposals: `mneme review list`"),
+        "{text}"
+    );
+    assert!(!text.contains("Statement 2 about"), "{text}");
+}
+
+#[test]
+fn an_unwritable_git_directory_costs_only_time() {
+    let repo = Repo::new();
+    std::fs::create_dir(repo.file(INDEX)).unwrap();
+    assert!(add(&repo, "Never block the executor.").status.success());
+    assert_eq!(context(&repo)["proposals"]["count"], 1);
+    assert_eq!(
+        error_code(&add(&repo, "Never block the executor!")),
+        "duplicate_proposal"
+    );
+    assert!(Path::new(&repo.file(INDEX)).is_dir());
+}
