@@ -13,7 +13,7 @@ use crate::model::ids::{mint, sha256_hex};
 use crate::model::ledger::{FactFileEntry, Ledger, LookupError};
 use crate::model::paths;
 use crate::model::proposal::{Operation, Proposal, ProposalError, FACT_PREFIX, SCHEMA};
-use crate::model::queue::{PendingProposal, PendingText, Queue};
+use crate::model::queue::{PendingRef, Queue, TextRef};
 use crate::model::secrets::Secret;
 use crate::model::text::{most_similar, normalize, Words};
 use crate::model::time::Timestamp;
@@ -214,12 +214,7 @@ struct IdMinter<'s> {
 impl<'s> IdMinter<'s> {
     fn new(ledger: &'s Ledger, pending: &'s Queue, seed: &'s str) -> IdMinter<'s> {
         let mut taken: HashSet<&str> = ledger.ids().collect();
-        taken.extend(
-            pending
-                .parsed()
-                .flat_map(|p| &p.new_ids)
-                .map(String::as_str),
-        );
+        taken.extend(pending.parsed().flat_map(|p| p.new_ids()));
         IdMinter {
             minted: Vec::new(),
             existing: taken.len(),
@@ -331,7 +326,7 @@ fn check_duplicates(ledger: &Ledger, pending: &Queue, ops: &[Operation]) -> Resu
         }
         if let Some(p) = pending.proposing(&norm) {
             return Err(PlanError::DuplicateProposal {
-                proposal: p.id.clone(),
+                proposal: p.id().to_owned(),
             });
         }
         if !seen.insert(norm) {
@@ -345,7 +340,7 @@ fn check_duplicates(ledger: &Ledger, pending: &Queue, ops: &[Operation]) -> Resu
 /// like what `op` proposes, best first.
 pub fn similar_to<'p>(
     ledger: &Ledger,
-    pending: impl IntoIterator<Item = &'p PendingProposal>,
+    pending: impl IntoIterator<Item = PendingRef<'p>>,
     index: usize,
     op: &Operation,
 ) -> Vec<Similar> {
@@ -353,17 +348,17 @@ pub fn similar_to<'p>(
         return Vec::new();
     };
     let target = op.fact_id();
+    let words = &Words::of(text);
     let facts = ledger
         .active_words()
         .filter(|(_, f, _)| f.id.as_deref() != Some(target))
-        .map(|(file, fact, words)| (words, Source::Fact(file, fact)));
+        .map(|(file, fact, w)| (words.dice(w), Source::Fact(file, fact)));
     let proposed = pending.into_iter().flat_map(|p| {
-        p.texts
-            .iter()
-            .map(move |t| (&t.words, Source::Proposed(p, t)))
+        p.texts()
+            .map(move |t| (t.dice(words), Source::Proposed(p, t)))
     });
     // Only the few best candidates are turned into values: a queue can hold thousands.
-    most_similar(&Words::of(text), facts.chain(proposed), SIMILAR_LIMIT)
+    most_similar(facts.chain(proposed), SIMILAR_LIMIT)
         .into_iter()
         .map(|(score, source)| {
             let (fact_id, file, text, proposal) = match source {
@@ -374,10 +369,10 @@ pub fn similar_to<'p>(
                     None,
                 ),
                 Source::Proposed(p, t) => (
-                    t.fact_id.clone(),
-                    t.file.clone(),
-                    t.one_line.clone(),
-                    Some(p.id.clone()),
+                    t.fact_id().to_owned(),
+                    t.file().to_owned(),
+                    t.one_line().to_owned(),
+                    Some(p.id().to_owned()),
                 ),
             };
             Similar {
@@ -395,7 +390,7 @@ pub fn similar_to<'p>(
 /// Where a similar text was found.
 enum Source<'a> {
     Fact(&'a FactFileEntry, &'a Fact),
-    Proposed(&'a PendingProposal, &'a PendingText),
+    Proposed(PendingRef<'a>, TextRef<'a>),
 }
 
 #[cfg(test)]

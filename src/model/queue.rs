@@ -2,27 +2,36 @@
 //! only what the duplicate check, the id minter, the similarity search and a listing need. It
 //! is built from parsed proposals, or kept between runs in the queue index of the git
 //! directory, so these verbs do not re-read thousands of proposal files.
+//!
+//! A queue is held encoded, as the index stores it, and read in place: a scan of 10,000
+//! proposals compares bytes and word hashes and allocates nothing.
+
+use std::ops::Range;
 
 use crate::model::proposal::{Limits, Proposal};
 use crate::model::text::{normalize, one_line, Words};
 use crate::model::time::Timestamp;
 
 /// The proposal files of `.ledger/proposals/`, oldest first.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Queue {
-    pub entries: Vec<Pending>,
+    bytes: Vec<u8>,
+    /// Where each entry is in `bytes`, in review order.
+    entries: Vec<Range<usize>>,
 }
 
-/// One proposal file.
+/// A proposal file as it is put into a queue.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pending {
     /// The file name, `<id>.json`.
     pub name: String,
+    /// What the caller knows the file by (its inode, for the index); opaque here.
+    pub stamp: u64,
     /// `None` when the file does not parse (or is not named by its id).
     pub proposal: Option<PendingProposal>,
 }
 
-/// What the queue keeps of a proposal that parses.
+/// What a queue keeps of a proposal that parses.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingProposal {
     pub id: String,
@@ -48,11 +57,6 @@ pub struct PendingText {
 }
 
 impl PendingProposal {
-    /// The file it is in: a proposal file is named after the proposal it holds.
-    pub fn file_name(&self) -> String {
-        format!("{}.json", self.id)
-    }
-
     pub fn of(p: &Proposal, limits: &Limits) -> PendingProposal {
         PendingProposal {
             id: p.id.clone(),
@@ -85,47 +89,427 @@ impl PendingProposal {
 }
 
 impl Queue {
-    /// `entries` in review order: oldest first, then by id, then by file name.
-    pub fn new(mut entries: Vec<Pending>) -> Queue {
-        entries.sort_by(|a, b| {
-            let key = |p: &Pending| p.proposal.as_ref().map(|p| (p.created, p.id.clone()));
-            key(a).cmp(&key(b)).then_with(|| a.name.cmp(&b.name))
-        });
-        Queue { entries }
+    /// The queue of `entries`, put in review order: oldest first, then by id, then by name.
+    pub fn new(entries: impl IntoIterator<Item = Pending>) -> Queue {
+        let mut b = QueueBuilder::default();
+        for e in entries {
+            b.push(&e);
+        }
+        b.finish()
     }
 
     /// The queue of proposals already parsed, judged under `limits`.
     pub fn of<'p>(proposals: impl IntoIterator<Item = &'p Proposal>, limits: &Limits) -> Queue {
-        Queue::new(
-            proposals
-                .into_iter()
-                .map(|p| Pending {
-                    name: p.file_name(),
-                    proposal: Some(PendingProposal::of(p, limits)),
-                })
-                .collect(),
-        )
+        Queue::new(proposals.into_iter().map(|p| Pending {
+            name: p.file_name(),
+            stamp: 0,
+            proposal: Some(PendingProposal::of(p, limits)),
+        }))
+    }
+
+    /// The encoded entries, as [`Queue::decode`] reads them.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The queue encoded in `bytes`; `None` unless they are entries as [`Queue::bytes`] gives
+    /// them, in review order.
+    pub fn decode(bytes: Vec<u8>) -> Option<Queue> {
+        let mut entries = Vec::new();
+        let mut r = Reader::new(&bytes);
+        let mut previous: Option<EntryRef> = None;
+        while !r.is_empty() {
+            let start = r.at;
+            let entry = EntryRef::read(&mut r)?;
+            if !entry.is_sound() || previous.is_some_and(|p| p.order_key() > entry.order_key()) {
+                return None;
+            }
+            previous = Some(entry);
+            entries.push(start..r.at);
+        }
+        Some(Queue { bytes, entries })
+    }
+
+    /// Every file, oldest first.
+    pub fn entries(&self) -> impl DoubleEndedIterator<Item = EntryRef<'_>> + '_ {
+        self.entries.iter().map(|range| {
+            EntryRef::read(&mut Reader::new(&self.bytes[range.clone()])).expect("decoded")
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 
     /// The proposals that parse, valid or not, oldest first.
-    pub fn parsed(&self) -> impl DoubleEndedIterator<Item = &PendingProposal> {
-        self.entries.iter().filter_map(|e| e.proposal.as_ref())
+    pub fn parsed(&self) -> impl DoubleEndedIterator<Item = PendingRef<'_>> + '_ {
+        self.entries().filter_map(|e| e.proposal)
     }
 
     /// The valid proposals, oldest first.
-    pub fn valid(&self) -> impl DoubleEndedIterator<Item = &PendingProposal> {
+    pub fn valid(&self) -> impl DoubleEndedIterator<Item = PendingRef<'_>> + '_ {
         self.parsed().filter(|p| p.valid)
     }
 
     /// Proposal files that do not parse or are not valid.
     pub fn invalid(&self) -> usize {
-        self.entries.len() - self.valid().count()
+        self.len() - self.valid().count()
     }
 
     /// The parsed proposal one of whose texts normalises to `normalized`.
-    pub fn proposing(&self, normalized: &str) -> Option<&PendingProposal> {
+    pub fn proposing(&self, normalized: &str) -> Option<PendingRef<'_>> {
         self.parsed()
-            .find(|p| p.texts.iter().any(|t| t.normalized == normalized))
+            .find(|p| p.texts().any(|t| t.normalized == normalized.as_bytes()))
+    }
+}
+
+/// Builds a queue from entries in any order, new or taken from another queue.
+#[derive(Default)]
+pub struct QueueBuilder {
+    bytes: Vec<u8>,
+    entries: Vec<Range<usize>>,
+}
+
+impl QueueBuilder {
+    pub fn push(&mut self, e: &Pending) {
+        let start = self.bytes.len();
+        let mut w = Writer(&mut self.bytes);
+        w.str(&e.name);
+        w.u64(e.stamp);
+        w.opt(e.proposal.as_ref(), |w, p| {
+            w.str(&p.id);
+            w.opt(p.created, |w, t| w.i128(t.unix_nanos()));
+            w.opt(p.agent.as_deref(), Writer::str);
+            w.u8(u8::from(p.valid));
+            w.section(|w| {
+                w.u32(p.new_ids.len());
+                for id in &p.new_ids {
+                    w.str(id);
+                }
+            });
+            w.section(|w| {
+                w.u32(p.texts.len());
+                for t in &p.texts {
+                    for s in [&t.file, &t.fact_id, &t.one_line, &t.normalized] {
+                        w.str(s);
+                    }
+                    w.u32(t.words.hashes().len());
+                    for h in t.words.hashes() {
+                        w.u64(*h);
+                    }
+                }
+            });
+        });
+        self.entries.push(start..self.bytes.len());
+    }
+
+    /// Takes an entry of another queue as it is.
+    pub fn push_entry(&mut self, e: EntryRef<'_>) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(e.raw);
+        self.entries.push(start..self.bytes.len());
+    }
+
+    pub fn finish(self) -> Queue {
+        let QueueBuilder { bytes, entries } = self;
+        let key = |r: &Range<usize>| {
+            EntryRef::read(&mut Reader::new(&bytes[r.clone()]))
+                .expect("built")
+                .order_key()
+        };
+        // Usually only the newest files are new: a queue that is still in order is kept as is.
+        if entries.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+            return Queue { bytes, entries };
+        }
+        let mut keyed: Vec<_> = entries.iter().map(|r| (key(r), r.clone())).collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut sorted = Vec::with_capacity(bytes.len());
+        let mut ranges = Vec::with_capacity(keyed.len());
+        for (_, r) in keyed {
+            let start = sorted.len();
+            sorted.extend_from_slice(&bytes[r]);
+            ranges.push(start..sorted.len());
+        }
+        Queue {
+            bytes: sorted,
+            entries: ranges,
+        }
+    }
+}
+
+/// Review order, as `review list` has it: files that do not parse first, then proposals by
+/// creation time (nanoseconds) and id; ties by file name.
+type OrderKey<'a> = (Option<(Option<i128>, &'a [u8])>, &'a [u8]);
+
+/// One file of a queue, read in place.
+#[derive(Debug, Clone, Copy)]
+pub struct EntryRef<'a> {
+    raw: &'a [u8],
+    name: &'a [u8],
+    pub stamp: u64,
+    pub proposal: Option<PendingRef<'a>>,
+}
+
+/// A parsed proposal of a queue, read in place.
+#[derive(Debug, Clone, Copy)]
+pub struct PendingRef<'a> {
+    id: &'a [u8],
+    /// Nanoseconds since the epoch, for the order.
+    created: Option<i128>,
+    agent: Option<&'a [u8]>,
+    pub valid: bool,
+    new_ids: &'a [u8],
+    texts: &'a [u8],
+}
+
+/// A text of a queued proposal, read in place.
+#[derive(Debug, Clone, Copy)]
+pub struct TextRef<'a> {
+    file: &'a [u8],
+    fact_id: &'a [u8],
+    one_line: &'a [u8],
+    /// Kept as bytes: comparing it is all a scan does.
+    pub normalized: &'a [u8],
+    words: &'a [u8],
+}
+
+/// A text field of an entry. Entries are built from strings or checked by [`Queue::decode`],
+/// so the fallback is never taken; a scan converts only what it shows.
+fn text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or_default()
+}
+
+impl<'a> EntryRef<'a> {
+    /// Slices the fields of the entry at `r`, checking its layout, not its text.
+    fn read(r: &mut Reader<'a>) -> Option<EntryRef<'a>> {
+        let start = r.at;
+        let name = r.field()?;
+        let stamp = r.u64()?;
+        let proposal = r.opt(|r| {
+            let id = r.field()?;
+            let created = r.opt(Reader::i128)?;
+            let agent = r.opt(Reader::field)?;
+            let valid = match r.u8()? {
+                0 => false,
+                1 => true,
+                _ => return None,
+            };
+            let new_ids = r.field()?;
+            let texts = r.field()?;
+            Some(PendingRef {
+                id,
+                created,
+                agent,
+                valid,
+                new_ids,
+                texts,
+            })
+        })?;
+        Some(EntryRef {
+            raw: &r.bytes[start..r.at],
+            name,
+            stamp,
+            proposal,
+        })
+    }
+
+    /// Whether every field is well formed: text is UTF-8, times are in range, each set of words
+    /// is sorted, and each section holds exactly its items.
+    fn is_sound(&self) -> bool {
+        let utf8 = |b: &[u8]| std::str::from_utf8(b).is_ok();
+        let Some(p) = self.proposal else {
+            return utf8(self.name);
+        };
+        let exact = |section: &[u8], item: &dyn Fn(&mut Reader) -> Option<()>| {
+            let mut r = Reader::new(section);
+            r.list(item).is_some() && r.is_empty()
+        };
+        utf8(self.name)
+            && utf8(p.id)
+            && p.agent.is_none_or(utf8)
+            && p.created
+                .is_none_or(|n| Timestamp::from_unix_nanos(n).is_some())
+            && exact(p.new_ids, &|r| r.field().map(drop))
+            && exact(p.texts, &|r| TextRef::read(r).map(drop))
+            && p.new_ids_raw().all(utf8)
+            && p.texts().all(|t| {
+                [t.file, t.fact_id, t.one_line, t.normalized]
+                    .into_iter()
+                    .all(utf8)
+                    && t.hashes().zip(t.hashes().skip(1)).all(|(a, b)| a < b)
+            })
+    }
+
+    pub fn name(&self) -> &'a str {
+        text(self.name)
+    }
+
+    fn order_key(&self) -> OrderKey<'a> {
+        (self.proposal.map(|p| (p.created, p.id)), self.name)
+    }
+}
+
+impl<'a> PendingRef<'a> {
+    pub fn id(&self) -> &'a str {
+        text(self.id)
+    }
+
+    pub fn agent(&self) -> Option<&'a str> {
+        self.agent.map(text)
+    }
+
+    /// The file it is in: a proposal file is named after the proposal it holds.
+    pub fn file_name(&self) -> String {
+        format!("{}.json", self.id())
+    }
+
+    /// The ids its operations reserve for new facts.
+    pub fn new_ids(&self) -> impl Iterator<Item = &'a str> {
+        self.new_ids_raw().map(text)
+    }
+
+    fn new_ids_raw(&self) -> impl Iterator<Item = &'a [u8]> {
+        let mut r = Reader::new(self.new_ids);
+        let n = r.u32().unwrap_or(0);
+        (0..n).map_while(move |_| r.field())
+    }
+
+    pub fn texts(&self) -> impl Iterator<Item = TextRef<'a>> {
+        let mut r = Reader::new(self.texts);
+        let n = r.u32().unwrap_or(0);
+        (0..n).map_while(move |_| TextRef::read(&mut r))
+    }
+}
+
+impl<'a> TextRef<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<TextRef<'a>> {
+        Some(TextRef {
+            file: r.field()?,
+            fact_id: r.field()?,
+            one_line: r.field()?,
+            normalized: r.field()?,
+            words: &r.list(|r| r.u64().map(drop))?[4..],
+        })
+    }
+
+    pub fn file(&self) -> &'a str {
+        text(self.file)
+    }
+
+    pub fn fact_id(&self) -> &'a str {
+        text(self.fact_id)
+    }
+
+    pub fn one_line(&self) -> &'a str {
+        text(self.one_line)
+    }
+
+    fn hashes(&self) -> impl Iterator<Item = u64> + 'a {
+        self.words
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+    }
+
+    /// The Dice coefficient of this text's words and `words`, as [`Words::dice`] gives it.
+    pub fn dice(&self, words: &Words) -> f64 {
+        words.dice_sorted(self.hashes(), self.words.len() / 8)
+    }
+}
+
+struct Writer<'a>(&'a mut Vec<u8>);
+
+impl Writer<'_> {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: usize) {
+        let v = u32::try_from(v).expect("a queue field over 4 GiB");
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i128(&mut self, v: i128) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn str(&mut self, s: &str) {
+        self.u32(s.len());
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    /// What `f` writes, after its length in bytes: a reader can step over it.
+    fn section(&mut self, f: impl FnOnce(&mut Self)) {
+        let at = self.0.len();
+        self.u32(0);
+        f(self);
+        let len = self.0.len() - at - 4;
+        let len = u32::try_from(len).expect("a queue field over 4 GiB");
+        self.0[at..at + 4].copy_from_slice(&len.to_le_bytes());
+    }
+    fn opt<T>(&mut self, v: Option<T>, f: impl FnOnce(&mut Self, T)) {
+        match v {
+            Some(v) => {
+                self.u8(1);
+                f(self, v);
+            }
+            None => self.u8(0),
+        }
+    }
+}
+
+/// Reads what [`Writer`] wrote; `None` at the first thing out of place.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(bytes: &'a [u8]) -> Reader<'a> {
+        Reader { bytes, at: 0 }
+    }
+    fn is_empty(&self) -> bool {
+        self.at == self.bytes.len()
+    }
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let taken = self.bytes.get(self.at..end)?;
+        self.at = end;
+        Some(taken)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn i128(&mut self) -> Option<i128> {
+        Some(i128::from_le_bytes(self.take(16)?.try_into().ok()?))
+    }
+    fn field(&mut self) -> Option<&'a [u8]> {
+        let len = self.u32()? as usize;
+        self.take(len)
+    }
+    fn opt<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        match self.u8()? {
+            0 => Some(None),
+            1 => f(self).map(Some),
+            _ => None,
+        }
+    }
+    /// A count and that many items; returns the bytes of all of it, count included.
+    fn list(&mut self, item: impl Fn(&mut Self) -> Option<()>) -> Option<&'a [u8]> {
+        let start = self.at;
+        let n = self.u32()?;
+        for _ in 0..n {
+            item(self)?;
+        }
+        Some(&self.bytes[start..self.at])
     }
 }
 
@@ -169,18 +553,56 @@ mod tests {
             "A statement far longer than the forty characters allowed.",
         );
         let q = Queue::of([&newer, &older], &limits);
-        let ids: Vec<_> = q.parsed().map(|p| p.id.as_str()).collect();
+        let ids: Vec<_> = q.parsed().map(|p| p.id()).collect();
         assert_eq!(ids, [older.id.as_str(), newer.id.as_str()]);
         assert_eq!(q.invalid(), 1, "the older one breaks max_fact_chars");
         let first = q.valid().next().unwrap();
-        assert_eq!(first.new_ids, ["f-bbbb"]);
-        assert_eq!(first.texts[0].one_line, "Never block the **executor**.");
-        assert_eq!(first.texts[0].fact_id, "f-bbbb");
+        assert_eq!(first.new_ids().collect::<Vec<_>>(), ["f-bbbb"]);
+        let text = first.texts().next().unwrap();
+        assert_eq!(text.one_line(), "Never block the **executor**.");
+        assert_eq!(text.fact_id(), "f-bbbb");
+        assert_eq!(text.dice(&Words::of("never block the executor")), 1.0);
         assert_eq!(
-            q.proposing("never block the executor")
-                .map(|p| p.id.as_str()),
+            q.proposing("never block the executor").map(|p| p.id()),
             Some(newer.id.as_str())
         );
         assert!(q.proposing("never block").is_none());
+    }
+
+    #[test]
+    fn decodes_what_it_encodes_and_nothing_else() {
+        let limits = Limits {
+            max_fact_chars: 100,
+            files: vec!["pitfalls.md".into()],
+        };
+        let a = proposal("20261122T100000Z-aaaaaaaa", "2026-11-22T10:00:00Z", "One.");
+        let b = proposal("20261122T100001Z-bbbbbbbb", "2026-11-22T10:00:01Z", "Two.");
+        let mut q = Queue::of([&a, &b], &limits);
+        q = Queue::new(
+            q.entries()
+                .map(|e| Pending {
+                    name: e.name().to_owned(),
+                    stamp: 7,
+                    proposal: None,
+                })
+                .chain([Pending {
+                    name: "broken.json".into(),
+                    stamp: 9,
+                    proposal: Some(PendingProposal::of(&a, &limits)),
+                }]),
+        );
+        let back = Queue::decode(q.bytes().to_vec()).unwrap();
+        assert_eq!(back, q);
+        assert_eq!(back.len(), 3);
+        for cut in 1..q.bytes().len() {
+            let decoded = Queue::decode(q.bytes()[..cut].to_vec());
+            assert!(decoded.is_none_or(|d| d.len() < 3), "cut at {cut}");
+        }
+        // Entries out of review order are refused.
+        let mut swapped = Vec::new();
+        let entries: Vec<_> = q.entries().collect();
+        swapped.extend_from_slice(entries[1].raw);
+        swapped.extend_from_slice(entries[0].raw);
+        assert!(Queue::decode(swapped).is_none());
     }
 }

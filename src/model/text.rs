@@ -59,23 +59,23 @@ impl Words {
 
     /// Dice coefficient of the two sets, in `0.0..=1.0`.
     pub fn dice(&self, other: &Words) -> f64 {
-        let (a, b) = (&self.0, &other.0);
-        if a.is_empty() || b.is_empty() {
+        self.dice_sorted(other.0.iter().copied(), other.0.len())
+    }
+
+    /// [`Words::dice`] with a set of `len` hashes given in increasing order.
+    pub fn dice_sorted(&self, other: impl Iterator<Item = u64>, len: usize) -> f64 {
+        if self.0.is_empty() || len == 0 {
             return 0.0;
         }
-        let (mut i, mut j, mut shared) = (0, 0, 0usize);
-        while i < a.len() && j < b.len() {
-            match a[i].cmp(&b[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    shared += 1;
-                    i += 1;
-                    j += 1;
-                }
+        let mut mine = self.0.iter().copied().peekable();
+        let mut shared = 0usize;
+        for h in other {
+            while mine.next_if(|&m| m < h).is_some() {}
+            if mine.next_if_eq(&h).is_some() {
+                shared += 1;
             }
         }
-        2.0 * shared as f64 / (a.len() + b.len()) as f64
+        2.0 * shared as f64 / (self.0.len() + len) as f64
     }
 }
 
@@ -120,20 +120,15 @@ pub fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The `limit` candidates most similar to `words`, best first, at or above the threshold.
-pub fn most_similar<'a, T>(
-    words: &Words,
-    candidates: impl IntoIterator<Item = (&'a Words, T)>,
-    limit: usize,
-) -> Vec<(f64, T)> {
-    let mut scored: Vec<(f64, T)> = candidates
+/// The `limit` best of `scored` candidates, best first, at or above the threshold.
+pub fn most_similar<T>(scored: impl IntoIterator<Item = (f64, T)>, limit: usize) -> Vec<(f64, T)> {
+    let mut kept: Vec<(f64, T)> = scored
         .into_iter()
-        .map(|(c, t)| (words.dice(c), t))
         .filter(|(s, _)| *s >= SIMILAR_THRESHOLD)
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    scored.truncate(limit);
-    scored
+    kept.sort_by(|a, b| b.0.total_cmp(&a.0));
+    kept.truncate(limit);
+    kept
 }
 
 #[cfg(test)]
@@ -169,8 +164,10 @@ mod tests {
         assert_eq!(similarity(a, "we use postgresql 16 not sqlite"), 1.0);
         assert!(similarity(a, "We use PostgreSQL 15, not SQLite.") > 0.8);
         assert!(similarity(a, "Build with cargo") < SIMILAR_THRESHOLD);
+        let words = Words::of(a);
         let candidates = ["Build with cargo", "We use PostgreSQL 15", a].map(Words::of);
-        let ranked = most_similar(&Words::of(a), candidates.iter().zip([1, 2, 3]), 2);
+        let scored = candidates.iter().map(|c| words.dice(c)).zip([1, 2, 3]);
+        let ranked = most_similar(scored, 2);
         assert_eq!(ranked.iter().map(|r| r.1).collect::<Vec<_>>(), [3, 2]);
     }
 }

@@ -1,6 +1,7 @@
 //! `context`: what an agent reads at session start.
 
 use crate::model::paths;
+use crate::model::queue::PendingRef;
 use crate::model::views::{Context, ProposalLine, Proposals, CONTEXT_PROPOSALS};
 use crate::ops::{now, tasks, Notes, Result, Workspace};
 use crate::store::{self, write_atomic};
@@ -31,7 +32,7 @@ pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
     let newest: Vec<_> = queue.valid().rev().take(CONTEXT_PROPOSALS).collect();
     let items = ws
         .store
-        .read_pending(newest.iter().map(|p| p.file_name()))?
+        .read_pending(newest.iter().map(PendingRef::file_name))?
         .iter()
         .filter(|p| p.validate(&limits).is_ok())
         .map(|p| ProposalLine::new(p, now))

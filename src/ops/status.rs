@@ -79,8 +79,8 @@ pub fn compact(ws: &Workspace, notes: &dyn Notes, agent: &str) -> Result<Checkli
         .store
         .queue(&limits)?
         .parsed()
-        .filter(|p| p.agent.as_deref() == Some(agent))
-        .map(|p| p.id.clone())
+        .filter(|p| p.agent() == Some(agent))
+        .map(|p| p.id().to_owned())
         .collect();
     let mut uncommitted = uncommitted_in(&ws.repo, paths::TASKS)?;
     uncommitted.extend(

@@ -34,15 +34,20 @@ pub fn symlinks_under(dir: &Path) -> Result<Vec<PathBuf>> {
 /// `(file name, path)` of the regular files in `dir` ending in `ext`, sorted by name. Symlinks
 /// and other special files are skipped: they could point outside the repository.
 pub fn list_dir(dir: &Path, ext: &str) -> Result<Vec<(String, PathBuf)>> {
-    Ok(list_dir_inodes(dir, ext)?
+    let mut out: Vec<_> = list_dir_inodes(dir, ext)?
         .into_iter()
-        .map(|(name, path, _)| (name, path))
-        .collect())
+        .map(|(name, _)| {
+            let path = dir.join(&name);
+            (name, path)
+        })
+        .collect();
+    out.sort();
+    Ok(out)
 }
 
-/// [`list_dir`] with each file's inode number (0 where the platform has none), which the
-/// directory listing gives at no cost.
-pub fn list_dir_inodes(dir: &Path, ext: &str) -> Result<Vec<(String, PathBuf, u64)>> {
+/// The names of [`list_dir`] in directory order, each with its inode number (0 where the
+/// platform has none), which the listing gives at no cost.
+pub fn list_dir_inodes(dir: &Path, ext: &str) -> Result<Vec<(String, u64)>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
@@ -56,10 +61,9 @@ pub fn list_dir_inodes(dir: &Path, ext: &str) -> Result<Vec<(String, PathBuf, u6
         };
         let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
         if is_file && name.ends_with(ext) && !name.starts_with('.') {
-            out.push((name, entry.path(), inode(&entry)));
+            out.push((name, inode(&entry)));
         }
     }
-    out.sort();
     Ok(out)
 }
 

@@ -16,16 +16,18 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::model::paths;
 use crate::model::proposal::{Limits, Proposal};
-use crate::model::queue::{Pending, PendingProposal, PendingText, Queue};
-use crate::model::text::Words;
-use crate::model::time::Timestamp;
+use crate::model::queue::{Pending, PendingProposal, Queue, QueueBuilder};
 use crate::store::{file, read_proposals, Result, Store};
 
 const MAGIC: &[u8; 12] = b"mneme-queue\n";
 
-/// Coarser than any file system's timestamps (FAT keeps two seconds): a directory changed this
-/// recently may change again without its times changing.
-const RACY: Duration = Duration::from_secs(2);
+/// How long after a change a directory may change again without its times changing: a clock
+/// tick (at most 10 ms on Linux) where times have sub-second parts, else two seconds (FAT).
+const RACY_FINE: Duration = Duration::from_millis(100);
+const RACY_COARSE: Duration = Duration::from_secs(2);
+
+/// How many files an index may lack before a run rewrites it while the directory is busy.
+const REWRITE_AFTER: usize = 32;
 
 impl Store {
     /// The review queue, judged under `limits`: from the queue index where it is current, else
@@ -47,72 +49,70 @@ impl Store {
             return Ok(Queue::default());
         };
         let header = Header::new(limits);
-        let cached = std::fs::read(&index_path)
-            .ok()
-            .filter(|_| trust_index)
-            .and_then(|bytes| Index::decode(&bytes, &header));
-        if let Some(index) = &cached {
-            if index.status == status && !status.racy(index.built) {
-                return Ok(Queue {
-                    entries: index.entries.iter().map(|(_, p)| p.clone()).collect(),
-                });
+        let bytes = std::fs::read(&index_path).ok().filter(|_| trust_index);
+        let stamped = bytes.as_deref().and_then(|b| Index::stamp(b, &header));
+        let unchanged_dir = stamped.is_some_and(|(s, _)| s == status);
+        if unchanged_dir && stamped.is_some_and(|(_, built)| !status.racy(built)) {
+            if let Some(index) = bytes.and_then(|b| Index::decode(b, &header)) {
+                return Ok(index.queue);
+            }
+            return self.read_queue(limits, false);
+        }
+        // Listing a directory of thousands of files takes as long as reading the index: both at once.
+        let (listed, cached) = std::thread::scope(|scope| {
+            let lister = scope.spawn(|| file::list_dir_inodes(&dir, ".json"));
+            let cached = bytes.and_then(|b| Index::decode(b, &header));
+            (lister.join().expect("directory lister panicked"), cached)
+        });
+        let mut listed: HashMap<String, u64> = listed?.into_iter().collect();
+        // Known files go in the index's order, which is review order, so it need not be sorted.
+        let mut builder = QueueBuilder::default();
+        let mut changes = 0;
+        for entry in cached.iter().flat_map(|i| i.queue.entries()) {
+            match listed.remove(entry.name()) {
+                Some(ino) if ino == entry.stamp => builder.push_entry(entry),
+                Some(again) => {
+                    listed.insert(entry.name().to_owned(), again);
+                }
+                None => changes += 1,
             }
         }
-        let listed = file::list_dir_inodes(&dir, ".json")?;
-        let unchanged_dir = cached.as_ref().is_some_and(|i| i.status == status);
-        let mut known: HashMap<String, (u64, Pending)> = cached
-            .map(|i| {
-                i.entries
-                    .into_iter()
-                    .map(|(ino, p)| (p.name.clone(), (ino, p)))
-                    .collect()
+        changes += listed.len();
+        let (unread, stamps): (Vec<_>, Vec<_>) = listed
+            .into_iter()
+            .map(|(name, ino)| {
+                let path = dir.join(&name);
+                ((name, path), ino)
             })
-            .unwrap_or_default();
-        let mut entries = Vec::with_capacity(listed.len());
-        let mut unread = Vec::new();
-        for (name, path, ino) in listed {
-            match known.remove(&name) {
-                Some((known_ino, pending)) if known_ino == ino => entries.push((ino, pending)),
-                _ => unread.push(((name, path), ino)),
-            }
-        }
-        let changed = !unread.is_empty() || !known.is_empty() || !unchanged_dir;
-        let names: Vec<_> = unread.iter().map(|(n, _)| n.clone()).collect();
-        for (loaded, (_, ino)) in read_proposals(&dir, &names)?.into_iter().zip(&unread) {
+            .unzip();
+        for (loaded, stamp) in read_proposals(&dir, &unread)?.into_iter().zip(stamps) {
             let name = loaded
                 .path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned());
-            entries.push((
-                *ino,
-                Pending {
-                    name: name.unwrap_or_default(),
-                    proposal: loaded
-                        .proposal
-                        .ok()
-                        .map(|p| PendingProposal::of(&p, limits)),
-                },
-            ));
+            builder.push(&Pending {
+                name: name.unwrap_or_default(),
+                stamp,
+                proposal: loaded
+                    .proposal
+                    .ok()
+                    .map(|p| PendingProposal::of(&p, limits)),
+            });
         }
-        let inodes: HashMap<String, u64> = entries
-            .iter()
-            .map(|(ino, p)| (p.name.clone(), *ino))
-            .collect();
-        let queue = Queue::new(entries.into_iter().map(|(_, p)| p).collect());
-        if changed {
-            let index = Index {
-                status,
-                built: started,
-                entries: queue
-                    .entries
-                    .iter()
-                    .map(|p| (inodes[&p.name], p.clone()))
-                    .collect(),
-            };
-            // A cache that cannot be written costs the next run time, nothing else.
-            let _ = file::replace_unsynced(&index_path, &index.encode(&header));
+        let queue = builder.finish();
+        // While the directory is busy the next run lists it anyway: a few files it reads again
+        // cost less than rewriting an index of thousands each time.
+        if changes <= REWRITE_AFTER && status.racy(started) {
+            return Ok(queue);
         }
-        Ok(queue)
+        let index = Index {
+            status,
+            built: started,
+            queue,
+        };
+        // A cache that cannot be written costs the next run time, nothing else.
+        let _ = file::replace_unsynced(&index_path, &index.encode(&header));
+        Ok(index.queue)
     }
 
     /// The proposals in the files `names` of `.ledger/proposals/` that still parse.
@@ -160,7 +160,12 @@ impl DirStatus {
     /// Whether the directory changed so shortly before `built` that a later change could have
     /// left its times as they are.
     fn racy(&self, built: SystemTime) -> bool {
-        self.modified + RACY.as_nanos() as i128 >= nanos(built)
+        let window = if self.modified % 1_000_000_000 == 0 {
+            RACY_COARSE
+        } else {
+            RACY_FINE
+        };
+        self.modified + window.as_nanos() as i128 >= nanos(built)
     }
 
     fn fields(&self) -> [i128; 3] {
@@ -206,12 +211,12 @@ impl Header {
     }
 }
 
-/// The index file: header, directory status, build time, entries (each with the inode of its
-/// file), then a checksum of all that.
+/// The index file: header, directory status, build time, the queue's entries (each stamped with
+/// the inode of its file), then a checksum of all that.
 struct Index {
     status: DirStatus,
     built: SystemTime,
-    entries: Vec<(u64, Pending)>,
+    queue: Queue,
 }
 
 impl Index {
@@ -221,74 +226,35 @@ impl Index {
             w.i128(f);
         }
         w.i128(nanos(self.built));
-        w.u32(self.entries.len() as u32);
-        for (ino, p) in &self.entries {
-            w.u64(*ino);
-            w.str(&p.name);
-            w.opt(p.proposal.as_ref(), |w, p| {
-                w.str(&p.id);
-                w.opt(p.created, |w, t| w.i128(t.unix_nanos()));
-                w.opt(p.agent.as_deref(), Writer::str);
-                w.u8(u8::from(p.valid));
-                w.u32(p.new_ids.len() as u32);
-                for id in &p.new_ids {
-                    w.str(id);
-                }
-                w.u32(p.texts.len() as u32);
-                for t in &p.texts {
-                    for s in [&t.file, &t.fact_id, &t.one_line, &t.normalized] {
-                        w.str(s);
-                    }
-                    w.u32(t.words.hashes().len() as u32);
-                    for h in t.words.hashes() {
-                        w.u64(*h);
-                    }
-                }
-            });
-        }
+        w.bytes(self.queue.bytes());
         let sum = checksum(&w.0);
         w.u64(sum);
         w.0
     }
 
-    /// `None` unless `bytes` is a whole index built with `header`.
-    fn decode(bytes: &[u8], header: &Header) -> Option<Index> {
-        let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
-        if checksum(body) != u64::from_le_bytes(sum.try_into().ok()?) {
-            return None;
-        }
-        let mut r = Reader(body.strip_prefix(header.0.as_slice())?);
+    /// The directory status and build time of an index built with `header`, read without
+    /// checking the rest.
+    fn stamp(bytes: &[u8], header: &Header) -> Option<(DirStatus, SystemTime)> {
+        let mut r = Reader(bytes.strip_prefix(header.0.as_slice())?);
         let status = DirStatus::from_fields([r.i128()?, r.i128()?, r.i128()?])?;
         let built = UNIX_EPOCH + Duration::from_nanos(u64::try_from(r.i128()?).ok()?);
-        let count = r.u32()?;
-        let mut entries = Vec::with_capacity(count.min(1 << 20) as usize);
-        for _ in 0..count {
-            let ino = r.u64()?;
-            let name = r.str()?;
-            let proposal = r.opt(|r| {
-                Some(PendingProposal {
-                    id: r.str()?,
-                    created: r.opt(|r| Timestamp::from_unix_nanos(r.i128()?))?,
-                    agent: r.opt(Reader::str)?,
-                    valid: r.u8()? == 1,
-                    new_ids: r.list(Reader::str)?,
-                    texts: r.list(|r| {
-                        Some(PendingText {
-                            file: r.str()?,
-                            fact_id: r.str()?,
-                            one_line: r.str()?,
-                            normalized: r.str()?,
-                            words: Words::from_hashes(r.list(Reader::u64)?)?,
-                        })
-                    })?,
-                })
-            })?;
-            entries.push((ino, Pending { name, proposal }));
+        Some((status, built))
+    }
+
+    /// `None` unless `bytes` is a whole index built with `header`.
+    fn decode(mut bytes: Vec<u8>, header: &Header) -> Option<Index> {
+        let body_len = bytes.len().checked_sub(8)?;
+        let sum = u64::from_le_bytes(bytes[body_len..].try_into().ok()?);
+        bytes.truncate(body_len);
+        if checksum(&bytes) != sum {
+            return None;
         }
-        r.0.is_empty().then_some(Index {
+        let (status, built) = Index::stamp(&bytes, header)?;
+        bytes.drain(..header.0.len() + 4 * 16);
+        Some(Index {
             status,
             built,
-            entries,
+            queue: Queue::decode(bytes)?,
         })
     }
 }
@@ -317,9 +283,6 @@ impl Writer {
     fn bytes(&mut self, b: &[u8]) {
         self.0.extend_from_slice(b);
     }
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
     fn u32(&mut self, v: u32) {
         self.bytes(&v.to_le_bytes());
     }
@@ -333,63 +296,22 @@ impl Writer {
         self.u32(s.len() as u32);
         self.bytes(s.as_bytes());
     }
-    fn opt<T>(&mut self, v: Option<T>, f: impl FnOnce(&mut Writer, T)) {
-        match v {
-            Some(v) => {
-                self.u8(1);
-                f(self, v);
-            }
-            None => self.u8(0),
-        }
-    }
 }
 
-/// Reads what [`Writer`] wrote; `None` at the first thing out of place.
 struct Reader<'a>(&'a [u8]);
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
-        let (head, rest) = self.0.split_at_checked(n)?;
-        self.0 = rest;
-        Some(head)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
-    }
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
     fn i128(&mut self) -> Option<i128> {
-        Some(i128::from_le_bytes(self.take(16)?.try_into().ok()?))
-    }
-    fn str(&mut self) -> Option<String> {
-        let len = self.u32()? as usize;
-        String::from_utf8(self.take(len)?.to_vec()).ok()
-    }
-    fn opt<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
-        match self.u8()? {
-            0 => Some(None),
-            1 => f(self).map(Some),
-            _ => None,
-        }
-    }
-    fn list<T>(&mut self, mut f: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
-        let n = self.u32()?;
-        // Never trust a count to size an allocation: each item takes at least one byte.
-        if n as usize > self.0.len() {
-            return None;
-        }
-        (0..n).map(|_| f(self)).collect()
+        let (head, rest) = self.0.split_at_checked(16)?;
+        self.0 = rest;
+        Some(i128::from_le_bytes(head.try_into().ok()?))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::proposal::{Operation, Proposal, SCHEMA};
+    use crate::model::proposal::{Operation, SCHEMA};
 
     #[test]
     fn an_index_decodes_to_what_was_encoded_and_only_under_its_limits() {
@@ -412,29 +334,24 @@ mod tests {
             }],
             base: Default::default(),
         };
-        let mut queue = Queue::of([&p], &limits);
-        queue.entries.push(Pending {
-            name: "broken.json".into(),
-            proposal: None,
-        });
         let index = Index {
             status: DirStatus::from_fields([5, 6, 7]).unwrap(),
             built: UNIX_EPOCH + Duration::from_secs(9),
-            entries: queue.entries.iter().map(|e| (42, e.clone())).collect(),
+            queue: Queue::of([&p], &limits),
         };
         let header = Header::new(&limits);
         let bytes = index.encode(&header);
-        let back = Index::decode(&bytes, &header).unwrap();
+        let back = Index::decode(bytes.clone(), &header).unwrap();
         assert_eq!(back.status, index.status);
         assert_eq!(back.built, index.built);
-        assert_eq!(back.entries, index.entries);
+        assert_eq!(back.queue, index.queue);
         let other = Header::new(&Limits {
             max_fact_chars: 101,
             ..limits
         });
-        assert!(Index::decode(&bytes, &other).is_none());
+        assert!(Index::decode(bytes.clone(), &other).is_none());
         for cut in [0, 1, bytes.len() / 2, bytes.len() - 1] {
-            assert!(Index::decode(&bytes[..cut], &header).is_none());
+            assert!(Index::decode(bytes[..cut].to_vec(), &header).is_none());
         }
     }
 }
