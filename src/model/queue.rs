@@ -420,23 +420,28 @@ impl<'a> TextRef<'a> {
     }
 }
 
-struct Writer<'a>(&'a mut Vec<u8>);
+/// Little-endian, length-prefixed fields: the encoding of a queue, and of the index file the
+/// store wraps around it.
+pub(crate) struct Writer<'a>(pub(crate) &'a mut Vec<u8>);
 
 impl Writer<'_> {
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
+        self.0.extend_from_slice(b);
+    }
     fn u8(&mut self, v: u8) {
         self.0.push(v);
     }
-    fn u32(&mut self, v: usize) {
+    pub(crate) fn u32(&mut self, v: usize) {
         let v = u32::try_from(v).expect("a queue field over 4 GiB");
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn u64(&mut self, v: u64) {
+    pub(crate) fn u64(&mut self, v: u64) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn i128(&mut self, v: i128) {
+    pub(crate) fn i128(&mut self, v: i128) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn str(&mut self, s: &str) {
+    pub(crate) fn str(&mut self, s: &str) {
         self.u32(s.len());
         self.0.extend_from_slice(s.as_bytes());
     }
@@ -461,17 +466,21 @@ impl Writer<'_> {
 }
 
 /// Reads what [`Writer`] wrote; `None` at the first thing out of place.
-struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn new(bytes: &'a [u8]) -> Reader<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Reader<'a> {
         Reader { bytes, at: 0 }
     }
     fn is_empty(&self) -> bool {
         self.at == self.bytes.len()
+    }
+    /// How far it has read.
+    pub(crate) fn position(&self) -> usize {
+        self.at
     }
     fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let end = self.at.checked_add(n)?;
@@ -488,7 +497,7 @@ impl<'a> Reader<'a> {
     fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
-    fn i128(&mut self) -> Option<i128> {
+    pub(crate) fn i128(&mut self) -> Option<i128> {
         Some(i128::from_le_bytes(self.take(16)?.try_into().ok()?))
     }
     fn field(&mut self) -> Option<&'a [u8]> {

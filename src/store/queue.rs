@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::model::paths;
 use crate::model::proposal::{Limits, Proposal};
-use crate::model::queue::{Pending, PendingProposal, Queue, QueueBuilder};
+use crate::model::queue::{Pending, PendingProposal, Queue, QueueBuilder, Reader, Writer};
 use crate::store::{file, read_proposals, Result, Store};
 
 const MAGIC: &[u8; 12] = b"mneme-queue\n";
@@ -51,8 +51,8 @@ impl Store {
         let header = Header::new(limits);
         let bytes = std::fs::read(&index_path).ok().filter(|_| trust_index);
         let stamped = bytes.as_deref().and_then(|b| Index::stamp(b, &header));
-        let unchanged_dir = stamped.is_some_and(|(s, _)| s == status);
-        if unchanged_dir && stamped.is_some_and(|(_, built)| !status.racy(built)) {
+        let unchanged_dir = stamped.is_some_and(|(s, _, _)| s == status);
+        if unchanged_dir && stamped.is_some_and(|(_, built, _)| !status.racy(built)) {
             if let Some(index) = bytes.and_then(|b| Index::decode(b, &header)) {
                 return Ok(index.queue);
             }
@@ -199,15 +199,16 @@ struct Header(Vec<u8>);
 
 impl Header {
     fn new(limits: &Limits) -> Header {
-        let mut w = Writer::default();
+        let mut bytes = Vec::new();
+        let mut w = Writer(&mut bytes);
         w.bytes(MAGIC);
         w.str(env!("CARGO_PKG_VERSION"));
         w.u64(limits.max_fact_chars as u64);
-        w.u32(limits.files.len() as u32);
+        w.u32(limits.files.len());
         for f in &limits.files {
             w.str(f);
         }
-        Header(w.0)
+        Header(bytes)
     }
 }
 
@@ -221,24 +222,26 @@ struct Index {
 
 impl Index {
     fn encode(&self, header: &Header) -> Vec<u8> {
-        let mut w = Writer(header.0.clone());
+        let mut bytes = header.0.clone();
+        let mut w = Writer(&mut bytes);
         for f in self.status.fields() {
             w.i128(f);
         }
         w.i128(nanos(self.built));
         w.bytes(self.queue.bytes());
-        let sum = checksum(&w.0);
-        w.u64(sum);
-        w.0
+        let sum = checksum(&bytes);
+        Writer(&mut bytes).u64(sum);
+        bytes
     }
 
     /// The directory status and build time of an index built with `header`, read without
-    /// checking the rest.
-    fn stamp(bytes: &[u8], header: &Header) -> Option<(DirStatus, SystemTime)> {
-        let mut r = Reader(bytes.strip_prefix(header.0.as_slice())?);
+    /// checking the rest, and where its entries start.
+    fn stamp(bytes: &[u8], header: &Header) -> Option<(DirStatus, SystemTime, usize)> {
+        let body = bytes.strip_prefix(header.0.as_slice())?;
+        let mut r = Reader::new(body);
         let status = DirStatus::from_fields([r.i128()?, r.i128()?, r.i128()?])?;
         let built = UNIX_EPOCH + Duration::from_nanos(u64::try_from(r.i128()?).ok()?);
-        Some((status, built))
+        Some((status, built, header.0.len() + r.position()))
     }
 
     /// `None` unless `bytes` is a whole index built with `header`.
@@ -249,8 +252,8 @@ impl Index {
         if checksum(&bytes) != sum {
             return None;
         }
-        let (status, built) = Index::stamp(&bytes, header)?;
-        bytes.drain(..header.0.len() + 4 * 16);
+        let (status, built, entries) = Index::stamp(&bytes, header)?;
+        bytes.drain(..entries);
         Some(Index {
             status,
             built,
@@ -274,38 +277,6 @@ fn checksum(bytes: &[u8]) -> u64 {
             .rotate_left(29);
     }
     h
-}
-
-#[derive(Default)]
-struct Writer(Vec<u8>);
-
-impl Writer {
-    fn bytes(&mut self, b: &[u8]) {
-        self.0.extend_from_slice(b);
-    }
-    fn u32(&mut self, v: u32) {
-        self.bytes(&v.to_le_bytes());
-    }
-    fn u64(&mut self, v: u64) {
-        self.bytes(&v.to_le_bytes());
-    }
-    fn i128(&mut self, v: i128) {
-        self.bytes(&v.to_le_bytes());
-    }
-    fn str(&mut self, s: &str) {
-        self.u32(s.len() as u32);
-        self.bytes(s.as_bytes());
-    }
-}
-
-struct Reader<'a>(&'a [u8]);
-
-impl Reader<'_> {
-    fn i128(&mut self) -> Option<i128> {
-        let (head, rest) = self.0.split_at_checked(16)?;
-        self.0 = rest;
-        Some(i128::from_le_bytes(head.try_into().ok()?))
-    }
 }
 
 #[cfg(test)]
