@@ -264,6 +264,8 @@ fn history(bin: &Path) {
             &["review", "approve", v["id"].as_str().expect("id")],
         );
     }
+    // fast-import left one pack per batch; git's automatic gc would have packed them long before.
+    git(root, &["repack", "-adq"]);
     let count = git_text(root, &["rev-list", "--count", "HEAD"]);
     println!(
         "\n== history: {} commits, {DECISIONS} decisions (built in {:.0} s)",

@@ -21,9 +21,15 @@ pub fn release_binary() -> PathBuf {
         .join("release/mneme")
 }
 
-/// A fresh repository with an identity and `mneme init` done.
+/// A fresh repository with an identity and `mneme init` done. `MNEME_BENCH_KEEP=1` keeps it
+/// after the run (its path goes to stderr), for profiling a verb on the same data.
+#[allow(clippy::print_stderr)]
 pub fn repo(bin: &Path) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let mut dir = tempfile::tempdir().expect("tempdir");
+    if std::env::var_os("MNEME_BENCH_KEEP").is_some() {
+        dir.disable_cleanup(true);
+        eprintln!("kept: {}", dir.path().display());
+    }
     git(dir.path(), &["init", "-q", "-b", "main"]);
     git(dir.path(), &["config", "user.name", "Bench"]);
     git(dir.path(), &["config", "user.email", "bench@example.com"]);

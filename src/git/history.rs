@@ -192,8 +192,20 @@ pub fn resolve_range(repo: &Repo, spec: Option<&str>) -> Result<Range> {
     })
 }
 
-/// The commits of `range`, oldest first, each examined.
-pub fn examine(repo: &Repo, range: &Range) -> Result<Vec<Examined>> {
+/// The commits of a range, walked once.
+pub struct Walked {
+    /// How many commits the range has.
+    pub count: usize,
+    /// Oldest first, the commits that decide or change the ledger, examined. The others cannot
+    /// fail an audit and are only counted, so memory follows the ledger's history rather than
+    /// the range's length.
+    pub examined: Vec<Examined>,
+    /// Whether a commit of the range has the base as a parent: the base is then the fork point.
+    base_is_parent: bool,
+}
+
+/// Walks `range`, examining each commit that decides or changes the ledger.
+pub fn examine(repo: &Repo, range: &Range) -> Result<Walked> {
     let repo = repo.gix();
     let walk = repo
         .rev_walk([range.head])
@@ -202,16 +214,24 @@ pub fn examine(repo: &Repo, range: &Range) -> Result<Vec<Examined>> {
             Default::default(),
         ))
         .all()?;
-    let mut ids = Vec::new();
-    for info in walk {
-        ids.push(info?.id);
-    }
-    ids.reverse();
     let mut cache = std::collections::HashMap::new();
     let mut ledgers = LedgerDirs::new();
-    ids.into_iter()
-        .map(|id| examine_one(repo, id, &mut cache, &mut ledgers))
-        .collect()
+    let mut walked = Walked {
+        count: 0,
+        examined: Vec::new(),
+        base_is_parent: false,
+    };
+    // Each commit is examined as the walk reaches it, while its object is still cached.
+    for info in walk {
+        let info = info?;
+        walked.count += 1;
+        walked.base_is_parent |= range.base.is_some_and(|b| info.parent_ids.contains(&b));
+        walked
+            .examined
+            .extend(examine_one(repo, info.id, &mut cache, &mut ledgers)?);
+    }
+    walked.examined.reverse();
+    Ok(walked)
 }
 
 /// The id of each examined commit's `.ledger` tree (`None` without one): a commit whose ledger
@@ -287,11 +307,15 @@ fn examine_one(
     id: gix::ObjectId,
     cache: &mut TreeCache,
     ledgers: &mut LedgerDirs,
-) -> Result<Examined> {
+) -> Result<Option<Examined>> {
     let commit = repo.find_commit(id)?;
     let tree = commit.tree_id()?.detach();
-    let own = subtree(repo, tree, paths::LEDGER)?;
-    ledgers.insert(id, own);
+    // Walked newest first, a commit's ledger is usually known from its child.
+    // (and forgotten here: the map holds only the commits the walk has yet to reach).
+    let own = match ledgers.remove(&id) {
+        Some(dir) => dir,
+        None => subtree(repo, tree, paths::LEDGER)?,
+    };
     let parent_dirs = commit
         .parent_ids()
         .map(|p| ledger_dir(repo, p.detach(), ledgers))
@@ -304,7 +328,7 @@ fn examine_one(
     if unchanged && !mentions_decision(&commit)? {
         // Neither a decision nor a change to the ledger: nothing in it can fail an audit, so
         // nothing more is read (most commits of a long history are such).
-        return Ok(Examined::quiet(id.to_string()));
+        return Ok(None);
     }
     let CommitText {
         subject,
@@ -322,7 +346,7 @@ fn examine_one(
     let signed = decision.as_ref().and_then(|_| split_signed(&commit.data));
     if unchanged {
         // A decision that left the ledger as one parent had it: nothing to read.
-        return Ok(Examined {
+        return Ok(Some(Examined {
             decision,
             author,
             subject,
@@ -331,7 +355,7 @@ fn examine_one(
             time,
             signed,
             ..Examined::quiet(id.to_string())
-        });
+        }));
     }
     let parent_trees: Vec<gix::ObjectId> = commit
         .parent_ids()
@@ -380,7 +404,7 @@ fn examine_one(
         .filter(|n| n.ends_with(".json") && !before.contains_key(*n))
         .cloned()
         .collect();
-    Ok(Examined {
+    Ok(Some(Examined {
         id: id.to_string(),
         author,
         subject,
@@ -393,7 +417,7 @@ fn examine_one(
         committer_email,
         time,
         signed,
-    })
+    }))
 }
 
 /// The id of the tree at `path` inside `tree`, if any.
@@ -480,10 +504,14 @@ pub fn text_at(repo: &Repo, commit: gix::ObjectId, path: &str) -> Result<Option<
 
 /// Where the range forks from its base: the merge-base of base and head (the base itself when
 /// it is an ancestor of head); none when they share no history or there is no base.
-pub fn fork_point(repo: &Repo, range: &Range) -> Result<Option<gix::ObjectId>> {
+pub fn fork_point(repo: &Repo, range: &Range, walked: &Walked) -> Result<Option<gix::ObjectId>> {
     let Some(base) = range.base else {
         return Ok(None);
     };
+    // A base the range grew from needs no second walk of the history.
+    if walked.base_is_parent {
+        return Ok(Some(base));
+    }
     Ok(repo
         .gix()
         .merge_base(base, range.head)?

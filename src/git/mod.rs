@@ -110,6 +110,11 @@ impl std::fmt::Display for EditKind {
     }
 }
 
+/// Memory for delta bases of packed objects, and for recently used whole objects: enough for a
+/// walk of any length, since each step needs only the last few (docs/architecture.md, "Costs").
+const PACK_CACHE_BYTES: usize = 16 << 20;
+const OBJECT_CACHE_BYTES: usize = 4 << 20;
+
 /// The repository mneme works in: one handle, discovered once per run.
 pub struct Repo {
     repo: gix::Repository,
@@ -120,12 +125,20 @@ pub struct Repo {
 impl Repo {
     /// Finds the repository containing `cwd`, honouring `GIT_DIR` and friends as git does.
     pub fn discover(cwd: &Path) -> Result<Repo> {
-        let repo = gix::discover_with_environment_overrides(cwd).map_err(|source| {
+        let mut repo = gix::discover_with_environment_overrides(cwd).map_err(|source| {
             Error::NotARepository {
                 path: cwd.to_owned(),
                 source,
             }
         })?;
+        // Without caches every packed object is inflated again with its whole delta chain, and a
+        // commit walked is inflated again when examined. Both are allocated on first use.
+        repo.objects.set_pack_cache(|| {
+            Box::new(gix::odb::pack::cache::lru::StaticLinkedList::<64>::new(
+                PACK_CACHE_BYTES,
+            ))
+        });
+        repo.object_cache_size(OBJECT_CACHE_BYTES);
         let root = repo
             .workdir()
             .ok_or_else(|| Error::BareRepository {

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::model::change::FactChange;
 use crate::model::decision::{Recorded, Verdict};
-use crate::model::factdiff::{changes, check_decision, context_text, merge_invented, Files};
+use crate::model::factdiff::{changes, check_decision, diff, merge_invented, Files, FilesDiff};
 use crate::model::proposal::{Limits, Proposal};
 use crate::model::signing::{AllowedSigners, SignatureProblem};
 use crate::model::time::Timestamp;
@@ -64,17 +64,9 @@ impl LedgerChange {
             invented.retain(|c| keys.contains(&c.fact));
             return LedgerChange::Merge { invented };
         }
-        let (before, after) = (context_text(first), context_text(files));
-        let mut context: Vec<String> = after
-            .iter()
-            .filter(|(name, text)| before.get(*name) != Some(*text))
-            .map(|(name, _)| name.clone())
-            .chain(before.keys().filter(|n| !after.contains_key(*n)).cloned())
-            .collect();
-        context.sort();
-        context.dedup();
+        let FilesDiff { changes, context } = diff(first, files);
         LedgerChange::Commit {
-            found: changes(first, files),
+            found: changes,
             context,
             parent_files: first.keys().cloned().collect(),
         }
@@ -140,7 +132,7 @@ fn signature_problem(signers: &AllowedSigners, c: &Examined) -> Option<Signature
 }
 
 impl Examined {
-    /// A commit that neither decides nor changes the ledger: all an audit needs is its id.
+    /// A commit with nothing but its id, to be filled in.
     pub fn quiet(id: String) -> Examined {
         Examined {
             id,

@@ -23,47 +23,129 @@ pub struct FactState {
 /// Every version of each fact, keyed by id (facts without an id by their normalised text), in
 /// file order. A key with more than one state is a fact the files hold more than once.
 pub fn fact_map(files: &Files) -> BTreeMap<String, Vec<FactState>> {
-    let mut map: BTreeMap<String, Vec<FactState>> = BTreeMap::new();
+    let mut map = BTreeMap::new();
     for (name, raw) in files {
-        let Ok(file) = FactFile::parse(raw) else {
-            continue;
-        };
-        for fact in file.facts() {
-            map.entry(fact.key()).or_default().push(FactState {
-                file: name.clone(),
+        add_states(&mut map, name, raw, |_| true);
+    }
+    map
+}
+
+/// Adds the facts of one file whose key `wanted` accepts (nothing for a file that does not
+/// parse); returns the file's text around its facts (all of it for a file that does not parse).
+fn add_states(
+    map: &mut BTreeMap<String, Vec<FactState>>,
+    name: &str,
+    raw: &str,
+    wanted: impl Fn(&str) -> bool,
+) -> String {
+    let Ok(file) = FactFile::parse(raw) else {
+        return raw.to_owned();
+    };
+    for fact in file.facts() {
+        let key = fact.key();
+        if wanted(&key) {
+            map.entry(key).or_default().push(FactState {
+                file: name.to_owned(),
                 text: fact.text.clone(),
                 meta: fact.meta.clone(),
             });
         }
     }
-    map
+    file.text_blocks().collect()
 }
 
-/// Everything in the files that is not a fact (headings, paragraphs, comments), per file.
-pub fn context_text(files: &Files) -> BTreeMap<String, String> {
-    files
-        .iter()
-        .map(|(name, raw)| {
-            let text = match FactFile::parse(raw) {
-                Ok(file) => file.text_blocks().collect(),
-                Err(_) => raw.clone(),
-            };
-            (name.clone(), text)
-        })
-        .collect()
+/// What differs between two versions of the fact files.
+#[derive(Debug, Default)]
+pub struct FilesDiff {
+    /// Fact-level changes, as [`changes`] finds them.
+    pub changes: Vec<FactChange>,
+    /// Files whose text around the facts differs (or that exist on one side only), sorted.
+    pub context: Vec<String>,
+}
+
+/// Compares `old` with `new`, reading each file that differs once per side.
+pub fn diff(old: &Files, new: &Files) -> FilesDiff {
+    let (a, b, context) = changed_keys_states(old, new);
+    FilesDiff {
+        changes: changes_between(&a, &b),
+        context,
+    }
+}
+
+type States = BTreeMap<String, Vec<FactState>>;
+
+/// The states of the keys that differ between `old` and `new`, in file order, and the files
+/// whose context differs. A file the same on both sides adds the same states to both, so only a
+/// key whose states in the differing files differ can change; an unchanged file is read only if
+/// it may hold one of those (an id is found in the file verbatim). Each commit of a long history
+/// changes one file of many.
+fn changed_keys_states(old: &Files, new: &Files) -> (States, States, Vec<String>) {
+    let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
+    let mut before = BTreeMap::new();
+    for (name, raw) in old {
+        if new.get(name) != Some(raw) {
+            before.insert(name, add_states(&mut a, name, raw, |_| true));
+        }
+    }
+    let mut context = Vec::new();
+    for (name, raw) in new {
+        if old.get(name) != Some(raw) {
+            let text = add_states(&mut b, name, raw, |_| true);
+            if before.remove(name).as_ref() != Some(&text) {
+                context.push(name.clone());
+            }
+        }
+    }
+    // What is left was removed.
+    context.extend(before.into_keys().cloned());
+    context.sort();
+    let keys: BTreeSet<String> = a
+        .keys()
+        .chain(b.keys())
+        .filter(|k| a.get(*k) != b.get(*k))
+        .cloned()
+        .collect();
+    a.retain(|k, _| keys.contains(k));
+    b.retain(|k, _| keys.contains(k));
+    if keys.is_empty() {
+        return (a, b, context);
+    }
+    let unidentified = keys.iter().any(|k| k.starts_with(UNIDENTIFIED));
+    for (name, raw) in old {
+        let may_hold = unidentified || keys.iter().any(|k| raw.contains(k.as_str()));
+        if new.get(name) == Some(raw) && may_hold {
+            let mut same = BTreeMap::new();
+            add_states(&mut same, name, raw, |k| keys.contains(k));
+            for (key, states) in same {
+                a.entry(key.clone())
+                    .or_default()
+                    .extend(states.iter().cloned());
+                b.entry(key).or_default().extend(states);
+            }
+        }
+    }
+    // File order, as `fact_map` gives it (the sort is stable: a file's facts keep their order).
+    for states in a.values_mut().chain(b.values_mut()) {
+        states.sort_by(|x, y| x.file.cmp(&y.file));
+    }
+    (a, b, context)
 }
 
 /// Fact-level changes from `old` to `new`: empty exactly when both hold the same facts, each as
 /// often. Giving an id to a fact without one (same text and metadata) and reformatting metadata
 /// are not changes.
 pub fn changes(old: &Files, new: &Files) -> Vec<FactChange> {
-    let (a, b) = (fact_map(old), fact_map(new));
+    diff(old, new).changes
+}
+
+/// The changes from the fact states `a` to `b`.
+fn changes_between(a: &States, b: &States) -> Vec<FactChange> {
     let none: Vec<FactState> = Vec::new();
     let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
     let mut out = Vec::new();
     for key in keys {
         let (before, after) = (a.get(key).unwrap_or(&none), b.get(key).unwrap_or(&none));
-        if before == after || is_stamping(key, &a, &b) {
+        if before == after || is_stamping(key, a, b) {
             continue;
         }
         let kind = match (before.len(), after.len()) {
@@ -252,7 +334,49 @@ mod tests {
             summary,
             [("f-2", ChangeKind::Removed), ("f-4", ChangeKind::Added)]
         );
-        assert_eq!(context_text(&old)["a.md"], "# A\n");
+        assert_eq!(diff(&old, &new).context, ["a.md"]);
+        assert_eq!(diff(&old, &old).context, Vec::<String>::new());
+    }
+
+    proptest::proptest! {
+        /// Reading only the files that differ (and the unchanged ones that may hold their ids)
+        /// finds what comparing every fact and all the text around them on both sides finds.
+        #[test]
+        fn changes_read_only_what_differs(
+            old in proptest::collection::vec(proptest::collection::vec(0..12usize, 0..5), 0..4),
+            new in proptest::collection::vec(proptest::collection::vec(0..12usize, 0..5), 0..4),
+        ) {
+            // Small pools, so that ids repeat, move between files and lose or gain their id.
+            let line = |i: usize| match i {
+                0..4 => format!("- **f-{}** Fact {}.\n", i % 2, i / 2),
+                4..8 => format!("- Plain {}.\n", i % 2),
+                8..10 => format!("- **f-{i}** Plain {}.\n", i % 2),
+                _ => format!("Note {i}.\n"),
+            };
+            let side = |picks: &Vec<Vec<usize>>| -> Files {
+                picks
+                    .iter()
+                    .enumerate()
+                    .map(|(n, lines)| (format!("{n}.md"), lines.iter().map(|&i| line(i)).collect()))
+                    .collect()
+            };
+            let (old, new) = (side(&old), side(&new));
+            let found = diff(&old, &new);
+            proptest::prop_assert_eq!(
+                found.changes,
+                changes_between(&fact_map(&old), &fact_map(&new))
+            );
+            let around = |files: &Files| -> BTreeMap<String, String> {
+                files
+                    .iter()
+                    .map(|(n, raw)| (n.clone(), FactFile::parse(raw).unwrap().text_blocks().collect()))
+                    .collect()
+            };
+            let (x, y) = (around(&old), around(&new));
+            let context: BTreeSet<&String> =
+                x.keys().chain(y.keys()).filter(|n| x.get(*n) != y.get(*n)).collect();
+            proptest::prop_assert_eq!(found.context.iter().collect::<BTreeSet<_>>(), context);
+        }
     }
 
     fn decision(ops: &[(&str, &[&str])]) -> Recorded {

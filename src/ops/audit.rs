@@ -41,6 +41,8 @@ pub struct Signatures {
 struct Judged {
     range: Range,
     fork: Option<gix::ObjectId>,
+    /// How many commits the range has; `commits` holds those that decide or change the ledger.
+    count: usize,
     commits: Vec<Examined>,
     audit: Audit,
     signatures: Option<Signatures>,
@@ -48,8 +50,8 @@ struct Judged {
 
 fn judge(ws: &Workspace, range: Option<&str>) -> Result<Judged> {
     let range = resolve_range(&ws.repo, range)?;
-    let commits = examine(&ws.repo, &range)?;
-    let fork = fork_point(&ws.repo, &range)?;
+    let walked = examine(&ws.repo, &range)?;
+    let fork = fork_point(&ws.repo, &range, &walked)?;
     let at_head = text_at(&ws.repo, range.head, paths::ALLOWED_SIGNERS)?;
     let at_fork = match fork {
         Some(f) => text_at(&ws.repo, f, paths::ALLOWED_SIGNERS)?,
@@ -61,7 +63,7 @@ fn judge(ws: &Workspace, range: Option<&str>) -> Result<Judged> {
         _ => (None, None),
     };
     let signers = text.map(|t| AllowedSigners::parse(t));
-    let audit = audit(&commits, signers.as_ref());
+    let audit = audit(&walked.examined, signers.as_ref());
     let signatures = signers.zip(from).map(|(s, from)| Signatures {
         from: from.to_string(),
         keys: s.signers.len(),
@@ -71,7 +73,8 @@ fn judge(ws: &Workspace, range: Option<&str>) -> Result<Judged> {
     Ok(Judged {
         range,
         fork,
-        commits,
+        count: walked.count,
+        commits: walked.examined,
         audit,
         signatures,
     })
@@ -83,7 +86,7 @@ pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
     let j = judge(ws, range)?;
     Ok(Verification {
         range: j.range.label,
-        commits: j.commits.len(),
+        commits: j.count,
         decisions: j.commits.iter().filter(|c| c.decision.is_some()).count(),
         violations: j.audit.violations,
         notes: j.audit.notes,

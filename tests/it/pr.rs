@@ -711,3 +711,46 @@ fn base_commit(repo: &Repo) -> String {
         .trim()
         .to_owned()
 }
+
+#[test]
+fn diff_against_a_base_that_moved_on_starts_at_the_merge_base() {
+    let repo = Repo::committed();
+    let fork = repo.head();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let ours = approve(
+        &repo,
+        &[
+            "add",
+            "-f",
+            "architecture",
+            "The branch adds this.",
+            "--reason",
+            "r",
+        ],
+    );
+    repo.git(&["checkout", "-q", "main"]);
+    let theirs = approve(
+        &repo,
+        &[
+            "add",
+            "-f",
+            "architecture",
+            "Main moved on with that.",
+            "--reason",
+            "r",
+        ],
+    );
+    repo.git(&["checkout", "-q", "feature"]);
+    let net = repo.json(&["diff", "main..feature", "--json"]);
+    assert_eq!(net["base"], fork.as_str(), "{net:#}");
+    let facts: Vec<&str> = net["facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fact"].as_str().unwrap())
+        .collect();
+    assert_eq!(facts, [ours.as_str()], "not {theirs}: {net:#}");
+    // Grown straight from its base, the range forks at the base itself.
+    let net = repo.json(&["diff", &format!("{fork}..feature"), "--json"]);
+    assert_eq!(net["base"], fork.as_str());
+}
