@@ -13,9 +13,12 @@ use crate::model::text::{normalize, one_line, Words};
 use crate::model::time::Timestamp;
 
 /// The proposal files of `.ledger/proposals/`, oldest first.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Queue {
+    /// The entries, back to back from `start` (what comes before is the caller's, such as the
+    /// header of the file the queue was read from, kept to spare a copy).
     bytes: Vec<u8>,
+    start: usize,
     /// Where each entry is in `bytes`, in review order.
     entries: Vec<Range<usize>>,
 }
@@ -88,6 +91,15 @@ impl PendingProposal {
     }
 }
 
+/// Queues are equal when they hold the same entries, wherever their buffers start.
+impl PartialEq for Queue {
+    fn eq(&self, other: &Queue) -> bool {
+        self.bytes() == other.bytes() && self.len() == other.len()
+    }
+}
+
+impl Eq for Queue {}
+
 impl Queue {
     /// The queue of `entries`, put in review order: oldest first, then by id, then by name.
     pub fn new(entries: impl IntoIterator<Item = Pending>) -> Queue {
@@ -109,14 +121,15 @@ impl Queue {
 
     /// The encoded entries, as [`Queue::decode`] reads them.
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+        &self.bytes[self.start..]
     }
 
-    /// The queue encoded in `bytes`; `None` unless they are entries as [`Queue::bytes`] gives
-    /// them, in review order.
-    pub fn decode(bytes: Vec<u8>) -> Option<Queue> {
+    /// The queue encoded in `bytes` from `start` on; `None` unless that is entries as
+    /// [`Queue::bytes`] gives them, in review order.
+    pub fn decode(bytes: Vec<u8>, start: usize) -> Option<Queue> {
         let mut entries = Vec::new();
         let mut r = Reader::new(&bytes);
+        r.at = start;
         let mut previous: Option<EntryRef> = None;
         while !r.is_empty() {
             let start = r.at;
@@ -127,7 +140,11 @@ impl Queue {
             previous = Some(entry);
             entries.push(start..r.at);
         }
-        Some(Queue { bytes, entries })
+        Some(Queue {
+            bytes,
+            start,
+            entries,
+        })
     }
 
     /// Every file, oldest first.
@@ -171,10 +188,35 @@ impl Queue {
 #[derive(Default)]
 pub struct QueueBuilder {
     bytes: Vec<u8>,
+    start: usize,
     entries: Vec<Range<usize>>,
+    /// How many of the first entries are known to be in review order.
+    ordered: usize,
 }
 
 impl QueueBuilder {
+    /// Starts with the entries of `queue` that `keep` accepts, in their order. When it keeps
+    /// them all (a queue that only grew), the queue's buffer is taken over, not copied.
+    pub fn keeping(queue: Queue, mut keep: impl FnMut(EntryRef<'_>) -> bool) -> QueueBuilder {
+        let kept: Vec<bool> = queue.entries().map(&mut keep).collect();
+        let mut b = if kept.iter().all(|k| *k) {
+            QueueBuilder {
+                bytes: queue.bytes,
+                start: queue.start,
+                entries: queue.entries,
+                ordered: 0,
+            }
+        } else {
+            let mut b = QueueBuilder::default();
+            for (e, _) in queue.entries().zip(&kept).filter(|(_, k)| **k) {
+                b.push_entry(e);
+            }
+            b
+        };
+        b.ordered = b.entries.len();
+        b
+    }
+
     pub fn push(&mut self, e: &Pending) {
         let start = self.bytes.len();
         let mut w = Writer(&mut self.bytes);
@@ -215,15 +257,25 @@ impl QueueBuilder {
     }
 
     pub fn finish(self) -> Queue {
-        let QueueBuilder { bytes, entries } = self;
+        let QueueBuilder {
+            bytes,
+            start,
+            entries,
+            ordered,
+        } = self;
         let key = |r: &Range<usize>| {
             EntryRef::read(&mut Reader::new(&bytes[r.clone()]))
                 .expect("built")
                 .order_key()
         };
         // Usually only the newest files are new: a queue that is still in order is kept as is.
-        if entries.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
-            return Queue { bytes, entries };
+        let unchecked = &entries[ordered.saturating_sub(1)..];
+        if unchecked.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+            return Queue {
+                bytes,
+                start,
+                entries,
+            };
         }
         let mut keyed: Vec<_> = entries.iter().map(|r| (key(r), r.clone())).collect();
         keyed.sort_by(|a, b| a.0.cmp(&b.0));
@@ -236,6 +288,7 @@ impl QueueBuilder {
         }
         Queue {
             bytes: sorted,
+            start: 0,
             entries: ranges,
         }
     }
@@ -579,6 +632,46 @@ mod tests {
     }
 
     #[test]
+    fn a_queue_grows_in_place_and_is_reordered_when_it_must_be() {
+        let limits = Limits {
+            max_fact_chars: 100,
+            files: vec!["pitfalls.md".into()],
+        };
+        let p = |n: u8| {
+            proposal(
+                &format!("20261122T10000{n}Z-aaaaaaa{n}"),
+                &format!("2026-11-22T10:00:0{n}Z"),
+                &format!("Statement {n}."),
+            )
+        };
+        let ids = |q: &Queue| q.parsed().map(|p| p.id().to_owned()).collect::<Vec<_>>();
+        let header = b"header".to_vec();
+        let mut file = header.clone();
+        file.extend_from_slice(Queue::of([&p(1), &p(3)], &limits).bytes());
+        let decoded = Queue::decode(file, header.len()).unwrap();
+        // Kept whole and grown at its end: the buffer is taken over, header and all.
+        let mut grown = QueueBuilder::keeping(decoded.clone(), |_| true);
+        grown.push(&Pending {
+            name: p(5).file_name(),
+            stamp: 0,
+            proposal: Some(PendingProposal::of(&p(5), &limits)),
+        });
+        let grown = grown.finish();
+        assert_eq!(grown.start, header.len());
+        assert_eq!(grown, Queue::of([&p(1), &p(3), &p(5)], &limits));
+        // One dropped, and an older one arriving late: copied, then sorted.
+        let mut b = QueueBuilder::keeping(decoded, |e| e.name() != p(1).file_name());
+        b.push(&Pending {
+            name: p(2).file_name(),
+            stamp: 0,
+            proposal: Some(PendingProposal::of(&p(2), &limits)),
+        });
+        let q = b.finish();
+        assert_eq!(q.start, 0);
+        assert_eq!(ids(&q), [p(2).id, p(3).id]);
+    }
+
+    #[test]
     fn decodes_what_it_encodes_and_nothing_else() {
         let limits = Limits {
             max_fact_chars: 100,
@@ -600,11 +693,11 @@ mod tests {
                     proposal: Some(PendingProposal::of(&a, &limits)),
                 }]),
         );
-        let back = Queue::decode(q.bytes().to_vec()).unwrap();
+        let back = Queue::decode(q.bytes().to_vec(), 0).unwrap();
         assert_eq!(back, q);
         assert_eq!(back.len(), 3);
         for cut in 1..q.bytes().len() {
-            let decoded = Queue::decode(q.bytes()[..cut].to_vec());
+            let decoded = Queue::decode(q.bytes()[..cut].to_vec(), 0);
             assert!(decoded.is_none_or(|d| d.len() < 3), "cut at {cut}");
         }
         // Entries out of review order are refused.
@@ -612,6 +705,6 @@ mod tests {
         let entries: Vec<_> = q.entries().collect();
         swapped.extend_from_slice(entries[1].raw);
         swapped.extend_from_slice(entries[0].raw);
-        assert!(Queue::decode(swapped).is_none());
+        assert!(Queue::decode(swapped, 0).is_none());
     }
 }

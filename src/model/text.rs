@@ -5,14 +5,27 @@
 /// spacing do not make two statements different.
 pub fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for word in text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        if !out.is_empty() {
+    let mut between = false;
+    // One pass, ASCII without Unicode tables: every fact is normalised when a ledger is indexed.
+    for c in text.chars() {
+        let word = if c.is_ascii() {
+            c.is_ascii_alphanumeric()
+        } else {
+            c.is_alphanumeric()
+        };
+        if !word {
+            between = true;
+            continue;
+        }
+        if between && !out.is_empty() {
             out.push(' ');
         }
-        out.extend(word.chars().flat_map(char::to_lowercase));
+        between = false;
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
     }
     out
 }
@@ -134,6 +147,20 @@ pub fn most_similar<T>(scored: impl IntoIterator<Item = (f64, T)>, limit: usize)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The one-pass form says what its definition says: words split on anything that is not
+        /// alphanumeric, lowercased character by character, joined by one space.
+        #[test]
+        fn normalisation_is_lowercased_words_joined_by_spaces(text in "\\PC{0,40}|[a-zA-Z0-9 .,*_-]{0,40}") {
+            let words: Vec<String> = text
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(|w| w.chars().flat_map(char::to_lowercase).collect())
+                .collect();
+            proptest::prop_assert_eq!(normalize(&text), words.join(" "));
+        }
+    }
 
     #[test]
     fn normalisation_ignores_case_punctuation_and_spacing() {

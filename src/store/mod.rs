@@ -287,14 +287,14 @@ impl Store {
         let dir = self.path(paths::PROPOSALS);
         let names = file::list_dir(&dir, ".json")?;
         let mut out = read_proposals(&dir, &names)?;
-        out.sort_by(|a, b| {
-            let key = |p: &LoadedProposal| {
-                p.proposal
-                    .as_ref()
-                    .ok()
-                    .map(|p| (p.created(), p.id.clone()))
-            };
-            key(a).cmp(&key(b)).then_with(|| a.path.cmp(&b.path))
+        // Each key once: parsing the times in every comparison was a tenth of `review list`.
+        out.sort_by_cached_key(|p| {
+            let created = p
+                .proposal
+                .as_ref()
+                .ok()
+                .map(|p| (p.created(), p.id.clone()));
+            (created, p.path.clone())
         });
         Ok(out)
     }

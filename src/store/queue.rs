@@ -20,6 +20,9 @@ use crate::model::queue::{Pending, PendingProposal, Queue, QueueBuilder, Reader,
 use crate::store::{file, read_proposals, Result, Store};
 
 const MAGIC: &[u8; 12] = b"mneme-queue\n";
+/// Raised when the layout or what makes a proposal valid changes between releases of one
+/// version (2: a repeated key makes a proposal invalid).
+const REVISION: usize = 2;
 
 /// How long after a change a directory may change again without its times changing: a clock
 /// tick (at most 10 ms on Linux) where times have sub-second parts, else two seconds (FAT).
@@ -65,18 +68,21 @@ impl Store {
             (lister.join().expect("directory lister panicked"), cached)
         });
         let mut listed: HashMap<String, u64> = listed?.into_iter().collect();
-        // Known files go in the index's order, which is review order, so it need not be sorted.
-        let mut builder = QueueBuilder::default();
+        // Known files stay in the index's order, which is review order, so it need not be sorted.
         let mut changes = 0;
-        for entry in cached.iter().flat_map(|i| i.queue.entries()) {
-            match listed.remove(entry.name()) {
-                Some(ino) if ino == entry.stamp => builder.push_entry(entry),
-                Some(again) => {
-                    listed.insert(entry.name().to_owned(), again);
+        let mut builder = match cached {
+            Some(index) => QueueBuilder::keeping(index.queue, |entry| {
+                match listed.remove(entry.name()) {
+                    Some(ino) if ino == entry.stamp => return true,
+                    Some(again) => {
+                        listed.insert(entry.name().to_owned(), again);
+                    }
+                    None => changes += 1,
                 }
-                None => changes += 1,
-            }
-        }
+                false
+            }),
+            None => QueueBuilder::default(),
+        };
         changes += listed.len();
         let (unread, stamps): (Vec<_>, Vec<_>) = listed
             .into_iter()
@@ -193,8 +199,8 @@ fn nanos(t: SystemTime) -> i128 {
     }
 }
 
-/// What an index must have been built with to be used: this version of mneme (the layout may
-/// change between versions) and the limits validity was judged under.
+/// What an index must have been built with to be used: this version and revision of mneme (the
+/// layout and the rules may change between them) and the limits validity was judged under.
 struct Header(Vec<u8>);
 
 impl Header {
@@ -203,6 +209,7 @@ impl Header {
         let mut w = Writer(&mut bytes);
         w.bytes(MAGIC);
         w.str(env!("CARGO_PKG_VERSION"));
+        w.u32(REVISION);
         w.u64(limits.max_fact_chars as u64);
         w.u32(limits.files.len());
         for f in &limits.files {
@@ -253,11 +260,10 @@ impl Index {
             return None;
         }
         let (status, built, entries) = Index::stamp(&bytes, header)?;
-        bytes.drain(..entries);
         Some(Index {
             status,
             built,
-            queue: Queue::decode(bytes)?,
+            queue: Queue::decode(bytes, entries)?,
         })
     }
 }

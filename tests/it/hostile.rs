@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::common::{error_code, json, Repo};
 
 /// Each case and a piece of the reason it must be refused with.
-const CASES: [(&str, &str); 25] = [
+const CASES: [(&str, &str); 26] = [
     ("ansi-text", "control characters"),
     ("ansi-reason", "control characters"),
     ("ansi-agent", "one line without control characters"),
@@ -31,6 +31,7 @@ const CASES: [(&str, &str); 25] = [
     ("empty-reason", "reason: empty"),
     ("padded-text", "not in the form"),
     ("wrong-types", "invalid type"),
+    ("duplicate-key", "duplicate field `reason`"),
     ("not-json", "EOF"),
     ("invalid-utf8", "not valid UTF-8"),
     ("schema-2", "schema 2 is not supported"),
