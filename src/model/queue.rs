@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use crate::model::proposal::{Limits, Proposal};
+use crate::model::proposal::{is_proposal_id, Limits, Proposal};
 use crate::model::text::{normalize, one_line, Words};
 use crate::model::time::Timestamp;
 
@@ -181,6 +181,64 @@ impl Queue {
     pub fn proposing(&self, normalized: &str) -> Option<PendingRef<'_>> {
         self.parsed()
             .find(|p| p.texts().any(|t| t.normalized == normalized.as_bytes()))
+    }
+}
+
+/// What `context` shows of a queue, kept apart in the index so that it is read without the
+/// rest: how many proposals are valid and invalid, and the newest valid ones' file names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueueSummary {
+    pub valid: usize,
+    pub invalid: usize,
+    /// Newest first.
+    pub newest: Vec<String>,
+}
+
+impl QueueSummary {
+    /// The summary of `queue` with at most `newest` names.
+    pub fn of(queue: &Queue, newest: usize) -> QueueSummary {
+        let valid = queue.valid().count();
+        QueueSummary {
+            valid,
+            invalid: queue.len() - valid,
+            newest: queue
+                .valid()
+                .rev()
+                .take(newest)
+                .map(|p| p.file_name())
+                .collect(),
+        }
+    }
+
+    pub(crate) fn write(&self, w: &mut Writer) {
+        w.u64(self.valid as u64);
+        w.u64(self.invalid as u64);
+        w.u32(self.newest.len());
+        for name in &self.newest {
+            w.str(name);
+        }
+    }
+
+    /// `None` unless `bytes` are exactly a summary whose names are proposal file names.
+    pub(crate) fn read(bytes: &[u8]) -> Option<QueueSummary> {
+        let mut r = Reader::new(bytes);
+        let valid = usize::try_from(r.u64()?).ok()?;
+        let invalid = usize::try_from(r.u64()?).ok()?;
+        let n = r.u32()?;
+        let mut newest = Vec::new();
+        for _ in 0..n {
+            let name = std::str::from_utf8(r.field()?).ok()?;
+            let id = name.strip_suffix(".json")?;
+            if !is_proposal_id(id) {
+                return None;
+            }
+            newest.push(name.to_owned());
+        }
+        r.is_empty().then_some(QueueSummary {
+            valid,
+            invalid,
+            newest,
+        })
     }
 }
 
@@ -547,13 +605,13 @@ impl<'a> Reader<'a> {
     fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
-    fn u64(&mut self) -> Option<u64> {
+    pub(crate) fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
     pub(crate) fn i128(&mut self) -> Option<i128> {
         Some(i128::from_le_bytes(self.take(16)?.try_into().ok()?))
     }
-    fn field(&mut self) -> Option<&'a [u8]> {
+    pub(crate) fn field(&mut self) -> Option<&'a [u8]> {
         let len = self.u32()? as usize;
         self.take(len)
     }

@@ -1,7 +1,6 @@
 //! `context`: what an agent reads at session start.
 
 use crate::model::paths;
-use crate::model::queue::PendingRef;
 use crate::model::views::{Context, ProposalLine, Proposals, CONTEXT_PROPOSALS};
 use crate::ops::{now, tasks, Notes, Result, Workspace};
 use crate::store::{self, write_atomic};
@@ -26,20 +25,19 @@ pub fn take_compacted(ws: &Workspace, runtime: &str) -> Result<bool> {
 pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
     let ledger = ws.store.load()?;
     let limits = ledger.limits();
-    let queue = ws.store.queue(&limits)?;
+    let summary = ws.store.queue_summary(&limits)?;
     let now = now();
     // Only valid proposals are shown to agents, the newest few in full; the others are counted.
-    let newest: Vec<_> = queue.valid().rev().take(CONTEXT_PROPOSALS).collect();
     let items = ws
         .store
-        .read_pending(newest.iter().map(PendingRef::file_name))?
+        .read_pending(summary.newest.into_iter().take(CONTEXT_PROPOSALS))?
         .iter()
         .filter(|p| p.validate(&limits).is_ok())
         .map(|p| ProposalLine::new(p, now))
         .collect();
     let proposals = Proposals {
-        count: queue.valid().count(),
-        invalid: queue.invalid(),
+        count: summary.valid,
+        invalid: summary.invalid,
         items,
     };
     let tasks = tasks::load(ws, notes)?;

@@ -11,18 +11,22 @@
 //! unreadable, when another version wrote it, or when the limits proposals are judged by change.
 
 use std::collections::HashMap;
+use std::io::Read as _;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::model::paths;
 use crate::model::proposal::{Limits, Proposal};
-use crate::model::queue::{Pending, PendingProposal, Queue, QueueBuilder, Reader, Writer};
+use crate::model::queue::{
+    Pending, PendingProposal, Queue, QueueBuilder, QueueSummary, Reader, Writer,
+};
+use crate::model::views::CONTEXT_PROPOSALS;
 use crate::store::{file, read_proposals, Result, Store};
 
 const MAGIC: &[u8; 12] = b"mneme-queue\n";
 /// Raised when the layout or what makes a proposal valid changes between releases of one
-/// version (2: a repeated key makes a proposal invalid).
-const REVISION: usize = 2;
+/// version (2: a repeated key makes a proposal invalid; 3: the summary).
+const REVISION: usize = 3;
 
 /// How long after a change a directory may change again without its times changing: a clock
 /// tick (at most 10 ms on Linux) where times have sub-second parts, else two seconds (FAT).
@@ -37,6 +41,22 @@ impl Store {
     /// from the files, refreshing the index.
     pub fn queue(&self, limits: &Limits) -> Result<Queue> {
         self.read_queue(limits, true)
+    }
+
+    /// What `context` shows of the queue: from the index's summary alone (a few hundred bytes
+    /// read, not the whole index) where the index is current, else from the whole queue.
+    pub fn queue_summary(&self, limits: &Limits) -> Result<QueueSummary> {
+        let Some(status) = DirStatus::of(&self.path(paths::PROPOSALS)) else {
+            return Ok(QueueSummary::default());
+        };
+        let header = Header::new(limits);
+        let prefix = read_prefix(&self.git_dir.join(paths::QUEUE_INDEX), &header);
+        if let Some(stamp) = prefix.filter(|s| s.current(status)) {
+            if let Some(summary) = stamp.summary {
+                return Ok(summary);
+            }
+        }
+        Ok(QueueSummary::of(&self.queue(limits)?, CONTEXT_PROPOSALS))
     }
 
     /// Rebuilds the queue index from every proposal file, for a hand edit that kept its file.
@@ -54,8 +74,7 @@ impl Store {
         let header = Header::new(limits);
         let bytes = std::fs::read(&index_path).ok().filter(|_| trust_index);
         let stamped = bytes.as_deref().and_then(|b| Index::stamp(b, &header));
-        let unchanged_dir = stamped.is_some_and(|(s, _, _)| s == status);
-        if unchanged_dir && stamped.is_some_and(|(_, built, _)| !status.racy(built)) {
+        if stamped.is_some_and(|s| s.current(status)) {
             if let Some(index) = bytes.and_then(|b| Index::decode(b, &header)) {
                 return Ok(index.queue);
             }
@@ -219,36 +238,90 @@ impl Header {
     }
 }
 
-/// The index file: header, directory status, build time, the queue's entries (each stamped with
-/// the inode of its file), then a checksum of all that.
+/// The index file: header, directory status, build time, the summary with its own checksum,
+/// the queue's entries (each stamped with the inode of its file), then a checksum of all that.
 struct Index {
     status: DirStatus,
     built: SystemTime,
     queue: Queue,
 }
 
+/// What an index says before its entries.
+struct Stamp {
+    status: DirStatus,
+    built: SystemTime,
+    /// `None` when it does not match its checksum.
+    summary: Option<QueueSummary>,
+    /// Where the entries start.
+    entries: usize,
+}
+
+impl Stamp {
+    /// Whether the index describes the directory as it is now `status`: unchanged since, and
+    /// built long enough after its last change that a later change would have moved its times.
+    fn current(&self, status: DirStatus) -> bool {
+        self.status == status && !status.racy(self.built)
+    }
+}
+
+/// The fixed-size part of an index after its header: three status fields, the build time and
+/// the summary's length.
+const STAMP_LEN: usize = 4 * 16 + 4;
+
+/// Summaries are a few hundred bytes: a longer one is not read.
+const MAX_SUMMARY: usize = 64 * 1024;
+
+/// The stamp of the index at `path` built with `header`, reading only as far as the summary.
+fn read_prefix(path: &Path, header: &Header) -> Option<Stamp> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let fixed = header.0.len() + STAMP_LEN;
+    let mut bytes = vec![0; fixed];
+    file.read_exact(&mut bytes).ok()?;
+    let len = u32::from_le_bytes(bytes[fixed - 4..].try_into().ok()?) as usize;
+    if len > MAX_SUMMARY {
+        return None;
+    }
+    bytes.resize(fixed + len + 8, 0);
+    file.read_exact(&mut bytes[fixed..]).ok()?;
+    Index::stamp(&bytes, header)
+}
+
 impl Index {
     fn encode(&self, header: &Header) -> Vec<u8> {
+        let mut summary = Vec::new();
+        QueueSummary::of(&self.queue, CONTEXT_PROPOSALS).write(&mut Writer(&mut summary));
         let mut bytes = header.0.clone();
         let mut w = Writer(&mut bytes);
         for f in self.status.fields() {
             w.i128(f);
         }
         w.i128(nanos(self.built));
+        w.u32(summary.len());
+        w.bytes(&summary);
+        w.u64(checksum(&summary));
         w.bytes(self.queue.bytes());
         let sum = checksum(&bytes);
         Writer(&mut bytes).u64(sum);
         bytes
     }
 
-    /// The directory status and build time of an index built with `header`, read without
-    /// checking the rest, and where its entries start.
-    fn stamp(bytes: &[u8], header: &Header) -> Option<(DirStatus, SystemTime, usize)> {
+    /// What an index built with `header` says before its entries, read without checking the
+    /// rest.
+    fn stamp(bytes: &[u8], header: &Header) -> Option<Stamp> {
         let body = bytes.strip_prefix(header.0.as_slice())?;
         let mut r = Reader::new(body);
         let status = DirStatus::from_fields([r.i128()?, r.i128()?, r.i128()?])?;
         let built = UNIX_EPOCH + Duration::from_nanos(u64::try_from(r.i128()?).ok()?);
-        Some((status, built, header.0.len() + r.position()))
+        let summary = r.field()?;
+        let sum = r.u64()?;
+        Some(Stamp {
+            status,
+            built,
+            summary: (checksum(summary) == sum)
+                .then(|| QueueSummary::read(summary))
+                .flatten(),
+            entries: header.0.len() + r.position(),
+        })
     }
 
     /// `None` unless `bytes` is a whole index built with `header`.
@@ -259,11 +332,11 @@ impl Index {
         if checksum(&bytes) != sum {
             return None;
         }
-        let (status, built, entries) = Index::stamp(&bytes, header)?;
+        let stamp = Index::stamp(&bytes, header)?;
         Some(Index {
-            status,
-            built,
-            queue: Queue::decode(bytes, entries)?,
+            status: stamp.status,
+            built: stamp.built,
+            queue: Queue::decode(bytes, stamp.entries)?,
         })
     }
 }
@@ -330,5 +403,40 @@ mod tests {
         for cut in [0, 1, bytes.len() / 2, bytes.len() - 1] {
             assert!(Index::decode(bytes[..cut].to_vec(), &header).is_none());
         }
+
+        // The summary is read from the file's first bytes alone, and only as it was written.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("idx");
+        std::fs::write(&path, &bytes).unwrap();
+        let stamp = read_prefix(&path, &header).unwrap();
+        let summary = QueueSummary::of(&index.queue, CONTEXT_PROPOSALS);
+        assert_eq!(summary.newest, [format!("{}.json", p.id)]);
+        assert_eq!(stamp.summary, Some(summary));
+        let summary_at = header.0.len() + STAMP_LEN;
+        let mut flipped = bytes.clone();
+        flipped[summary_at] ^= 1;
+        std::fs::write(&path, &flipped).unwrap();
+        assert_eq!(read_prefix(&path, &header).unwrap().summary, None);
+        std::fs::write(&path, &bytes[..summary_at + 3]).unwrap();
+        assert!(read_prefix(&path, &header).is_none());
+    }
+
+    #[test]
+    fn a_summary_names_only_proposal_files() {
+        let mut bytes = Vec::new();
+        let summary = QueueSummary {
+            valid: 1,
+            invalid: 0,
+            newest: vec!["../../escape.json".into()],
+        };
+        summary.write(&mut Writer(&mut bytes));
+        assert_eq!(QueueSummary::read(&bytes), None);
+        let mut bytes = Vec::new();
+        let summary = QueueSummary {
+            newest: vec!["20261122T100000Z-aaaaaaaa.json".into()],
+            ..summary
+        };
+        summary.write(&mut Writer(&mut bytes));
+        assert_eq!(QueueSummary::read(&bytes), Some(summary));
     }
 }
