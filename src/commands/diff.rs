@@ -125,7 +125,7 @@ fn text(s: &NetSummary) -> String {
             );
             out.push_str(&old_new("    ", f.before.as_deref(), f.after.as_deref()));
             for step in &f.steps {
-                let line = step_line(step);
+                let line = step_line(step, Form::Plain);
                 let style = if step.how == How::Approved { DIM } else { WARN };
                 let _ = writeln!(out, "    {}", paint(style, esc1(&line)));
             }
@@ -167,39 +167,117 @@ fn text(s: &NetSummary) -> String {
 
 /// `add proposed by claude, approved by Grace (edited) · why · evidence: … · 1a2b3c4d5e`, or the
 /// unreviewed commit or merge that wrote the text.
-fn step_line(step: &Step) -> String {
-    let commit = short(&step.commit);
+/// How a step is written: plain for a terminal (the caller escapes the whole line), or
+/// Markdown with links for a pull request.
+#[derive(Clone, Copy)]
+enum Form<'a> {
+    Plain,
+    Markdown(&'a Links<'a>),
+}
+
+impl Form<'_> {
+    /// Text from history.
+    fn text(self, s: &str) -> String {
+        match self {
+            Form::Plain => s.to_owned(),
+            Form::Markdown(_) => md(&esc1(s)),
+        }
+    }
+
+    fn emphasis(self, s: &str) -> String {
+        match self {
+            Form::Plain => s.to_owned(),
+            Form::Markdown(_) => format!("_{}_", self.text(s)),
+        }
+    }
+
+    fn strong(self, s: &str) -> String {
+        match self {
+            Form::Plain => s.to_owned(),
+            Form::Markdown(_) => format!("**{s}**"),
+        }
+    }
+
+    /// What a reader must not miss, ahead of the line.
+    fn warning(self, s: &str) -> String {
+        match self {
+            Form::Plain => format!("{}:", s.to_uppercase()),
+            Form::Markdown(_) => format!("**{s}**"),
+        }
+    }
+
+    fn quote(self, s: &str) -> String {
+        match self {
+            Form::Plain => format!("\"{s}\""),
+            Form::Markdown(_) => self.emphasis(s),
+        }
+    }
+
+    fn commit(self, id: &str) -> String {
+        match self {
+            Form::Plain => short(id).to_owned(),
+            Form::Markdown(links) => links.commit(id),
+        }
+    }
+
+    fn evidence(self, e: &str) -> String {
+        match self {
+            Form::Plain => e.to_owned(),
+            Form::Markdown(links) => links.evidence(e),
+        }
+    }
+
+    /// A remark after the line: on it in a terminal, a nested item in Markdown.
+    fn aside(self, s: &str) -> String {
+        match self {
+            Form::Plain => format!(" · {s}"),
+            Form::Markdown(_) => format!("\n    - {s}"),
+        }
+    }
+}
+
+/// One step of a fact's history: who proposed and approved it and why, or the commit that
+/// changed it without review.
+fn step_line(step: &Step, form: Form<'_>) -> String {
+    let commit = form.commit(&step.commit);
+    let author = || form.text(step.author.as_deref().unwrap_or("unknown"));
     match step.how {
         How::Approved => {
             let mut line = format!(
                 "{} proposed by {}, approved by {}",
                 step.op.unwrap_or("change"),
-                step.proposed_by.as_deref().unwrap_or("unknown"),
-                step.approved_by.as_deref().unwrap_or("unknown")
+                form.text(step.proposed_by.as_deref().unwrap_or("unknown")),
+                form.text(step.approved_by.as_deref().unwrap_or("unknown"))
             );
             if step.edited {
-                line.push_str(" (edited by the reviewer)");
+                let _ = write!(line, " {}", form.strong("(edited by the reviewer)"));
             }
             if let Some(reason) = &step.reason {
-                line.push_str(&format!(" · {}", first_line(reason)));
+                let _ = write!(line, " · {}", form.emphasis(&first_line(reason)));
             }
             if !step.evidence.is_empty() {
-                line.push_str(&format!(" · evidence: {}", step.evidence.join(", ")));
+                let evidence: Vec<String> =
+                    step.evidence.iter().map(|e| form.evidence(e)).collect();
+                let _ = write!(line, " · evidence: {}", evidence.join(", "));
             }
+            let _ = write!(line, " · {commit}");
             if let Some(agent) = &step.agent_text {
-                line.push_str(&format!(" · the agent proposed: {}", one_line(agent)));
+                let proposed = format!("the agent proposed: {}", form.text(&one_line(agent)));
+                line.push_str(&form.aside(&proposed));
             }
-            format!("{line} · {commit}")
+            line
         }
         How::Unreviewed => format!(
-            "UNREVIEWED: {commit} \"{}\" by {}",
-            step.subject,
-            step.author.as_deref().unwrap_or("unknown")
+            "{} {commit} {} by {}",
+            form.warning("unreviewed"),
+            form.quote(&step.subject),
+            author()
         ),
         How::Merge => format!(
-            "WRITTEN IN A MERGE: {commit} \"{}\" by {} (in neither parent)",
-            step.subject,
-            step.author.as_deref().unwrap_or("unknown")
+            "{} {commit} {} by {} (in neither parent)",
+            form.warning("written while resolving a merge"),
+            form.quote(&step.subject),
+            author()
         ),
     }
 }
@@ -385,13 +463,33 @@ fn markdown(s: &NetSummary, links: &Links<'_>) -> String {
 /// One fact: its text before and after, and a line per commit that changed it.
 fn fact_markdown(f: &FactNet, links: &Links<'_>) -> String {
     let flag = if f.unreviewed { " ⚠️" } else { "" };
-    let replaced = f
-        .replaced_by
-        .as_ref()
+    let mut out = format!("- {} · {}", code(&f.fact), code(&f.file));
+    out.push_str(&change_markdown(
+        f.replaced_by.as_deref(),
+        flag,
+        f.before.as_deref(),
+        f.after.as_deref(),
+    ));
+    for step in &f.steps {
+        let line = step_line(step, Form::Markdown(links));
+        let _ = writeln!(out, "  - {line}");
+    }
+    out
+}
+
+/// The rest of a Markdown item after a fact's name: what replaced it, `tail`, then the text
+/// added (`: new`), removed (`: ~~old~~`), or both as nested before and after items.
+fn change_markdown(
+    replaced_by: Option<&str>,
+    tail: &str,
+    old: Option<&str>,
+    new: Option<&str>,
+) -> String {
+    let replaced = replaced_by
         .map(|r| format!(" → {}", code(r)))
         .unwrap_or_default();
-    let mut out = format!("- {} · {}{replaced}{flag}", code(&f.fact), code(&f.file));
-    match (&f.before, &f.after) {
+    let mut out = format!("{replaced}{tail}");
+    match (old, new) {
         (None, Some(new)) => {
             let _ = writeln!(out, ": {}", md(&one_line(new)));
         }
@@ -407,46 +505,6 @@ fn fact_markdown(f: &FactNet, links: &Links<'_>) -> String {
                 let _ = writeln!(out, "  - after: {}", md(&one_line(new)));
             }
         }
-    }
-    for step in &f.steps {
-        let commit = links.commit(&step.commit);
-        let line = match step.how {
-            How::Approved => {
-                let mut line = format!(
-                    "{} proposed by {}, approved by {}",
-                    step.op.unwrap_or("change"),
-                    md(&esc1(step.proposed_by.as_deref().unwrap_or("unknown"))),
-                    md(&esc1(step.approved_by.as_deref().unwrap_or("unknown")))
-                );
-                if step.edited {
-                    line.push_str(" **(edited by the reviewer)**");
-                }
-                if let Some(reason) = &step.reason {
-                    let _ = write!(line, " · _{}_", md(&first_line(reason)));
-                }
-                if !step.evidence.is_empty() {
-                    let evidence: Vec<String> =
-                        step.evidence.iter().map(|e| links.evidence(e)).collect();
-                    let _ = write!(line, " · evidence: {}", evidence.join(", "));
-                }
-                let _ = write!(line, " · {commit}");
-                if let Some(agent) = &step.agent_text {
-                    let _ = write!(line, "\n    - the agent proposed: {}", md(&one_line(agent)));
-                }
-                line
-            }
-            How::Unreviewed => format!(
-                "**unreviewed** {commit} _{}_ by {}",
-                md(&esc1(&step.subject)),
-                md(&esc1(step.author.as_deref().unwrap_or("unknown")))
-            ),
-            How::Merge => format!(
-                "**written while resolving a merge** {commit} _{}_ by {} (in neither parent)",
-                md(&esc1(&step.subject)),
-                md(&esc1(step.author.as_deref().unwrap_or("unknown")))
-            ),
-        };
-        let _ = writeln!(out, "  - {line}");
     }
     out
 }
@@ -615,27 +673,12 @@ fn by_commit_markdown(s: &Summary) -> String {
         let _ = writeln!(out, "### {title}\n");
         for e in entries {
             let _ = write!(out, "- `{}` in `{}`", esc1(&e.fact), esc1(&e.file));
-            match e.kind {
-                EntryKind::Added => {
-                    let _ = writeln!(out, ": {}", md(&opt_line(&e.new)));
-                }
-                EntryKind::Removed => {
-                    let _ = writeln!(out, ": ~~{}~~", md(&opt_line(&e.old)));
-                }
-                _ => {
-                    let by = e
-                        .replaced_by
-                        .as_ref()
-                        .map(|r| format!(" → `{}`", esc1(r)))
-                        .unwrap_or_default();
-                    let _ = writeln!(
-                        out,
-                        "{by}\n  - before: {}\n  - after: {}",
-                        md(&opt_line(&e.old)),
-                        md(&opt_line(&e.new))
-                    );
-                }
-            }
+            out.push_str(&change_markdown(
+                e.replaced_by.as_deref(),
+                "",
+                e.old.as_deref(),
+                e.new.as_deref(),
+            ));
             let _ = writeln!(
                 out,
                 "  - _{}_ — {}",

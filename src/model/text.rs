@@ -48,11 +48,14 @@ impl Words {
 
     /// The words of a text [`normalize`] already returned.
     pub fn of_normalized(normalized: &str) -> Words {
-        let mut hashes: Vec<u64> = normalized
-            .split(' ')
-            .filter(|w| !w.is_empty())
-            .map(word_hash)
-            .collect();
+        // Words are separated by exactly one space: the count is known before the first push.
+        let mut hashes = Vec::with_capacity(normalized.bytes().filter(|&b| b == b' ').count() + 1);
+        hashes.extend(
+            normalized
+                .split(' ')
+                .filter(|w| !w.is_empty())
+                .map(word_hash),
+        );
         hashes.sort_unstable();
         hashes.dedup();
         Words(hashes)

@@ -589,7 +589,7 @@ fn diff_shows_the_net_change_of_each_fact_with_its_history() {
             .stdout,
     )
     .unwrap();
-    assert!(text.contains("WRITTEN IN A MERGE"), "{text}");
+    assert!(text.contains("WRITTEN WHILE RESOLVING A MERGE:"), "{text}");
     assert!(text.contains("- We use PostgreSQL 15.\n"), "{text}");
 }
 
