@@ -9,7 +9,7 @@
 //! 4. branch update (the commit point); 5. work-tree files, index, proposal file; 6. journal removed.
 
 use std::fs;
-use std::io::{BufWriter, ErrorKind};
+use std::io::{BufWriter, ErrorKind, Write};
 use std::path::Path;
 
 use gix::bstr::ByteSlice;
@@ -455,20 +455,54 @@ fn write_index(
         .boolean("index.skipHash")
         .unwrap_or(false);
     let path = git.index_path();
-    let mut out = BufWriter::new(lock);
-    index.write_to(
-        &mut out,
-        gix::index::write::Options {
-            extensions: Default::default(),
-            skip_hash,
+    let options = gix::index::write::Options {
+        extensions: Default::default(),
+        skip_hash,
+    };
+    // The entries as gix writes them, then the trailing checksum as git computes it: plain
+    // SHA-1 (mneme opens SHA-1 repositories only), or zeros under `index.skipHash`.
+    // Buffered before the hash: gix writes field by field.
+    let mut out = BufWriter::with_capacity(
+        1 << 16,
+        Hashing {
+            out: lock,
+            sha1: <sha1::Sha1 as sha1::Digest>::new(),
         },
-    )?;
-    let lock = out
+    );
+    gix::index::State::write_to(index, &mut out, options)?;
+    let Hashing {
+        out: mut lock,
+        sha1,
+    } = out
         .into_inner()
         .map_err(|e| store::Error::io(&path)(e.into_error()))?;
+    let sum: [u8; 20] = if skip_hash {
+        [0; 20]
+    } else {
+        sha1::Digest::finalize(sha1).into()
+    };
+    lock.write_all(&sum).map_err(store::Error::io(&path))?;
     lock.commit()
         .map_err(|e| store::Error::io(&path)(e.error))?;
     Ok(())
+}
+
+/// Writes through to `out`, hashing what passes.
+struct Hashing<W> {
+    out: W,
+    sha1: sha1::Sha1,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        sha1::Digest::update(&mut self.sha1, &buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// Crash-testing aid, compiled into test builds only: `MNEME_FAULT=<step>` aborts the process

@@ -946,3 +946,26 @@ fn log_and_why_show_the_texts_before_and_after() {
         .success()
         .stdout(contains("+ We use PostgreSQL 17."));
 }
+
+#[test]
+fn the_index_an_approval_writes_carries_the_checksum_git_expects() {
+    let repo = Repo::committed();
+    let id = repo.propose(&["add", "-f", "architecture", "Checksummed.", "--reason", "r"]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    let index = std::fs::read(repo.file(".git/index")).unwrap();
+    let (body, sum) = index.split_at(index.len() - 20);
+    assert_ne!(sum, [0; 20]);
+    // fsck hashes the index itself and refuses one whose trailer differs.
+    repo.git(&["fsck", "--strict"]);
+    assert_eq!(repo.status(), "");
+    assert!(body.starts_with(b"DIRC"));
+
+    // Under index.skipHash the trailer is zeros, as git writes it.
+    repo.git(&["config", "index.skipHash", "true"]);
+    let id = repo.propose(&["add", "-f", "architecture", "Unhashed.", "--reason", "r"]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    let index = std::fs::read(repo.file(".git/index")).unwrap();
+    assert_eq!(index[index.len() - 20..], [0; 20]);
+    repo.git(&["fsck", "--strict"]);
+    assert_eq!(repo.status(), "");
+}
