@@ -6,7 +6,7 @@ use crate::git::{Error, Repo, Result};
 use crate::model::audit::{Examined, LedgerChange};
 use crate::model::change::FactChange;
 use crate::model::decision::{Recorded, Verdict, DECISION};
-use crate::model::factdiff::{changes, Files};
+use crate::model::factdiff::{changes, Files, Parses};
 use crate::model::paths;
 use crate::model::proposal::Proposal;
 use crate::model::signing::split_signed;
@@ -214,8 +214,7 @@ pub fn examine(repo: &Repo, range: &Range) -> Result<Walked> {
             Default::default(),
         ))
         .all()?;
-    let mut cache = std::collections::HashMap::new();
-    let mut ledgers = LedgerDirs::new();
+    let mut kept = Kept::default();
     let mut walked = Walked {
         count: 0,
         examined: Vec::new(),
@@ -228,7 +227,7 @@ pub fn examine(repo: &Repo, range: &Range) -> Result<Walked> {
         walked.base_is_parent |= range.base.is_some_and(|b| info.parent_ids.contains(&b));
         walked
             .examined
-            .extend(examine_one(repo, info.id, &mut cache, &mut ledgers)?);
+            .extend(examine_one(repo, info.id, &mut kept)?);
     }
     walked.examined.reverse();
     Ok(walked)
@@ -253,6 +252,14 @@ fn ledger_dir(
 }
 
 type TreeCache = std::collections::HashMap<gix::ObjectId, Files>;
+
+/// What a walk keeps from one commit for the next ones.
+#[derive(Default)]
+struct Kept {
+    trees: TreeCache,
+    ledgers: LedgerDirs,
+    parses: Parses,
+}
 
 /// Subject, author, date and decision (if any) of one commit.
 struct CommitText {
@@ -305,20 +312,19 @@ fn read_commit(commit: &gix::Commit<'_>) -> Result<CommitText> {
 fn examine_one(
     repo: &gix::Repository,
     id: gix::ObjectId,
-    cache: &mut TreeCache,
-    ledgers: &mut LedgerDirs,
+    kept: &mut Kept,
 ) -> Result<Option<Examined>> {
     let commit = repo.find_commit(id)?;
     let tree = commit.tree_id()?.detach();
     // Walked newest first, a commit's ledger is usually known from its child.
     // (and forgotten here: the map holds only the commits the walk has yet to reach).
-    let own = match ledgers.remove(&id) {
+    let own = match kept.ledgers.remove(&id) {
         Some(dir) => dir,
         None => subtree(repo, tree, paths::LEDGER)?,
     };
     let parent_dirs = commit
         .parent_ids()
-        .map(|p| ledger_dir(repo, p.detach(), ledgers))
+        .map(|p| ledger_dir(repo, p.detach(), &mut kept.ledgers))
         .collect::<Result<Vec<_>>>()?;
     let unchanged = if parent_dirs.is_empty() {
         own.is_none()
@@ -371,13 +377,13 @@ fn examine_one(
         .copied()
         .unwrap_or_else(|| gix::ObjectId::empty_tree(repo.object_hash()));
     let touches_facts = facts_dir(tree)? != facts_dir(first_parent_tree)?;
-    let files = facts_at(repo, tree, cache)?;
+    let files = facts_at(repo, tree, &mut kept.trees)?;
     let parents = if parent_trees.is_empty() {
         vec![Files::new()]
     } else {
         parent_trees
             .iter()
-            .map(|t| facts_at(repo, *t, cache))
+            .map(|t| facts_at(repo, *t, &mut kept.trees))
             .collect::<Result<_>>()?
     };
     // A queue of thousands of proposals is listed only when it changed.
@@ -410,7 +416,7 @@ fn examine_one(
         subject,
         date,
         decision,
-        change: LedgerChange::of(&parents, &files),
+        change: LedgerChange::of(&parents, &files, &mut kept.parses),
         touches_facts,
         removed_proposals,
         added_proposals,

@@ -5,7 +5,9 @@ use serde::Serialize;
 
 use crate::model::change::FactChange;
 use crate::model::decision::{Recorded, Verdict};
-use crate::model::factdiff::{changes, check_decision, diff, merge_invented, Files, FilesDiff};
+use crate::model::factdiff::{
+    changes, check_decision, diff_with, merge_invented, Files, FilesDiff, Parses,
+};
 use crate::model::proposal::{Limits, Proposal};
 use crate::model::signing::{AllowedSigners, SignatureProblem};
 use crate::model::time::Timestamp;
@@ -54,8 +56,9 @@ pub enum LedgerChange {
 }
 
 impl LedgerChange {
-    /// From the fact files of each parent (one empty set for a root commit) and of the commit.
-    pub fn of(parents: &[Files], files: &Files) -> LedgerChange {
+    /// From the fact files of each parent (one empty set for a root commit) and of the commit;
+    /// `parses` holds files read for earlier commits.
+    pub fn of(parents: &[Files], files: &Files, parses: &mut Parses) -> LedgerChange {
         let empty = Files::new();
         let first = parents.first().unwrap_or(&empty);
         if parents.len() > 1 {
@@ -64,7 +67,7 @@ impl LedgerChange {
             invented.retain(|c| keys.contains(&c.fact));
             return LedgerChange::Merge { invented };
         }
-        let FilesDiff { changes, context } = diff(first, files);
+        let FilesDiff { changes, context } = diff_with(first, files, parses);
         LedgerChange::Commit {
             found: changes,
             context,

@@ -25,33 +25,84 @@ pub struct FactState {
 pub fn fact_map(files: &Files) -> BTreeMap<String, Vec<FactState>> {
     let mut map = BTreeMap::new();
     for (name, raw) in files {
-        add_states(&mut map, name, raw, |_| true);
+        add_states(&mut map, &Parsed::of(name, raw), |_| true);
     }
     map
 }
 
-/// Adds the facts of one file whose key `wanted` accepts (nothing for a file that does not
-/// parse); returns the file's text around its facts (all of it for a file that does not parse).
-fn add_states(
-    map: &mut BTreeMap<String, Vec<FactState>>,
-    name: &str,
-    raw: &str,
-    wanted: impl Fn(&str) -> bool,
-) -> String {
-    let Ok(file) = FactFile::parse(raw) else {
-        return raw.to_owned();
-    };
-    for fact in file.facts() {
-        let key = fact.key();
-        if wanted(&key) {
-            map.entry(key).or_default().push(FactState {
-                file: name.to_owned(),
-                text: fact.text.clone(),
-                meta: fact.meta.clone(),
-            });
+/// One fact file read: the key and state of each fact in order, and the text around them (all
+/// of it for a file that does not parse, which holds no facts).
+#[derive(Debug)]
+struct Parsed {
+    facts: Vec<(String, FactState)>,
+    context: String,
+}
+
+impl Parsed {
+    fn of(name: &str, raw: &str) -> Parsed {
+        let Ok(file) = FactFile::parse(raw) else {
+            return Parsed {
+                facts: Vec::new(),
+                context: raw.to_owned(),
+            };
+        };
+        let facts = file
+            .facts()
+            .map(|fact| {
+                let state = FactState {
+                    file: name.to_owned(),
+                    text: fact.text.clone(),
+                    meta: fact.meta.clone(),
+                };
+                (fact.key(), state)
+            })
+            .collect();
+        Parsed {
+            facts,
+            context: file.text_blocks().collect(),
         }
     }
-    file.text_blocks().collect()
+}
+
+/// Fact files already read, by name and contents. Walking a history meets each version of a
+/// file twice, as one commit's new side and then as its child's old side: the last few read are
+/// kept, so each is parsed once.
+#[derive(Debug, Default)]
+pub struct Parses {
+    recent: std::collections::VecDeque<(String, String, Parsed)>,
+}
+
+impl Parses {
+    const KEPT: usize = 8;
+
+    fn get(&mut self, name: &str, raw: &str) -> &Parsed {
+        let found = self
+            .recent
+            .iter()
+            .position(|(n, r, _)| n == name && r == raw);
+        let at = match found {
+            Some(at) => at,
+            None => {
+                if self.recent.len() == Self::KEPT {
+                    self.recent.pop_front();
+                }
+                let parsed = Parsed::of(name, raw);
+                self.recent
+                    .push_back((name.to_owned(), raw.to_owned(), parsed));
+                self.recent.len() - 1
+            }
+        };
+        &self.recent[at].2
+    }
+}
+
+/// Adds the facts of a file read whose key `wanted` accepts.
+fn add_states(map: &mut States, file: &Parsed, wanted: impl Fn(&str) -> bool) {
+    for (key, state) in &file.facts {
+        if wanted(key) {
+            map.entry(key.clone()).or_default().push(state.clone());
+        }
+    }
 }
 
 /// What differs between two versions of the fact files.
@@ -65,7 +116,12 @@ pub struct FilesDiff {
 
 /// Compares `old` with `new`, reading each file that differs once per side.
 pub fn diff(old: &Files, new: &Files) -> FilesDiff {
-    let (a, b, context) = changed_keys_states(old, new);
+    diff_with(old, new, &mut Parses::default())
+}
+
+/// [`diff`], taking files already read from `parses` and leaving those it reads there.
+pub fn diff_with(old: &Files, new: &Files, parses: &mut Parses) -> FilesDiff {
+    let (a, b, context) = changed_keys_states(old, new, parses);
     FilesDiff {
         changes: changes_between(&a, &b),
         context,
@@ -79,19 +135,26 @@ type States = BTreeMap<String, Vec<FactState>>;
 /// key whose states in the differing files differ can change; an unchanged file is read only if
 /// it may hold one of those (an id is found in the file verbatim). Each commit of a long history
 /// changes one file of many.
-fn changed_keys_states(old: &Files, new: &Files) -> (States, States, Vec<String>) {
+fn changed_keys_states(
+    old: &Files,
+    new: &Files,
+    parses: &mut Parses,
+) -> (States, States, Vec<String>) {
     let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
     let mut before = BTreeMap::new();
     for (name, raw) in old {
         if new.get(name) != Some(raw) {
-            before.insert(name, add_states(&mut a, name, raw, |_| true));
+            let file = parses.get(name, raw);
+            add_states(&mut a, file, |_| true);
+            before.insert(name, file.context.clone());
         }
     }
     let mut context = Vec::new();
     for (name, raw) in new {
         if old.get(name) != Some(raw) {
-            let text = add_states(&mut b, name, raw, |_| true);
-            if before.remove(name).as_ref() != Some(&text) {
+            let file = parses.get(name, raw);
+            add_states(&mut b, file, |_| true);
+            if before.remove(name).as_ref() != Some(&file.context) {
                 context.push(name.clone());
             }
         }
@@ -115,7 +178,7 @@ fn changed_keys_states(old: &Files, new: &Files) -> (States, States, Vec<String>
         let may_hold = unidentified || keys.iter().any(|k| raw.contains(k.as_str()));
         if new.get(name) == Some(raw) && may_hold {
             let mut same = BTreeMap::new();
-            add_states(&mut same, name, raw, |k| keys.contains(k));
+            add_states(&mut same, &Parsed::of(name, raw), |k| keys.contains(k));
             for (key, states) in same {
                 a.entry(key.clone())
                     .or_default()
@@ -376,6 +439,13 @@ mod tests {
             let context: BTreeSet<&String> =
                 x.keys().chain(y.keys()).filter(|n| x.get(*n) != y.get(*n)).collect();
             proptest::prop_assert_eq!(found.context.iter().collect::<BTreeSet<_>>(), context);
+            // Files read for one comparison serve the next as they are.
+            let mut parses = Parses::default();
+            diff_with(&old, &new, &mut parses);
+            let again = diff_with(&new, &old, &mut parses);
+            let fresh = diff(&new, &old);
+            proptest::prop_assert_eq!(again.changes, fresh.changes);
+            proptest::prop_assert_eq!(again.context, fresh.context);
         }
     }
 
