@@ -717,29 +717,10 @@ fn diff_against_a_base_that_moved_on_starts_at_the_merge_base() {
     let repo = Repo::committed();
     let fork = repo.head();
     repo.git(&["checkout", "-q", "-b", "feature"]);
-    let ours = approve(
-        &repo,
-        &[
-            "add",
-            "-f",
-            "architecture",
-            "The branch adds this.",
-            "--reason",
-            "r",
-        ],
-    );
+    let add = |text: &str| approve(&repo, &["add", "-f", "architecture", text, "--reason", "r"]);
+    let ours = add("The branch adds this.");
     repo.git(&["checkout", "-q", "main"]);
-    let theirs = approve(
-        &repo,
-        &[
-            "add",
-            "-f",
-            "architecture",
-            "Main moved on with that.",
-            "--reason",
-            "r",
-        ],
-    );
+    let theirs = add("Main moved on with that.");
     repo.git(&["checkout", "-q", "feature"]);
     let net = repo.json(&["diff", "main..feature", "--json"]);
     assert_eq!(net["base"], fork.as_str(), "{net:#}");
