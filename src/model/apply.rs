@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::model::facts::{render_fact, Block, Fact, FactFile, Meta, State};
 use crate::model::ledger::{FactFileEntry, Ledger};
 use crate::model::proposal::{Operation, Proposal};
+use crate::model::text::normalize;
 
 /// The new contents of every fact file the proposal changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,7 +163,7 @@ fn check_new_facts(
     }
     match op
         .text()
-        .and_then(|t| ledger.same_statement(t, op.fact_id()))
+        .and_then(|t| ledger.same_statement(&normalize(t), op.fact_id()))
     {
         Some((_, f)) => Err(Conflict::AlreadyPresent {
             id: Ledger::label(f),

@@ -178,11 +178,15 @@ impl Ledger {
         })
     }
 
-    /// An active fact other than `except` that says `text` (after normalisation).
-    pub fn same_statement(&self, text: &str, except: &str) -> Option<(&FactFileEntry, &Fact)> {
+    /// An active fact other than `except` whose statement normalises to `normalized`.
+    pub fn same_statement(
+        &self,
+        normalized: &str,
+        except: &str,
+    ) -> Option<(&FactFileEntry, &Fact)> {
         self.index()
             .by_statement
-            .get(&normalize(text))?
+            .get(normalized)?
             .iter()
             .map(|&at| self.at(at))
             .find(|(_, f)| f.id.as_deref() != Some(except))

@@ -318,7 +318,7 @@ fn check_duplicates(ledger: &Ledger, pending: &Queue, ops: &[Operation]) -> Resu
     for op in ops {
         let Some(text) = op.text() else { continue };
         let norm = normalize(text);
-        if let Some((file, fact)) = ledger.same_statement(text, op.fact_id()) {
+        if let Some((file, fact)) = ledger.same_statement(&norm, op.fact_id()) {
             return Err(PlanError::DuplicateFact {
                 id: Ledger::label(fact),
                 file: file.name.clone(),
