@@ -9,7 +9,7 @@ use crate::model::facts::{Fact, FactFile, ParseError};
 use crate::model::ids::sha256_hex;
 use crate::model::paths;
 use crate::model::proposal::Limits;
-use crate::model::text::{normalize, Words};
+use crate::model::text::{listing, normalize, Words};
 
 /// A fact or fact file that a request names and the ledger does not have.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -23,16 +23,10 @@ pub enum LookupError {
 }
 
 fn known_ids(known: &[String]) -> String {
-    const SHOWN: usize = 20;
-    match known.len() {
-        0 => "the ledger has no facts with ids yet".to_owned(),
-        n if n <= SHOWN => format!("known ids: {}", known.join(", ")),
-        n => format!(
-            "known ids include {} … and {} more (see `mneme facts`)",
-            known[..SHOWN].join(", "),
-            n - SHOWN
-        ),
+    if known.is_empty() {
+        return "the ledger has no facts with ids yet".to_owned();
     }
+    format!("known ids: {}", listing(known, "mneme facts"))
 }
 
 /// One `.ledger/facts/<name>.md`.

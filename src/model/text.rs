@@ -30,6 +30,20 @@ pub fn normalize(text: &str) -> String {
     out
 }
 
+/// The first 20 of `items` joined by commas, then how many more there are and the command that
+/// lists them all: an error message stays readable however long the list.
+pub fn listing(items: &[String], all_in: &str) -> String {
+    const SHOWN: usize = 20;
+    match items.get(SHOWN..) {
+        Some(rest) if !rest.is_empty() => format!(
+            "{} … and {} more (see `{all_in}`)",
+            items[..SHOWN].join(", "),
+            rest.len()
+        ),
+        _ => items.join(", "),
+    }
+}
+
 /// Dice coefficient of the two statements' sets of normalised words, in `0.0..=1.0`.
 pub fn similarity(a: &str, b: &str) -> f64 {
     Words::of(a).dice(&Words::of(b))
@@ -163,6 +177,19 @@ mod tests {
                 .collect();
             proptest::prop_assert_eq!(normalize(&text), words.join(" "));
         }
+    }
+
+    #[test]
+    fn a_long_listing_names_twenty_and_counts_the_rest() {
+        let ids = |n: usize| (0..n).map(|i| format!("p{i}")).collect::<Vec<_>>();
+        assert_eq!(listing(&ids(3), "mneme x"), "p0, p1, p2");
+        assert_eq!(listing(&ids(20), "mneme x"), ids(20).join(", "));
+        let long = listing(&ids(10_000), "mneme x");
+        assert!(long.starts_with("p0, p1, "), "{long}");
+        assert!(
+            long.ends_with("p19 … and 9980 more (see `mneme x`)"),
+            "{long}"
+        );
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub enum Error {
     },
     #[error("proposal `{id}` is invalid: {why}")]
     InvalidProposal { id: String, why: ProposalError },
-    #[error("unknown proposal `{id}`; pending: {}", if known.is_empty() { "none".to_owned() } else { known.join(", ") })]
+    #[error("unknown proposal `{id}`; pending: {}", pending_ids(known))]
     UnknownProposal { id: String, known: Vec<String> },
     #[error("`{id}` matches {} pending proposals: {}", matches.len(), matches.join(", "))]
     AmbiguousProposal { id: String, matches: Vec<String> },
@@ -112,4 +112,12 @@ impl Workspace {
 /// The current time: the one place mneme reads the clock.
 pub fn now() -> Timestamp {
     jiff::Timestamp::now().into()
+}
+
+/// The pending proposals an error names.
+fn pending_ids(known: &[String]) -> String {
+    if known.is_empty() {
+        return "none".to_owned();
+    }
+    crate::model::text::listing(known, "mneme review list")
 }
