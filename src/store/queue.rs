@@ -80,12 +80,17 @@ impl Store {
             }
             return self.read_queue(limits, false);
         }
-        // Listing a directory of thousands of files takes as long as reading the index: both at once.
-        let (listed, cached) = std::thread::scope(|scope| {
-            let lister = scope.spawn(|| file::list_dir_inodes(&dir, ".json"));
-            let cached = bytes.and_then(|b| Index::decode(b, &header));
-            (lister.join().expect("directory lister panicked"), cached)
-        });
+        // Listing a directory of thousands of files takes as long as reading the index: both at
+        // once. Without an index there is nothing to overlap, and a thread costs more than a
+        // short listing.
+        let (listed, cached) = match bytes {
+            Some(bytes) => std::thread::scope(|scope| {
+                let lister = scope.spawn(|| file::list_dir_inodes(&dir, ".json"));
+                let cached = Index::decode(bytes, &header);
+                (lister.join().expect("directory lister panicked"), cached)
+            }),
+            None => (file::list_dir_inodes(&dir, ".json"), None),
+        };
         let mut listed: HashMap<String, u64> = listed?.into_iter().collect();
         // Known files stay in the index's order, which is review order, so it need not be sorted.
         let mut changes = 0;
