@@ -634,11 +634,13 @@ impl<'a> Reader<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::proposal::Operation;
 
-    fn proposal(id: &str, created_at: &str, text: &str) -> Proposal {
+    /// A proposal by `claude` adding `text` to pitfalls.md as `f-` and the id's last four
+    /// characters.
+    pub(crate) fn proposal(id: &str, created_at: &str, text: &str) -> Proposal {
         Proposal {
             schema: crate::model::proposal::SCHEMA,
             id: id.into(),

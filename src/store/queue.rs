@@ -366,7 +366,7 @@ fn checksum(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::proposal::{Operation, SCHEMA};
+    use crate::model::queue::tests::proposal;
 
     #[test]
     fn an_index_decodes_to_what_was_encoded_and_only_under_its_limits() {
@@ -374,21 +374,11 @@ mod tests {
             max_fact_chars: 100,
             files: vec!["pitfalls.md".into()],
         };
-        let p = Proposal {
-            schema: SCHEMA,
-            id: "20261122T100000Z-aaaaaaaa".into(),
-            created_at: "2026-11-22T10:00:00.5Z".into(),
-            agent: Some("claude".into()),
-            author: None,
-            reason: "r".into(),
-            evidence: vec![],
-            operations: vec![Operation::Add {
-                file: "pitfalls.md".into(),
-                fact_id: "f-aaaa".into(),
-                text: "Never block the executor.".into(),
-            }],
-            base: Default::default(),
-        };
+        let p = proposal(
+            "20261122T100000Z-aaaaaaaa",
+            "2026-11-22T10:00:00.5Z",
+            "Never block the executor.",
+        );
         let index = Index {
             status: DirStatus::from_fields([5, 6, 7]).unwrap(),
             built: UNIX_EPOCH + Duration::from_secs(9),

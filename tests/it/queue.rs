@@ -7,6 +7,11 @@ use crate::common::{error_code, json, Repo};
 
 const INDEX: &str = ".git/mneme-queue.idx";
 
+/// The id of a proposal adding `text`, which must be accepted.
+fn added(repo: &Repo, text: &str) -> String {
+    repo.propose(&["add", "-f", "pitfalls", text, "--reason", "r"])
+}
+
 fn add(repo: &Repo, text: &str) -> std::process::Output {
     repo.mneme(&[
         "propose", "--json", "add", "-f", "pitfalls", text, "--reason", "r",
@@ -46,10 +51,7 @@ fn copy_as(repo: &Repo, from: &str, id: &str, text: &str) {
 #[test]
 fn the_index_follows_files_added_and_removed_behind_its_back() {
     let repo = Repo::new();
-    let first = json(&add(&repo, "Never block the executor."))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let first = added(&repo, "Never block the executor.");
     settle(&repo);
     assert_eq!(context(&repo)["proposals"]["count"], 1);
     assert!(repo.file(INDEX).is_file(), "context keeps the index");
@@ -75,10 +77,7 @@ fn the_index_follows_files_added_and_removed_behind_its_back() {
 #[test]
 fn an_edit_in_place_is_seen_after_check() {
     let repo = Repo::new();
-    let id = json(&add(&repo, "Never block the executor."))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = added(&repo, "Never block the executor.");
     settle(&repo);
     assert_eq!(context(&repo)["proposals"]["count"], 1);
     // Rewrite the file in place (same inode, directory untouched), as some editors save.
@@ -134,10 +133,7 @@ fn a_damaged_or_foreign_index_is_rebuilt() {
 #[test]
 fn validity_follows_the_limits_not_the_index() {
     let repo = Repo::new();
-    let first = json(&add(&repo, "Never block the executor."))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let first = added(&repo, "Never block the executor.");
     // A proposal for a fact file the ledger does not have yet is invalid.
     let mut p: serde_json::Value =
         serde_json::from_str(&repo.read(&format!(".ledger/proposals/{first}.json"))).unwrap();
