@@ -175,16 +175,11 @@ fn changed_keys_states(
     }
     let unidentified = keys.iter().any(|k| k.starts_with(UNIDENTIFIED));
     for (name, raw) in old {
-        let may_hold = unidentified || keys.iter().any(|k| raw.contains(k.as_str()));
-        if new.get(name) == Some(raw) && may_hold {
-            let mut same = BTreeMap::new();
-            add_states(&mut same, &Parsed::of(name, raw), |k| keys.contains(k));
-            for (key, states) in same {
-                a.entry(key.clone())
-                    .or_default()
-                    .extend(states.iter().cloned());
-                b.entry(key).or_default().extend(states);
-            }
+        let unchanged = new.get(name) == Some(raw);
+        if unchanged && (unidentified || keys.iter().any(|k| raw.contains(k.as_str()))) {
+            let file = Parsed::of(name, raw);
+            add_states(&mut a, &file, |k| keys.contains(k));
+            add_states(&mut b, &file, |k| keys.contains(k));
         }
     }
     // File order, as `fact_map` gives it (the sort is stable: a file's facts keep their order).

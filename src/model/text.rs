@@ -44,12 +44,7 @@ pub fn listing(items: &[String], all_in: &str) -> String {
     }
 }
 
-/// Dice coefficient of the two statements' sets of normalised words, in `0.0..=1.0`.
-pub fn similarity(a: &str, b: &str) -> f64 {
-    Words::of(a).dice(&Words::of(b))
-}
-
-/// The distinct words of a statement, as what [`similarity`] compares: hashes of its normalised
+/// The distinct words of a statement, as similarity compares them: hashes of its normalised
 /// words, sorted. Computed once per statement, so comparing one text with thousands is a merge of
 /// short integer lists, not thousands of normalisations.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -73,14 +68,6 @@ impl Words {
         hashes.sort_unstable();
         hashes.dedup();
         Words(hashes)
-    }
-
-    /// Words kept as [`Words::hashes`] gave them; `None` unless sorted and distinct.
-    pub fn from_hashes(hashes: Vec<u64>) -> Option<Words> {
-        hashes
-            .windows(2)
-            .all(|w| w[0] < w[1])
-            .then_some(Words(hashes))
     }
 
     pub fn hashes(&self) -> &[u64] {
@@ -217,6 +204,7 @@ mod tests {
 
     #[test]
     fn similarity_ranks_related_statements() {
+        let similarity = |a: &str, b: &str| Words::of(a).dice(&Words::of(b));
         let a = "We use PostgreSQL 16, not SQLite.";
         assert_eq!(similarity(a, "we use postgresql 16 not sqlite"), 1.0);
         assert!(similarity(a, "We use PostgreSQL 15, not SQLite.") > 0.8);

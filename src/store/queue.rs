@@ -50,13 +50,13 @@ impl Store {
             return Ok(QueueSummary::default());
         };
         let header = Header::new(limits);
-        let prefix = read_prefix(&self.git_dir.join(paths::QUEUE_INDEX), &header);
-        if let Some(stamp) = prefix.filter(|s| s.current(status)) {
-            if let Some(summary) = stamp.summary {
-                return Ok(summary);
-            }
+        let current = read_prefix(&self.git_dir.join(paths::QUEUE_INDEX), &header)
+            .filter(|s| s.current(status))
+            .and_then(|s| s.summary);
+        match current {
+            Some(summary) => Ok(summary),
+            None => Ok(QueueSummary::of(&self.queue(limits)?, CONTEXT_PROPOSALS)),
         }
-        Ok(QueueSummary::of(&self.queue(limits)?, CONTEXT_PROPOSALS))
     }
 
     /// Rebuilds the queue index from every proposal file, for a hand edit that kept its file.
@@ -72,7 +72,10 @@ impl Store {
             return Ok(Queue::default());
         };
         let header = Header::new(limits);
-        let bytes = std::fs::read(&index_path).ok().filter(|_| trust_index);
+        // An index not to be trusted is not read at all: rebuilding needs none of it.
+        let bytes = trust_index
+            .then(|| std::fs::read(&index_path).ok())
+            .flatten();
         let stamped = bytes.as_deref().and_then(|b| Index::stamp(b, &header));
         if stamped.is_some_and(|s| s.current(status)) {
             if let Some(index) = bytes.and_then(|b| Index::decode(b, &header)) {
