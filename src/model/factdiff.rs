@@ -396,6 +396,21 @@ mod tests {
         assert_eq!(diff(&old, &old).context, Vec::<String>::new());
     }
 
+    #[test]
+    fn a_fact_copied_beside_an_unchanged_file_is_a_duplicate() {
+        let both = |a: &str, b: &str| -> Files {
+            [
+                ("a.md".to_owned(), a.to_owned()),
+                ("b.md".to_owned(), b.to_owned()),
+            ]
+            .into()
+        };
+        let held = "- **f-1** One.\n";
+        let c = changes(&both("", held), &both(held, held));
+        let summary: Vec<_> = c.iter().map(|c| (c.fact.as_str(), c.kind)).collect();
+        assert_eq!(summary, [("f-1", ChangeKind::Duplicated)]);
+    }
+
     proptest::proptest! {
         /// Reading only the files that differ (and the unchanged ones that may hold their ids)
         /// finds what comparing every fact and all the text around them on both sides finds.
