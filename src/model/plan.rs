@@ -205,7 +205,9 @@ fn check_header(ledger: &Ledger, req: &Request) -> Result<Header, PlanError> {
 
 /// New fact ids, unique among the ledger's and the pending proposals'.
 struct IdMinter<'s> {
-    taken: HashSet<&'s str>,
+    ledger: HashSet<&'s str>,
+    /// Looked up by a scan for each id minted, not gathered: a queue can hold thousands.
+    pending: &'s Queue,
     minted: Vec<String>,
     existing: usize,
     seed: &'s str,
@@ -213,21 +215,21 @@ struct IdMinter<'s> {
 
 impl<'s> IdMinter<'s> {
     fn new(ledger: &'s Ledger, pending: &'s Queue, seed: &'s str) -> IdMinter<'s> {
-        let mut taken: HashSet<&str> = ledger.ids().collect();
-        taken.extend(pending.parsed().flat_map(|p| p.new_ids()));
+        let ledger: HashSet<&str> = ledger.ids().collect();
         IdMinter {
+            existing: ledger.len() + pending.parsed().map(|p| p.new_ids().count()).sum::<usize>(),
+            ledger,
+            pending,
             minted: Vec::new(),
-            existing: taken.len(),
-            taken,
             seed,
         }
     }
 
     fn mint(&mut self, salt: usize) -> String {
         let seed = format!("{}\0{salt}", self.seed);
-        let (taken, minted) = (&self.taken, &self.minted);
+        let (ledger, pending, minted) = (&self.ledger, self.pending, &self.minted);
         let id = mint(FACT_PREFIX, seed.as_bytes(), self.existing, |id| {
-            taken.contains(id) || minted.iter().any(|m| m == id)
+            ledger.contains(id) || pending.reserves(id) || minted.iter().any(|m| m == id)
         });
         self.minted.push(id.clone());
         id
@@ -621,18 +623,26 @@ mod tests {
         assert!(
             matches!(again, Err(PlanError::DuplicateProposal { proposal }) if proposal == first.id)
         );
-        let other = plan(
-            &l,
-            &Queue::of([&first], &l.limits()),
+        // The id a request would get is not minted again while a pending proposal reserves it.
+        let other = || {
             req(vec![RequestOp::Add {
                 file: "pitfalls".into(),
                 text: "Something else.".into(),
-            }]),
-            &ctx(),
-        )
-        .unwrap()
-        .proposal;
-        assert_ne!(other.operations[0].new_id(), first.operations[0].new_id());
+            }])
+        };
+        let alone = plan(&l, &Queue::default(), other(), &ctx())
+            .unwrap()
+            .proposal;
+        let wanted = alone.operations[0].new_id().unwrap().to_owned();
+        let mut holder = first.clone();
+        if let Operation::Add { fact_id, .. } = &mut holder.operations[0] {
+            fact_id.clone_from(&wanted);
+        }
+        let queued = Queue::of([&holder], &l.limits());
+        let minted = plan(&l, &queued, other(), &ctx()).unwrap().proposal;
+        let minted = minted.operations[0].new_id().unwrap();
+        assert_ne!(minted, wanted);
+        assert!(minted.starts_with("f-"));
     }
 
     #[test]

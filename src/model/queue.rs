@@ -177,6 +177,12 @@ impl Queue {
         self.len() - self.valid().count()
     }
 
+    /// Whether a parsed proposal reserves `id` for a new fact.
+    pub fn reserves(&self, id: &str) -> bool {
+        self.parsed()
+            .any(|p| p.new_ids_raw().any(|n| n == id.as_bytes()))
+    }
+
     /// The parsed proposal one of whose texts normalises to `normalized`.
     pub fn proposing(&self, normalized: &str) -> Option<PendingRef<'_>> {
         self.parsed()
@@ -602,7 +608,7 @@ impl<'a> Reader<'a> {
     fn u8(&mut self) -> Option<u8> {
         Some(self.take(1)?[0])
     }
-    fn u32(&mut self) -> Option<u32> {
+    pub(crate) fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
     pub(crate) fn u64(&mut self) -> Option<u64> {
@@ -689,6 +695,8 @@ pub(crate) mod tests {
             Some(newer.id.as_str())
         );
         assert!(q.proposing("never block").is_none());
+        assert!(q.reserves("f-bbbb") && q.reserves("f-aaaa"));
+        assert!(!q.reserves("f-bbb") && !q.reserves("f-cccc"));
     }
 
     #[test]

@@ -24,11 +24,17 @@ pub fn propose(ws: &Workspace, request: Request) -> Result<Proposed> {
         nonce: u64::from(now.subsec_nanos()) ^ u64::from(std::process::id()) << 32,
     };
     let lock = ws.store.lock()?;
-    let ledger = ws.store.load()?;
-    let pending = ws.store.queue(&ledger.limits())?;
-    let mut planned = plan(&ledger, &pending, request, &ctx)?;
-    let path = ws.store.write_proposal(&mut planned.proposal)?;
+    let (ledger, pending, refresh) = ws.store.load_with_queue()?;
+    let written = (|| -> Result<_> {
+        let mut planned = plan(&ledger, &pending, request, &ctx)?;
+        let path = ws.store.write_proposal(&mut planned.proposal)?;
+        Ok((planned, path))
+    })();
+    // After the proposal, whose fsync would otherwise wait on the index's blocks; and also when
+    // the request is refused, so that the next run need not list the directory again.
+    ws.store.refresh_queue_index(refresh, &pending);
     drop(lock);
+    let (planned, path) = written?;
     Ok(Proposed {
         planned,
         path,

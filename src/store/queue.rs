@@ -13,8 +13,10 @@
 use std::collections::HashMap;
 use std::io::Read as _;
 use std::path::Path;
+use std::thread::ScopedJoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::model::ledger::Ledger;
 use crate::model::paths;
 use crate::model::proposal::{Limits, Proposal};
 use crate::model::queue::{
@@ -25,8 +27,8 @@ use crate::store::{file, read_proposals, Result, Store};
 
 const MAGIC: &[u8; 12] = b"mneme-queue\n";
 /// Raised when the layout or what makes a proposal valid changes between releases of one
-/// version (2: a repeated key makes a proposal invalid; 3: the summary).
-const REVISION: usize = 3;
+/// version (2: a repeated key makes a proposal invalid; 3: the summary; 4: the status first).
+const REVISION: u32 = 4;
 
 /// How long after a change a directory may change again without its times changing: a clock
 /// tick (at most 10 ms on Linux) where times have sub-second parts, else two seconds (FAT).
@@ -36,11 +38,69 @@ const RACY_COARSE: Duration = Duration::from_secs(2);
 /// How many files an index may lack before a run rewrites it while the directory is busy.
 const REWRITE_AFTER: usize = 32;
 
+/// The proposal files of the directory with their inodes, as [`file::list_dir_inodes`] gives
+/// them.
+type Listed = Result<Vec<(String, u64)>>;
+
+/// What a run that read the queue leaves to do: the index to write when the one it found no
+/// longer describes the directory. Writing it after the run's own files keeps their `fsync`
+/// from waiting on the index's blocks.
+#[must_use = "the index is only written by `Store::refresh_queue_index`"]
+pub struct QueueRefresh(Option<(DirScan, Header)>);
+
+/// The directory's status and the time it was taken, before any listing of it began: an index
+/// built from that listing describes the directory as of then.
+#[derive(Clone, Copy)]
+struct DirScan {
+    started: SystemTime,
+    status: DirStatus,
+}
+
+impl DirScan {
+    fn of(dir: &Path) -> Option<DirScan> {
+        let started = SystemTime::now();
+        DirStatus::of(dir).map(|status| DirScan { started, status })
+    }
+}
+
 impl Store {
     /// The review queue, judged under `limits`: from the queue index where it is current, else
     /// from the files, refreshing the index.
     pub fn queue(&self, limits: &Limits) -> Result<Queue> {
-        self.read_queue(limits, true)
+        let (queue, refresh) = self.read_queue(limits, true, None)?;
+        self.refresh_queue_index(refresh, &queue);
+        Ok(queue)
+    }
+
+    /// The ledger and its review queue. Where the index does not describe the proposals
+    /// directory, the directory is listed while the ledger loads: with thousands of proposals
+    /// the listing takes as long as the rest of a short run.
+    pub fn load_with_queue(&self) -> Result<(Ledger, Queue, QueueRefresh)> {
+        let dir = self.path(paths::PROPOSALS);
+        let scan = DirScan::of(&dir);
+        let index_path = self.git_dir.join(paths::QUEUE_INDEX);
+        let current = scan.is_some_and(|s| peek(&index_path).is_some_and(|p| p.current(s.status)));
+        std::thread::scope(|scope| {
+            let listing = scan
+                .filter(|_| !current)
+                .map(|_| scope.spawn(|| file::list_dir_inodes(&dir, ".json")));
+            let ledger = self.load()?;
+            let (queue, refresh) = match scan {
+                Some(scan) => self.read_queue_at(&ledger.limits(), true, scan, listing)?,
+                None => (Queue::default(), QueueRefresh(None)),
+            };
+            Ok((ledger, queue, refresh))
+        })
+    }
+
+    /// Writes the queue index `refresh` asks for, describing `queue`.
+    pub fn refresh_queue_index(&self, refresh: QueueRefresh, queue: &Queue) {
+        let Some((scan, header)) = refresh.0 else {
+            return;
+        };
+        let bytes = encode(&header, scan, queue);
+        // A cache that cannot be written costs the next run time, nothing else.
+        let _ = file::replace_unsynced(&self.git_dir.join(paths::QUEUE_INDEX), &bytes);
     }
 
     /// What `context` shows of the queue: from the index's summary alone (a few hundred bytes
@@ -61,44 +121,69 @@ impl Store {
 
     /// Rebuilds the queue index from every proposal file, for a hand edit that kept its file.
     pub fn rebuild_queue_index(&self, limits: &Limits) -> Result<()> {
-        self.read_queue(limits, false).map(drop)
+        let (queue, refresh) = self.read_queue(limits, false, None)?;
+        self.refresh_queue_index(refresh, &queue);
+        Ok(())
     }
 
-    fn read_queue(&self, limits: &Limits, trust_index: bool) -> Result<Queue> {
+    fn read_queue(
+        &self,
+        limits: &Limits,
+        trust_index: bool,
+        listing: Option<ScopedJoinHandle<'_, Listed>>,
+    ) -> Result<(Queue, QueueRefresh)> {
+        match DirScan::of(&self.path(paths::PROPOSALS)) {
+            Some(scan) => self.read_queue_at(limits, trust_index, scan, listing),
+            None => Ok((Queue::default(), QueueRefresh(None))),
+        }
+    }
+
+    /// The queue of the directory as `scan` found it; `listing`, where given, was started
+    /// after the scan.
+    fn read_queue_at(
+        &self,
+        limits: &Limits,
+        trust_index: bool,
+        scan: DirScan,
+        listing: Option<ScopedJoinHandle<'_, Listed>>,
+    ) -> Result<(Queue, QueueRefresh)> {
         let dir = self.path(paths::PROPOSALS);
         let index_path = self.git_dir.join(paths::QUEUE_INDEX);
-        let started = SystemTime::now();
-        let Some(status) = DirStatus::of(&dir) else {
-            return Ok(Queue::default());
-        };
         let header = Header::new(limits);
         // An index not to be trusted is not read at all: rebuilding needs none of it.
         let bytes = trust_index
             .then(|| std::fs::read(&index_path).ok())
             .flatten();
-        let stamped = bytes.as_deref().and_then(|b| Index::stamp(b, &header));
-        if stamped.is_some_and(|s| s.current(status)) {
-            if let Some(index) = bytes.and_then(|b| Index::decode(b, &header)) {
-                return Ok(index.queue);
+        let stamped = bytes.as_deref().and_then(|b| Stamp::read(b, &header));
+        if stamped.is_some_and(|s| s.current(scan.status)) {
+            if let Some(queue) = bytes.and_then(|b| decode(b, &header)) {
+                return Ok((queue, QueueRefresh(None)));
             }
-            return self.read_queue(limits, false);
+            return self.read_queue_at(limits, false, scan, listing);
         }
         // Listing a directory of thousands of files takes as long as reading the index: both at
         // once. Without an index there is nothing to overlap, and a thread costs more than a
         // short listing.
-        let (listed, cached) = match bytes {
-            Some(bytes) => std::thread::scope(|scope| {
-                let lister = scope.spawn(|| file::list_dir_inodes(&dir, ".json"));
-                let cached = Index::decode(bytes, &header);
+        let list = || file::list_dir_inodes(&dir, ".json");
+        let (listed, cached) = match (listing, bytes) {
+            (Some(listing), bytes) => {
+                let cached = bytes.and_then(|b| decode(b, &header));
+                (listing.join().expect("directory lister panicked"), cached)
+            }
+            (None, Some(bytes)) => std::thread::scope(|scope| {
+                let lister = scope.spawn(list);
+                let cached = decode(bytes, &header);
                 (lister.join().expect("directory lister panicked"), cached)
             }),
-            None => (file::list_dir_inodes(&dir, ".json"), None),
+            (None, None) => (list(), None),
         };
-        let mut listed: HashMap<String, u64> = listed?.into_iter().collect();
+        // Names come from the directory: a seeded hash, but one much faster than SipHash.
+        let mut listed: HashMap<String, u64, foldhash::fast::RandomState> =
+            listed?.into_iter().collect();
         // Known files stay in the index's order, which is review order, so it need not be sorted.
         let mut changes = 0;
         let mut builder = match cached {
-            Some(index) => QueueBuilder::keeping(index.queue, |entry| {
+            Some(queue) => QueueBuilder::keeping(queue, |entry| {
                 match listed.remove(entry.name()) {
                     Some(ino) if ino == entry.stamp => return true,
                     Some(again) => {
@@ -135,17 +220,10 @@ impl Store {
         let queue = builder.finish();
         // While the directory is busy the next run lists it anyway: a few files it reads again
         // cost less than rewriting an index of thousands each time.
-        if changes <= REWRITE_AFTER && status.racy(started) {
-            return Ok(queue);
+        if changes <= REWRITE_AFTER && scan.status.racy(scan.started) {
+            return Ok((queue, QueueRefresh(None)));
         }
-        let index = Index {
-            status,
-            built: started,
-            queue,
-        };
-        // A cache that cannot be written costs the next run time, nothing else.
-        let _ = file::replace_unsynced(&index_path, &index.encode(&header));
-        Ok(index.queue)
+        Ok((queue, QueueRefresh(Some((scan, header)))))
     }
 
     /// The proposals in the files `names` of `.ledger/proposals/` that still parse.
@@ -226,17 +304,15 @@ fn nanos(t: SystemTime) -> i128 {
     }
 }
 
-/// What an index must have been built with to be used: this version and revision of mneme (the
-/// layout and the rules may change between them) and the limits validity was judged under.
+/// What an index must have been built with to be used, after its fixed prefix: this version of
+/// mneme (the rules may change between versions) and the limits validity was judged under.
 struct Header(Vec<u8>);
 
 impl Header {
     fn new(limits: &Limits) -> Header {
         let mut bytes = Vec::new();
         let mut w = Writer(&mut bytes);
-        w.bytes(MAGIC);
         w.str(env!("CARGO_PKG_VERSION"));
-        w.u32(REVISION);
         w.u64(limits.max_fact_chars as u64);
         w.u32(limits.files.len());
         for f in &limits.files {
@@ -246,18 +322,39 @@ impl Header {
     }
 }
 
-/// The index file: header, directory status, build time, the summary with its own checksum,
-/// the queue's entries (each stamped with the inode of its file), then a checksum of all that.
-struct Index {
+/// The bytes of an index before its header: magic, revision, three status fields and the build
+/// time. Whether an index is current is read from them alone, before the limits are known.
+const PREFIX_LEN: usize = MAGIC.len() + 4 + 4 * 16;
+
+/// When an index was built, and the directory's status then.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Built {
     status: DirStatus,
-    built: SystemTime,
-    queue: Queue,
+    at: SystemTime,
+}
+
+impl Built {
+    /// Whether the index describes the directory as it is now `status`: unchanged since, and
+    /// built long enough after its last change that a later change would have moved its times.
+    fn current(&self, status: DirStatus) -> bool {
+        self.status == status && !status.racy(self.at)
+    }
+
+    /// `None` unless `bytes` start with the prefix of an index of this revision.
+    fn read(bytes: &[u8]) -> Option<Built> {
+        let mut r = Reader::new(bytes.strip_prefix(MAGIC.as_slice())?);
+        if r.u32()? != REVISION {
+            return None;
+        }
+        let status = DirStatus::from_fields([r.i128()?, r.i128()?, r.i128()?])?;
+        let at = UNIX_EPOCH + Duration::from_nanos(u64::try_from(r.i128()?).ok()?);
+        Some(Built { status, at })
+    }
 }
 
 /// What an index says before its entries.
 struct Stamp {
-    status: DirStatus,
-    built: SystemTime,
+    built: Built,
     /// `None` when it does not match its checksum.
     summary: Option<QueueSummary>,
     /// Where the entries start.
@@ -265,16 +362,37 @@ struct Stamp {
 }
 
 impl Stamp {
-    /// Whether the index describes the directory as it is now `status`: unchanged since, and
-    /// built long enough after its last change that a later change would have moved its times.
+    /// What `bytes`, an index built with `header`, say before the entries; the rest is not
+    /// checked.
+    fn read(bytes: &[u8], header: &Header) -> Option<Stamp> {
+        let built = Built::read(bytes)?;
+        let body = bytes.get(PREFIX_LEN..)?.strip_prefix(header.0.as_slice())?;
+        let mut r = Reader::new(body);
+        let summary = r.field()?;
+        let sum = r.u64()?;
+        Some(Stamp {
+            built,
+            summary: (checksum(summary) == sum)
+                .then(|| QueueSummary::read(summary))
+                .flatten(),
+            entries: PREFIX_LEN + header.0.len() + r.position(),
+        })
+    }
+
     fn current(&self, status: DirStatus) -> bool {
-        self.status == status && !status.racy(self.built)
+        self.built.current(status)
     }
 }
 
-/// The fixed-size part of an index after its header: three status fields, the build time and
-/// the summary's length.
-const STAMP_LEN: usize = 4 * 16 + 4;
+/// How the index at `path` was built, from its first bytes alone.
+fn peek(path: &Path) -> Option<Built> {
+    let mut bytes = [0; PREFIX_LEN];
+    std::fs::File::open(path)
+        .ok()?
+        .read_exact(&mut bytes)
+        .ok()?;
+    Built::read(&bytes)
+}
 
 /// Summaries are a few hundred bytes: a longer one is not read.
 const MAX_SUMMARY: usize = 64 * 1024;
@@ -282,7 +400,7 @@ const MAX_SUMMARY: usize = 64 * 1024;
 /// The stamp of the index at `path` built with `header`, reading only as far as the summary.
 fn read_prefix(path: &Path, header: &Header) -> Option<Stamp> {
     let mut file = std::fs::File::open(path).ok()?;
-    let fixed = header.0.len() + STAMP_LEN;
+    let fixed = PREFIX_LEN + header.0.len() + 4;
     let mut bytes = vec![0; fixed];
     file.read_exact(&mut bytes).ok()?;
     let len = u32::from_le_bytes(bytes[fixed - 4..].try_into().ok()?) as usize;
@@ -291,62 +409,42 @@ fn read_prefix(path: &Path, header: &Header) -> Option<Stamp> {
     }
     bytes.resize(fixed + len + 8, 0);
     file.read_exact(&mut bytes[fixed..]).ok()?;
-    Index::stamp(&bytes, header)
+    Stamp::read(&bytes, header)
 }
 
-impl Index {
-    fn encode(&self, header: &Header) -> Vec<u8> {
-        let mut summary = Vec::new();
-        QueueSummary::of(&self.queue, CONTEXT_PROPOSALS).write(&mut Writer(&mut summary));
-        let mut bytes = header.0.clone();
-        let mut w = Writer(&mut bytes);
-        for f in self.status.fields() {
-            w.i128(f);
-        }
-        w.i128(nanos(self.built));
-        w.u32(summary.len());
-        w.bytes(&summary);
-        w.u64(checksum(&summary));
-        w.bytes(self.queue.bytes());
-        let sum = checksum(&bytes);
-        Writer(&mut bytes).u64(sum);
-        bytes
+/// The index of `queue`, listed as `scan` found the directory: the prefix, the header, the
+/// summary with its own checksum, the queue's entries (each stamped with the inode of its
+/// file), then a checksum of all that.
+fn encode(header: &Header, scan: DirScan, queue: &Queue) -> Vec<u8> {
+    let mut summary = Vec::new();
+    QueueSummary::of(queue, CONTEXT_PROPOSALS).write(&mut Writer(&mut summary));
+    let mut bytes = MAGIC.to_vec();
+    let mut w = Writer(&mut bytes);
+    w.u32(REVISION as usize);
+    for f in scan.status.fields() {
+        w.i128(f);
     }
+    w.i128(nanos(scan.started));
+    w.bytes(&header.0);
+    w.u32(summary.len());
+    w.bytes(&summary);
+    w.u64(checksum(&summary));
+    w.bytes(queue.bytes());
+    let sum = checksum(&bytes);
+    Writer(&mut bytes).u64(sum);
+    bytes
+}
 
-    /// What an index built with `header` says before its entries, read without checking the
-    /// rest.
-    fn stamp(bytes: &[u8], header: &Header) -> Option<Stamp> {
-        let body = bytes.strip_prefix(header.0.as_slice())?;
-        let mut r = Reader::new(body);
-        let status = DirStatus::from_fields([r.i128()?, r.i128()?, r.i128()?])?;
-        let built = UNIX_EPOCH + Duration::from_nanos(u64::try_from(r.i128()?).ok()?);
-        let summary = r.field()?;
-        let sum = r.u64()?;
-        Some(Stamp {
-            status,
-            built,
-            summary: (checksum(summary) == sum)
-                .then(|| QueueSummary::read(summary))
-                .flatten(),
-            entries: header.0.len() + r.position(),
-        })
+/// The queue of `bytes`; `None` unless they are a whole index built with `header`.
+fn decode(mut bytes: Vec<u8>, header: &Header) -> Option<Queue> {
+    let body_len = bytes.len().checked_sub(8)?;
+    let sum = u64::from_le_bytes(bytes[body_len..].try_into().ok()?);
+    bytes.truncate(body_len);
+    if checksum(&bytes) != sum {
+        return None;
     }
-
-    /// `None` unless `bytes` is a whole index built with `header`.
-    fn decode(mut bytes: Vec<u8>, header: &Header) -> Option<Index> {
-        let body_len = bytes.len().checked_sub(8)?;
-        let sum = u64::from_le_bytes(bytes[body_len..].try_into().ok()?);
-        bytes.truncate(body_len);
-        if checksum(&bytes) != sum {
-            return None;
-        }
-        let stamp = Index::stamp(&bytes, header)?;
-        Some(Index {
-            status: stamp.status,
-            built: stamp.built,
-            queue: Queue::decode(bytes, stamp.entries)?,
-        })
-    }
+    let entries = Stamp::read(&bytes, header)?.entries;
+    Queue::decode(bytes, entries)
 }
 
 /// A fast checksum over 8-byte words: it catches a torn or truncated file, not an attacker
@@ -382,35 +480,45 @@ mod tests {
             "2026-11-22T10:00:00.5Z",
             "Never block the executor.",
         );
-        let index = Index {
+        let scan = DirScan {
             status: DirStatus::from_fields([5, 6, 7]).unwrap(),
-            built: UNIX_EPOCH + Duration::from_secs(9),
-            queue: Queue::of([&p], &limits),
+            started: UNIX_EPOCH + Duration::from_secs(9),
         };
+        let queue = Queue::of([&p], &limits);
         let header = Header::new(&limits);
-        let bytes = index.encode(&header);
-        let back = Index::decode(bytes.clone(), &header).unwrap();
-        assert_eq!(back.status, index.status);
-        assert_eq!(back.built, index.built);
-        assert_eq!(back.queue, index.queue);
+        let bytes = encode(&header, scan, &queue);
+        assert_eq!(decode(bytes.clone(), &header), Some(queue.clone()));
         let other = Header::new(&Limits {
             max_fact_chars: 101,
             ..limits
         });
-        assert!(Index::decode(bytes.clone(), &other).is_none());
+        assert!(decode(bytes.clone(), &other).is_none());
         for cut in [0, 1, bytes.len() / 2, bytes.len() - 1] {
-            assert!(Index::decode(bytes[..cut].to_vec(), &header).is_none());
+            assert!(decode(bytes[..cut].to_vec(), &header).is_none());
         }
 
-        // The summary is read from the file's first bytes alone, and only as it was written.
+        // How it was built is read from its first bytes alone, whatever the limits.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("idx");
         std::fs::write(&path, &bytes).unwrap();
+        let built = Built {
+            status: scan.status,
+            at: scan.started,
+        };
+        assert_eq!(peek(&path), Some(built));
+        let mut older = bytes.clone();
+        older[MAGIC.len()] ^= 1;
+        std::fs::write(&path, &older).unwrap();
+        assert_eq!(peek(&path), None, "another revision's prefix is not read");
+
+        // The summary is read from the file's first bytes alone, and only as it was written.
+        std::fs::write(&path, &bytes).unwrap();
         let stamp = read_prefix(&path, &header).unwrap();
-        let summary = QueueSummary::of(&index.queue, CONTEXT_PROPOSALS);
+        assert_eq!(stamp.built, built);
+        let summary = QueueSummary::of(&queue, CONTEXT_PROPOSALS);
         assert_eq!(summary.newest, [format!("{}.json", p.id)]);
         assert_eq!(stamp.summary, Some(summary));
-        let summary_at = header.0.len() + STAMP_LEN;
+        let summary_at = PREFIX_LEN + header.0.len() + 4;
         let mut flipped = bytes.clone();
         flipped[summary_at] ^= 1;
         std::fs::write(&path, &flipped).unwrap();
