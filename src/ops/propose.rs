@@ -32,7 +32,8 @@ pub fn propose(ws: &Workspace, request: Request) -> Result<Proposed> {
     })();
     // After the proposal, whose fsync would otherwise wait on the index's blocks; and also when
     // the request is refused, so that the next run need not list the directory again.
-    ws.store.refresh_queue_index(refresh, &pending);
+    ws.store
+        .refresh_queue_index(refresh, &pending, written.is_ok());
     drop(lock);
     let (planned, path) = written?;
     Ok(Proposed {

@@ -35,7 +35,8 @@ const REVISION: u32 = 4;
 const RACY_FINE: Duration = Duration::from_millis(100);
 const RACY_COARSE: Duration = Duration::from_secs(2);
 
-/// How many files an index may lack before a run rewrites it while the directory is busy.
+/// How many files an index may lack before a run rewrites it even though the next run will
+/// list the directory anyway.
 const REWRITE_AFTER: usize = 32;
 
 /// The proposal files of the directory with their inodes, as [`file::list_dir_inodes`] gives
@@ -46,7 +47,15 @@ type Listed = Result<Vec<(String, u64)>>;
 /// longer describes the directory. Writing it after the run's own files keeps their `fsync`
 /// from waiting on the index's blocks.
 #[must_use = "the index is only written by `Store::refresh_queue_index`"]
-pub struct QueueRefresh(Option<(DirScan, Header)>);
+pub struct QueueRefresh(Option<Rebuilt>);
+
+/// A queue built from a listing of the directory.
+struct Rebuilt {
+    scan: DirScan,
+    header: Header,
+    /// How many files the index lacked or had too many.
+    changes: usize,
+}
 
 /// The directory's status and the time it was taken, before any listing of it began: an index
 /// built from that listing describes the directory as of then.
@@ -68,7 +77,7 @@ impl Store {
     /// from the files, refreshing the index.
     pub fn queue(&self, limits: &Limits) -> Result<Queue> {
         let (queue, refresh) = self.read_queue(limits, true, None)?;
-        self.refresh_queue_index(refresh, &queue);
+        self.refresh_queue_index(refresh, &queue, false);
         Ok(queue)
     }
 
@@ -93,11 +102,23 @@ impl Store {
         })
     }
 
-    /// Writes the queue index `refresh` asks for, describing `queue`.
-    pub fn refresh_queue_index(&self, refresh: QueueRefresh, queue: &Queue) {
-        let Some((scan, header)) = refresh.0 else {
+    /// Writes the queue index `refresh` asks for, describing `queue`, unless the next run would
+    /// list the directory anyway (it is busy, or this run `added` a file to it) and the index
+    /// lacks only a few files: reading those costs the next run less than rewriting an index of
+    /// thousands costs this one.
+    pub fn refresh_queue_index(&self, refresh: QueueRefresh, queue: &Queue, added: bool) {
+        let Some(Rebuilt {
+            scan,
+            header,
+            changes,
+        }) = refresh.0
+        else {
             return;
         };
+        let listed_anyway = added || scan.status.racy(scan.started);
+        if listed_anyway && changes <= REWRITE_AFTER {
+            return;
+        }
         let bytes = encode(&header, scan, queue);
         // A cache that cannot be written costs the next run time, nothing else.
         let _ = file::replace_unsynced(&self.git_dir.join(paths::QUEUE_INDEX), &bytes);
@@ -122,7 +143,7 @@ impl Store {
     /// Rebuilds the queue index from every proposal file, for a hand edit that kept its file.
     pub fn rebuild_queue_index(&self, limits: &Limits) -> Result<()> {
         let (queue, refresh) = self.read_queue(limits, false, None)?;
-        self.refresh_queue_index(refresh, &queue);
+        self.refresh_queue_index(refresh, &queue, false);
         Ok(())
     }
 
@@ -217,13 +238,12 @@ impl Store {
                     .map(|p| PendingProposal::of(&p, limits)),
             });
         }
-        let queue = builder.finish();
-        // While the directory is busy the next run lists it anyway: a few files it reads again
-        // cost less than rewriting an index of thousands each time.
-        if changes <= REWRITE_AFTER && scan.status.racy(scan.started) {
-            return Ok((queue, QueueRefresh(None)));
-        }
-        Ok((queue, QueueRefresh(Some((scan, header)))))
+        let rebuilt = Rebuilt {
+            scan,
+            header,
+            changes,
+        };
+        Ok((builder.finish(), QueueRefresh(Some(rebuilt))))
     }
 
     /// The proposals in the files `names` of `.ledger/proposals/` that still parse.

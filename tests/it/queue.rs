@@ -206,3 +206,42 @@ fn an_unwritable_git_directory_costs_only_time() {
     );
     assert!(Path::new(&repo.file(INDEX)).is_dir());
 }
+
+#[test]
+fn a_proposal_does_not_rewrite_an_index_that_lacks_only_a_few_files() {
+    let repo = Repo::new();
+    let first = added(&repo, "Never block the executor.");
+    settle(&repo);
+    assert_eq!(context(&repo)["proposals"]["count"], 1);
+    let before = std::fs::read(repo.file(INDEX)).unwrap();
+    copy_as(
+        &repo,
+        &first,
+        "20261122T100000Z-0000c0de",
+        "Retry idempotent calls only.",
+    );
+    settle(&repo);
+    // It reads the one file the index lacks, and its own file leaves the index stale anyway.
+    let dup = add(&repo, "retry idempotent calls ONLY");
+    assert_eq!(error_code(&dup), "duplicate_proposal", "{dup:?}");
+    let rebuilt = std::fs::read(repo.file(INDEX)).unwrap();
+    assert_ne!(
+        rebuilt, before,
+        "a refused request leaves the directory as it was: rewritten"
+    );
+    copy_as(
+        &repo,
+        &first,
+        "20261122T100001Z-0000beef",
+        "Pin the toolchain.",
+    );
+    settle(&repo);
+    added(&repo, "Log every retry.");
+    assert_eq!(std::fs::read(repo.file(INDEX)).unwrap(), rebuilt);
+    // The next reader sees all four and, the directory now quiet, rewrites the index.
+    settle(&repo);
+    assert_eq!(context(&repo)["proposals"]["count"], 4);
+    assert!(std::fs::read(repo.file(INDEX)).unwrap().len() > rebuilt.len());
+    let dup = add(&repo, "pin the toolchain");
+    assert_eq!(error_code(&dup), "duplicate_proposal", "{dup:?}");
+}
