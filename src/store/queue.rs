@@ -76,7 +76,7 @@ impl Store {
     /// The review queue, judged under `limits`: from the queue index where it is current, else
     /// from the files, refreshing the index.
     pub fn queue(&self, limits: &Limits) -> Result<Queue> {
-        let (queue, refresh) = self.read_queue(limits, true, None)?;
+        let (queue, refresh) = self.read_queue(limits, true)?;
         self.refresh_queue_index(refresh, &queue, false);
         Ok(queue)
     }
@@ -132,7 +132,7 @@ impl Store {
         };
         let header = Header::new(limits);
         let current = read_prefix(&self.git_dir.join(paths::QUEUE_INDEX), &header)
-            .filter(|s| s.current(status))
+            .filter(|s| s.built.current(status))
             .and_then(|s| s.summary);
         match current {
             Some(summary) => Ok(summary),
@@ -142,19 +142,14 @@ impl Store {
 
     /// Rebuilds the queue index from every proposal file, for a hand edit that kept its file.
     pub fn rebuild_queue_index(&self, limits: &Limits) -> Result<()> {
-        let (queue, refresh) = self.read_queue(limits, false, None)?;
+        let (queue, refresh) = self.read_queue(limits, false)?;
         self.refresh_queue_index(refresh, &queue, false);
         Ok(())
     }
 
-    fn read_queue(
-        &self,
-        limits: &Limits,
-        trust_index: bool,
-        listing: Option<ScopedJoinHandle<'_, Listed>>,
-    ) -> Result<(Queue, QueueRefresh)> {
+    fn read_queue(&self, limits: &Limits, trust_index: bool) -> Result<(Queue, QueueRefresh)> {
         match DirScan::of(&self.path(paths::PROPOSALS)) {
-            Some(scan) => self.read_queue_at(limits, trust_index, scan, listing),
+            Some(scan) => self.read_queue_at(limits, trust_index, scan, None),
             None => Ok((Queue::default(), QueueRefresh(None))),
         }
     }
@@ -176,7 +171,7 @@ impl Store {
             .then(|| std::fs::read(&index_path).ok())
             .flatten();
         let stamped = bytes.as_deref().and_then(|b| Stamp::read(b, &header));
-        if stamped.is_some_and(|s| s.current(scan.status)) {
+        if stamped.is_some_and(|s| s.built.current(scan.status)) {
             if let Some(queue) = bytes.and_then(|b| decode(b, &header)) {
                 return Ok((queue, QueueRefresh(None)));
             }
@@ -397,10 +392,6 @@ impl Stamp {
                 .flatten(),
             entries: PREFIX_LEN + header.0.len() + r.position(),
         })
-    }
-
-    fn current(&self, status: DirStatus) -> bool {
-        self.built.current(status)
     }
 }
 
