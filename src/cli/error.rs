@@ -23,6 +23,8 @@ pub enum Code {
     InvalidFileName,
     UnknownFact,
     SupersededFact,
+    ArchivedFact,
+    InvalidRelation,
     EmptyText,
     TextTooLong,
     InvalidText,
@@ -65,7 +67,7 @@ pub enum Code {
 
 impl Code {
     #[cfg(test)]
-    pub const ALL: [Code; 46] = [
+    pub const ALL: [Code; 48] = [
         Code::NotARepository,
         Code::BareRepository,
         Code::NotInitialized,
@@ -74,6 +76,8 @@ impl Code {
         Code::InvalidFileName,
         Code::UnknownFact,
         Code::SupersededFact,
+        Code::ArchivedFact,
+        Code::InvalidRelation,
         Code::EmptyText,
         Code::TextTooLong,
         Code::InvalidText,
@@ -124,6 +128,8 @@ impl Code {
             Code::InvalidFileName => "invalid_file_name",
             Code::UnknownFact => "unknown_fact",
             Code::SupersededFact => "superseded_fact",
+            Code::ArchivedFact => "archived_fact",
+            Code::InvalidRelation => "invalid_relation",
             Code::EmptyText => "empty_text",
             Code::TextTooLong => "text_too_long",
             Code::InvalidText => "invalid_text",
@@ -407,6 +413,11 @@ impl From<PlanError> for CliError {
         let (code, details) = match &e {
             E::Lookup(_) | E::Text(_) => (Code::InvalidInput, Value::Null),
             E::SupersededFact { id, by } => (Code::SupersededFact, json!({ "id": id, "by": by })),
+            E::ArchivedFact { id } => (Code::ArchivedFact, json!({ "id": id })),
+            E::RelationTarget { id, .. } => (Code::InvalidRelation, json!({ "id": id })),
+            E::NoSuchRelation { other, .. } => (Code::InvalidRelation, json!({ "id": other })),
+            E::SameState { .. } => (Code::NoChange, Value::Null),
+            E::UnknownState { .. } => (Code::InvalidInput, Value::Null),
             E::DuplicateFact { id, file } => {
                 (Code::DuplicateFact, json!({ "id": id, "file": file }))
             }

@@ -615,6 +615,7 @@ fn by_commit_text(s: &Summary) -> String {
         + s.updated.len()
         + s.superseded.len()
         + s.removed.len()
+        + s.reexamined.len()
         + s.rejected.len()
         + s.pending.len()
         == 0
@@ -650,11 +651,12 @@ fn by_commit_markdown(s: &Summary) -> String {
     );
     let _ = writeln!(
         out,
-        "**{} added · {} updated · {} superseded · {} removed · {} rejected · {} pending**\n",
+        "**{} added · {} updated · {} superseded · {} removed · {} re-examined · {} rejected · {} pending**\n",
         s.added.len(),
         s.updated.len(),
         s.superseded.len(),
         s.removed.len(),
+        s.reexamined.len(),
         s.rejected.len(),
         s.pending.len()
     );

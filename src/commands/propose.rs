@@ -2,6 +2,7 @@ use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use mneme::model::facts::{Relation, Relations};
 use mneme::model::plan::{Request, RequestOp};
 use mneme::model::views::ProposedView;
 use mneme::ops::propose::{propose, Proposed};
@@ -24,6 +25,9 @@ use crate::cli::{utf8, CliError, Cx, ExitStatus, Result};
   mneme propose update f-7f3cq \"We use PostgreSQL 17.\" --reason \"upgraded in #412\"
   mneme propose remove f-7f3cq --reason \"the service was retired\"
   echo \"Use the pool.\" | mneme propose supersede f-k2a9 --stdin --reason \"new driver\"
+  mneme propose verify f-7f3cq --reason \"re-checked after the upgrade\" --evidence src/db.rs:12
+  mneme propose state f-7f3cq archived --reason \"the service was retired\"
+  mneme propose relate f-7f3cq --contradicts f-k2a9 --reason \"they disagree on pooling\"
   mneme propose --from-json ops.json --json"
 )]
 pub struct Args {
@@ -65,6 +69,8 @@ enum Op {
         file: OsString,
         #[command(flatten)]
         text: Text,
+        #[command(flatten)]
+        links: Links,
     },
     /// Propose new text for an existing fact.
     #[command(after_help = "Examples:
@@ -75,6 +81,8 @@ enum Op {
         fact_id: OsString,
         #[command(flatten)]
         text: Text,
+        #[command(flatten)]
+        links: Links,
     },
     /// Propose removing a fact.
     #[command(after_help = "Examples:
@@ -92,7 +100,98 @@ enum Op {
         fact_id: OsString,
         #[command(flatten)]
         text: Text,
+        #[command(flatten)]
+        links: Links,
     },
+    /// Propose confirming a fact as still true (its approval sets `verified` and the evidence).
+    #[command(after_help = "Examples:
+  mneme propose verify f-7f3cq --reason \"re-read the pool code\" --evidence src/db.rs:12-40")]
+    Verify {
+        /// Id of the fact.
+        fact_id: OsString,
+    },
+    /// Propose moving a fact to another state: active, stale, contested or archived.
+    #[command(after_help = "States:
+  active     current (the default)
+  stale      still the ledger's view, but needs checking; `propose verify` clears it
+  contested  disputed; agents are told not to rely on it until a person settles it
+  archived   kept for history, no longer current; `state <id> active` restores it
+
+Examples:
+  mneme propose state f-7f3cq archived --reason \"the service was retired\"
+  mneme propose state f-7f3cq stale --reason \"the driver changed; re-check\"")]
+    State {
+        /// Id of the fact.
+        fact_id: OsString,
+        /// The new state.
+        #[arg(value_parser = ["active", "stale", "contested", "archived"])]
+        state: String,
+    },
+    /// Propose relating a fact to others (a `contradicts` relation marks both contested).
+    #[command(after_help = "Examples:
+  mneme propose relate f-7f3cq --depends-on f-k2a9 --reason \"the pool needs the driver\"
+  mneme propose relate f-7f3cq --contradicts f-9x2b --reason \"they disagree on timeouts\"")]
+    Relate {
+        /// Id of the fact that holds the relations.
+        fact_id: OsString,
+        #[command(flatten)]
+        links: Links,
+    },
+    /// Propose removing relations from a fact (resolving a contradiction, say).
+    #[command(after_help = "Examples:
+  mneme propose unrelate f-7f3cq --contradicts f-9x2b --reason \"settled: both hold\"")]
+    Unrelate {
+        /// Id of the fact that holds the relations.
+        fact_id: OsString,
+        #[command(flatten)]
+        links: Links,
+    },
+}
+
+/// Relations to other facts, by id; each flag can be repeated.
+#[derive(Debug, clap::Args)]
+struct Links {
+    /// A related fact, worth reading with this one.
+    #[arg(long, value_name = "FACT_ID")]
+    relates_to: Vec<OsString>,
+    /// A fact this one holds only while that one holds.
+    #[arg(long, value_name = "FACT_ID")]
+    depends_on: Vec<OsString>,
+    /// A fact this one says the opposite of: both are contested until a person resolves it.
+    #[arg(long, value_name = "FACT_ID")]
+    contradicts: Vec<OsString>,
+    /// A fact this one follows from.
+    #[arg(long, value_name = "FACT_ID")]
+    derived_from: Vec<OsString>,
+}
+
+impl Links {
+    fn relations(&self) -> Result<Relations> {
+        let mut out = Relations::new();
+        for (relation, ids) in [
+            (Relation::RelatesTo, &self.relates_to),
+            (Relation::DependsOn, &self.depends_on),
+            (Relation::Contradicts, &self.contradicts),
+            (Relation::DerivedFrom, &self.derived_from),
+        ] {
+            for id in ids {
+                let flag = format!("--{}", relation.key().replace('_', "-"));
+                out.entry(relation).or_default().insert(utf8(&flag, id)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The relations, at least one.
+    fn required(&self, verb: &str) -> Result<Relations> {
+        let relations = self.relations()?;
+        if relations.is_empty() {
+            return Err(CliError::invalid_input(format!(
+                "name at least one relation to {verb}: --relates-to, --depends-on, --contradicts or --derived-from FACT_ID"
+            )));
+        }
+        Ok(relations)
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -174,7 +273,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
 fn request(args: &Args) -> Result<Request> {
     let mut request = match (&args.op, &args.from_json) {
         (Some(_), Some(_)) => return Err(CliError::invalid_input(
-            "give either an operation (add, update, remove, supersede) or --from-json, not both",
+            "give either an operation (add, update, remove, supersede, verify, state, relate, unrelate) or --from-json, not both",
         )),
         (Some(op), None) => Request {
             operations: vec![operation(op)?],
@@ -183,7 +282,7 @@ fn request(args: &Args) -> Result<Request> {
         (None, Some(file)) => read_request(file)?,
         (None, None) => {
             return Err(CliError::invalid_input(
-                "name an operation (add, update, remove, supersede) or --from-json FILE",
+                "name an operation (add, update, remove, supersede, verify, state, relate, unrelate) or --from-json FILE",
             ))
         }
     };
@@ -209,20 +308,48 @@ fn request(args: &Args) -> Result<Request> {
 fn operation(op: &Op) -> Result<RequestOp> {
     let id = |s: &OsString| utf8("the fact id", s);
     Ok(match op {
-        Op::Add { file, text } => RequestOp::Add {
+        Op::Add { file, text, links } => RequestOp::Add {
             file: utf8("--file", file)?,
             text: text.read()?,
+            relations: links.relations()?,
         },
-        Op::Update { fact_id, text } => RequestOp::Update {
+        Op::Update {
+            fact_id,
+            text,
+            links,
+        } => RequestOp::Update {
             fact_id: id(fact_id)?,
             text: text.read()?,
+            relations: links.relations()?,
         },
         Op::Remove { fact_id } => RequestOp::Remove {
             fact_id: id(fact_id)?,
         },
-        Op::Supersede { fact_id, text } => RequestOp::Supersede {
+        Op::Supersede {
+            fact_id,
+            text,
+            links,
+        } => RequestOp::Supersede {
             fact_id: id(fact_id)?,
             text: text.read()?,
+            relations: links.relations()?,
+        },
+        Op::Verify { fact_id } => RequestOp::Verify {
+            fact_id: id(fact_id)?,
+        },
+        Op::State { fact_id, state } => RequestOp::State {
+            fact_id: id(fact_id)?,
+            state: state.clone(),
+        },
+        Op::Relate { fact_id, links } => RequestOp::Relate {
+            fact_id: id(fact_id)?,
+            add: links.required("add")?,
+            remove: Relations::new(),
+        },
+        Op::Unrelate { fact_id, links } => RequestOp::Relate {
+            fact_id: id(fact_id)?,
+            add: Relations::new(),
+            remove: links.required("remove")?,
         },
     })
 }

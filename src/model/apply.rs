@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::model::facts::{render_fact, Block, Fact, FactFile, Meta, State};
+use crate::model::facts::{render_fact, Block, Fact, FactFile, Meta, Relations, State};
 use crate::model::ledger::{FactFileEntry, Ledger};
 use crate::model::proposal::{Operation, Proposal};
 use crate::model::text::normalize;
@@ -39,8 +39,8 @@ pub enum Conflict {
         /// Text now.
         now: String,
     },
-    #[error("fact `{id}` is now superseded")]
-    FactSuperseded { id: String },
+    #[error("fact `{id}` is now superseded or archived")]
+    NotCurrent { id: String },
     #[error("the id `{id}` is already used by another fact")]
     IdTaken { id: String },
     #[error("the ledger already has this statement as `{id}`")]
@@ -56,7 +56,7 @@ pub enum Conflict {
 /// target file changed since the proposal was made (`rebased`). Cheap enough for `review list`
 /// over thousands of proposals; `apply` starts with it.
 pub fn check(ledger: &Ledger, proposal: &Proposal) -> Result<bool, Conflict> {
-    // What earlier operations made of a fact: its text and whether it is superseded; `None`
+    // What earlier operations made of a fact: its text and whether it is still current; `None`
     // once removed.
     let mut changed: HashMap<&str, Option<(&str, bool)>> = HashMap::new();
     let mut rebased = false;
@@ -67,7 +67,7 @@ pub fn check(ledger: &Ledger, proposal: &Proposal) -> Result<bool, Conflict> {
             Some(state) => *state,
             None => ledger
                 .find(id)
-                .map(|(_, f)| (f.text.as_str(), f.meta.is_superseded())),
+                .map(|(_, f)| (f.text.as_str(), f.meta.is_current())),
         };
         let taken =
             |id: &str| ledger.find(id).is_some() || changed.get(id).is_some_and(Option::is_some);
@@ -77,11 +77,11 @@ pub fn check(ledger: &Ledger, proposal: &Proposal) -> Result<bool, Conflict> {
         }
         match op {
             Operation::Add { fact_id, text, .. } => {
-                changed.insert(fact_id, Some((text, false)));
+                changed.insert(fact_id, Some((text, true)));
             }
             Operation::Update { fact_id, text, .. } => {
-                let superseded = now(fact_id).is_some_and(|(_, s)| s);
-                changed.insert(fact_id, Some((text, superseded)));
+                let current = now(fact_id).is_some_and(|(_, c)| c);
+                changed.insert(fact_id, Some((text, current)));
             }
             Operation::Remove { fact_id, .. } => {
                 changed.insert(fact_id, None);
@@ -93,9 +93,18 @@ pub fn check(ledger: &Ledger, proposal: &Proposal) -> Result<bool, Conflict> {
                 text,
                 ..
             } => {
-                changed.insert(fact_id, Some((before, true)));
-                changed.insert(new_fact_id, Some((text, false)));
+                changed.insert(fact_id, Some((before, false)));
+                changed.insert(new_fact_id, Some((text, true)));
             }
+            Operation::State {
+                fact_id,
+                before,
+                state,
+                ..
+            } => {
+                changed.insert(fact_id, Some((before, state.is_current())));
+            }
+            Operation::Verify { .. } | Operation::Relate { .. } => {}
         }
     }
     Ok(rebased)
@@ -172,12 +181,12 @@ fn check_new_facts(
     }
 }
 
-/// The fact an update, removal or supersession targets must be there (`now`: its text and
-/// whether it is superseded), with the text it was proposed against; superseding it a second
-/// time is a conflict too.
+/// The fact an operation targets must be there (`now`: its text and whether it is current),
+/// with the text it was proposed against; superseding or verifying a fact that is no longer
+/// current is a conflict too.
 fn check_target(op: &Operation, now: Option<(&str, bool)>) -> Result<(), Conflict> {
     let id = op.fact_id();
-    let (text, superseded) = now.ok_or_else(|| Conflict::FactVanished { id: id.to_owned() })?;
+    let (text, current) = now.ok_or_else(|| Conflict::FactVanished { id: id.to_owned() })?;
     let before = op.before().unwrap_or(text);
     if text != before {
         return Err(Conflict::FactChanged {
@@ -186,8 +195,8 @@ fn check_target(op: &Operation, now: Option<(&str, bool)>) -> Result<(), Conflic
             now: text.to_owned(),
         });
     }
-    if superseded && matches!(op, Operation::Supersede { .. }) {
-        return Err(Conflict::FactSuperseded { id: id.to_owned() });
+    if !current && matches!(op, Operation::Supersede { .. } | Operation::Verify { .. }) {
+        return Err(Conflict::NotCurrent { id: id.to_owned() });
     }
     Ok(())
 }
@@ -199,18 +208,27 @@ fn apply_op(
     today: &str,
 ) -> Result<(), Conflict> {
     let eol = file.line_ending();
-    let new_meta = |old: &Meta| Meta {
-        since: Some(today.to_owned()),
-        evidence: if evidence.is_empty() {
+    let evidence_or = |old: &Meta| {
+        if evidence.is_empty() {
             old.evidence.clone()
         } else {
             evidence.to_vec()
-        },
+        }
+    };
+    let new_meta = |old: &Meta, relations: &Relations| Meta {
+        since: Some(today.to_owned()),
+        evidence: evidence_or(old),
+        relations: related(&old.relations, relations, &Relations::new()),
         ..old.clone()
     };
     match op {
-        Operation::Add { fact_id, text, .. } => {
-            let meta = new_meta(&Meta::default());
+        Operation::Add {
+            fact_id,
+            text,
+            relations,
+            ..
+        } => {
+            let meta = new_meta(&Meta::default(), relations);
             match insertion_point(file, fact_id) {
                 Some(at) => {
                     let Block::Fact(next) = &file.blocks[at] else {
@@ -230,16 +248,25 @@ fn apply_op(
                 }
             }
         }
-        Operation::Update { fact_id, text, .. } => {
+        Operation::Update {
+            fact_id,
+            text,
+            relations,
+            ..
+        } => {
             let fact = target(file, op)?;
-            fact.raw = render_fact(&fact.marker, fact_id, text, &new_meta(&fact.meta), eol);
+            let meta = new_meta(&fact.meta, relations);
+            fact.raw = render_fact(&fact.marker, fact_id, text, &meta, eol);
         }
         Operation::Remove { fact_id, .. } => {
             target(file, op)?;
             remove_fact(file, fact_id);
         }
         Operation::Supersede {
-            new_fact_id, text, ..
+            new_fact_id,
+            text,
+            relations,
+            ..
         } => {
             let fact = target(file, op)?;
             let old_meta = Meta {
@@ -255,13 +282,54 @@ fn apply_op(
                 &next_marker(&fact.marker),
                 new_fact_id,
                 text,
-                &new_meta(&Meta::default()),
+                &new_meta(&Meta::default(), relations),
                 eol,
             );
             fact.raw = old_raw + &item;
         }
+        Operation::Verify { .. } => {
+            let fact = target(file, op)?;
+            let meta = Meta {
+                verified: Some(today.to_owned()),
+                evidence: evidence_or(&fact.meta),
+                state: fact.meta.state.clone().filter(|s| *s != State::Stale),
+                ..fact.meta.clone()
+            };
+            fact.raw = fact.raw_with_meta(&meta);
+        }
+        Operation::State { state, .. } => {
+            let fact = target(file, op)?;
+            let meta = Meta {
+                state: Some(state.clone()).filter(|s| *s != State::Active),
+                ..fact.meta.clone()
+            };
+            fact.raw = fact.raw_with_meta(&meta);
+        }
+        Operation::Relate { add, remove, .. } => {
+            let fact = target(file, op)?;
+            let meta = Meta {
+                relations: related(&fact.meta.relations, add, remove),
+                ..fact.meta.clone()
+            };
+            fact.raw = fact.raw_with_meta(&meta);
+        }
     }
     Ok(())
+}
+
+/// `old` with the ids of `add` and without those of `remove`; kinds left empty are dropped.
+pub fn related(old: &Relations, add: &Relations, remove: &Relations) -> Relations {
+    let mut out = old.clone();
+    for (relation, ids) in add {
+        out.entry(*relation).or_default().extend(ids.iter().cloned());
+    }
+    for (relation, ids) in remove {
+        if let Some(kept) = out.get_mut(relation) {
+            kept.retain(|id| !ids.contains(id));
+        }
+    }
+    out.retain(|_, ids| !ids.is_empty());
+    out
 }
 
 /// Parses the changed file back, so later operations see its new facts and line numbers, and
@@ -306,7 +374,7 @@ fn reparse(
                 .map_or(0, |i| i + 1);
             expected.insert(at, new_fact_id.clone());
         }
-        Operation::Update { .. } => {}
+        _ => {}
     }
     let found: Vec<String> = after.facts().map(Fact::key).collect();
     if found != expected {
@@ -321,7 +389,7 @@ fn reparse(
         .collect();
     for (fact, key) in after.facts().zip(found) {
         let intact = if key == written {
-            op.text().is_none_or(|t| fact.text == t)
+            op.text().or(op.before()).is_none_or(|t| fact.text == t)
         } else {
             key == op.fact_id() || untouched.get(&key) == Some(&(fact.text.as_str(), &fact.meta))
         };
@@ -339,7 +407,7 @@ fn target<'f>(file: &'f mut FactFile, op: &Operation) -> Result<&'f mut Fact, Co
     check_target(
         op,
         fact.as_ref()
-            .map(|f| (f.text.as_str(), f.meta.is_superseded())),
+            .map(|f| (f.text.as_str(), f.meta.is_current())),
     )?;
     fact.ok_or_else(|| Conflict::FactVanished { id: id.to_owned() })
 }
@@ -465,6 +533,7 @@ mod tests {
             file: "architecture.md".into(),
             fact_id: "f-new1".into(),
             text: text.into(),
+            relations: Default::default(),
         }
     }
 
@@ -488,6 +557,7 @@ mod tests {
             file: "architecture.md".into(),
             fact_id: id.into(),
             text: "New.".into(),
+            relations: Default::default(),
         };
         let l = ledger(&[("architecture.md", src)]);
         let new = |id: &str| {
@@ -549,6 +619,7 @@ mod tests {
             fact_id: "f-bbbb".into(),
             before: "Services talk gRPC.\nOver TLS.".into(),
             text: "Services talk gRPC with mTLS.".into(),
+            relations: Default::default(),
         };
         let out = one(ARCH, op).unwrap();
         assert_eq!(
@@ -582,6 +653,7 @@ mod tests {
             before: "We use PostgreSQL 16.".into(),
             new_fact_id: "f-new1".into(),
             text: "We use PostgreSQL 17.".into(),
+            relations: Default::default(),
         };
         let out = one(ARCH, op).unwrap();
         assert_eq!(
@@ -621,6 +693,7 @@ mod tests {
             fact_id: "f-aaaa".into(),
             before: before.into(),
             text: "New.".into(),
+            relations: Default::default(),
         };
         assert!(
             matches!(one(ARCH, upd("Something else.")), Err(Conflict::FactChanged { now, .. }) if now == "We use PostgreSQL 16.")
@@ -636,12 +709,14 @@ mod tests {
             file: "architecture.md".into(),
             fact_id: "f-aaaa".into(),
             text: "Fresh.".into(),
+            relations: Default::default(),
         };
         assert!(matches!(one(ARCH, taken), Err(Conflict::IdTaken { .. })));
         let missing = Operation::Add {
             file: "gone.md".into(),
             fact_id: "f-new1".into(),
             text: "Fresh.".into(),
+            relations: Default::default(),
         };
         assert!(matches!(
             one(ARCH, missing),
@@ -711,17 +786,18 @@ mod tests {
             before: "We use PostgreSQL 16.".into(),
             new_fact_id: new.into(),
             text: format!("Replacement {new}."),
+            relations: Default::default(),
         };
         let p = proposal(vec![supersede("f-new1"), supersede("f-new2")], &l);
         assert_eq!(
             check(&l, &p),
-            Err(Conflict::FactSuperseded {
+            Err(Conflict::NotCurrent {
                 id: "f-aaaa".into()
             })
         );
         assert_eq!(
             apply(&l, &p, "2026-11-22"),
-            Err(Conflict::FactSuperseded {
+            Err(Conflict::NotCurrent {
                 id: "f-aaaa".into()
             })
         );

@@ -114,6 +114,9 @@ impl Decision<'_> {
                 } => {
                     format!("supersede {fact_id} with {new_fact_id}")
                 }
+                Operation::State { fact_id, state, .. } => {
+                    format!("state {fact_id} {}", state.as_str())
+                }
                 _ => format!("{} {}", o.kind().as_str(), o.fact_id()),
             })
             .collect();
@@ -403,6 +406,7 @@ mod tests {
                 file: "architecture.md".into(),
                 fact_id: "f-7f3c".into(),
                 text: "We use PostgreSQL 16, not SQLite, for every service that stores relational data.".into(),
+                relations: Default::default(),
             }],
             base: Default::default(),
         }
@@ -442,6 +446,7 @@ mod tests {
             before: "x".into(),
             new_fact_id: "f-new2".into(),
             text: "y".into(),
+            relations: Default::default(),
         });
         let d = Decision {
             verdict: Verdict::Reject,

@@ -276,6 +276,9 @@ pub fn announced(decision: &Recorded) -> BTreeSet<(String, ChangeKind)> {
                 set.insert((old.clone(), ChangeKind::Changed));
                 set.insert((new.clone(), ChangeKind::Added))
             }
+            (OpKind::Verify | OpKind::State | OpKind::Relate, [id]) => {
+                set.insert((id.clone(), ChangeKind::Changed))
+            }
             _ => false,
         };
     }
@@ -341,6 +344,19 @@ fn check_against_proposal(decision: &Recorded, actual: &[FactChange], p: &Propos
         return problems;
     }
     for op in &p.operations {
+        // Verifying, moving to a state and relating change metadata only.
+        let keeps_text = op.text().is_none() && op.kind() != OpKind::Remove;
+        if keeps_text
+            && actual
+                .iter()
+                .any(|c| c.fact == op.fact_id() && c.old != c.new)
+        {
+            problems.push(format!(
+                "{} says something else now, but a {} changes no text",
+                op.fact_id(),
+                op.kind().as_str()
+            ));
+        }
         let Some(text) = op.text() else { continue };
         let id = op.text_fact_id();
         let written = actual

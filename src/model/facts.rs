@@ -5,9 +5,11 @@
 //! never fails on Markdown structure: a file always splits into text and facts, and rendering the
 //! parts back yields the original bytes.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use crate::model::text::normalize;
+use crate::model::time::Timestamp;
 
 /// A parsed fact file. `render()` of an untouched value returns the input byte for byte.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,9 +63,74 @@ pub struct Meta {
     pub since: Option<String>,
     pub verified: Option<String>,
     pub evidence: Vec<String>,
+    /// Links to other facts, each kind under its own key (`depends_on: f-a f-b`).
+    pub relations: Relations,
     /// Keys mneme does not know, kept so that rendering does not drop them.
     pub other: Vec<(String, String)>,
 }
+
+/// How one fact bears on another. A supersession is not among them: it is the `by` of the fact
+/// replaced.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    /// Related; read the other fact too.
+    RelatesTo,
+    /// Holds only while the other fact holds.
+    DependsOn,
+    /// Says the opposite of the other fact: both are contested until a person resolves it.
+    Contradicts,
+    /// Follows from the other fact.
+    DerivedFrom,
+}
+
+impl Relation {
+    pub const ALL: [Relation; 4] = [
+        Relation::RelatesTo,
+        Relation::DependsOn,
+        Relation::Contradicts,
+        Relation::DerivedFrom,
+    ];
+
+    /// The metadata key, also the JSON name: `depends_on`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Relation::RelatesTo => "relates_to",
+            Relation::DependsOn => "depends_on",
+            Relation::Contradicts => "contradicts",
+            Relation::DerivedFrom => "derived_from",
+        }
+    }
+
+    pub fn parse(key: &str) -> Option<Relation> {
+        Relation::ALL.into_iter().find(|r| r.key() == key)
+    }
+
+    /// How the relation reads from the other fact: `f-b` is depended on by `f-a`.
+    pub fn inverse_phrase(self) -> &'static str {
+        match self {
+            Relation::RelatesTo => "related to by",
+            Relation::DependsOn => "depended on by",
+            Relation::Contradicts => "contradicted by",
+            Relation::DerivedFrom => "source of",
+        }
+    }
+}
+
+/// A fact's relations: for each kind, the ids of the other facts, sorted.
+pub type Relations = BTreeMap<Relation, BTreeSet<String>>;
 
 /// Prefix of the [`Fact::key`] of a fact without an id.
 pub const UNIDENTIFIED: &str = "(no id) ";
@@ -72,15 +139,27 @@ pub const UNIDENTIFIED: &str = "(no id) ";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum State {
     Active,
+    /// Still the ledger's view, but a person asked for it to be checked again.
+    Stale,
+    /// Disputed: something says otherwise and a person has not settled it.
+    Contested,
+    /// Kept for history; no longer current.
+    Archived,
     /// Replaced by the fact named in `by`; kept as history.
     Superseded,
     Other(String),
 }
 
 impl State {
+    /// The states a `state` proposal may set; superseding has its own operation.
+    pub const SETTABLE: [State; 4] = [State::Active, State::Stale, State::Contested, State::Archived];
+
     pub fn parse(s: &str) -> State {
         match s {
             "active" => State::Active,
+            "stale" => State::Stale,
+            "contested" => State::Contested,
+            "archived" => State::Archived,
             "superseded" => State::Superseded,
             other => State::Other(other.to_owned()),
         }
@@ -89,15 +168,31 @@ impl State {
     pub fn as_str(&self) -> &str {
         match self {
             State::Active => "active",
+            State::Stale => "stale",
+            State::Contested => "contested",
+            State::Archived => "archived",
             State::Superseded => "superseded",
             State::Other(s) => s,
         }
+    }
+
+    /// Whether a fact in this state is part of what the ledger holds true now (possibly
+    /// flagged): not superseded, not archived. Unknown states count as current, so that a
+    /// newer mneme's state hides nothing from an older one.
+    pub fn is_current(&self) -> bool {
+        !matches!(self, State::Superseded | State::Archived)
     }
 }
 
 impl serde::Serialize for State {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for State {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<State, D::Error> {
+        String::deserialize(d).map(|s| State::parse(&s))
     }
 }
 
@@ -117,6 +212,30 @@ impl Meta {
 
     pub fn is_superseded(&self) -> bool {
         *self.state() == State::Superseded
+    }
+
+    pub fn is_current(&self) -> bool {
+        self.state().is_current()
+    }
+
+    /// When a person last vouched for the fact: the later of `verified` and `since` (an update
+    /// after a verification moves `since` past it).
+    pub fn checked_on(&self) -> Option<&str> {
+        fn valid(d: &Option<String>) -> Option<&str> {
+            d.as_deref()
+                .filter(|d| d.len() == 10 && Timestamp::parse(d).is_some())
+        }
+        match (valid(&self.verified), valid(&self.since)) {
+            (Some(v), Some(s)) => Some(v.max(s)),
+            (v, s) => v.or(s),
+        }
+    }
+
+    /// The ids this fact relates to, with how.
+    pub fn related(&self) -> impl Iterator<Item = (Relation, &str)> {
+        self.relations
+            .iter()
+            .flat_map(|(r, ids)| ids.iter().map(move |id| (*r, id.as_str())))
     }
 
     fn parse(inner: &str) -> Option<Meta> {
@@ -139,7 +258,14 @@ impl Meta {
                 "evidence" => meta
                     .evidence
                     .extend(value.split_whitespace().map(str::to_owned)),
-                _ => meta.other.push((key.to_owned(), value.to_owned())),
+                _ => match Relation::parse(key) {
+                    Some(r) => meta
+                        .relations
+                        .entry(r)
+                        .or_default()
+                        .extend(value.split_whitespace().map(str::to_owned)),
+                    None => meta.other.push((key.to_owned(), value.to_owned())),
+                },
             }
         }
         Some(meta)
@@ -161,6 +287,10 @@ impl Meta {
         push("verified", &self.verified);
         if !self.evidence.is_empty() {
             parts.push(format!("evidence: {}", self.evidence.join(" ")));
+        }
+        for (relation, ids) in self.relations.iter().filter(|(_, ids)| !ids.is_empty()) {
+            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+            parts.push(format!("{}: {}", relation.key(), ids.join(" ")));
         }
         for (k, v) in &self.other {
             parts.push(format!("{k}: {v}"));

@@ -82,9 +82,9 @@ pub struct Ledger {
 #[derive(Debug, Clone, Default)]
 struct Index {
     by_id: HashMap<String, (usize, usize)>,
-    /// Active facts only, each statement's first holder.
+    /// Current facts only, each statement's first holder.
     by_statement: HashMap<String, Vec<(usize, usize)>>,
-    /// The words of each fact in [`Ledger::facts`] order; `None` for a superseded one.
+    /// The words of each fact in [`Ledger::facts`] order; `None` for one that is not current.
     words: Vec<Option<Words>>,
 }
 
@@ -112,7 +112,7 @@ impl Ledger {
                     if let Some(id) = &fact.id {
                         index.by_id.entry(id.clone()).or_insert((fi, ki));
                     }
-                    if fact.meta.is_superseded() {
+                    if !fact.meta.is_current() {
                         index.words.push(None);
                     } else {
                         let normalized = normalize(&fact.text);
@@ -141,7 +141,7 @@ impl Ledger {
             .flat_map(|f| f.file.facts().map(move |fact| (f, fact)))
     }
 
-    /// The active facts with their words, for similarity.
+    /// The current facts with their words, for similarity.
     pub fn active_words(&self) -> impl Iterator<Item = (&FactFileEntry, &Fact, &Words)> {
         self.facts()
             .zip(&self.index().words)
@@ -172,7 +172,7 @@ impl Ledger {
         })
     }
 
-    /// An active fact other than `except` whose statement normalises to `normalized`.
+    /// A current fact other than `except` whose statement normalises to `normalized`.
     pub fn same_statement(
         &self,
         normalized: &str,

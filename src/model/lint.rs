@@ -6,12 +6,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::model::config::Config;
-use crate::model::facts::{conflict_marker_line, Fact, State};
+use crate::model::facts::{conflict_marker_line, Fact, Relation, State};
 use crate::model::ids::mint;
 use crate::model::ledger::FactFileEntry;
 use crate::model::paths;
 use crate::model::proposal::{Limits, Operation, Proposal, ProposalError, FACT_PREFIX};
 use crate::model::secrets;
+use crate::model::standing;
 use crate::model::tasks::Task;
 use crate::model::text::normalize;
 use crate::model::time::Timestamp;
@@ -50,10 +51,13 @@ pub enum Code {
     StaleProposal,
     TaskDepMissing,
     MergeDriverMissing,
+    RelationMissing,
+    RelationInactive,
+    Contradiction,
 }
 
 impl Code {
-    pub const ALL: [Code; 23] = [
+    pub const ALL: [Code; 26] = [
         Code::FactFileParse,
         Code::ConflictMarkers,
         Code::Secret,
@@ -77,6 +81,9 @@ impl Code {
         Code::StaleProposal,
         Code::TaskDepMissing,
         Code::MergeDriverMissing,
+        Code::RelationMissing,
+        Code::RelationInactive,
+        Code::Contradiction,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -104,6 +111,9 @@ impl Code {
             Code::StaleProposal => "stale_proposal",
             Code::TaskDepMissing => "task_dep_missing",
             Code::MergeDriverMissing => "merge_driver_missing",
+            Code::RelationMissing => "relation_missing",
+            Code::RelationInactive => "relation_inactive",
+            Code::Contradiction => "contradiction",
         }
     }
 
@@ -120,7 +130,8 @@ impl Code {
             | Code::OverBudget
             | Code::Symlink
             | Code::Config
-            | Code::TaskParse => Severity::Error,
+            | Code::TaskParse
+            | Code::RelationMissing => Severity::Error,
             _ => Severity::Warning,
         }
     }
@@ -273,9 +284,14 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
         })
         .collect();
     let ids = id_rules(&facts, &mut out);
+    let states: BTreeMap<&str, &State> = facts
+        .iter()
+        .filter_map(|f| Some((f.fact.id.as_deref()?, f.fact.meta.state())))
+        .collect();
     duplicate_text(&facts, &mut out);
     for f in &facts {
         state_rules(f, &ids, &mut out);
+        relation_rules(f, &states, &mut out);
         date_rules(f, config, input.now, &mut out);
         evidence_rule(f, &evidence_exists, &mut out);
         for secret in secrets::find(&f.fact.text) {
@@ -369,7 +385,7 @@ fn id_rules<'a>(facts: &[Located<'a>], out: &mut Findings) -> BTreeSet<&'a str> 
 fn duplicate_text(facts: &[Located], out: &mut Findings) {
     let mut texts: BTreeMap<String, (&str, usize)> = BTreeMap::new();
     for Located { path, fact } in facts {
-        if fact.meta.is_superseded() || fact.text.is_empty() {
+        if !fact.meta.is_current() || fact.text.is_empty() {
             continue;
         }
         let norm = normalize(&fact.text);
@@ -391,7 +407,7 @@ fn duplicate_text(facts: &[Located], out: &mut Findings) {
 fn state_rules(f: &Located, ids: &BTreeSet<&str>, out: &mut Findings) {
     let (path, fact) = (&f.path, f.fact);
     match fact.meta.state() {
-        State::Active => {}
+        State::Active | State::Stale | State::Contested | State::Archived => {}
         State::Superseded => {
             let message = match &fact.meta.by {
                 Some(by) if ids.contains(by.as_str()) => return,
@@ -404,8 +420,55 @@ fn state_rules(f: &Located, ids: &BTreeSet<&str>, out: &mut Findings) {
             Code::InvalidMetadata,
             path,
             Some(fact.line),
-            format!("unknown state `{state}` (active or superseded)"),
+            format!(
+                "unknown state `{state}` (active, stale, contested, archived or superseded)"
+            ),
         ),
+    }
+}
+
+/// A relation names a fact of the ledger other than its own, and one that is current; a
+/// contradiction between current facts waits for a person.
+fn relation_rules(f: &Located, states: &BTreeMap<&str, &State>, out: &mut Findings) {
+    let (path, fact) = (&f.path, f.fact);
+    for (relation, other) in fact.meta.related() {
+        let key = relation.key();
+        let unrelate = || match &fact.id {
+            Some(id) => format!("`mneme propose unrelate {id} --{} {other}`", key.replace('_', "-")),
+            None => "a proposal".into(),
+        };
+        let message = match states.get(other) {
+            _ if fact.id.as_deref() == Some(other) => {
+                format!("`{key}: {other}` names the fact itself; remove it with {}", unrelate())
+            }
+            None => format!(
+                "`{key}: {other}` names a fact that is not in the ledger (removed?); remove it with {}",
+                unrelate()
+            ),
+            Some(state) if !state.is_current() => {
+                out.push(
+                    Code::RelationInactive,
+                    path,
+                    Some(fact.line),
+                    format!("`{key}: {other}` names a fact that is {}", state.as_str()),
+                );
+                continue;
+            }
+            Some(_) if relation == Relation::Contradicts && fact.meta.is_current() => {
+                out.push(
+                    Code::Contradiction,
+                    path,
+                    Some(fact.line),
+                    format!(
+                        "contradicts {other}: both are contested until a person supersedes, archives or updates one, or removes the relation with {}",
+                        unrelate()
+                    ),
+                );
+                continue;
+            }
+            Some(_) => continue,
+        };
+        out.push(Code::RelationMissing, path, Some(fact.line), message);
     }
 }
 
@@ -427,28 +490,27 @@ fn date_rules(f: &Located, config: &Config, now: Timestamp, out: &mut Findings) 
             }
         }
     }
-    if config.stale_fact_days == 0 || !fact.meta.is_active() {
-        return;
-    }
-    let dated = fact
-        .meta
-        .verified
-        .as_deref()
-        .or(fact.meta.since.as_deref())
-        .and_then(Timestamp::parse);
-    if let Some(date) = dated {
-        let age = date.days_until(now);
-        if age > i64::from(config.stale_fact_days) {
-            out.push(
-                Code::StaleFact,
-                path,
-                Some(fact.line),
-                format!(
-                    "last verified {age} days ago (stale_fact_days: {}); re-verify it or propose an update",
-                    config.stale_fact_days
-                ),
-            );
-        }
+    let verify = match &fact.id {
+        Some(id) => format!("`mneme propose verify {id}`"),
+        None => "a verify proposal".into(),
+    };
+    if *fact.meta.state() == State::Stale {
+        out.push(
+            Code::StaleFact,
+            path,
+            Some(fact.line),
+            format!("marked stale: check it, then confirm it with {verify} or propose an update"),
+        );
+    } else if let Some(age) = standing::overdue(&fact.meta, config.stale_fact_days, now) {
+        out.push(
+            Code::StaleFact,
+            path,
+            Some(fact.line),
+            format!(
+                "last verified {age} days ago (stale_fact_days: {}); confirm it with {verify} or propose an update",
+                config.stale_fact_days
+            ),
+        );
     }
 }
 
@@ -744,6 +806,7 @@ mod tests {
                     before: "y".into(),
                     new_fact_id: "f-new2".into(),
                     text: "Replacement.".into(),
+                    relations: Default::default(),
                 },
             ],
         );
@@ -753,6 +816,7 @@ mod tests {
                 file: "nope.md".into(),
                 fact_id: "f-new1".into(),
                 text: "t".into(),
+                relations: Default::default(),
             }],
         );
         let f = run(

@@ -23,6 +23,7 @@ pub mod proposal;
 pub mod queue;
 pub mod runtimes;
 pub mod secrets;
+pub mod standing;
 pub mod signing;
 pub mod summary;
 pub mod tasks;

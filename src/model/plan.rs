@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::facts::Fact;
+use crate::model::facts::{Fact, Relations, State};
 use crate::model::fields::{
     check_evidence, check_line, check_reason, check_text, TextError, MAX_NAME,
 };
@@ -28,6 +28,20 @@ pub enum PlanError {
     Lookup(#[from] LookupError),
     #[error("fact `{id}` is superseded by `{by}`; propose the change against `{by}` instead")]
     SupersededFact { id: String, by: String },
+    #[error("fact `{id}` is archived; restore it first with `mneme propose state {id} active`")]
+    ArchivedFact { id: String },
+    #[error("`{state}` is not a state a proposal sets; use active, stale, contested or archived")]
+    UnknownState { state: String },
+    #[error("fact `{id}` is already {state}; nothing to propose")]
+    SameState { id: String, state: String },
+    #[error("a fact cannot be related to `{id}`: {why}")]
+    RelationTarget { id: String, why: String },
+    #[error("fact `{id}` has no `{relation}` relation to `{other}` to remove")]
+    NoSuchRelation {
+        id: String,
+        relation: &'static str,
+        other: String,
+    },
     #[error(transparent)]
     Text(#[from] TextError),
     #[error("this fact already exists as `{id}` in {file}; propose an update to it if it needs to change")]
@@ -80,13 +94,43 @@ pub struct Request {
 #[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
 pub enum RequestOp {
     /// A new fact in a fact file (`architecture`, `pitfalls`, ...).
-    Add { file: String, text: String },
+    Add {
+        file: String,
+        text: String,
+        /// Relations to other facts: `{"depends_on": ["f-k2a9"]}`.
+        #[serde(default)]
+        relations: Relations,
+    },
     /// New text for a fact, keeping its id.
-    Update { fact_id: String, text: String },
+    Update {
+        fact_id: String,
+        text: String,
+        /// Relations to add to the fact's own.
+        #[serde(default)]
+        relations: Relations,
+    },
     /// Take a fact out.
     Remove { fact_id: String },
     /// Replace a fact by a new one; the old one stays, marked superseded.
-    Supersede { fact_id: String, text: String },
+    Supersede {
+        fact_id: String,
+        text: String,
+        /// Relations the new fact starts with.
+        #[serde(default)]
+        relations: Relations,
+    },
+    /// Confirm a fact as still true: approval sets its `verified` date (and evidence).
+    Verify { fact_id: String },
+    /// Move a fact to another state: `active`, `stale`, `contested` or `archived`.
+    State { fact_id: String, state: String },
+    /// Add and remove relations between a fact and others.
+    Relate {
+        fact_id: String,
+        #[serde(default)]
+        add: Relations,
+        #[serde(default)]
+        remove: Relations,
+    },
 }
 
 /// Everything outside the ledger that shapes a proposal.
@@ -244,14 +288,24 @@ fn plan_op(
 ) -> Result<Operation, PlanError> {
     let max = ledger.config.max_fact_chars;
     Ok(match op {
-        RequestOp::Add { file, text } => Operation::Add {
+        RequestOp::Add {
+            file,
+            text,
+            relations,
+        } => Operation::Add {
             file: ledger.resolve_file(&file)?.name.clone(),
             text: check_text(&text, max)?,
+            relations: check_related(ledger, None, relations)?,
             fact_id: new_id(),
         },
-        RequestOp::Update { fact_id, text } => {
-            let (file, fact) = target(ledger, &fact_id, false)?;
+        RequestOp::Update {
+            fact_id,
+            text,
+            relations,
+        } => {
+            let (file, fact) = target(ledger, &fact_id, Allow::Current)?;
             let text = check_text(&text, max)?;
+            let relations = check_related(ledger, Some(fact), relations)?;
             if normalize(&text) == normalize(&fact.text) {
                 return Err(PlanError::NoChange { id: fact_id });
             }
@@ -260,47 +314,165 @@ fn plan_op(
                 before: fact.text.clone(),
                 fact_id,
                 text,
+                relations,
             }
         }
         RequestOp::Remove { fact_id } => {
-            let (file, fact) = target(ledger, &fact_id, true)?;
+            let (file, fact) = target(ledger, &fact_id, Allow::Any)?;
             Operation::Remove {
                 file,
                 before: fact.text.clone(),
                 fact_id,
             }
         }
-        RequestOp::Supersede { fact_id, text } => {
-            let (file, fact) = target(ledger, &fact_id, false)?;
+        RequestOp::Supersede {
+            fact_id,
+            text,
+            relations,
+        } => {
+            let (file, fact) = target(ledger, &fact_id, Allow::Current)?;
             Operation::Supersede {
                 file,
                 before: fact.text.clone(),
                 text: check_text(&text, max)?,
+                relations: check_related(ledger, None, relations)?,
                 fact_id,
                 new_fact_id: new_id(),
+            }
+        }
+        RequestOp::Verify { fact_id } => {
+            let (file, fact) = target(ledger, &fact_id, Allow::Current)?;
+            Operation::Verify {
+                file,
+                before: fact.text.clone(),
+                fact_id,
+            }
+        }
+        RequestOp::State { fact_id, state } => {
+            let (file, fact) = target(ledger, &fact_id, Allow::Archived)?;
+            let state = State::parse(state.trim());
+            if !State::SETTABLE.contains(&state) {
+                return Err(PlanError::UnknownState {
+                    state: state.as_str().to_owned(),
+                });
+            }
+            if *fact.meta.state() == state {
+                return Err(PlanError::SameState {
+                    id: fact_id,
+                    state: state.as_str().to_owned(),
+                });
+            }
+            Operation::State {
+                file,
+                before: fact.text.clone(),
+                fact_id,
+                state,
+            }
+        }
+        RequestOp::Relate {
+            fact_id,
+            add,
+            remove,
+        } => {
+            let (file, fact) = target(ledger, &fact_id, Allow::Any)?;
+            let add = check_related(ledger, Some(fact), add)?;
+            let remove = check_unrelated(fact, remove)?;
+            if add.is_empty() && remove.is_empty() {
+                return Err(PlanError::NoChange { id: fact_id });
+            }
+            Operation::Relate {
+                file,
+                before: fact.text.clone(),
+                fact_id,
+                add,
+                remove,
             }
         }
     })
 }
 
+/// Which facts an operation may target besides current ones.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Allow {
+    Current,
+    /// Current or archived (a state change can restore an archived fact).
+    Archived,
+    Any,
+}
+
 /// The file of an existing fact that an operation targets.
-fn target<'l>(
-    ledger: &'l Ledger,
-    id: &str,
-    allow_superseded: bool,
-) -> Result<(String, &'l Fact), PlanError> {
+fn target<'l>(ledger: &'l Ledger, id: &str, allow: Allow) -> Result<(String, &'l Fact), PlanError> {
     let (file, fact) = ledger.get(id.trim())?;
-    if !allow_superseded && fact.meta.is_superseded() {
-        return Err(PlanError::SupersededFact {
-            id: id.to_owned(),
-            by: fact
-                .meta
-                .by
-                .clone()
-                .unwrap_or_else(|| "another fact".into()),
-        });
+    match fact.meta.state() {
+        State::Superseded if allow != Allow::Any => {
+            return Err(PlanError::SupersededFact {
+                id: id.to_owned(),
+                by: fact
+                    .meta
+                    .by
+                    .clone()
+                    .unwrap_or_else(|| "another fact".into()),
+            })
+        }
+        State::Archived if allow == Allow::Current => {
+            return Err(PlanError::ArchivedFact { id: id.to_owned() })
+        }
+        _ => {}
     }
     Ok((file.name.clone(), fact))
+}
+
+/// Relations to add to `fact` (`None`: a new fact): each to another current fact of the
+/// ledger; those the fact already has are dropped.
+fn check_related(
+    ledger: &Ledger,
+    fact: Option<&Fact>,
+    relations: Relations,
+) -> Result<Relations, PlanError> {
+    let mut out = Relations::new();
+    for (relation, ids) in relations {
+        for id in ids {
+            let id = id.trim().to_owned();
+            let (_, other) = ledger.get(&id)?;
+            let why = if fact.is_some_and(|f| f.id.as_deref() == Some(id.as_str())) {
+                "it is the fact itself"
+            } else if !other.meta.is_current() {
+                "it is superseded or archived"
+            } else {
+                ""
+            };
+            if !why.is_empty() {
+                return Err(PlanError::RelationTarget {
+                    id,
+                    why: why.into(),
+                });
+            }
+            let known = fact.is_some_and(|f| f.meta.relations.get(&relation).is_some_and(|s| s.contains(&id)));
+            if !known {
+                out.entry(relation).or_default().insert(id);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Relations to remove from `fact`: each one it has.
+fn check_unrelated(fact: &Fact, relations: Relations) -> Result<Relations, PlanError> {
+    let mut out = Relations::new();
+    for (relation, ids) in relations {
+        for id in ids {
+            let id = id.trim().to_owned();
+            if !fact.meta.relations.get(&relation).is_some_and(|s| s.contains(&id)) {
+                return Err(PlanError::NoSuchRelation {
+                    id: Ledger::label(fact),
+                    relation: relation.key(),
+                    other: id,
+                });
+            }
+            out.entry(relation).or_default().insert(id);
+        }
+    }
+    Ok(out)
 }
 
 fn check_each_fact_once(ops: &[Operation]) -> Result<(), PlanError> {
@@ -437,14 +609,17 @@ mod tests {
                 RequestOp::Add {
                     file: "pitfalls".into(),
                     text: " We use PostgreSQL 16 for analytics, not SQLite. ".into(),
+                    relations: Default::default(),
                 },
                 RequestOp::Update {
                     fact_id: "f-aaaa".into(),
                     text: "We use PostgreSQL 17.".into(),
+                    relations: Default::default(),
                 },
                 RequestOp::Supersede {
                     fact_id: "f-bbbb".into(),
                     text: "Use spawn_blocking.".into(),
+                    relations: Default::default(),
                 },
             ]),
             &ctx(),
@@ -458,6 +633,7 @@ mod tests {
                 file,
                 fact_id,
                 text,
+                ..
             } => {
                 assert_eq!(file, "pitfalls.md");
                 assert!(fact_id.starts_with("f-"));
@@ -496,46 +672,52 @@ mod tests {
         assert!(matches!(
             run(vec![RequestOp::Add {
                 file: "../x".into(),
-                text: "t".into()
+                text: "t".into(),
+                relations: Default::default(),
             }]),
             PlanError::Lookup(LookupError::InvalidFileName { .. })
         ));
         assert!(matches!(
             run(vec![RequestOp::Add {
                 file: "pitfalls".into(),
-                text: "  ".into()
+                text: "  ".into(),
+                relations: Default::default(),
             }]),
             PlanError::Text(TextError::Empty)
         ));
         assert!(matches!(
             run(vec![RequestOp::Add {
                 file: "pitfalls".into(),
-                text: "x".repeat(1001)
+                text: "x".repeat(1001),
+                relations: Default::default(),
             }]),
             PlanError::Text(TextError::TooLong { .. })
         ));
         assert!(matches!(
-            run(vec![RequestOp::Add { file: "pitfalls".into(), text: "we use postgresql 16 NOT sqlite".into() }]),
+            run(vec![RequestOp::Add { file: "pitfalls".into(), text: "we use postgresql 16 NOT sqlite".into(), relations: Default::default() }]),
             PlanError::DuplicateFact { id, .. } if id == "f-aaaa"
         ));
         assert!(matches!(
             run(vec![RequestOp::Update {
                 fact_id: "f-aaaa".into(),
-                text: "We use PostgreSQL 16 not SQLite".into()
+                text: "We use PostgreSQL 16 not SQLite".into(),
+                relations: Default::default(),
             }]),
             PlanError::NoChange { .. }
         ));
         assert!(matches!(
             run(vec![RequestOp::Update {
                 fact_id: "f-old1".into(),
-                text: "x".into()
+                text: "x".into(),
+                relations: Default::default(),
             }]),
             PlanError::SupersededFact { .. }
         ));
         assert!(matches!(
             run(vec![RequestOp::Add {
                 file: "pitfalls".into(),
-                text: "a <!-- b".into()
+                text: "a <!-- b".into(),
+                relations: Default::default(),
             }]),
             PlanError::Text(TextError::Invalid { .. })
         ));
@@ -606,6 +788,7 @@ mod tests {
             req(vec![RequestOp::Add {
                 file: "pitfalls".into(),
                 text: "Cache keys include the tenant.".into(),
+                relations: Default::default(),
             }]),
             &ctx(),
         )
@@ -617,6 +800,7 @@ mod tests {
             req(vec![RequestOp::Add {
                 file: "architecture".into(),
                 text: "cache keys include the tenant".into(),
+                relations: Default::default(),
             }]),
             &ctx(),
         );
@@ -628,6 +812,7 @@ mod tests {
             req(vec![RequestOp::Add {
                 file: "pitfalls".into(),
                 text: "Something else.".into(),
+                relations: Default::default(),
             }])
         };
         let alone = plan(&l, &Queue::default(), other(), &ctx())

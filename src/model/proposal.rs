@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::facts::is_valid_id;
+use crate::model::facts::{is_valid_id, Relations, State};
 use crate::model::fields::{
     check_evidence, check_line, check_reason, check_text, has_control, is_fact_file_name,
     TextError, MAX_NAME,
@@ -43,6 +43,9 @@ pub enum Operation {
         file: String,
         fact_id: String,
         text: String,
+        /// Relations the new fact starts with.
+        #[serde(default, skip_serializing_if = "Relations::is_empty")]
+        relations: Relations,
     },
     Update {
         file: String,
@@ -50,6 +53,9 @@ pub enum Operation {
         /// The fact's text when proposed: a review compares it to detect a conflicting change.
         before: String,
         text: String,
+        /// Relations added to the fact's own.
+        #[serde(default, skip_serializing_if = "Relations::is_empty")]
+        relations: Relations,
     },
     Remove {
         file: String,
@@ -62,6 +68,33 @@ pub enum Operation {
         before: String,
         new_fact_id: String,
         text: String,
+        /// Relations the new fact starts with.
+        #[serde(default, skip_serializing_if = "Relations::is_empty")]
+        relations: Relations,
+    },
+    /// Confirms the fact as still true: approval sets `verified` (and the evidence, when the
+    /// proposal gives some) and clears a `stale` state; the text stays.
+    Verify {
+        file: String,
+        fact_id: String,
+        before: String,
+    },
+    /// Moves the fact to another state (`active`, `stale`, `contested`, `archived`).
+    State {
+        file: String,
+        fact_id: String,
+        before: String,
+        state: State,
+    },
+    /// Adds and removes relations to other facts.
+    Relate {
+        file: String,
+        fact_id: String,
+        before: String,
+        #[serde(default, skip_serializing_if = "Relations::is_empty")]
+        add: Relations,
+        #[serde(default, skip_serializing_if = "Relations::is_empty")]
+        remove: Relations,
     },
 }
 
@@ -73,27 +106,36 @@ pub enum OpKind {
     Update,
     Remove,
     Supersede,
+    Verify,
+    State,
+    Relate,
 }
 
 impl OpKind {
+    pub const ALL: [OpKind; 7] = [
+        OpKind::Add,
+        OpKind::Update,
+        OpKind::Remove,
+        OpKind::Supersede,
+        OpKind::Verify,
+        OpKind::State,
+        OpKind::Relate,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             OpKind::Add => "add",
             OpKind::Update => "update",
             OpKind::Remove => "remove",
             OpKind::Supersede => "supersede",
+            OpKind::Verify => "verify",
+            OpKind::State => "state",
+            OpKind::Relate => "relate",
         }
     }
 
     pub fn parse(s: &str) -> Option<OpKind> {
-        [
-            OpKind::Add,
-            OpKind::Update,
-            OpKind::Remove,
-            OpKind::Supersede,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
+        OpKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
 }
 
@@ -104,6 +146,9 @@ impl Operation {
             Operation::Update { .. } => OpKind::Update,
             Operation::Remove { .. } => OpKind::Remove,
             Operation::Supersede { .. } => OpKind::Supersede,
+            Operation::Verify { .. } => OpKind::Verify,
+            Operation::State { .. } => OpKind::State,
+            Operation::Relate { .. } => OpKind::Relate,
         }
     }
 
@@ -124,7 +169,10 @@ impl Operation {
             Operation::Add { file, .. }
             | Operation::Update { file, .. }
             | Operation::Remove { file, .. }
-            | Operation::Supersede { file, .. } => file,
+            | Operation::Supersede { file, .. }
+            | Operation::Verify { file, .. }
+            | Operation::State { file, .. }
+            | Operation::Relate { file, .. } => file,
         }
     }
 
@@ -134,7 +182,10 @@ impl Operation {
             Operation::Add { fact_id, .. }
             | Operation::Update { fact_id, .. }
             | Operation::Remove { fact_id, .. }
-            | Operation::Supersede { fact_id, .. } => fact_id,
+            | Operation::Supersede { fact_id, .. }
+            | Operation::Verify { fact_id, .. }
+            | Operation::State { fact_id, .. }
+            | Operation::Relate { fact_id, .. } => fact_id,
         }
     }
 
@@ -158,7 +209,10 @@ impl Operation {
         match self {
             Operation::Update { before, .. }
             | Operation::Remove { before, .. }
-            | Operation::Supersede { before, .. } => Some(before),
+            | Operation::Supersede { before, .. }
+            | Operation::Verify { before, .. }
+            | Operation::State { before, .. }
+            | Operation::Relate { before, .. } => Some(before),
             Operation::Add { .. } => None,
         }
     }
@@ -169,7 +223,7 @@ impl Operation {
             Operation::Add { text, .. }
             | Operation::Update { text, .. }
             | Operation::Supersede { text, .. } => *text = new,
-            Operation::Remove { .. } => {}
+            _ => {}
         }
     }
 
@@ -178,7 +232,10 @@ impl Operation {
         match self {
             Operation::Update { before, .. }
             | Operation::Remove { before, .. }
-            | Operation::Supersede { before, .. } => *before = new,
+            | Operation::Supersede { before, .. }
+            | Operation::Verify { before, .. }
+            | Operation::State { before, .. }
+            | Operation::Relate { before, .. } => *before = new,
             Operation::Add { .. } => {}
         }
     }
@@ -188,7 +245,19 @@ impl Operation {
             Operation::Add { text, .. }
             | Operation::Update { text, .. }
             | Operation::Supersede { text, .. } => Some(text),
-            Operation::Remove { .. } => None,
+            _ => None,
+        }
+    }
+
+    /// Relations the operation gives its fact, and those it takes away.
+    pub fn relations(&self) -> (&Relations, &Relations) {
+        static NONE: Relations = Relations::new();
+        match self {
+            Operation::Add { relations, .. }
+            | Operation::Update { relations, .. }
+            | Operation::Supersede { relations, .. } => (relations, &NONE),
+            Operation::Relate { add, remove, .. } => (add, remove),
+            _ => (&NONE, &NONE),
         }
     }
 
@@ -198,14 +267,30 @@ impl Operation {
             .text()
             .map(|t| format!(": {}", t.split_whitespace().collect::<Vec<_>>().join(" ")))
             .unwrap_or_default();
+        let (add, remove) = self.relations();
+        let mut links: Vec<String> = Vec::new();
+        for (sign, relations) in [("", add), ("no longer ", remove)] {
+            for (relation, ids) in relations {
+                let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+                links.push(format!("{sign}{} {}", relation.key(), ids.join(" ")));
+            }
+        }
+        let links = if links.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", links.join("; "))
+        };
         match self {
-            Operation::Add { file, fact_id, .. } => format!("add {fact_id} to {file}{text}"),
+            Operation::Add { file, fact_id, .. } => format!("add {fact_id} to {file}{links}{text}"),
             Operation::Supersede {
                 fact_id,
                 new_fact_id,
                 ..
-            } => format!("supersede {fact_id} with {new_fact_id}{text}"),
-            _ => format!("{} {}{text}", self.kind().as_str(), self.fact_id()),
+            } => format!("supersede {fact_id} with {new_fact_id}{links}{text}"),
+            Operation::State { fact_id, state, .. } => {
+                format!("state {fact_id} {}", state.as_str())
+            }
+            _ => format!("{} {}{links}{text}", self.kind().as_str(), self.fact_id()),
         }
     }
 }
@@ -386,10 +471,7 @@ fn validate_op(
         ));
     }
     for id in op.fact_ids() {
-        if !(is_valid_id(&id)
-            && id.starts_with(FACT_PREFIX)
-            && id[FACT_PREFIX.len()..].starts_with('-'))
-        {
+        if !is_fact_id(&id) {
             return Err(ProposalError::invalid(
                 field("fact_id"),
                 format!("`{id}` is not a fact id"),
@@ -403,6 +485,15 @@ fn validate_op(
             check_text(text, limits.max_fact_chars),
         )?;
     }
+    validate_relations(op, field)?;
+    if let Operation::State { state, .. } = op {
+        if !State::SETTABLE.contains(state) {
+            return Err(ProposalError::invalid(
+                field("state"),
+                format!("`{}` is not a state a proposal sets (active, stale, contested, archived)", state.as_str()),
+            ));
+        }
+    }
     if let Some(before) = op.before() {
         if before.len() > MAX_BEFORE || has_control(before) {
             return Err(ProposalError::invalid(
@@ -412,6 +503,42 @@ fn validate_op(
         }
     }
     Ok(())
+}
+
+/// Most ids one operation may relate its fact to.
+pub const MAX_RELATED: usize = 64;
+
+/// Relations name other facts by id, a bounded number of them; a `relate` changes something.
+fn validate_relations(op: &Operation, field: &dyn Fn(&str) -> String) -> Result<(), ProposalError> {
+    let (add, remove) = op.relations();
+    let related = add.values().chain(remove.values());
+    if related.clone().map(|ids| ids.len()).sum::<usize>() > MAX_RELATED {
+        return Err(ProposalError::invalid(
+            field("relations"),
+            format!("more than {MAX_RELATED} related facts"),
+        ));
+    }
+    let own = op.text_fact_id();
+    for id in related.flatten() {
+        if !is_fact_id(id) || id == own {
+            return Err(ProposalError::invalid(
+                field("relations"),
+                format!("`{id}` is not the id of another fact"),
+            ));
+        }
+    }
+    if let Operation::Relate { add, remove, .. } = op {
+        let empty = |r: &Relations| r.values().all(|ids| ids.is_empty());
+        if empty(add) && empty(remove) {
+            return Err(ProposalError::invalid(field("add"), "a relate operation adds or removes at least one relation"));
+        }
+    }
+    Ok(())
+}
+
+/// `f-…`: a well-formed fact id.
+pub fn is_fact_id(id: &str) -> bool {
+    is_valid_id(id) && id.starts_with(FACT_PREFIX) && id[FACT_PREFIX.len()..].starts_with('-')
 }
 
 /// A field must already be in the form the check gives it: the check passes and changes nothing.
@@ -450,12 +577,7 @@ mod tests {
 
     #[test]
     fn op_kinds_round_trip() {
-        for k in [
-            OpKind::Add,
-            OpKind::Update,
-            OpKind::Remove,
-            OpKind::Supersede,
-        ] {
+        for k in OpKind::ALL {
             assert_eq!(OpKind::parse(k.as_str()), Some(k));
         }
         assert_eq!(OpKind::parse("rename"), None);

@@ -659,6 +659,7 @@ pub(crate) mod tests {
                 file: "pitfalls.md".into(),
                 fact_id: format!("f-{}", &id[id.len() - 4..]),
                 text: text.into(),
+                relations: Default::default(),
             }],
             base: Default::default(),
         }

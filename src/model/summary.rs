@@ -15,6 +15,12 @@ pub enum EntryKind {
     Updated,
     Removed,
     Superseded,
+    /// Confirmed as still true.
+    Verified,
+    /// Moved to another state.
+    State,
+    /// Relations added or removed.
+    Related,
 }
 
 /// One fact-level entry of a range summary.
@@ -59,6 +65,8 @@ pub struct Summary {
     pub updated: Vec<Entry>,
     pub removed: Vec<Entry>,
     pub superseded: Vec<Entry>,
+    /// Facts verified, moved to another state or re-related: the text stays.
+    pub reexamined: Vec<Entry>,
     pub rejected: Vec<Rejection>,
     pub pending: Vec<PendingLine>,
     /// Commits that changed facts without review (details from `mneme verify`).
@@ -66,13 +74,14 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The fact sections in display order: added, updated, superseded, removed.
-    pub fn sections(&self) -> [(&'static str, &[Entry]); 4] {
+    /// The fact sections in display order: added, updated, superseded, removed, re-examined.
+    pub fn sections(&self) -> [(&'static str, &[Entry]); 5] {
         [
             ("Added", &self.added),
             ("Updated", &self.updated),
             ("Superseded", &self.superseded),
             ("Removed", &self.removed),
+            ("Verified, state or relations changed", &self.reexamined),
         ]
     }
 }
@@ -91,6 +100,7 @@ pub fn summarize(
         updated: Vec::new(),
         removed: Vec::new(),
         superseded: Vec::new(),
+        reexamined: Vec::new(),
         rejected: Vec::new(),
         pending: Vec::new(),
         unreviewed_commits: audit.violations.len(),
@@ -155,6 +165,14 @@ impl Summary {
                     let new_text = new_id.as_deref().and_then(new);
                     self.superseded
                         .push(entry(EntryKind::Superseded, old(id), new_text, new_id));
+                }
+                OpKind::Verify | OpKind::State | OpKind::Relate => {
+                    let kind = match op.op {
+                        OpKind::Verify => EntryKind::Verified,
+                        OpKind::State => EntryKind::State,
+                        _ => EntryKind::Related,
+                    };
+                    self.reexamined.push(entry(kind, old(id), new(id), None));
                 }
             }
         }

@@ -166,7 +166,7 @@ fn verify_flags_direct_edits_and_diff_lists_approvals() {
     let md = String::from_utf8(md).unwrap();
     assert!(md.starts_with("## Ledger changes"), "{md}");
     assert!(
-        md.contains("**4 added · 1 updated · 0 superseded · 0 removed · 0 rejected · 0 pending**"),
+        md.contains("**4 added · 1 updated · 0 superseded · 0 removed · 0 re-examined · 0 rejected · 0 pending**"),
         "{md}"
     );
     assert!(md.contains(&format!("- `{f1}` in `architecture.md`\n  - before: We use PostgreSQL 16.\n  - after: We use PostgreSQL 17.")));

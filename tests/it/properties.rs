@@ -117,6 +117,7 @@ fn operation(file: &FactFile, pick: usize, kind: u8, text: u8) -> Operation {
             file: "a.md".into(),
             fact_id: "f-new1".into(),
             text: new_text,
+            relations: Default::default(),
         };
     }
     let fact = facts[pick % facts.len()];
@@ -127,6 +128,7 @@ fn operation(file: &FactFile, pick: usize, kind: u8, text: u8) -> Operation {
             fact_id,
             before,
             text: new_text,
+            relations: Default::default(),
         },
         2 => Operation::Remove {
             file: "a.md".into(),
@@ -139,6 +141,7 @@ fn operation(file: &FactFile, pick: usize, kind: u8, text: u8) -> Operation {
             before,
             new_fact_id: "f-new1".into(),
             text: new_text,
+            relations: Default::default(),
         },
     }
 }
