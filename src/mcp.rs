@@ -9,11 +9,12 @@ use std::sync::Arc;
 
 use mneme::model::briefing::{render, HOOK_BUDGET};
 use mneme::model::plan::Request;
+use mneme::model::standing::Standings;
 use mneme::model::tasks::{parse_priority, Board, Changes, Kind, Status};
 use mneme::model::views::{FactView, FileView, ProposedView};
 use mneme::ops::show::{show, Shown};
 use mneme::ops::tasks::{self, NewTask};
-use mneme::ops::{context, propose, Quiet, Workspace};
+use mneme::ops::{context, now, propose, Quiet, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -330,15 +331,20 @@ impl Server {
 
     fn facts(&self, args: FactsArgs) -> Result<Value> {
         let ledger = self.workspace()?.store.load()?;
-        let files = FileView::select(&ledger, args.file.as_deref())?;
+        let files = FileView::select(
+            &ledger,
+            args.file.as_deref(),
+            &Standings::of(&ledger, now()),
+        )?;
         Ok(json!({ "files": files }))
     }
 
     fn search(&self, args: SearchArgs) -> Result<Value> {
         let ledger = self.workspace()?.store.load()?;
+        let standings = Standings::of(&ledger, now());
         let facts: Vec<FactView> = ledger
             .search(&args.query)
-            .map(|(file, fact)| FactView::new(file, fact))
+            .map(|(file, fact)| FactView::new(file, fact, &standings))
             .collect();
         Ok(json!({ "facts": facts }))
     }

@@ -177,3 +177,41 @@ pub fn similar_line(s: &mneme::model::plan::Similar) -> String {
         esc1(&s.text)
     )
 }
+
+/// `file:line · state` under a fact's id: where it is and how it stands.
+pub fn fact_place(f: &mneme::model::views::FactView) -> String {
+    let standing = f
+        .standing_note()
+        .unwrap_or_else(|| f.state.as_str().to_owned());
+    paint(
+        DIM,
+        format!("{}:{} · {}", esc1(&f.file), f.line, esc1(&standing)),
+    )
+}
+
+/// The fact's relations, both ways: `depends_on: f-k2a9`, `depended on by: f-9x2b`, one line
+/// each.
+pub fn fact_relations(f: &mneme::model::views::FactView) -> String {
+    let mut out = String::new();
+    for (relation, ids) in &f.relations {
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        out.push_str(&format!(
+            "{}\n",
+            paint(DIM, format!("{}: {}", relation.key(), esc1(&ids.join(" "))))
+        ));
+    }
+    for incoming in &f.related_from {
+        out.push_str(&format!(
+            "{}\n",
+            paint(
+                DIM,
+                format!(
+                    "{}: {}",
+                    incoming.relation.phrase(),
+                    esc1(&incoming.fact_id)
+                )
+            )
+        ));
+    }
+    out
+}

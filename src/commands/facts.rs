@@ -1,6 +1,8 @@
 use std::ffi::OsString;
 
+use mneme::model::standing::Standings;
 use mneme::model::views::FileView;
+use mneme::ops::now;
 
 use crate::cli::ui::{esc1, paint, DIM, HEADER, ID, WARN};
 use crate::cli::{utf8, Cx, ExitStatus, Result};
@@ -23,7 +25,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         .as_ref()
         .map(|name| utf8("the file name", name))
         .transpose()?;
-    let files = FileView::select(&ledger, only.as_deref())?;
+    let files = FileView::select(&ledger, only.as_deref(), &Standings::of(&ledger, now()))?;
     if cx.ui.json {
         cx.ui.json(&files)?;
         return Ok(ExitStatus::Success);
@@ -47,11 +49,8 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
                 None => paint(WARN, "(no id)"),
             };
             let mut tags = format!("line {}", fact.line);
-            if !fact.is_active() {
-                tags.push_str(&format!(", {}", fact.state.as_str()));
-                if let Some(by) = &fact.superseded_by {
-                    tags.push_str(&format!(" by {}", esc1(by)));
-                }
+            if let Some(note) = fact.standing_note() {
+                tags.push_str(&format!(", {}", esc1(&note)));
             }
             let text =
                 esc1(&fact.text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned();

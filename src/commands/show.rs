@@ -21,7 +21,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
     let id = utf8("the id", &args.id)?;
     match show(&ws, cx.ui, &id)? {
-        Shown::Fact(view) => show_fact(cx, id.trim(), view),
+        Shown::Fact(view) => show_fact(cx, id.trim(), *view),
         Shown::Task(task) => {
             if cx.ui.json {
                 cx.ui.json(&task)?;
@@ -38,21 +38,8 @@ fn show_fact(cx: &Cx, id: &str, view: FactView) -> Result<ExitStatus> {
         cx.ui.json(&view)?;
         return Ok(ExitStatus::Success);
     }
-    let mut out = format!(
-        "{} {}\n",
-        paint(ID, id),
-        paint(
-            DIM,
-            format!(
-                "{}:{} · {}",
-                esc1(&view.file),
-                view.line,
-                esc1(view.state.as_str())
-            )
-        )
-    );
+    let mut out = format!("{} {}\n", paint(ID, id), ui::fact_place(&view));
     for (label, value) in [
-        ("superseded by", view.superseded_by.clone()),
         ("since", view.since.clone()),
         ("verified", view.verified.clone()),
         (
@@ -67,6 +54,7 @@ fn show_fact(cx: &Cx, id: &str, view: FactView) -> Result<ExitStatus> {
             ));
         }
     }
+    out.push_str(&ui::fact_relations(&view));
     out.push('\n');
     out.push_str(&esc(&view.text));
     out.push('\n');

@@ -1,7 +1,9 @@
 use mneme::git::history::decisions;
+use mneme::model::standing::Standings;
 use mneme::model::views::{FactView, Why};
+use mneme::ops::now;
 
-use crate::cli::ui::{esc, esc1, paint, DIM, HEADER, ID, WARN};
+use crate::cli::ui::{esc, esc1, fact_place, fact_relations, paint, DIM, HEADER, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Explain a fact: its text and every decision that shaped it, with reasons and evidence.
@@ -19,7 +21,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let shown = esc1(id);
     let fact = ledger
         .find(id)
-        .map(|(file, fact)| FactView::new(file, fact));
+        .map(|(file, fact)| FactView::new(file, fact, &Standings::of(&ledger, now())));
     let decisions = decisions(&ws.repo, Some(id), None, true)?;
     if fact.is_none() && decisions.is_empty() {
         // Neither in the ledger nor in history: report it as unknown, listing the known ids.
@@ -34,12 +36,10 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     }
     let mut out = match &fact {
         Some(f) => format!(
-            "{} {}\n{}\n",
+            "{} {}\n{}{}\n",
             paint(ID, &shown),
-            paint(
-                DIM,
-                format!("{}:{} · {}", esc1(&f.file), f.line, esc1(f.state.as_str()))
-            ),
+            fact_place(f),
+            fact_relations(f),
             esc(&f.text)
         ),
         None => format!(

@@ -321,7 +321,9 @@ fn apply_op(
 pub fn related(old: &Relations, add: &Relations, remove: &Relations) -> Relations {
     let mut out = old.clone();
     for (relation, ids) in add {
-        out.entry(*relation).or_default().extend(ids.iter().cloned());
+        out.entry(*relation)
+            .or_default()
+            .extend(ids.iter().cloned());
     }
     for (relation, ids) in remove {
         if let Some(kept) = out.get_mut(relation) {

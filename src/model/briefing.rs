@@ -24,6 +24,16 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
          Cite facts by id. Never edit {}/; change them with `mneme propose`.\n",
         paths::FACTS
     ));
+    if c.files
+        .iter()
+        .flat_map(|f| &f.facts)
+        .any(|f| f.standing_note().is_some())
+    {
+        out.always(
+            "Facts marked [stale] may be out of date: check them before relying on them. \
+             [contested] ones are disputed: ask a person before acting on them.\n",
+        );
+    }
     let omitted_facts = facts_section(c, &mut out);
     for name in &c.unresolved {
         out.always(&format!(
@@ -50,6 +60,9 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
     let mut tail = format!("\nBudget: {}/{} lines", b.used, b.limit);
     if c.superseded > 0 {
         tail.push_str(&format!(" · {} superseded fact(s) not shown", c.superseded));
+    }
+    if c.archived > 0 {
+        tail.push_str(&format!(" · {} archived fact(s) not shown", c.archived));
     }
     tail.push('\n');
     if c.facts_without_id > 0 {
@@ -136,8 +149,9 @@ fn facts_section(c: &Context, out: &mut Budget) -> usize {
     omitted
 }
 
+/// The later of the fact's dates (a fact without one sorts last).
 fn recency(f: &FactView) -> Option<&str> {
-    f.verified.as_deref().or(f.since.as_deref())
+    f.verified.as_deref().max(f.since.as_deref())
 }
 
 fn file_heading(c: &Context, file: usize) -> String {
@@ -157,7 +171,11 @@ pub fn fact_line(fact: &FactView) -> String {
     };
     let text = escape_controls(&fact.text);
     let mut lines = text.lines();
-    let mut out = format!("- {id} {}\n", lines.next().unwrap_or(""));
+    let note = fact
+        .standing_note()
+        .map(|n| format!("[{}] ", escape_line(&n)))
+        .unwrap_or_default();
+    let mut out = format!("- {id} {note}{}\n", lines.next().unwrap_or(""));
     for l in lines {
         if l.trim().is_empty() {
             out.push('\n');
@@ -246,7 +264,43 @@ fn proposals_section(c: &Context, out: &mut Budget) -> usize {
 mod tests {
     use super::*;
     use crate::model::ledger::tests::ledger;
+    use crate::model::time::Timestamp;
     use crate::model::views::Proposals;
+
+    fn today() -> Timestamp {
+        Timestamp::parse("2026-11-23").unwrap()
+    }
+
+    #[test]
+    fn facts_that_are_not_plainly_active_are_marked_or_left_out() {
+        let l = ledger(&[(
+            "a.md",
+            "- **f-a** Pool size is 10. <!-- since: 2026-11-01; contradicts: f-b -->\n\
+             - **f-b** Pool size is 20. <!-- since: 2026-11-01 -->\n\
+             - **f-c** Old rule. <!-- since: 2020-01-01 -->\n\
+             - **f-d** Needs a look. <!-- state: stale; since: 2026-11-01 -->\n\
+             - **f-e** Retired. <!-- state: archived; since: 2026-11-01 -->\n",
+        )]);
+        let c = Context::build(&l, Proposals::default(), &[], today());
+        assert_eq!((c.archived, c.superseded), (1, 0));
+        let text = render(&c, None);
+        assert!(
+            text.contains("- f-a [contested by f-b] Pool size is 10."),
+            "{text}"
+        );
+        assert!(
+            text.contains("- f-b [contested by f-a] Pool size is 20."),
+            "{text}"
+        );
+        assert!(
+            text.contains("- f-c [stale: not verified for 2518 days] Old rule."),
+            "{text}"
+        );
+        assert!(text.contains("- f-d [stale] Needs a look."), "{text}");
+        assert!(!text.contains("Retired"), "{text}");
+        assert!(text.contains("1 archived fact(s) not shown"), "{text}");
+        assert!(text.contains("[contested] ones are disputed"), "{text}");
+    }
 
     #[test]
     fn the_most_recently_verified_facts_come_first_and_the_rest_is_named() {
@@ -261,7 +315,7 @@ mod tests {
             "- **f-newest** Verified yesterday. <!-- since: 2020-01-01; verified: 2026-11-22 -->\n",
         );
         let l = ledger(&[("a.md", &src)]);
-        let c = Context::build(&l, Proposals::default(), &[]);
+        let c = Context::build(&l, Proposals::default(), &[], today());
         let text = render(&c, Some(1200));
         assert!(text.chars().count() <= 1200, "{}", text.chars().count());
         assert!(text.contains("- f-newest Verified yesterday."), "{text}");

@@ -152,7 +152,12 @@ pub enum State {
 
 impl State {
     /// The states a `state` proposal may set; superseding has its own operation.
-    pub const SETTABLE: [State; 4] = [State::Active, State::Stale, State::Contested, State::Archived];
+    pub const SETTABLE: [State; 4] = [
+        State::Active,
+        State::Stale,
+        State::Contested,
+        State::Archived,
+    ];
 
     pub fn parse(s: &str) -> State {
         match s {

@@ -420,9 +420,7 @@ fn state_rules(f: &Located, ids: &BTreeSet<&str>, out: &mut Findings) {
             Code::InvalidMetadata,
             path,
             Some(fact.line),
-            format!(
-                "unknown state `{state}` (active, stale, contested, archived or superseded)"
-            ),
+            format!("unknown state `{state}` (active, stale, contested, archived or superseded)"),
         ),
     }
 }
@@ -434,7 +432,10 @@ fn relation_rules(f: &Located, states: &BTreeMap<&str, &State>, out: &mut Findin
     for (relation, other) in fact.meta.related() {
         let key = relation.key();
         let unrelate = || match &fact.id {
-            Some(id) => format!("`mneme propose unrelate {id} --{} {other}`", key.replace('_', "-")),
+            Some(id) => format!(
+                "`mneme propose unrelate {id} --{} {other}`",
+                key.replace('_', "-")
+            ),
             None => "a proposal".into(),
         };
         let message = match states.get(other) {

@@ -447,7 +447,12 @@ fn check_related(
                     why: why.into(),
                 });
             }
-            let known = fact.is_some_and(|f| f.meta.relations.get(&relation).is_some_and(|s| s.contains(&id)));
+            let known = fact.is_some_and(|f| {
+                f.meta
+                    .relations
+                    .get(&relation)
+                    .is_some_and(|s| s.contains(&id))
+            });
             if !known {
                 out.entry(relation).or_default().insert(id);
             }
@@ -462,7 +467,12 @@ fn check_unrelated(fact: &Fact, relations: Relations) -> Result<Relations, PlanE
     for (relation, ids) in relations {
         for id in ids {
             let id = id.trim().to_owned();
-            if !fact.meta.relations.get(&relation).is_some_and(|s| s.contains(&id)) {
+            if !fact
+                .meta
+                .relations
+                .get(&relation)
+                .is_some_and(|s| s.contains(&id))
+            {
                 return Err(PlanError::NoSuchRelation {
                     id: Ledger::label(fact),
                     relation: relation.key(),

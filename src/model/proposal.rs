@@ -490,7 +490,10 @@ fn validate_op(
         if !State::SETTABLE.contains(state) {
             return Err(ProposalError::invalid(
                 field("state"),
-                format!("`{}` is not a state a proposal sets (active, stale, contested, archived)", state.as_str()),
+                format!(
+                    "`{}` is not a state a proposal sets (active, stale, contested, archived)",
+                    state.as_str()
+                ),
             ));
         }
     }
@@ -512,7 +515,12 @@ pub const MAX_RELATED: usize = 64;
 fn validate_relations(op: &Operation, field: &dyn Fn(&str) -> String) -> Result<(), ProposalError> {
     let (add, remove) = op.relations();
     let related = add.values().chain(remove.values());
-    if related.clone().map(|ids| ids.len()).sum::<usize>() > MAX_RELATED {
+    if related
+        .clone()
+        .map(std::collections::BTreeSet::len)
+        .sum::<usize>()
+        > MAX_RELATED
+    {
         return Err(ProposalError::invalid(
             field("relations"),
             format!("more than {MAX_RELATED} related facts"),
@@ -528,9 +536,12 @@ fn validate_relations(op: &Operation, field: &dyn Fn(&str) -> String) -> Result<
         }
     }
     if let Operation::Relate { add, remove, .. } = op {
-        let empty = |r: &Relations| r.values().all(|ids| ids.is_empty());
+        let empty = |r: &Relations| r.values().all(std::collections::BTreeSet::is_empty);
         if empty(add) && empty(remove) {
-            return Err(ProposalError::invalid(field("add"), "a relate operation adds or removes at least one relation"));
+            return Err(ProposalError::invalid(
+                field("add"),
+                "a relate operation adds or removes at least one relation",
+            ));
         }
     }
     Ok(())

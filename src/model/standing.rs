@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::facts::{Meta, Relation, State};
+use crate::model::facts::{Fact, Meta, Relation, State};
 use crate::model::ledger::Ledger;
 use crate::model::time::Timestamp;
 
@@ -65,7 +65,7 @@ pub fn incoming(ledger: &Ledger) -> BTreeMap<String, Vec<Incoming>> {
             map.entry(target.to_owned()).or_default().push(Incoming {
                 fact_id: id.clone(),
                 relation,
-            })
+            });
         };
         for (relation, target) in fact.meta.related() {
             add(target, IncomingKind::Relation(relation));
@@ -108,18 +108,47 @@ pub fn contradictions(ledger: &Ledger) -> BTreeMap<String, Vec<String>> {
 /// What a reader should know about a current fact beyond its text.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Flags {
-    /// Current facts it contradicts or is contradicted by (approved relations), and facts that
-    /// pending proposals say it contradicts.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Current facts it contradicts or is contradicted by.
     pub contested_by: Vec<String>,
     /// Days since it was last verified, when more than `stale_fact_days`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub overdue_days: Option<i64>,
 }
 
-impl Flags {
-    pub fn is_empty(&self) -> bool {
-        *self == Flags::default()
+/// What the whole ledger says about each fact: computed once for a listing.
+#[derive(Debug, Clone)]
+pub struct Standings {
+    contradictions: BTreeMap<String, Vec<String>>,
+    incoming: BTreeMap<String, Vec<Incoming>>,
+    stale_fact_days: u32,
+    now: Timestamp,
+}
+
+impl Standings {
+    pub fn of(ledger: &Ledger, now: Timestamp) -> Standings {
+        Standings {
+            contradictions: contradictions(ledger),
+            incoming: incoming(ledger),
+            stale_fact_days: ledger.config.stale_fact_days,
+            now,
+        }
+    }
+
+    pub fn flags(&self, fact: &Fact) -> Flags {
+        let contested_by = fact
+            .id
+            .as_ref()
+            .and_then(|id| self.contradictions.get(id))
+            .cloned()
+            .unwrap_or_default();
+        Flags {
+            contested_by,
+            overdue_days: overdue(&fact.meta, self.stale_fact_days, self.now),
+        }
+    }
+
+    /// The relations other facts hold to the fact `id`.
+    pub fn incoming(&self, id: &str) -> &[Incoming] {
+        self.incoming.get(id).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -157,7 +186,10 @@ mod tests {
             "- **f-1** One. <!-- depends_on: f-2 -->\n- **f-2** Two.\n- **f-0** Zero. <!-- state: superseded; by: f-2 -->\n",
         )]);
         let i = incoming(&l);
-        let kinds: Vec<_> = i["f-2"].iter().map(|x| (x.fact_id.as_str(), x.relation)).collect();
+        let kinds: Vec<_> = i["f-2"]
+            .iter()
+            .map(|x| (x.fact_id.as_str(), x.relation))
+            .collect();
         assert_eq!(
             kinds,
             [

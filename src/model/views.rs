@@ -4,12 +4,13 @@
 use serde::Serialize;
 
 use crate::model::decision::Recorded;
-use crate::model::facts::{conflict_marker_line, Fact, State};
+use crate::model::facts::{conflict_marker_line, Fact, Relations, State};
 use crate::model::ledger::{FactFileEntry, Ledger, LookupError};
 use crate::model::paths;
 use crate::model::plan::{Planned, Similar};
 use crate::model::preview::{BudgetAfter, Preview, Status};
 use crate::model::proposal::{Operation, Proposal, ProposalError};
+use crate::model::standing::{effective_state, Flags, Incoming, Standings};
 use crate::model::tasks::{Board, DepKind, NotReady, Status as TaskStatus, Task};
 use crate::model::textdiff::unified;
 use crate::model::time::{human_age, Timestamp};
@@ -19,31 +20,80 @@ pub struct FactView {
     pub id: Option<String>,
     pub file: String,
     pub line: usize,
+    /// The state a reader should act on: the recorded one, except that an `active` fact with a
+    /// contradiction reads `contested` and one overdue for re-verification `stale`.
     pub state: State,
+    /// The state the fact file records.
+    pub recorded_state: State,
     pub text: String,
     pub superseded_by: Option<String>,
     pub since: Option<String>,
     pub verified: Option<String>,
     pub evidence: Vec<String>,
+    /// The relations the fact holds: `{"depends_on": ["f-k2a9"]}`.
+    pub relations: Relations,
+    /// The relations other facts hold to this one.
+    pub related_from: Vec<Incoming>,
+    #[serde(flatten)]
+    pub flags: Flags,
 }
 
 impl FactView {
-    pub fn new(file: &FactFileEntry, fact: &Fact) -> FactView {
+    pub fn new(file: &FactFileEntry, fact: &Fact, standings: &Standings) -> FactView {
+        let flags = standings.flags(fact);
+        let recorded_state = fact.meta.state().clone();
         FactView {
             id: fact.id.clone(),
             file: file.name.clone(),
             line: fact.line,
-            state: fact.meta.state().clone(),
+            state: effective_state(&recorded_state, &flags),
+            recorded_state,
             text: fact.text.clone(),
             superseded_by: fact.meta.by.clone(),
             since: fact.meta.since.clone(),
             verified: fact.meta.verified.clone(),
             evidence: fact.meta.evidence.clone(),
+            relations: fact.meta.relations.clone(),
+            related_from: fact
+                .id
+                .as_deref()
+                .map(|id| standings.incoming(id).to_vec())
+                .unwrap_or_default(),
+            flags,
         }
     }
 
-    pub fn is_active(&self) -> bool {
-        self.state == State::Active
+    /// Part of what the ledger holds true now: not superseded or archived.
+    pub fn is_current(&self) -> bool {
+        self.recorded_state.is_current()
+    }
+
+    /// What a reader should know of the fact's standing, unless it is plainly active:
+    /// `contested by f-9x2b`, `stale: not verified for 400 days`, `superseded by f-m3v8`.
+    pub fn standing_note(&self) -> Option<String> {
+        let mut note = self.state.as_str().to_owned();
+        match &self.state {
+            State::Active => return None,
+            State::Superseded => {
+                if let Some(by) = &self.superseded_by {
+                    note.push_str(&format!(" by {by}"));
+                }
+            }
+            _ => {}
+        }
+        if !self.flags.contested_by.is_empty() {
+            let by = if self.state == State::Contested {
+                " by "
+            } else {
+                "; contested by "
+            };
+            note.push_str(&format!("{by}{}", self.flags.contested_by.join(", ")));
+        }
+        if let Some(days) = self.flags.overdue_days {
+            let sep = if note == "stale" { ": " } else { "; " };
+            note.push_str(&format!("{sep}not verified for {days} days"));
+        }
+        Some(note)
     }
 }
 
@@ -60,21 +110,33 @@ pub struct FileView {
 impl FileView {
     /// Every file of `ledger`, or only the one named `only` (`architecture` or
     /// `architecture.md`).
-    pub fn select(ledger: &Ledger, only: Option<&str>) -> Result<Vec<FileView>, LookupError> {
+    pub fn select(
+        ledger: &Ledger,
+        only: Option<&str>,
+        standings: &Standings,
+    ) -> Result<Vec<FileView>, LookupError> {
         Ok(match only {
-            Some(name) => vec![FileView::new(ledger.resolve_file(name)?)],
-            None => ledger.files().iter().map(FileView::new).collect(),
+            Some(name) => vec![FileView::new(ledger.resolve_file(name)?, standings)],
+            None => ledger
+                .files()
+                .iter()
+                .map(|f| FileView::new(f, standings))
+                .collect(),
         })
     }
 
-    pub fn new(file: &FactFileEntry) -> FileView {
+    pub fn new(file: &FactFileEntry, standings: &Standings) -> FileView {
         FileView {
             name: file.name.clone(),
             path: paths::fact_file(&file.name),
             title: file.title().to_owned(),
             description: file.file.front_matter.description.clone(),
             lines: file.lines(),
-            facts: file.file.facts().map(|f| FactView::new(file, f)).collect(),
+            facts: file
+                .file
+                .facts()
+                .map(|f| FactView::new(file, f, standings))
+                .collect(),
         }
     }
 }
@@ -121,12 +183,14 @@ impl Budget {
     }
 }
 
-/// What an agent reads at session start: active facts, pending proposals, budget.
+/// What an agent reads at session start: current facts, pending proposals, budget.
 #[derive(Debug, Clone, Serialize)]
 pub struct Context {
+    /// Current facts only: active, stale and contested ones.
     pub files: Vec<FileView>,
-    /// Superseded facts are history: counted, not listed.
+    /// Superseded and archived facts are history: counted, not listed.
     pub superseded: usize,
+    pub archived: usize,
     pub facts_without_id: usize,
     /// Fact files that still hold git conflict markers: their facts are not presented.
     pub unresolved: Vec<String>,
@@ -214,8 +278,9 @@ pub struct Proposals {
 }
 
 impl Context {
-    pub fn build(ledger: &Ledger, proposals: Proposals, tasks: &[Task]) -> Context {
-        let mut superseded = 0;
+    pub fn build(ledger: &Ledger, proposals: Proposals, tasks: &[Task], now: Timestamp) -> Context {
+        let standings = Standings::of(ledger, now);
+        let (mut superseded, mut archived) = (0, 0);
         let (conflicted, clean): (Vec<_>, Vec<_>) = ledger
             .files()
             .iter()
@@ -223,10 +288,15 @@ impl Context {
         let files = clean
             .into_iter()
             .map(|f| {
-                let mut view = FileView::new(f);
-                let before = view.facts.len();
-                view.facts.retain(FactView::is_active);
-                superseded += before - view.facts.len();
+                let mut view = FileView::new(f, &standings);
+                for fact in &view.facts {
+                    match fact.recorded_state {
+                        State::Superseded => superseded += 1,
+                        State::Archived => archived += 1,
+                        _ => {}
+                    }
+                }
+                view.facts.retain(FactView::is_current);
                 view
             })
             .collect::<Vec<_>>();
@@ -238,6 +308,7 @@ impl Context {
         Context {
             files,
             superseded,
+            archived,
             facts_without_id,
             unresolved: conflicted.into_iter().map(|f| f.name.clone()).collect(),
             proposals,

@@ -41,5 +41,5 @@ pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
         items,
     };
     let tasks = tasks::load(ws, notes)?;
-    Ok(Context::build(&ledger, proposals, &tasks))
+    Ok(Context::build(&ledger, proposals, &tasks, now))
 }

@@ -1,12 +1,13 @@
 //! `show`: one fact or one task, by id.
 
+use crate::model::standing::Standings;
 use crate::model::tasks::{Board, Task};
 use crate::model::views::FactView;
-use crate::ops::{tasks, Notes, Result, Workspace};
+use crate::ops::{now, tasks, Notes, Result, Workspace};
 
 /// What an id names.
 pub enum Shown {
-    Fact(FactView),
+    Fact(Box<FactView>),
     Task(Box<Task>),
 }
 
@@ -16,7 +17,10 @@ pub fn show(ws: &Workspace, notes: &dyn Notes, id: &str) -> Result<Shown> {
     if !id.starts_with("t-") {
         let ledger = ws.store.load()?;
         match ledger.get(id) {
-            Ok((file, fact)) => return Ok(Shown::Fact(FactView::new(file, fact))),
+            Ok((file, fact)) => {
+                let standings = Standings::of(&ledger, now());
+                return Ok(Shown::Fact(Box::new(FactView::new(file, fact, &standings))));
+            }
             Err(e) if id.starts_with("f-") => return Err(e.into()),
             // Not a fact: perhaps a task prefix without its `t-`.
             Err(_) => {}

@@ -14,6 +14,7 @@ mod docs;
 mod hostile;
 mod init;
 mod interactive;
+mod lifecycle;
 mod mcp;
 mod output;
 mod pr;
