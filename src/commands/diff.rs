@@ -1,6 +1,6 @@
 use std::fmt::Write as _;
 
-use mneme::model::net::{FactNet, How, NetSummary, Step};
+use mneme::model::net::{FactNet, How, NetKind, NetSummary, Step};
 use mneme::model::paths;
 use mneme::model::summary::{Entry, EntryKind, Summary};
 use mneme::ops::audit::{diff, diff_by_commit};
@@ -123,7 +123,18 @@ fn text(s: &NetSummary) -> String {
                 paint(ID, esc1(&f.fact)),
                 paint(DIM, format!("({}{replaced})", esc1(&f.file)))
             );
-            out.push_str(&old_new("    ", f.before.as_deref(), f.after.as_deref()));
+            if f.change == NetKind::Reexamined {
+                let _ = writeln!(
+                    out,
+                    "    {}",
+                    esc1(&one_line(f.after.as_deref().unwrap_or("")))
+                );
+                for m in &f.metadata {
+                    let _ = writeln!(out, "    {}", paint(DIM, esc1(m)));
+                }
+            } else {
+                out.push_str(&old_new("    ", f.before.as_deref(), f.after.as_deref()));
+            }
             for step in &f.steps {
                 let line = step_line(step, Form::Plain);
                 let style = if step.how == How::Approved { DIM } else { WARN };
@@ -464,12 +475,23 @@ fn markdown(s: &NetSummary, links: &Links<'_>) -> String {
 fn fact_markdown(f: &FactNet, links: &Links<'_>) -> String {
     let flag = if f.unreviewed { " ⚠️" } else { "" };
     let mut out = format!("- {} · {}", code(&f.fact), code(&f.file));
-    out.push_str(&change_markdown(
-        f.replaced_by.as_deref(),
-        flag,
-        f.before.as_deref(),
-        f.after.as_deref(),
-    ));
+    if f.change == NetKind::Reexamined {
+        let _ = writeln!(
+            out,
+            "{flag}: {}",
+            md(&one_line(f.after.as_deref().unwrap_or("")))
+        );
+        for m in &f.metadata {
+            let _ = writeln!(out, "  - {}", md(&esc1(m)));
+        }
+    } else {
+        out.push_str(&change_markdown(
+            f.replaced_by.as_deref(),
+            flag,
+            f.before.as_deref(),
+            f.after.as_deref(),
+        ));
+    }
     for step in &f.steps {
         let line = step_line(step, Form::Markdown(links));
         let _ = writeln!(out, "  - {line}");
@@ -740,7 +762,6 @@ fn md(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mneme::model::net::{FactNet, NetKind};
 
     fn fact(n: usize) -> FactNet {
         FactNet {
@@ -752,6 +773,7 @@ mod tests {
                 "Fact number {n} says something long enough to matter."
             )),
             replaced_by: None,
+            metadata: Vec::new(),
             unreviewed: false,
             steps: Vec::new(),
         }

@@ -10,6 +10,7 @@ use crate::model::audit::{Audit, Examined, LedgerChange, Violation};
 use crate::model::change::FactChange;
 use crate::model::decision::{ProposedText, Recorded, Verdict};
 use crate::model::factdiff::{changes, fact_map, FactState, Files};
+use crate::model::facts::Meta;
 use crate::model::proposal::Proposal;
 use crate::model::summary::PendingLine;
 
@@ -21,6 +22,8 @@ pub enum NetKind {
     Updated,
     Superseded,
     Removed,
+    /// The same text, other metadata: verified, moved to another state, re-related.
+    Reexamined,
     /// The ledger now holds the fact more than once.
     Duplicated,
     /// Touched in the range but as it was at the end (added and removed again, changed back).
@@ -34,6 +37,7 @@ impl NetKind {
             NetKind::Updated => "Updated",
             NetKind::Superseded => "Superseded",
             NetKind::Removed => "Removed",
+            NetKind::Reexamined => "Verified, state or relations changed",
             NetKind::Duplicated => "Duplicated",
             NetKind::NoNetChange => "Touched, no net change",
         }
@@ -86,6 +90,8 @@ pub struct FactNet {
     pub after: Option<String>,
     /// For `superseded`: the fact that replaces it.
     pub replaced_by: Option<String>,
+    /// How its metadata changed, one `key: before → after` per key that differs.
+    pub metadata: Vec<String>,
     /// A commit changed it without review, or a merge wrote it.
     pub unreviewed: bool,
     /// Oldest first.
@@ -249,6 +255,7 @@ fn fact_net(
         (Some(b), Some(a)) if !b.meta.is_superseded() && a.meta.is_superseded() => {
             NetKind::Superseded
         }
+        (Some(b), Some(a)) if b.text == a.text => NetKind::Reexamined,
         (Some(_), Some(_)) => NetKind::Updated,
         (None, None) => NetKind::NoNetChange,
     };
@@ -262,9 +269,32 @@ fn fact_net(
         replaced_by: a
             .filter(|_| change == NetKind::Superseded)
             .and_then(|s| s.meta.by.clone()),
+        metadata: match (b, a) {
+            (Some(b), Some(a)) => meta_delta(&b.meta, &a.meta),
+            _ => Vec::new(),
+        },
         unreviewed: steps.iter().any(|s| s.how != How::Approved),
         steps,
     }
+}
+
+/// `key: before → after` for each metadata key whose value differs (`–` for none).
+pub fn meta_delta(before: &Meta, after: &Meta) -> Vec<String> {
+    let pairs = |m: &Meta| -> BTreeMap<String, String> {
+        let rendered = m.render();
+        rendered
+            .split("; ")
+            .filter_map(|part| part.split_once(": "))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect()
+    };
+    let (b, a) = (pairs(before), pairs(after));
+    let keys: BTreeSet<&String> = b.keys().chain(a.keys()).collect();
+    let show = |v: Option<&String>| v.map_or("–".to_owned(), Clone::clone);
+    keys.into_iter()
+        .filter(|k| b.get(*k) != a.get(*k))
+        .map(|k| format!("{k}: {} → {}", show(b.get(k)), show(a.get(k))))
+        .collect()
 }
 
 impl Step {

@@ -50,13 +50,13 @@ fn the_json_examples_parse() {
     let json = blocks("json");
     let proposal = json.iter().find(|b| b.contains("\"schema\": 1")).unwrap();
     let p = Proposal::parse(proposal).unwrap();
-    assert_eq!(p.operations.len(), 4);
+    assert_eq!(p.operations.len(), 7);
     let request = json
         .iter()
         .find(|b| b.contains("\"reason\": \"storage rework\""))
         .unwrap();
     let r: Request = serde_json::from_str(request).unwrap();
-    assert_eq!(r.operations.len(), 4);
+    assert_eq!(r.operations.len(), 7);
     let task = json
         .iter()
         .find(|b| b.contains("\"id\": \"t-a3f8\""))

@@ -102,6 +102,16 @@ fn an_approved_verify_changes_only_the_date_and_evidence_and_clears_staleness() 
     assert_eq!(fact["verified"], today.as_str());
     // The audit accepts the decision: the commit does what its trailers say.
     repo.mneme(&["verify", "HEAD~1..HEAD"]).assert().success();
+    let diff = repo.json(&["diff", "HEAD~1..HEAD", "--format", "json"]);
+    let f = &diff["facts"][0];
+    assert_eq!(f["change"], "reexamined", "{diff}");
+    assert_eq!(
+        f["metadata"],
+        serde_json::json!([
+            "evidence: src/old.rs → src/db.rs:12",
+            format!("verified: – → {today}")
+        ])
+    );
 }
 
 #[test]
