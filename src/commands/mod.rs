@@ -26,6 +26,7 @@ pub mod reopen;
 pub mod review;
 pub mod setup;
 pub mod show;
+pub mod stale;
 pub mod status;
 pub mod update;
 pub mod verify;

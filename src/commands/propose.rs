@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use mneme::model::facts::{Relation, Relations};
 use mneme::model::plan::{Request, RequestOp};
 use mneme::model::views::ProposedView;
-use mneme::ops::propose::{propose, Proposed};
+use mneme::ops::propose::{evidence_from, propose, Proposed};
 
 use crate::cli::ui::{self, esc1, paint, ID, WARN};
 use crate::cli::{utf8, CliError, Cx, ExitStatus, Result};
@@ -220,8 +220,9 @@ impl Text {
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
-    let request = request(args)?;
+    let mut request = request(args)?;
     let ws = cx.workspace()?;
+    evidence_from(&ws, &cx.cwd, &mut request);
     let Proposed {
         planned,
         path,

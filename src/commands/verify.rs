@@ -80,6 +80,18 @@ fn render(r: &Verification) -> String {
             ));
         }
     }
+    if !r.recheck.is_empty() {
+        out.push_str(&paint(
+            WARN,
+            format!(
+                "{} fact(s) cite code this range changed; re-check them:\n",
+                r.recheck.len()
+            ),
+        ));
+        for f in &r.recheck {
+            out.push_str(&super::stale::fact(f));
+        }
+    }
     let tally = format!(
         "{} commit(s) in {}, {} review decision(s), {} unreviewed change(s)",
         r.commits,

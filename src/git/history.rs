@@ -59,7 +59,7 @@ pub fn decisions(
 
 /// Whether the commit message holds a decision trailer line: a byte search, so that only such
 /// commits are decoded.
-fn mentions_decision(commit: &gix::Commit<'_>) -> Result<bool> {
+pub(super) fn mentions_decision(commit: &gix::Commit<'_>) -> Result<bool> {
     let needle = format!("\n{DECISION}: ");
     Ok(commit.message_raw()?.find(needle.as_bytes()).is_some())
 }
@@ -262,14 +262,14 @@ struct Kept {
 }
 
 /// Subject, author, date and decision (if any) of one commit.
-struct CommitText {
-    subject: String,
-    author: String,
-    date: String,
-    decision: Option<Recorded>,
+pub(super) struct CommitText {
+    pub subject: String,
+    pub author: String,
+    pub date: String,
+    pub decision: Option<Recorded>,
 }
 
-fn read_commit(commit: &gix::Commit<'_>) -> Result<CommitText> {
+pub(super) fn read_commit(commit: &gix::Commit<'_>) -> Result<CommitText> {
     let decoded = commit.decode()?;
     let message = decoded.message();
     let subject = message.summary().to_str_lossy().into_owned();

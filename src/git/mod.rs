@@ -3,6 +3,7 @@
 
 pub mod commit;
 pub mod config;
+pub mod drift;
 mod eol;
 pub mod history;
 pub mod hooks;

@@ -309,6 +309,17 @@ impl RecordedOp {
             file: (*file).to_owned(),
         })
     }
+
+    /// The fact an approval of this operation vouches for as true as written: the added,
+    /// updated or verified fact, or a replacement; none for removals, states and relations.
+    pub fn vouches(&self) -> Option<&str> {
+        match self.op {
+            OpKind::Add | OpKind::Update | OpKind::Verify | OpKind::Supersede => {
+                self.fact_ids.last().map(String::as_str)
+            }
+            OpKind::Remove | OpKind::State | OpKind::Relate => None,
+        }
+    }
 }
 
 impl Recorded {

@@ -6,6 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::model::config::Config;
+use crate::model::drift::Drifted;
+use crate::model::evidence::{classify, Evidence};
 use crate::model::facts::{conflict_marker_line, Fact, Relation, State};
 use crate::model::ids::mint;
 use crate::model::ledger::FactFileEntry;
@@ -54,10 +56,11 @@ pub enum Code {
     RelationMissing,
     RelationInactive,
     Contradiction,
+    EvidenceDrift,
 }
 
 impl Code {
-    pub const ALL: [Code; 26] = [
+    pub const ALL: [Code; 27] = [
         Code::FactFileParse,
         Code::ConflictMarkers,
         Code::Secret,
@@ -84,6 +87,7 @@ impl Code {
         Code::RelationMissing,
         Code::RelationInactive,
         Code::Contradiction,
+        Code::EvidenceDrift,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -114,6 +118,7 @@ impl Code {
             Code::RelationMissing => "relation_missing",
             Code::RelationInactive => "relation_inactive",
             Code::Contradiction => "contradiction",
+            Code::EvidenceDrift => "evidence_drift",
         }
     }
 
@@ -181,36 +186,8 @@ pub struct Input<'a> {
     /// This clone has the fact merge driver registered (git config and `.gitattributes`).
     pub merge_driver: bool,
     pub now: Timestamp,
-}
-
-/// Where a reference points, for the evidence check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Evidence<'e> {
-    /// A repository file, optionally a line in it.
-    File { path: &'e str, line: Option<usize> },
-    /// A URL, commit id or other reference mneme does not resolve.
-    Other,
-}
-
-/// Classifies an evidence reference: `src/a.rs`, `src/a.rs:12`, `src/a.rs:12-20` and
-/// `src/a.rs#L12` are files; URLs, commit ids and `#412`-style references are not.
-pub fn classify(e: &str) -> Evidence<'_> {
-    let is_commit = (7..=40).contains(&e.len()) && e.bytes().all(|b| b.is_ascii_hexdigit());
-    if e.contains("://") || is_commit || e.starts_with('#') || !(e.contains('/') || e.contains('.'))
-    {
-        return Evidence::Other;
-    }
-    let (path, line) = match e.rsplit_once(':').or_else(|| e.rsplit_once("#L")) {
-        Some((p, l)) => {
-            let first = l.split('-').next().unwrap_or("");
-            match first.parse::<usize>() {
-                Ok(n) => (p, Some(n)),
-                Err(_) => (e, None),
-            }
-        }
-        None => (e, None),
-    };
-    Evidence::File { path, line }
+    /// Facts whose cited files changed since they were vouched for, found in history.
+    pub drift: &'a [Drifted],
 }
 
 /// Findings as the rules report them.
@@ -294,6 +271,7 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
         relation_rules(f, &states, &mut out);
         date_rules(f, config, input.now, &mut out);
         evidence_rule(f, &evidence_exists, &mut out);
+        drift_rule(f, input.drift, &mut out);
         for secret in secrets::find(&f.fact.text) {
             out.push(
                 Code::Secret,
@@ -518,8 +496,8 @@ fn date_rules(f: &Located, config: &Config, now: Timestamp, out: &mut Findings) 
 /// Evidence that names a repository file must still point at it.
 fn evidence_rule(f: &Located, exists: &impl Fn(&str, Option<usize>) -> bool, out: &mut Findings) {
     for e in &f.fact.meta.evidence {
-        if let Evidence::File { path, line } = classify(e) {
-            if !exists(path, line) {
+        if let Evidence::File { path, lines } = classify(e) {
+            if !exists(path, lines.map(|(_, last)| last)) {
                 out.push(
                     Code::MissingEvidence,
                     &f.path,
@@ -527,6 +505,41 @@ fn evidence_rule(f: &Located, exists: &impl Fn(&str, Option<usize>) -> bool, out
                     format!("evidence `{e}` no longer exists; the fact may be stale"),
                 );
             }
+        }
+    }
+}
+
+/// Cited code that changed after the fact was last approved or verified.
+fn drift_rule(f: &Located, drift: &[Drifted], out: &mut Findings) {
+    let Some(id) = f.fact.id.as_deref() else {
+        return;
+    };
+    for d in drift.iter().filter(|d| d.fact == id) {
+        for e in &d.evidence {
+            let to = e
+                .now
+                .as_ref()
+                .map(|n| format!(" to {n}"))
+                .unwrap_or_default();
+            let newest = e.commits.first().map(|c| {
+                format!(
+                    " (newest {} \"{}\")",
+                    &c.id[..c.id.len().min(10)],
+                    c.subject
+                )
+            });
+            out.push(
+                Code::EvidenceDrift,
+                &f.path,
+                Some(f.fact.line),
+                format!(
+                    "evidence `{}` {}{to} in {} commit(s) since the fact was approved or verified{}; re-check it, then confirm it with `mneme propose verify {id}` or propose an update (`mneme stale` lists the commits)",
+                    e.evidence,
+                    e.kind.as_str(),
+                    e.commits.len(),
+                    newest.unwrap_or_default()
+                ),
+            );
         }
     }
 }
@@ -734,6 +747,7 @@ mod tests {
             broken_tasks: vec![],
             merge_driver: true,
             now: now(),
+            drift: &[],
         };
         check(&input, |path, line| {
             path == "src/ok.rs" && line.is_none_or(|l| l <= 10)
@@ -871,41 +885,6 @@ mod tests {
         let json = serde_json::to_value(Code::ALL).unwrap();
         let names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
         assert_eq!(json, serde_json::json!(names));
-    }
-
-    #[test]
-    fn evidence_classification() {
-        assert_eq!(
-            classify("src/a.rs:12"),
-            Evidence::File {
-                path: "src/a.rs",
-                line: Some(12)
-            }
-        );
-        assert_eq!(
-            classify("src/a.rs:12-20"),
-            Evidence::File {
-                path: "src/a.rs",
-                line: Some(12)
-            }
-        );
-        assert_eq!(
-            classify("src/a.rs#L7"),
-            Evidence::File {
-                path: "src/a.rs",
-                line: Some(7)
-            }
-        );
-        assert_eq!(
-            classify("README.md"),
-            Evidence::File {
-                path: "README.md",
-                line: None
-            }
-        );
-        for other in ["https://example.com/a.rs", "a1b2c3d", "#412", "PR-12"] {
-            assert_eq!(classify(other), Evidence::Other, "{other}");
-        }
     }
 
     #[test]

@@ -8,6 +8,8 @@ pub mod briefing;
 pub mod change;
 pub mod config;
 pub mod decision;
+pub mod drift;
+pub mod evidence;
 pub mod factdiff;
 pub mod facts;
 pub mod fields;

@@ -6,10 +6,13 @@ use crate::git::history::{
     examine, facts_of, fork_point, proposals_at, resolve_range, text_at, Range,
 };
 use crate::model::audit::{audit, Audit, Examined, Violation};
+use crate::model::drift::Drifted;
+use crate::model::ledger::FactFileEntry;
 use crate::model::net::{net_summary, NetSummary, RangeEnds};
 use crate::model::paths;
 use crate::model::signing::AllowedSigners;
 use crate::model::summary::{summarize, Summary};
+use crate::ops::stale::{drifted, watched};
 use crate::ops::{Result, Workspace};
 
 /// The outcome of `mneme verify` (the `--json` shape, docs/json.md).
@@ -22,6 +25,9 @@ pub struct Verification {
     pub notes: Vec<Violation>,
     /// Whether decisions must be signed, and by which keys; `null` without allowed_signers.
     pub signatures: Option<Signatures>,
+    /// The facts (at the range's head) whose cited files the range changed after they were last
+    /// vouched for: the facts to re-check. They do not fail the verification.
+    pub recheck: Vec<Drifted>,
 }
 
 /// The `allowed_signers` a verification used.
@@ -84,7 +90,14 @@ fn judge(ws: &Workspace, range: Option<&str>) -> Result<Judged> {
 /// with `.ledger/allowed_signers`, every decision signed by a listed key.
 pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
     let j = judge(ws, range)?;
+    let files = facts_of(&ws.repo, Some(j.range.head))?;
+    let parsed: Vec<FactFileEntry> = files
+        .into_iter()
+        .filter_map(|(name, raw)| FactFileEntry::parse(name, raw).ok())
+        .collect();
+    let recheck = drifted(&ws.repo, &j.range, &watched(&parsed))?;
     Ok(Verification {
+        recheck,
         range: j.range.label,
         commits: j.count,
         decisions: j.commits.iter().filter(|c| c.decision.is_some()).count(),

@@ -1,15 +1,17 @@
 //! `check`: load everything the lint rules look at, run them, and apply the safe repairs.
 
 use std::collections::BTreeSet;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::git::config::merge_driver_configured;
+use crate::model::drift::Drifted;
+use crate::model::ledger::FactFileEntry;
 use crate::model::lint::{self, FileInput, Finding, ProposalInput, Severity};
 use crate::model::time::Timestamp;
 use crate::model::{paths, templates};
-use crate::ops::{now, Result, Workspace};
+use crate::ops::{now, stale, Result, Workspace};
 use crate::store::{self, read_optional_text, write_atomic};
 
 /// The outcome of `mneme check` (the `--json` shape, docs/check.md).
@@ -50,6 +52,7 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
     }
     let tasks = store.load_tasks()?;
     let config = store.load_config().map_err(|e| crate::error_chain(&e));
+    let drift = drift(ws, &files)?;
     let rel = |p: &Path| store.relative(p).display().to_string();
     let input = lint::Input {
         files: files
@@ -76,10 +79,23 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
             .collect(),
         merge_driver: merge_driver_registered(ws)?,
         now,
+        drift: &drift,
     };
     Ok(lint::check(&input, |path, line| {
         evidence_exists(store.root(), path, line)
     }))
+}
+
+/// The parsed facts whose cited files changed since they were vouched for.
+fn drift(
+    ws: &Workspace,
+    files: &[(PathBuf, store::Result<FactFileEntry>)],
+) -> Result<Vec<Drifted>> {
+    let Some(range) = stale::head_range(&ws.repo)? else {
+        return Ok(Vec::new());
+    };
+    let parsed = files.iter().filter_map(|(_, e)| e.as_ref().ok());
+    stale::drifted(&ws.repo, &range, &stale::watched(parsed))
 }
 
 /// Whether git would use mneme's merge driver for fact files in this clone: the repository's

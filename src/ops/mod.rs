@@ -11,6 +11,7 @@ pub mod propose;
 pub mod review;
 pub mod setup;
 pub mod show;
+pub mod stale;
 pub mod status;
 pub mod tasks;
 

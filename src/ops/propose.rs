@@ -1,7 +1,8 @@
 //! `propose`: plan a request against the ledger and write it as one new proposal file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::model::evidence::from_root;
 use crate::model::ledger::Ledger;
 use crate::model::plan::{plan, PlanContext, Planned, Request};
 use crate::ops::{now, Result, Workspace};
@@ -41,4 +42,24 @@ pub fn propose(ws: &Workspace, request: Request) -> Result<Proposed> {
         path,
         ledger,
     })
+}
+
+/// Rewrites the file evidence of `request` given from `cwd`, a subdirectory of the work tree, as
+/// paths from the work tree's root (where `check` and `stale` look for them).
+pub fn evidence_from(ws: &Workspace, cwd: &Path, request: &mut Request) {
+    let root = ws.store.root();
+    let (Ok(cwd), Ok(top)) = (cwd.canonicalize(), root.canonicalize()) else {
+        return;
+    };
+    let Ok(sub) = cwd.strip_prefix(&top) else {
+        return;
+    };
+    let prefix: Vec<String> = sub
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let prefix = prefix.join("/");
+    for e in &mut request.evidence {
+        *e = from_root(e, &prefix, |p| root.join(p).exists());
+    }
 }

@@ -11,6 +11,7 @@ mod ci;
 mod common;
 mod context;
 mod docs;
+mod drift;
 mod hostile;
 mod init;
 mod interactive;

@@ -1,0 +1,323 @@
+//! Evidence drift from history: the commits that changed the files facts cite, after the
+//! approvals that vouched for those facts.
+//!
+//! One walk from the head, newest first. An approval that adds, updates, supersedes into or
+//! verifies a fact *covers* it, and every ancestor of that commit inherits the cover: a change in
+//! a covered commit was there when the fact was vouched for. A commit changes a path when the
+//! path differs from every parent (as `git log -- path` counts it). A fact is settled once every
+//! commit still to be walked covers it, or, for a fact no approval is found for, once the walk
+//! is past the date in its metadata; the walk stops when all are settled.
+
+use std::collections::HashMap;
+
+use gix::bstr::ByteSlice;
+
+use crate::git::history::{blob_text, mentions_decision, read_commit};
+use crate::git::{Repo, Result};
+use crate::model::decision::Verdict;
+use crate::model::drift::{CommitRef, Version, Watched};
+
+/// A commit that changed a watched path.
+#[derive(Debug, Clone)]
+pub struct Touch {
+    pub commit: CommitRef,
+    pub id: gix::ObjectId,
+    pub first_parent: Option<gix::ObjectId>,
+    time: i64,
+}
+
+/// What the walk found for one watched fact.
+#[derive(Debug, Default)]
+pub struct Seen {
+    /// The newest approval that vouched for the fact.
+    pub anchor: Option<CommitRef>,
+    /// For each of the fact's distinct paths (in `Watched::paths` order), the commits after the
+    /// anchor that changed it, newest first.
+    pub touched: Vec<Vec<Touch>>,
+}
+
+/// A set of watched facts, by index.
+#[derive(Debug, Clone, Default)]
+struct Facts(Vec<u64>);
+
+impl Facts {
+    fn has(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    fn insert(&mut self, i: usize) {
+        if self.0.len() <= i / 64 {
+            self.0.resize(i / 64 + 1, 0);
+        }
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    fn union(&mut self, other: &Facts) {
+        if self.0.len() < other.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        for (w, o) in self.0.iter_mut().zip(&other.0) {
+            *w |= o;
+        }
+    }
+}
+
+/// A commit the walk has yet to reach: the facts its walked children cover, and the ids its
+/// tree has at the watched paths once a child needed them.
+#[derive(Default)]
+struct Pending {
+    cover: Facts,
+    entries: Option<Vec<Option<gix::ObjectId>>>,
+}
+
+/// Walks from `head` (leaving out what `hidden` reaches) and returns, for each of `watched`, its
+/// newest vouching approval and the later commits that changed its paths. Walking all of history,
+/// a fact with no approval keeps only the commits after the day of its `dated` (none without
+/// one); in a range, all of the range's commits.
+pub fn walk(
+    repo: &Repo,
+    head: gix::ObjectId,
+    hidden: Option<gix::ObjectId>,
+    watched: &[Watched],
+) -> Result<Vec<Seen>> {
+    let repo = repo.gix();
+    let index: HashMap<&str, usize> = watched
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (w.fact.as_str(), i))
+        .collect();
+    let mut paths: Vec<&str> = watched.iter().flat_map(Watched::paths).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    // For each path, `(fact, slot)`: which facts cite it and where it is in their `touched`.
+    let mut watchers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); paths.len()];
+    for (f, w) in watched.iter().enumerate() {
+        for (slot, p) in w.paths().into_iter().enumerate() {
+            let k = paths.binary_search(&p).expect("every path is listed");
+            watchers[k].push((f, slot));
+        }
+    }
+    let mut seen: Vec<Seen> = watched
+        .iter()
+        .map(|w| Seen {
+            anchor: None,
+            touched: vec![Vec::new(); w.paths().len()],
+        })
+        .collect();
+    // In a range, a fact no approval in it covers was vouched for before it: all its commits count.
+    let by_date = hidden.is_none();
+    let mut settled = Facts::default();
+    let mut unsettled = watched.len();
+    let mut pending: HashMap<gix::ObjectId, Pending> = HashMap::new();
+    let walk = repo
+        .rev_walk([head])
+        .with_hidden(hidden)
+        .sorting(gix::revision::walk::Sorting::ByCommitTime(
+            Default::default(),
+        ))
+        .all()?;
+    for info in walk {
+        if unsettled == 0 {
+            break;
+        }
+        let info = info?;
+        let Pending {
+            mut cover,
+            entries: known,
+        } = pending.remove(&info.id).unwrap_or_default();
+        let commit = repo.find_commit(info.id)?;
+        let time = commit.time()?.seconds;
+        let mut subject = None;
+        if mentions_decision(&commit)? {
+            let text = read_commit(&commit)?;
+            if let Some(d) = text.decision.filter(|d| d.verdict == Verdict::Approve) {
+                for fact in d.operations.iter().filter_map(|o| o.vouches()) {
+                    if let Some(&i) = index.get(fact) {
+                        cover.insert(i);
+                        seen[i].anchor.get_or_insert_with(|| CommitRef {
+                            id: d.commit.clone(),
+                            date: d.date.clone(),
+                            subject: text.subject.clone(),
+                        });
+                    }
+                }
+            }
+            subject = Some(text.subject);
+        }
+        let open = |f: usize| !cover.has(f) && !settled.has(f);
+        let live: Vec<usize> = (0..paths.len())
+            .filter(|&k| watchers[k].iter().any(|&(f, _)| open(f)))
+            .collect();
+        if !live.is_empty() {
+            let own = match known {
+                Some(e) => e,
+                None => entries(repo, info.id, &paths)?,
+            };
+            let mut parents = Vec::new();
+            for p in &info.parent_ids {
+                let slot = pending.entry(*p).or_default();
+                if slot.entries.is_none() {
+                    slot.entries = Some(entries(repo, *p, &paths)?);
+                }
+                parents.push(slot.entries.clone().unwrap_or_default());
+            }
+            for k in live {
+                let changed = if parents.is_empty() {
+                    own[k].is_some()
+                } else {
+                    parents.iter().all(|e| e[k] != own[k])
+                };
+                if !changed {
+                    continue;
+                }
+                let subject = match &subject {
+                    Some(s) => s.clone(),
+                    None => summary(&commit)?,
+                };
+                let touch = Touch {
+                    commit: CommitRef {
+                        id: info.id.to_string(),
+                        date: crate::model::time::Timestamp::from_unix(time).rfc3339_seconds(),
+                        subject,
+                    },
+                    id: info.id,
+                    first_parent: info.parent_ids.first().copied(),
+                    time,
+                };
+                for &(f, slot) in &watchers[k] {
+                    if open(f) {
+                        seen[f].touched[slot].push(touch.clone());
+                    }
+                }
+            }
+        }
+        for p in &info.parent_ids {
+            pending.entry(*p).or_default().cover.union(&cover);
+        }
+        for (f, w) in watched.iter().enumerate() {
+            if settled.has(f) {
+                continue;
+            }
+            let covered = pending.values().all(|p| p.cover.has(f));
+            // Approvals land on the day they are dated (give or take a time zone): a walk a day
+            // past that without finding one will not.
+            let past_date = by_date
+                && seen[f].anchor.is_none()
+                && w.dated.is_some_and(|d| time < d.unix_seconds() - DAY);
+            if covered || past_date {
+                settled.insert(f);
+                unsettled -= 1;
+            }
+        }
+    }
+    for (s, w) in seen.iter_mut().zip(watched) {
+        if by_date && s.anchor.is_none() {
+            // Without an approval, only what came after the day in the metadata counts.
+            let after = w.dated.map(|d| d.unix_seconds() + DAY);
+            for touches in &mut s.touched {
+                touches.retain(|t| after.is_some_and(|a| t.time >= a));
+            }
+        }
+    }
+    Ok(seen)
+}
+
+const DAY: i64 = 24 * 60 * 60;
+
+/// The ids at `paths` in `commit`'s tree.
+fn entries(
+    repo: &gix::Repository,
+    commit: gix::ObjectId,
+    paths: &[&str],
+) -> Result<Vec<Option<gix::ObjectId>>> {
+    let tree = repo.find_commit(commit)?.tree()?;
+    paths
+        .iter()
+        .map(|p| Ok(tree.lookup_entry_by_path(p)?.map(|e| e.object_id())))
+        .collect()
+}
+
+fn summary(commit: &gix::Commit<'_>) -> Result<String> {
+    Ok(commit.message()?.summary().to_str_lossy().into_owned())
+}
+
+/// The object at `path` in `commit`, with its text when it is a file.
+pub fn version_at(
+    repo: &Repo,
+    commit: Option<gix::ObjectId>,
+    path: &str,
+) -> Result<Option<Version>> {
+    let Some(commit) = commit else {
+        return Ok(None);
+    };
+    let repo = repo.gix();
+    let tree = repo.find_commit(commit)?.tree()?;
+    let Some(entry) = tree.lookup_entry_by_path(path)? else {
+        return Ok(None);
+    };
+    let text = if entry.mode().is_blob() {
+        Some(blob_text(repo, entry.object_id())?)
+    } else {
+        None
+    };
+    Ok(Some(Version {
+        id: entry.object_id().to_string(),
+        text,
+    }))
+}
+
+/// The files `commit` adds relative to its first parent: `(path, blob id)`.
+pub fn added_files(repo: &Repo, commit: gix::ObjectId) -> Result<Vec<(String, gix::ObjectId)>> {
+    let repo = repo.gix();
+    let c = repo.find_commit(commit)?;
+    let new = c.tree_id()?.detach();
+    let old = match c.parent_ids().next() {
+        Some(p) => Some(repo.find_commit(p)?.tree_id()?.detach()),
+        None => None,
+    };
+    let mut out = Vec::new();
+    added(repo, old, new, "", &mut out)?;
+    Ok(out)
+}
+
+/// Descends only into subtrees that differ, so that the cost follows the size of the change.
+fn added(
+    repo: &gix::Repository,
+    old: Option<gix::ObjectId>,
+    new: gix::ObjectId,
+    prefix: &str,
+    out: &mut Vec<(String, gix::ObjectId)>,
+) -> Result<()> {
+    let mut before: HashMap<Vec<u8>, (gix::ObjectId, bool)> = HashMap::new();
+    if let Some(old) = old {
+        for e in repo.find_tree(old)?.iter() {
+            let e = e?;
+            before.insert(e.filename().to_vec(), (e.object_id(), e.mode().is_tree()));
+        }
+    }
+    for e in repo.find_tree(new)?.iter() {
+        let e = e?;
+        let name = e.filename().to_str_lossy();
+        let path = if prefix.is_empty() {
+            name.into_owned()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let was = before.get(e.filename().as_bytes());
+        if was.is_some_and(|(id, _)| *id == e.object_id()) {
+            continue;
+        }
+        if e.mode().is_tree() {
+            let old_tree = was.filter(|(_, tree)| *tree).map(|(id, _)| *id);
+            added(repo, old_tree, e.object_id(), &path, out)?;
+        } else if e.mode().is_blob() && was.is_none_or(|(_, tree)| *tree) {
+            out.push((path, e.object_id()));
+        }
+    }
+    Ok(())
+}
+
+/// The text of a blob.
+pub fn text_of(repo: &Repo, blob: gix::ObjectId) -> Result<String> {
+    blob_text(repo.gix(), blob)
+}

@@ -1,0 +1,146 @@
+//! `stale`: facts whose evidence files changed after a person last vouched for them.
+
+use serde::Serialize;
+
+use crate::git::drift::{added_files, text_of, version_at, walk, Touch};
+use crate::git::history::{resolve_range, Range};
+use crate::git::Repo;
+use crate::model::drift::{assess, likely_rename, Drifted, EvidenceDrift, Since, Watched};
+use crate::model::ledger::FactFileEntry;
+use crate::model::time::Timestamp;
+use crate::ops::{Result, Workspace};
+
+/// The outcome of `mneme stale` (the `--json` shape, docs/json.md).
+#[derive(Debug, Serialize)]
+pub struct Stale {
+    /// With `--since`, the range examined; `null` when each fact is followed back to the
+    /// approval that last vouched for it.
+    pub since: Option<String>,
+    /// How many current facts cite repository files: the facts examined.
+    pub watched: usize,
+    pub facts: Vec<Drifted>,
+}
+
+/// The current facts of the work tree whose cited files changed in commits after their last
+/// approval or verification (and after `since`, when given).
+pub fn stale(ws: &Workspace, since: Option<&str>) -> Result<Stale> {
+    ws.store.check_ledger()?;
+    let ledger = ws.store.load()?;
+    let watched = watched(ledger.files());
+    let range = match since {
+        Some(rev) => Some(resolve_range(&ws.repo, Some(&format!("{rev}..HEAD")))?),
+        None => head_range(&ws.repo)?,
+    };
+    let facts = match &range {
+        Some(r) => drifted(&ws.repo, r, &watched)?,
+        None => Vec::new(),
+    };
+    Ok(Stale {
+        since: since.and(range.map(|r| r.label)),
+        watched: watched.len(),
+        facts,
+    })
+}
+
+/// All of HEAD, or `None` before the first commit.
+pub(crate) fn head_range(repo: &Repo) -> Result<Option<Range>> {
+    Ok(match repo.gix().head_id() {
+        Ok(head) => Some(Range {
+            base: None,
+            head: head.detach(),
+            label: "HEAD".into(),
+        }),
+        Err(_) => None,
+    })
+}
+
+/// The current facts of `files` that cite repository files.
+pub(crate) fn watched<'a>(files: impl IntoIterator<Item = &'a FactFileEntry>) -> Vec<Watched> {
+    files
+        .into_iter()
+        .flat_map(|e| e.file.facts().filter_map(|f| Watched::of(&e.name, f)))
+        .collect()
+}
+
+/// The facts of `watched` whose citations changed in `range` after their last approval, with
+/// what changed, measured against the range's head.
+pub(crate) fn drifted(repo: &Repo, range: &Range, watched: &[Watched]) -> Result<Vec<Drifted>> {
+    let seen = walk(repo, range.head, range.base, watched)?;
+    let mut out = Vec::new();
+    for (w, s) in watched.iter().zip(seen) {
+        let paths = w.paths();
+        let mut evidence = Vec::new();
+        for cited in &w.refs {
+            let slot = paths.iter().position(|p| *p == cited.path);
+            let Some(touches) = slot.map(|i| &s.touched[i]).filter(|t| !t.is_empty()) else {
+                continue;
+            };
+            let oldest = touches.last().expect("not empty");
+            let before = version_at(repo, oldest.first_parent, &cited.path)?;
+            let now = version_at(repo, Some(range.head), &cited.path)?;
+            let renamed = match now {
+                Some(_) => None,
+                None => rename_of(repo, touches, &cited.path)?,
+            };
+            if let Some((kind, now)) =
+                assess(cited, before.as_ref(), now.as_ref(), renamed.as_deref())
+            {
+                evidence.push(EvidenceDrift {
+                    evidence: cited.evidence.clone(),
+                    kind,
+                    now,
+                    commits: touches.iter().map(|t| t.commit.clone()).collect(),
+                });
+            }
+        }
+        if evidence.is_empty() {
+            continue;
+        }
+        let since = match s.anchor {
+            Some(a) => Since {
+                commit: Some(a.id),
+                date: a.date,
+            },
+            None => Since {
+                commit: None,
+                date: w.dated.map(Timestamp::date).unwrap_or_default(),
+            },
+        };
+        out.push(Drifted {
+            fact: w.fact.clone(),
+            file: w.file.clone(),
+            text: w.text.clone(),
+            since,
+            evidence,
+        });
+    }
+    Ok(out)
+}
+
+/// Where `path`, gone at the head, went: a file added by the commit that removed it (the newest
+/// that changed it) with the same content, else the most similar one.
+fn rename_of(repo: &Repo, touches: &[Touch], path: &str) -> Result<Option<String>> {
+    let Some(removal) = touches.first() else {
+        return Ok(None);
+    };
+    let Some(old) = version_at(repo, removal.first_parent, path)? else {
+        return Ok(None);
+    };
+    let added = added_files(repo, removal.id)?;
+    if let Some((to, _)) = added.iter().find(|(_, id)| *id == old.id) {
+        return Ok(Some(to.clone()));
+    }
+    let Some(old) = old.text else {
+        return Ok(None);
+    };
+    // A commit that adds thousands of files is not read whole to place one.
+    const MAX_CANDIDATES: usize = 200;
+    if added.len() > MAX_CANDIDATES {
+        return Ok(None);
+    }
+    let texts = added
+        .into_iter()
+        .map(|(p, id)| Ok((p, text_of(repo, id)?)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(likely_rename(&old, &texts).map(str::to_owned))
+}

@@ -1,0 +1,325 @@
+//! Evidence drift: facts whose cited code changed after they were approved or verified, found in
+//! scripted histories by `stale`, `check` and `verify`.
+
+use crate::common::{error_code, Repo};
+use serde_json::Value;
+
+const DB: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n";
+
+/// A repository with `src/db.rs` committed and two approved facts: `lines` cites lines 3-4 of
+/// it, `whole` the whole file. Returns the repository and the two fact ids.
+fn two_facts() -> (Repo, String, String) {
+    let repo = Repo::committed();
+    repo.write("src/db.rs", DB);
+    commit(&repo, "add the pool");
+    let lines = add(&repo, "The pool is three and four.", "src/db.rs:3-4");
+    let whole = add(&repo, "The pool file exists.", "src/db.rs");
+    (repo, lines, whole)
+}
+
+/// Proposes and approves a fact citing `evidence`; returns its id.
+fn add(repo: &Repo, text: &str, evidence: &str) -> String {
+    let p = repo.propose(&[
+        "add",
+        "--file",
+        "architecture",
+        text,
+        "--reason",
+        "read the code",
+        "--evidence",
+        evidence,
+    ]);
+    let id = repo.new_fact_id(&p);
+    repo.mneme(&["review", "approve", &p]).assert().success();
+    id
+}
+
+fn commit(repo: &Repo, message: &str) -> String {
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", message]);
+    repo.head()
+}
+
+/// `stale --json`'s entry for `id`, if listed.
+fn drifted(repo: &Repo, args: &[&str], id: &str) -> Option<Value> {
+    let mut full = vec!["stale", "--json"];
+    full.extend_from_slice(args);
+    let v = repo.json(&full);
+    v["facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["fact"] == id)
+        .cloned()
+}
+
+fn commit_ids(citation: &Value) -> Vec<String> {
+    citation["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The `evidence_drift` messages of `check --json` that name `id`.
+fn drift_warnings(repo: &Repo, id: &str) -> Vec<String> {
+    let out = repo.mneme(&["check", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "evidence_drift" && f["severity"] == "warning")
+        .map(|f| f["message"].as_str().unwrap().to_owned())
+        .filter(|m| m.contains(id))
+        .collect()
+}
+
+#[test]
+fn a_changed_evidence_file_is_listed_with_its_commits_until_a_verify_is_approved() {
+    let (repo, lines, whole) = two_facts();
+    let approval = repo.head();
+    assert!(drifted(&repo, &[], &lines).is_none());
+    assert!(drift_warnings(&repo, &lines).is_empty());
+
+    // A change below the cited lines: the whole-file citation drifts, the lines do not.
+    repo.write("src/db.rs", &DB.replace("nine", "NINE"));
+    let below = commit(&repo, "rename nine");
+    assert!(drifted(&repo, &[], &lines).is_none());
+    let w = drifted(&repo, &[], &whole).unwrap();
+    assert_eq!(w["since"]["commit"], approval.as_str());
+    assert_eq!(w["evidence"][0]["evidence"], "src/db.rs");
+    assert_eq!(w["evidence"][0]["kind"], "changed");
+    assert_eq!(commit_ids(&w["evidence"][0]), [below.as_str()]);
+
+    // Lines inserted above: the cited lines moved, and where to is said.
+    repo.write(
+        "src/db.rs",
+        &format!("zero\nhalf\n{}", DB.replace("nine", "NINE")),
+    );
+    let above = commit(&repo, "two lines on top");
+    let l = drifted(&repo, &[], &lines).unwrap();
+    assert_eq!(l["evidence"][0]["kind"], "moved");
+    assert_eq!(l["evidence"][0]["now"], "src/db.rs:5-6");
+    assert_eq!(
+        commit_ids(&l["evidence"][0]),
+        [above.clone(), below.clone()]
+    );
+
+    // A cited line edited: changed.
+    repo.write(
+        "src/db.rs",
+        &format!(
+            "zero\nhalf\n{}",
+            DB.replace("nine", "NINE").replace("four", "4")
+        ),
+    );
+    let edit = commit(&repo, "four is a digit");
+    let l = drifted(&repo, &[], &lines).unwrap();
+    assert_eq!(l["evidence"][0]["kind"], "changed");
+    assert_eq!(commit_ids(&l["evidence"][0]), [edit.clone(), above, below]);
+    let warnings = drift_warnings(&repo, &lines);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("src/db.rs:3-4") && warnings[0].contains(&edit[..10]));
+    assert!(warnings[0].contains(&format!("mneme propose verify {lines}")));
+    let human = repo
+        .mneme(&["stale"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let human = String::from_utf8(human.stdout).unwrap();
+    assert!(
+        human.contains("src/db.rs:3-4 changed in 3 commit(s)"),
+        "{human}"
+    );
+    assert!(human.contains("four is a digit"), "{human}");
+
+    // The approved verify clears it; the other fact stays listed.
+    let p = repo.propose(&[
+        "verify",
+        &lines,
+        "--reason",
+        "re-read",
+        "--evidence",
+        "src/db.rs:5-6",
+    ]);
+    repo.mneme(&["review", "approve", &p]).assert().success();
+    assert!(drifted(&repo, &[], &lines).is_none());
+    assert!(drift_warnings(&repo, &lines).is_empty());
+    assert_eq!(drift_warnings(&repo, &whole).len(), 1);
+    // A pending verify does not: only an approval vouches.
+    let p = repo.propose(&["verify", &whole, "--reason", "re-read"]);
+    assert!(drifted(&repo, &[], &whole).is_some());
+    repo.mneme(&["review", "approve", &p]).assert().success();
+    assert!(drifted(&repo, &[], &whole).is_none());
+    // Later commits count again.
+    repo.write("src/db.rs", "rewritten\n");
+    let again = commit(&repo, "rewrite");
+    let l = drifted(&repo, &[], &lines).unwrap();
+    assert_eq!(commit_ids(&l["evidence"][0]), [again]);
+}
+
+#[test]
+fn a_renamed_evidence_file_is_reported_with_where_it_went() {
+    let (repo, lines, whole) = two_facts();
+    repo.git(&["mv", "src/db.rs", "src/pool.rs"]);
+    let moved = commit(&repo, "db is now pool");
+    for id in [&lines, &whole] {
+        let f = drifted(&repo, &[], id).unwrap();
+        assert_eq!(f["evidence"][0]["kind"], "renamed");
+        assert_eq!(commit_ids(&f["evidence"][0]), [moved.as_str()]);
+    }
+    let l = drifted(&repo, &[], &lines).unwrap();
+    assert_eq!(l["evidence"][0]["now"], "src/pool.rs:3-4");
+
+    // Renamed with edits: matched by similarity. Deleted: said so.
+    let (repo, lines, _) = two_facts();
+    repo.git(&["rm", "-q", "src/db.rs"]);
+    repo.write("lib/pool.rs", &DB.replace("six", "6"));
+    repo.write("lib/unrelated.rs", "nothing alike\n");
+    commit(&repo, "move and edit");
+    let l = drifted(&repo, &[], &lines).unwrap();
+    assert_eq!(l["evidence"][0]["now"], "lib/pool.rs:3-4");
+    repo.git(&["rm", "-q", "lib/pool.rs"]);
+    commit(&repo, "drop pool");
+    let l = drifted(&repo, &[], &lines).unwrap();
+    assert_eq!(
+        l["evidence"][0]["kind"], "renamed",
+        "the first rename is what became of it"
+    );
+
+    let (repo, lines, _) = two_facts();
+    repo.git(&["rm", "-q", "src/db.rs"]);
+    commit(&repo, "no more pool");
+    let l = drifted(&repo, &[], &lines).unwrap();
+    assert_eq!(l["evidence"][0]["kind"], "deleted");
+    assert!(l["evidence"][0].get("now").is_none());
+}
+
+#[test]
+fn verify_names_the_facts_whose_evidence_a_range_touches() {
+    let (repo, lines, whole) = two_facts();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("README.md", "# project\n\nmore\n");
+    commit(&repo, "docs only");
+    let v = repo.json(&["verify", "main..HEAD", "--json"]);
+    assert_eq!(v["recheck"], serde_json::json!([]));
+
+    repo.write("src/db.rs", &DB.replace("nine", "NINE"));
+    let change = commit(&repo, "touch the pool");
+    let out = repo
+        .mneme(&["verify", "main..HEAD", "--json"])
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let recheck: Vec<&str> = v["recheck"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fact"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        recheck,
+        [whole.as_str()],
+        "the cited lines 3-4 did not change"
+    );
+    assert_eq!(commit_ids(&v["recheck"][0]["evidence"][0]), [change]);
+    let human = repo.mneme(&["verify", "main..HEAD"]).assert().success();
+    let human = String::from_utf8(human.get_output().stdout.clone()).unwrap();
+    assert!(
+        human.contains("re-check them") && human.contains(&whole),
+        "{human}"
+    );
+
+    // The branch re-verifies the fact after the change: nothing left to re-check.
+    let p = repo.propose(&["verify", &whole, "--reason", "still true"]);
+    repo.mneme(&["review", "approve", &p]).assert().success();
+    let v = repo.json(&["verify", "main..HEAD", "--json"]);
+    assert_eq!(v["recheck"], serde_json::json!([]));
+    assert!(drifted(&repo, &[], &lines).is_none());
+
+    // `stale --since` counts only the commits after it.
+    repo.write("src/db.rs", &DB.replace("three", "3"));
+    commit(&repo, "three is a digit");
+    assert!(drifted(&repo, &[], &lines).is_some());
+    assert!(drifted(&repo, &["--since", "HEAD"], &lines).is_none());
+    assert!(drifted(&repo, &["--since", "HEAD~1"], &lines).is_some());
+    let out = repo
+        .mneme(&["stale", "--since", "no-such-rev", "--json"])
+        .assert()
+        .code(1);
+    assert!(!error_code(out.get_output()).is_empty());
+}
+
+#[test]
+fn facts_without_an_approval_are_measured_from_their_date() {
+    let repo = Repo::committed();
+    repo.write("src/a.rs", "a\n");
+    repo.write("src/b.rs", "b\n");
+    repo.seed_facts(
+        "architecture",
+        &[
+            (
+                "f-old1",
+                "Old and dated. <!-- since: 2020-01-01; evidence: src/a.rs -->",
+            ),
+            (
+                "f-new1",
+                "Dated far ahead. <!-- since: 2999-01-01; evidence: src/b.rs -->",
+            ),
+            (
+                "f-none",
+                "No date. <!-- evidence: src/a.rs ../outside.rs /etc/passwd -->",
+            ),
+        ],
+    );
+    commit(&repo, "hand-written facts");
+    repo.write("src/a.rs", "A\n");
+    repo.write("src/b.rs", "B\n");
+    commit(&repo, "change both");
+    let old = drifted(&repo, &[], "f-old1").unwrap();
+    assert_eq!(
+        old["since"],
+        serde_json::json!({"commit": null, "date": "2020-01-01"})
+    );
+    assert!(drifted(&repo, &[], "f-new1").is_none());
+    assert!(drifted(&repo, &[], "f-none").is_none());
+    let v = repo.json(&["stale", "--json"]);
+    assert_eq!(v["watched"], 3);
+}
+
+#[test]
+fn evidence_given_from_a_subdirectory_is_stored_from_the_root() {
+    let repo = Repo::committed();
+    repo.write("src/db.rs", DB);
+    repo.write("docs/pool.md", "pool\n");
+    let out = repo
+        .mneme_in(
+            &repo.file("src"),
+            &[
+                "propose",
+                "--json",
+                "add",
+                "--file",
+                "architecture",
+                "The pool is small.",
+                "--reason",
+                "read it",
+                "--evidence",
+                "db.rs:3",
+                "--evidence",
+                "../docs/pool.md",
+                "--evidence",
+                "https://example.com/pool",
+            ],
+        )
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(
+        v["proposal"]["evidence"],
+        serde_json::json!(["src/db.rs:3", "docs/pool.md", "https://example.com/pool"])
+    );
+}
