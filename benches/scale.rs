@@ -251,6 +251,9 @@ fn history(bin: &Path) {
                 &format!("Decision {d} keeps layer {} honest.", d * 13),
                 "--reason",
                 "history bench",
+                // Each cites a file the next commits keep changing: `stale` follows them all.
+                "--evidence",
+                &format!("src/f{}.rs:1", d % 100),
             ],
         );
         let v: serde_json::Value = serde_json::from_slice(&out).expect("json");
@@ -281,17 +284,27 @@ fn history(bin: &Path) {
         s(&["log", "-p", "--", ".ledger"])
     });
     let log = bench("log", 5, bin, root, || s(&["log"]));
+    let stale = bench("stale (500 facts citing code)", 5, bin, root, || {
+        s(&["stale"])
+    });
+    bench("check (with evidence drift)", 5, bin, root, || {
+        s(&["check"])
+    });
+    let git_log_files = bench("git log -- src", 5, git_bin, root, || {
+        s(&["log", "--format=%H", "--", "src"])
+    });
     let why = bench("why <last fact>", 5, bin, root, || s(&["why", &last_fact]));
     let grep = bench("git log --grep=Mneme-Decision", 5, git_bin, root, || {
         s(&["log", "--grep=Mneme-Decision"])
     });
     let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
     println!(
-        "verify / git log -p: {:.1}; diff / git log -p: {:.1}; log / git log --grep: {:.1}; why / git log --grep: {:.1}",
+        "verify / git log -p: {:.1}; diff / git log -p: {:.1}; log / git log --grep: {:.1}; why / git log --grep: {:.1}; stale / git log -- src: {:.1}",
         ratio(verify, git_log),
         ratio(diff, git_log),
         ratio(log, grep),
-        ratio(why, grep)
+        ratio(why, grep),
+        ratio(stale, git_log_files)
     );
 }
 

@@ -273,6 +273,9 @@ struct CreateArgs {
     #[serde(default)]
     labels: Vec<String>,
     assignee: Option<String>,
+    /// Fact ids (`f-…`) the task relies on or must respect.
+    #[serde(default)]
+    cites: Vec<String>,
 }
 
 fn default_kind() -> Kind {
@@ -304,6 +307,12 @@ struct UpdateArgs {
     /// Labels to add.
     #[serde(default)]
     labels: Vec<String>,
+    /// Fact ids to cite.
+    #[serde(default)]
+    cites: Vec<String>,
+    /// Fact ids to stop citing.
+    #[serde(default)]
+    uncite: Vec<String>,
     /// Who you are (default: MNEME_AGENT, else the MCP client's name).
     agent: Option<String>,
 }
@@ -382,6 +391,7 @@ impl Server {
                 parent: args.parent,
                 depends_on: args.depends_on,
                 discovered_from: args.discovered_from,
+                cites: args.cites,
             },
         )?;
         Ok(to_value(&task))
@@ -402,6 +412,8 @@ impl Server {
             assignee: args.assignee,
             labels: args.labels,
             note: args.note,
+            cite: args.cites,
+            uncite: args.uncite,
         };
         let me = tasks::actor(&ws, agent(args.agent, client).as_deref());
         Ok(to_value(&tasks::update(

@@ -481,6 +481,7 @@ impl From<TaskError> for CliError {
             | E::Closed { .. }
             | E::HasParent { .. }
             | E::NotADependency { .. }
+            | E::NotCited { .. }
             | E::CloseWithClose
             | E::MissingCloseReason => (Code::InvalidInput, Value::Null),
         };

@@ -190,7 +190,7 @@ pub fn fact_place(f: &mneme::model::views::FactView) -> String {
 }
 
 /// The fact's relations, both ways: `depends_on: f-k2a9`, `depended on by: f-9x2b`, one line
-/// each.
+/// each, and the tasks that cite it.
 pub fn fact_relations(f: &mneme::model::views::FactView) -> String {
     let mut out = String::new();
     for (relation, ids) in &f.relations {
@@ -210,6 +210,15 @@ pub fn fact_relations(f: &mneme::model::views::FactView) -> String {
                     incoming.relation.phrase(),
                     esc1(&incoming.fact_id)
                 )
+            )
+        ));
+    }
+    if !f.cited_by_tasks.is_empty() {
+        out.push_str(&format!(
+            "{}\n",
+            paint(
+                DIM,
+                format!("cited by tasks: {}", esc1(&f.cited_by_tasks.join(" ")))
             )
         ));
     }

@@ -9,7 +9,9 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// Errors: fact or proposal files that do not parse, duplicate fact ids, proposals naming a
 /// missing file or fact, facts over the line budget, symlinks inside .ledger/. Warnings: facts
 /// without ids, duplicate statements, stale facts and proposals, superseded facts without their
-/// successor, evidence pointing at files or lines that no longer exist. See docs/check.md.
+/// successor, evidence pointing at files or lines that no longer exist, cited code that changed
+/// in commits since the fact was approved or verified (as `mneme stale` lists it). See
+/// docs/check.md.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  mneme check\n  mneme check --fix\n  mneme check --json")]
 pub struct Args {

@@ -12,7 +12,8 @@ use crate::cli::{Cx, ExitStatus, Result};
 #[command(after_help = "Examples:
   mneme create \"Fix cache invalidation\" -t bug -p 1 -d \"Stale entries after deploy\"
   mneme create \"Write migration\" --parent t-a3f8 --depends-on t-9k2m
-  mneme create \"Investigate flaky test\" --discovered-from t-a3f8 --json")]
+  mneme create \"Investigate flaky test\" --discovered-from t-a3f8 --json
+  mneme create \"Move the pool to pgbouncer\" --cites f-7f3cq")]
 pub struct Args {
     /// Short title.
     title: String,
@@ -40,6 +41,9 @@ pub struct Args {
     /// Assignee.
     #[arg(long)]
     assignee: Option<String>,
+    /// A fact the task relies on or must respect (repeatable; `mneme show` lists it both ways).
+    #[arg(long = "cites", value_name = "FACT_ID")]
+    cites: Vec<String>,
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
@@ -57,6 +61,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             parent: args.parent.clone(),
             depends_on: args.depends_on.clone(),
             discovered_from: args.discovered_from.clone(),
+            cites: args.cites.clone(),
         },
     )?;
     print_task(cx, "created", &task)

@@ -104,7 +104,11 @@ enum Op {
         links: Links,
     },
     /// Propose confirming a fact as still true (its approval sets `verified` and the evidence).
+    ///
+    /// `mneme stale` lists the facts whose cited code changed since they were approved or
+    /// verified; an approved verify clears a fact from that list.
     #[command(after_help = "Examples:
+  mneme stale
   mneme propose verify f-7f3cq --reason \"re-read the pool code\" --evidence src/db.rs:12-40")]
     Verify {
         /// Id of the fact.

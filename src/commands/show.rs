@@ -1,7 +1,6 @@
 use std::ffi::OsString;
 
-use mneme::model::tasks::Task;
-use mneme::model::views::FactView;
+use mneme::model::views::{FactView, TaskView};
 use mneme::ops::show::{show, Shown};
 
 use crate::cli::ui::{self, esc, esc1, paint, DIM, HEADER, ID};
@@ -22,11 +21,11 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let id = utf8("the id", &args.id)?;
     match show(&ws, cx.ui, &id)? {
         Shown::Fact(view) => show_fact(cx, id.trim(), *view),
-        Shown::Task(task) => {
+        Shown::Task(view) => {
             if cx.ui.json {
-                cx.ui.json(&task)?;
+                cx.ui.json(&view)?;
             } else {
-                cx.ui.out(&task_detail(&task))?;
+                cx.ui.out(&task_detail(&view))?;
             }
             Ok(ExitStatus::Success)
         }
@@ -62,7 +61,8 @@ fn show_fact(cx: &Cx, id: &str, view: FactView) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-fn task_detail(t: &Task) -> String {
+fn task_detail(view: &TaskView) -> String {
+    let t = &view.task;
     let mut out = ui::task_line(t);
     let mut field = |label: &str, value: String| {
         out.push_str(&format!(
@@ -76,6 +76,12 @@ fn task_detail(t: &Task) -> String {
     }
     for d in &t.deps {
         field("depends:", format!("{} ({})", d.id, d.kind.as_str()));
+    }
+    if !t.facts.is_empty() {
+        field("cites:", t.facts.join(" "));
+    }
+    if !view.cited_by_facts.is_empty() {
+        field("cited by:", view.cited_by_facts.join(" "));
     }
     field("created:", t.created_at.clone());
     field("updated:", t.updated_at.clone());

@@ -4,7 +4,7 @@ use mneme::ops::tasks::{actor, update};
 use super::{print_task, settable_status_parser};
 use crate::cli::{Cx, ExitStatus, Result};
 
-/// Update a task: status, claim, notes, title, description, priority, assignee, labels.
+/// Update a task: status, claim, notes, title, description, priority, assignee, labels, cited facts.
 ///
 /// `--notes` appends a timestamped note (never replaces); `--claim` atomically sets the task in
 /// progress and assigns it to you, and fails with "already claimed by …" if someone else has it.
@@ -12,7 +12,8 @@ use crate::cli::{Cx, ExitStatus, Result};
 #[command(after_help = "Examples:
   mneme update t-a3f8 --claim
   mneme update t-a3f8 --notes \"Root cause: TTL not refreshed\"
-  mneme update a3f8 --status blocked --priority P0")]
+  mneme update a3f8 --status blocked --priority P0
+  mneme update t-a3f8 --cites f-7f3cq")]
 pub struct Args {
     /// Task id or unique prefix.
     id: String,
@@ -40,6 +41,12 @@ pub struct Args {
     /// Add a label (repeatable).
     #[arg(long = "label", value_name = "LABEL")]
     labels: Vec<String>,
+    /// Cite a fact the task relies on or must respect (repeatable).
+    #[arg(long = "cites", value_name = "FACT_ID")]
+    cites: Vec<String>,
+    /// Stop citing a fact (repeatable).
+    #[arg(long = "uncite", value_name = "FACT_ID")]
+    uncite: Vec<String>,
     /// Who you are [default: $MNEME_AGENT, else git user.name].
     #[arg(long, value_name = "NAME")]
     agent: Option<String>,
@@ -56,6 +63,8 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         assignee: args.assignee.clone(),
         labels: args.labels.clone(),
         note: args.notes.clone(),
+        cite: args.cites.clone(),
+        uncite: args.uncite.iter().map(|f| f.trim().to_owned()).collect(),
     };
     let me = actor(&ws, args.agent.as_deref());
     let task = update(&ws, cx.ui, &args.id, &changes, &me)?;

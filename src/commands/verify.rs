@@ -14,6 +14,8 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// When `.ledger/allowed_signers` exists (git's ssh allowed_signers format), every decision
 /// commit must also carry a good SSH signature by a key listed there for its committer; the
 /// file is read from the range's merge-base, so a range cannot allow its own keys.
+/// The facts whose cited files the range changed after they were last approved or verified are
+/// listed to re-check; they do not fail the verification.
 /// Without a range: from the merge-base with the upstream or default branch to HEAD.
 #[derive(Debug, clap::Args)]
 #[command(

@@ -2,6 +2,7 @@ use mneme::git::history::decisions;
 use mneme::model::standing::Standings;
 use mneme::model::views::{FactView, Why};
 use mneme::ops::now;
+use mneme::ops::show::citing_tasks;
 
 use crate::cli::ui::{esc, esc1, fact_place, fact_relations, paint, DIM, HEADER, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
@@ -19,9 +20,12 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ledger = ws.store.load()?;
     let id = args.fact_id.trim();
     let shown = esc1(id);
-    let fact = ledger
+    let mut fact = ledger
         .find(id)
         .map(|(file, fact)| FactView::new(file, fact, &Standings::of(&ledger, now())));
+    if let Some(view) = fact.as_mut() {
+        view.cited_by_tasks = citing_tasks(&ws, cx.ui, id)?;
+    }
     let decisions = decisions(&ws.repo, Some(id), None, true)?;
     if fact.is_none() && decisions.is_empty() {
         // Neither in the ledger nor in history: report it as unknown, listing the known ids.

@@ -15,7 +15,7 @@ use crate::model::paths;
 use crate::model::proposal::{Limits, Operation, Proposal, ProposalError, FACT_PREFIX};
 use crate::model::secrets;
 use crate::model::standing;
-use crate::model::tasks::Task;
+use crate::model::tasks::{is_task_id, Task};
 use crate::model::text::normalize;
 use crate::model::time::Timestamp;
 
@@ -57,10 +57,11 @@ pub enum Code {
     RelationInactive,
     Contradiction,
     EvidenceDrift,
+    TaskFactMissing,
 }
 
 impl Code {
-    pub const ALL: [Code; 27] = [
+    pub const ALL: [Code; 28] = [
         Code::FactFileParse,
         Code::ConflictMarkers,
         Code::Secret,
@@ -88,6 +89,7 @@ impl Code {
         Code::RelationInactive,
         Code::Contradiction,
         Code::EvidenceDrift,
+        Code::TaskFactMissing,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -119,6 +121,7 @@ impl Code {
             Code::RelationInactive => "relation_inactive",
             Code::Contradiction => "contradiction",
             Code::EvidenceDrift => "evidence_drift",
+            Code::TaskFactMissing => "task_fact_missing",
         }
     }
 
@@ -266,11 +269,12 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
         .filter_map(|f| Some((f.fact.id.as_deref()?, f.fact.meta.state())))
         .collect();
     duplicate_text(&facts, &mut out);
+    let task_ids: BTreeSet<&str> = input.tasks.iter().map(|t| t.id.as_str()).collect();
     for f in &facts {
         state_rules(f, &ids, &mut out);
         relation_rules(f, &states, &mut out);
         date_rules(f, config, input.now, &mut out);
-        evidence_rule(f, &evidence_exists, &mut out);
+        evidence_rule(f, &evidence_exists, &task_ids, &mut out);
         drift_rule(f, input.drift, &mut out);
         for secret in secrets::find(&f.fact.text) {
             out.push(
@@ -287,7 +291,7 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
     for p in &input.proposals {
         proposal_rules(p, &file_names, &ids, config, input.now, &mut out);
     }
-    task_rules(input, &mut out);
+    task_rules(input, &ids, &task_ids, &mut out);
     let mut found = out.0;
     found.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
     found
@@ -493,9 +497,22 @@ fn date_rules(f: &Located, config: &Config, now: Timestamp, out: &mut Findings) 
     }
 }
 
-/// Evidence that names a repository file must still point at it.
-fn evidence_rule(f: &Located, exists: &impl Fn(&str, Option<usize>) -> bool, out: &mut Findings) {
+/// Evidence that names a repository file must still point at it, and a task (`t-…`) must exist.
+fn evidence_rule(
+    f: &Located,
+    exists: &impl Fn(&str, Option<usize>) -> bool,
+    task_ids: &BTreeSet<&str>,
+    out: &mut Findings,
+) {
     for e in &f.fact.meta.evidence {
+        if is_task_id(e) && !task_ids.contains(e.as_str()) {
+            out.push(
+                Code::MissingEvidence,
+                &f.path,
+                Some(f.fact.line),
+                format!("evidence `{e}` names a task that does not exist"),
+            );
+        }
         if let Evidence::File { path, lines } = classify(e) {
             if !exists(path, lines.map(|(_, last)| last)) {
                 out.push(
@@ -632,12 +649,16 @@ fn proposal_rules(
     }
 }
 
-/// Task files parse and their dependencies exist.
-fn task_rules(input: &Input, out: &mut Findings) {
+/// Task files parse, and the tasks they depend on and the facts they cite exist.
+fn task_rules(
+    input: &Input,
+    fact_ids: &BTreeSet<&str>,
+    task_ids: &BTreeSet<&str>,
+    out: &mut Findings,
+) {
     for (path, why) in &input.broken_tasks {
         out.push(Code::TaskParse, path, None, why.clone());
     }
-    let task_ids: BTreeSet<&str> = input.tasks.iter().map(|t| t.id.as_str()).collect();
     for t in input.tasks {
         for d in t.deps.iter().filter(|d| !task_ids.contains(d.id.as_str())) {
             out.push(
@@ -648,6 +669,17 @@ fn task_rules(input: &Input, out: &mut Findings) {
                     "depends on {} ({}), which does not exist",
                     d.id,
                     d.kind.as_str()
+                ),
+            );
+        }
+        for f in t.facts.iter().filter(|f| !fact_ids.contains(f.as_str())) {
+            out.push(
+                Code::TaskFactMissing,
+                &paths::task_file(&t.id),
+                None,
+                format!(
+                    "cites fact {f}, which is not in the ledger; `mneme update {} --uncite {f}`",
+                    t.id
                 ),
             );
         }

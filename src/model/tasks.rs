@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::model::facts::is_valid_id;
+use crate::model::proposal::is_fact_id;
 
 /// Why a task request cannot be carried out. Nothing is written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -29,6 +30,8 @@ pub enum TaskError {
     HasParent { id: String },
     #[error("{id} does not depend on {on}")]
     NotADependency { id: String, on: String },
+    #[error("{id} does not cite {fact}")]
+    NotCited { id: String, fact: String },
     #[error("close tasks with `mneme close ID --reason TEXT`")]
     CloseWithClose,
     #[error("--reason must say why the task is closed")]
@@ -36,6 +39,11 @@ pub enum TaskError {
 }
 
 pub const TASK_PREFIX: &str = "t";
+
+/// `t-…`: a well-formed task id.
+pub fn is_task_id(id: &str) -> bool {
+    is_valid_id(id) && id.starts_with("t-")
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -56,6 +64,9 @@ pub struct Task {
     pub deps: Vec<Dep>,
     #[serde(default)]
     pub notes: Vec<Note>,
+    /// The facts the task cites (`f-…` ids, sorted): what the work relies on or must respect.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<String>,
     pub created_at: String,
     pub updated_at: String,
     pub closed_at: Option<String>,
@@ -211,6 +222,9 @@ pub struct Changes {
     pub labels: Vec<String>,
     /// A note to append, by the actor.
     pub note: Option<String>,
+    /// Fact ids to cite, and to stop citing.
+    pub cite: Vec<String>,
+    pub uncite: Vec<String>,
 }
 
 impl Task {
@@ -243,6 +257,14 @@ impl Task {
                 self.labels.push(l.clone());
             }
         }
+        if let Some(f) = changes.uncite.iter().find(|f| !self.facts.contains(f)) {
+            return Err(TaskError::NotCited {
+                id: self.id.clone(),
+                fact: f.clone(),
+            });
+        }
+        self.cite(&changes.cite);
+        self.facts.retain(|f| !changes.uncite.contains(f));
         if let Some(text) = &changes.note {
             self.notes.push(Note {
                 at: now.to_owned(),
@@ -252,6 +274,13 @@ impl Task {
         }
         self.updated_at = now.to_owned();
         Ok(())
+    }
+
+    /// Adds fact citations, keeping them sorted and each once.
+    pub fn cite(&mut self, facts: &[String]) {
+        self.facts.extend(facts.iter().cloned());
+        self.facts.sort_unstable();
+        self.facts.dedup();
     }
 
     fn claim(&mut self, me: &str) -> Result<(), TaskError> {
@@ -325,11 +354,14 @@ impl Task {
 
     pub fn parse(json: &str) -> Result<Task, String> {
         let t: Task = serde_json::from_str(json).map_err(|e| e.to_string())?;
-        if !is_valid_id(&t.id) || !t.id.starts_with("t-") {
+        if !is_task_id(&t.id) {
             return Err(format!("invalid task id `{}`", t.id));
         }
         if t.priority > 4 {
             return Err(format!("priority {} is not 0-4", t.priority));
+        }
+        if let Some(bad) = t.facts.iter().find(|f| !is_fact_id(f)) {
+            return Err(format!("`{bad}` in facts is not a fact id"));
         }
         Ok(t)
     }
@@ -625,6 +657,15 @@ pub fn check_title(title: &str) -> Result<String, TaskError> {
 }
 
 /// Parses `P1`, `p1` or `1`.
+/// The ids of the tasks that cite `fact`.
+pub fn citing(tasks: &[Task], fact: &str) -> Vec<String> {
+    tasks
+        .iter()
+        .filter(|t| t.facts.iter().any(|f| f == fact))
+        .map(|t| t.id.clone())
+        .collect()
+}
+
 pub fn parse_priority(s: &str) -> Result<u8, String> {
     let digits = s.trim().trim_start_matches(['P', 'p']);
     match digits.parse::<u8>() {
@@ -657,6 +698,7 @@ mod tests {
                 })
                 .collect(),
             notes: vec![],
+            facts: vec![],
             created_at: format!("2026-11-22T10:00:0{priority}Z"),
             updated_at: String::new(),
             closed_at: None,

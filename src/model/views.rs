@@ -34,6 +34,9 @@ pub struct FactView {
     pub relations: Relations,
     /// The relations other facts hold to this one.
     pub related_from: Vec<Incoming>,
+    /// The tasks that cite this fact (`show` and `why` only; left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cited_by_tasks: Vec<String>,
     #[serde(flatten)]
     pub flags: Flags,
 }
@@ -59,6 +62,7 @@ impl FactView {
                 .as_deref()
                 .map(|id| standings.incoming(id).to_vec())
                 .unwrap_or_default(),
+            cited_by_tasks: Vec::new(),
             flags,
         }
     }
@@ -585,4 +589,26 @@ impl<'a> DepTree<'a> {
 #[derive(Debug, Serialize)]
 pub struct HookInstalled {
     pub hook: std::path::PathBuf,
+}
+
+/// A task as `show` gives it: the task file's fields, and the facts whose evidence cites it.
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskView {
+    #[serde(flatten)]
+    pub task: Task,
+    pub cited_by_facts: Vec<String>,
+}
+
+impl TaskView {
+    pub fn new(task: Task, ledger: &Ledger) -> TaskView {
+        let cited_by_facts = ledger
+            .facts()
+            .filter(|(_, f)| f.meta.evidence.iter().any(|e| *e == task.id))
+            .filter_map(|(_, f)| f.id.clone())
+            .collect();
+        TaskView {
+            task,
+            cited_by_facts,
+        }
+    }
 }

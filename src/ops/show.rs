@@ -1,25 +1,28 @@
 //! `show`: one fact or one task, by id.
 
 use crate::model::standing::Standings;
-use crate::model::tasks::{Board, Task};
-use crate::model::views::FactView;
+use crate::model::tasks::{citing, Board};
+use crate::model::views::{FactView, TaskView};
 use crate::ops::{now, tasks, Notes, Result, Workspace};
 
 /// What an id names.
 pub enum Shown {
     Fact(Box<FactView>),
-    Task(Box<Task>),
+    Task(Box<TaskView>),
 }
 
-/// The fact (`f-…`) or task (`t-…`, or a unique prefix of one) named by `id`.
+/// The fact (`f-…`) or task (`t-…`, or a unique prefix of one) named by `id`, with what cites
+/// it the other way: the tasks citing a fact, the facts whose evidence cites a task.
 pub fn show(ws: &Workspace, notes: &dyn Notes, id: &str) -> Result<Shown> {
     let id = id.trim();
+    let ledger = ws.store.load()?;
     if !id.starts_with("t-") {
-        let ledger = ws.store.load()?;
         match ledger.get(id) {
             Ok((file, fact)) => {
                 let standings = Standings::of(&ledger, now());
-                return Ok(Shown::Fact(Box::new(FactView::new(file, fact, &standings))));
+                let mut view = FactView::new(file, fact, &standings);
+                view.cited_by_tasks = citing_tasks(ws, notes, id)?;
+                return Ok(Shown::Fact(Box::new(view)));
             }
             Err(e) if id.starts_with("f-") => return Err(e.into()),
             // Not a fact: perhaps a task prefix without its `t-`.
@@ -28,5 +31,10 @@ pub fn show(ws: &Workspace, notes: &dyn Notes, id: &str) -> Result<Shown> {
     }
     let tasks = tasks::load(ws, notes)?;
     let task = Board::new(tasks.iter()).resolve(id)?.clone();
-    Ok(Shown::Task(Box::new(task)))
+    Ok(Shown::Task(Box::new(TaskView::new(task, &ledger))))
+}
+
+/// The ids of the tasks that cite the fact `id`.
+pub fn citing_tasks(ws: &Workspace, notes: &dyn Notes, id: &str) -> Result<Vec<String>> {
+    Ok(citing(&tasks::load(ws, notes)?, id))
 }

@@ -50,11 +50,14 @@ pub struct NewTask {
     pub parent: Option<String>,
     pub depends_on: Vec<String>,
     pub discovered_from: Option<String>,
+    /// Fact ids the task cites.
+    pub cites: Vec<String>,
 }
 
 pub fn create(ws: &Workspace, notes: &dyn Notes, new: NewTask) -> Result<Task> {
     ws.store.check_ledger()?;
     let title = check_title(&new.title)?;
+    let cites = known_facts(ws, &new.cites)?;
     let _lock = ws.store.lock_tasks()?;
     let existing = load(ws, notes)?;
     let board = Board::new(existing.iter());
@@ -92,11 +95,13 @@ pub fn create(ws: &Workspace, notes: &dyn Notes, new: NewTask) -> Result<Task> {
         labels: new.labels,
         deps,
         notes: Vec::new(),
+        facts: Vec::new(),
         created_at: now.clone(),
         updated_at: now,
         closed_at: None,
         close_reason: None,
     };
+    task.cite(&cites);
     ws.store.create_task(&mut task, &existing, &seed)?;
     Ok(task)
 }
@@ -123,9 +128,24 @@ pub fn update(
     if let Some(title) = &changes.title {
         check_title(title)?;
     }
+    let changes = &Changes {
+        cite: known_facts(ws, &changes.cite)?,
+        ..changes.clone()
+    };
     change(ws, &id, changes.claim.then_some(actor), |t| {
         t.apply(changes, actor, &now().rfc3339())
     })
+}
+
+/// The fact ids `ids` names, each checked against the ledger: a task cites only facts it has.
+fn known_facts(ws: &Workspace, ids: &[String]) -> Result<Vec<String>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ledger = ws.store.load()?;
+    ids.iter()
+        .map(|id| Ok(ledger.get(id.trim())?.1.id.clone().unwrap_or_default()))
+        .collect()
 }
 
 /// Changes task `id` under the tasks lock and keeps the claim record, shared by the work trees

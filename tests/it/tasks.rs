@@ -396,3 +396,129 @@ fn linked_worktrees_of_one_repository_exclude_each_others_claims() {
     assert!(claim(&other, "bob").status.success());
     repo.git(&["worktree", "remove", "--force", &other_path]);
 }
+
+/// `check --json` findings as `(code, path, message)`.
+fn findings(repo: &Repo) -> Vec<(String, String, String)> {
+    let out = repo.mneme(&["check", "--json"]).output().unwrap();
+    json(&out)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = |k: &str| f[k].as_str().unwrap_or_default().to_owned();
+            (s("code"), s("path"), s("message"))
+        })
+        .collect()
+}
+
+#[test]
+fn tasks_and_facts_cite_each_other_and_show_lists_both_ways() {
+    let repo = Repo::committed();
+    let approve_add = |text: &str, evidence: &str| {
+        let p = repo.propose(&[
+            "add",
+            "--file",
+            "pitfalls",
+            text,
+            "--reason",
+            "seen",
+            "--evidence",
+            evidence,
+        ]);
+        let id = repo.new_fact_id(&p);
+        repo.mneme(&["review", "approve", &p]).assert().success();
+        id
+    };
+    let pool = approve_add("The pool holds ten connections.", "README.md");
+    let t = create(&repo, &["Tune the pool", "--cites", &pool]);
+    assert_eq!(task(&repo, &t)["facts"], serde_json::json!([pool]));
+
+    // Only facts in the ledger can be cited; nothing is written otherwise.
+    let before = repo.snapshot();
+    let out = repo
+        .mneme(&["create", "Nope", "--cites", "f-zzzz", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(error_code(&out), "unknown_fact");
+    repo.mneme(&["update", &t, "--cites", "f-zzzz"])
+        .assert()
+        .code(1);
+    let out = repo
+        .mneme(&["update", &t, "--uncite", "f-zzzz", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(error_code(&out), "invalid_input");
+    assert_eq!(repo.snapshot(), before);
+
+    // A fact cites the task through its evidence.
+    let tuned = approve_add("Twenty connections were best under load.", &t);
+    let f = repo.json(&["show", &pool, "--json"]);
+    assert_eq!(f["cited_by_tasks"], serde_json::json!([t]));
+    let w = repo.json(&["why", &pool, "--json"]);
+    assert_eq!(w["fact"]["cited_by_tasks"], serde_json::json!([t]));
+    let shown = repo.json(&["show", &t, "--json"]);
+    assert_eq!(shown["facts"], serde_json::json!([pool]));
+    assert_eq!(shown["cited_by_facts"], serde_json::json!([tuned]));
+    repo.mneme(&["show", &t])
+        .assert()
+        .success()
+        .stdout(contains(format!("cites:    {pool}")))
+        .stdout(contains(format!("cited by: {tuned}")));
+    repo.mneme(&["show", &pool])
+        .assert()
+        .success()
+        .stdout(contains(format!("cited by tasks: {t}")));
+    assert!(findings(&repo).is_empty(), "{:?}", findings(&repo));
+
+    // Uncited, the field leaves the file.
+    repo.mneme(&["update", &t, "--uncite", &pool])
+        .assert()
+        .success();
+    assert!(task(&repo, &t).get("facts").is_none());
+    assert!(repo
+        .json(&["show", &pool, "--json"])
+        .get("cited_by_tasks")
+        .is_none());
+
+    // Hand-made files: a cited fact that is gone warns, a malformed id does not parse, and
+    // evidence naming a task that does not exist warns.
+    let path = format!(".ledger/tasks/{t}.json");
+    let text = repo.read(&path);
+    repo.write(
+        &path,
+        &text.replace(
+            "\"created_at\"",
+            "\"facts\": [\"f-gone\"],\n  \"created_at\"",
+        ),
+    );
+    repo.mneme(&["close", &t, "--reason", "done"])
+        .assert()
+        .success();
+    let found = findings(&repo);
+    assert!(
+        found.contains(&(
+            "task_fact_missing".into(),
+            path.clone(),
+            format!(
+                "cites fact f-gone, which is not in the ledger; `mneme update {t} --uncite f-gone`"
+            )
+        )),
+        "{found:?}"
+    );
+    repo.write(
+        &path,
+        &text.replace("\"created_at\"", "\"facts\": [\"nope\"],\n  \"created_at\""),
+    );
+    assert!(findings(&repo)
+        .iter()
+        .any(|(c, p, m)| c == "task_parse" && *p == path && m.contains("`nope`")));
+    repo.write(&path, &text);
+    approve_add("A fact citing a task that never was.", "t-zzzz");
+    assert!(findings(&repo)
+        .iter()
+        .any(|(c, _, m)| c == "missing_evidence" && m.contains("t-zzzz")));
+}
