@@ -603,7 +603,7 @@ impl TaskView {
     pub fn new(task: Task, ledger: &Ledger) -> TaskView {
         let cited_by_facts = ledger
             .facts()
-            .filter(|(_, f)| f.meta.evidence.iter().any(|e| *e == task.id))
+            .filter(|(_, f)| f.meta.evidence.contains(&task.id))
             .filter_map(|(_, f)| f.id.clone())
             .collect();
         TaskView {
