@@ -9,12 +9,11 @@ use std::sync::Arc;
 
 use mneme::model::briefing::{render, HOOK_BUDGET};
 use mneme::model::plan::Request;
-use mneme::model::standing::Standings;
 use mneme::model::tasks::{parse_priority, Board, Changes, Kind, Status};
 use mneme::model::views::{FactView, FileView, ProposedView};
 use mneme::ops::show::{show, Shown};
 use mneme::ops::tasks::{self, NewTask};
-use mneme::ops::{context, now, propose, Quiet, Workspace};
+use mneme::ops::{context, now, propose, standings, Quiet, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -339,21 +338,23 @@ impl Server {
     }
 
     fn facts(&self, args: FactsArgs) -> Result<Value> {
-        let ledger = self.workspace()?.store.load()?;
+        let ws = self.workspace()?;
+        let ledger = ws.store.load()?;
         let files = FileView::select(
             &ledger,
             args.file.as_deref(),
-            &Standings::of(&ledger, now()),
+            &standings(&ws, &ledger, now())?,
         )?;
         Ok(json!({ "files": files }))
     }
 
     fn search(&self, args: SearchArgs) -> Result<Value> {
-        let ledger = self.workspace()?.store.load()?;
-        let standings = Standings::of(&ledger, now());
+        let ws = self.workspace()?;
+        let ledger = ws.store.load()?;
+        let by_fact = standings(&ws, &ledger, now())?;
         let facts: Vec<FactView> = ledger
             .search(&args.query)
-            .map(|(file, fact)| FactView::new(file, fact, &standings))
+            .map(|(file, fact)| FactView::new(file, fact, &by_fact))
             .collect();
         Ok(json!({ "facts": facts }))
     }

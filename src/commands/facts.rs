@@ -1,8 +1,7 @@
 use std::ffi::OsString;
 
-use mneme::model::standing::Standings;
 use mneme::model::views::FileView;
-use mneme::ops::now;
+use mneme::ops::{now, standings};
 
 use crate::cli::ui::{esc1, paint, DIM, HEADER, ID, WARN};
 use crate::cli::{utf8, Cx, ExitStatus, Result};
@@ -25,7 +24,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         .as_ref()
         .map(|name| utf8("the file name", name))
         .transpose()?;
-    let files = FileView::select(&ledger, only.as_deref(), &Standings::of(&ledger, now()))?;
+    let files = FileView::select(&ledger, only.as_deref(), &standings(&ws, &ledger, now())?)?;
     if cx.ui.json {
         cx.ui.json(&files)?;
         return Ok(ExitStatus::Success);

@@ -1,8 +1,7 @@
 use mneme::git::history::decisions;
-use mneme::model::standing::Standings;
 use mneme::model::views::{FactView, Why};
-use mneme::ops::now;
 use mneme::ops::show::citing_tasks;
+use mneme::ops::{now, standings};
 
 use crate::cli::ui::{esc, esc1, fact_place, fact_relations, paint, DIM, HEADER, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
@@ -20,9 +19,10 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ledger = ws.store.load()?;
     let id = args.fact_id.trim();
     let shown = esc1(id);
+    let standings = standings(&ws, &ledger, now())?;
     let mut fact = ledger
         .find(id)
-        .map(|(file, fact)| FactView::new(file, fact, &Standings::of(&ledger, now())));
+        .map(|(file, fact)| FactView::new(file, fact, &standings));
     if let Some(view) = fact.as_mut() {
         view.cited_by_tasks = citing_tasks(&ws, cx.ui, id)?;
     }

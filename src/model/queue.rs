@@ -8,7 +8,8 @@
 
 use std::ops::Range;
 
-use crate::model::proposal::{is_proposal_id, Limits, Proposal};
+use crate::model::facts::Relation;
+use crate::model::proposal::{is_fact_id, is_proposal_id, Limits, Proposal};
 use crate::model::text::{normalize, one_line, Words};
 use crate::model::time::Timestamp;
 
@@ -45,6 +46,8 @@ pub struct PendingProposal {
     /// The ids its operations reserve for new facts.
     pub new_ids: Vec<String>,
     pub texts: Vec<PendingText>,
+    /// The facts it would put in dispute: both sides of each `contradicts` relation it adds.
+    pub contests: Vec<String>,
 }
 
 /// A text the proposal would make a fact.
@@ -87,8 +90,23 @@ impl PendingProposal {
                     })
                 })
                 .collect(),
+            contests: contests(p),
         }
     }
+}
+
+/// Both sides of each `contradicts` relation `p` adds, sorted, each once.
+fn contests(p: &Proposal) -> Vec<String> {
+    let mut ids = Vec::new();
+    for o in &p.operations {
+        if let Some(targets) = o.relations().0.get(&Relation::Contradicts) {
+            ids.push(o.text_fact_id().to_owned());
+            ids.extend(targets.iter().cloned());
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    ids
 }
 
 /// Queues are equal when they hold the same entries, wherever their buffers start.
@@ -198,6 +216,8 @@ pub struct QueueSummary {
     pub invalid: usize,
     /// Newest first.
     pub newest: Vec<String>,
+    /// `(fact id, proposal id)`: the facts valid proposals would put in dispute, sorted.
+    pub contested: Vec<(String, String)>,
 }
 
 impl QueueSummary {
@@ -213,7 +233,17 @@ impl QueueSummary {
                 .take(newest)
                 .map(|p| p.file_name())
                 .collect(),
+            contested: Self::contested(queue),
         }
+    }
+
+    fn contested(queue: &Queue) -> Vec<(String, String)> {
+        let mut pairs: Vec<(String, String)> = queue
+            .valid()
+            .flat_map(|p| p.contests().map(move |f| (f.to_owned(), p.id().to_owned())))
+            .collect();
+        pairs.sort_unstable();
+        pairs
     }
 
     pub(crate) fn write(&self, w: &mut Writer) {
@@ -222,6 +252,11 @@ impl QueueSummary {
         w.u32(self.newest.len());
         for name in &self.newest {
             w.str(name);
+        }
+        w.u32(self.contested.len());
+        for (fact, proposal) in &self.contested {
+            w.str(fact);
+            w.str(proposal);
         }
     }
 
@@ -240,10 +275,21 @@ impl QueueSummary {
             }
             newest.push(name.to_owned());
         }
+        let n = r.u32()?;
+        let mut contested = Vec::new();
+        for _ in 0..n {
+            let fact = std::str::from_utf8(r.field()?).ok()?;
+            let proposal = std::str::from_utf8(r.field()?).ok()?;
+            if !is_fact_id(fact) || !is_proposal_id(proposal) {
+                return None;
+            }
+            contested.push((fact.to_owned(), proposal.to_owned()));
+        }
         r.is_empty().then_some(QueueSummary {
             valid,
             invalid,
             newest,
+            contested,
         })
     }
 }
@@ -307,6 +353,12 @@ impl QueueBuilder {
                     for h in t.words.hashes() {
                         w.u64(*h);
                     }
+                }
+            });
+            w.section(|w| {
+                w.u32(p.contests.len());
+                for id in &p.contests {
+                    w.str(id);
                 }
             });
         });
@@ -381,6 +433,7 @@ pub struct PendingRef<'a> {
     pub valid: bool,
     new_ids: &'a [u8],
     texts: &'a [u8],
+    contests: &'a [u8],
 }
 
 /// A text of a queued proposal, read in place.
@@ -417,6 +470,7 @@ impl<'a> EntryRef<'a> {
             };
             let new_ids = r.field()?;
             let texts = r.field()?;
+            let contests = r.field()?;
             Some(PendingRef {
                 id,
                 created,
@@ -424,6 +478,7 @@ impl<'a> EntryRef<'a> {
                 valid,
                 new_ids,
                 texts,
+                contests,
             })
         })?;
         Some(EntryRef {
@@ -452,7 +507,9 @@ impl<'a> EntryRef<'a> {
                 .is_none_or(|n| Timestamp::from_unix_nanos(n).is_some())
             && exact(p.new_ids, &|r| r.field().map(drop))
             && exact(p.texts, &|r| TextRef::read(r).map(drop))
+            && exact(p.contests, &|r| r.field().map(drop))
             && p.new_ids_raw().all(utf8)
+            && fields(p.contests).all(utf8)
             && p.texts().all(|t| {
                 [t.file, t.fact_id, t.one_line, t.normalized]
                     .into_iter()
@@ -490,9 +547,12 @@ impl<'a> PendingRef<'a> {
     }
 
     fn new_ids_raw(&self) -> impl Iterator<Item = &'a [u8]> {
-        let mut r = Reader::new(self.new_ids);
-        let n = r.u32().unwrap_or(0);
-        (0..n).map_while(move |_| r.field())
+        fields(self.new_ids)
+    }
+
+    /// The facts it would put in dispute.
+    pub fn contests(&self) -> impl Iterator<Item = &'a str> {
+        fields(self.contests).map(text)
     }
 
     pub fn texts(&self) -> impl Iterator<Item = TextRef<'a>> {
@@ -500,6 +560,13 @@ impl<'a> PendingRef<'a> {
         let n = r.u32().unwrap_or(0);
         (0..n).map_while(move |_| TextRef::read(&mut r))
     }
+}
+
+/// The fields of a counted list section.
+fn fields(section: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut r = Reader::new(section);
+    let n = r.u32().unwrap_or(0);
+    (0..n).map_while(move |_| r.field())
 }
 
 impl<'a> TextRef<'a> {

@@ -110,6 +110,8 @@ pub fn contradictions(ledger: &Ledger) -> BTreeMap<String, Vec<String>> {
 pub struct Flags {
     /// Current facts it contradicts or is contradicted by.
     pub contested_by: Vec<String>,
+    /// Pending proposals that would add a contradiction with it.
+    pub disputed_in: Vec<String>,
     /// Days since it was last verified, when more than `stale_fact_days`.
     pub overdue_days: Option<i64>,
 }
@@ -118,6 +120,8 @@ pub struct Flags {
 #[derive(Debug, Clone)]
 pub struct Standings {
     contradictions: BTreeMap<String, Vec<String>>,
+    /// Fact id → the pending proposals that would contradict it.
+    pending: BTreeMap<String, Vec<String>>,
     incoming: BTreeMap<String, Vec<Incoming>>,
     stale_fact_days: u32,
     now: Timestamp,
@@ -127,21 +131,35 @@ impl Standings {
     pub fn of(ledger: &Ledger, now: Timestamp) -> Standings {
         Standings {
             contradictions: contradictions(ledger),
+            pending: BTreeMap::new(),
             incoming: incoming(ledger),
             stale_fact_days: ledger.config.stale_fact_days,
             now,
         }
     }
 
+    /// Adds the disputes of pending proposals: `(fact id, proposal id)` pairs.
+    pub fn with_pending(mut self, contested: &[(String, String)]) -> Standings {
+        for (fact, proposal) in contested {
+            self.pending
+                .entry(fact.clone())
+                .or_default()
+                .push(proposal.clone());
+        }
+        self
+    }
+
     pub fn flags(&self, fact: &Fact) -> Flags {
-        let contested_by = fact
-            .id
-            .as_ref()
-            .and_then(|id| self.contradictions.get(id))
-            .cloned()
-            .unwrap_or_default();
+        let of = |map: &BTreeMap<String, Vec<String>>| {
+            fact.id
+                .as_ref()
+                .and_then(|id| map.get(id))
+                .cloned()
+                .unwrap_or_default()
+        };
         Flags {
-            contested_by,
+            contested_by: of(&self.contradictions),
+            disputed_in: of(&self.pending),
             overdue_days: overdue(&fact.meta, self.stale_fact_days, self.now),
         }
     }
@@ -152,11 +170,13 @@ impl Standings {
     }
 }
 
-/// The state a reader should act on: a recorded `active` fact with a contradiction reads as
-/// `contested`, one overdue for re-verification as `stale`.
+/// The state a reader should act on: a recorded `active` fact with a contradiction, approved
+/// or pending, reads as `contested`, one overdue for re-verification as `stale`.
 pub fn effective_state(state: &State, flags: &Flags) -> State {
     match state {
-        State::Active if !flags.contested_by.is_empty() => State::Contested,
+        State::Active if !flags.contested_by.is_empty() || !flags.disputed_in.is_empty() => {
+            State::Contested
+        }
         State::Active if flags.overdue_days.is_some() => State::Stale,
         other => other.clone(),
     }

@@ -93,6 +93,13 @@ impl FactView {
             };
             note.push_str(&format!("{by}{}", self.flags.contested_by.join(", ")));
         }
+        if !self.flags.disputed_in.is_empty() {
+            let sep = if note == "contested" { ": " } else { "; " };
+            note.push_str(&format!(
+                "{sep}contradicted by pending proposal {}",
+                self.flags.disputed_in.join(", ")
+            ));
+        }
         if let Some(days) = self.flags.overdue_days {
             let sep = if note == "stale" { ": " } else { "; " };
             note.push_str(&format!("{sep}not verified for {days} days"));
@@ -282,8 +289,12 @@ pub struct Proposals {
 }
 
 impl Context {
-    pub fn build(ledger: &Ledger, proposals: Proposals, tasks: &[Task], now: Timestamp) -> Context {
-        let standings = Standings::of(ledger, now);
+    pub fn build(
+        ledger: &Ledger,
+        standings: &Standings,
+        proposals: Proposals,
+        tasks: &[Task],
+    ) -> Context {
         let (mut superseded, mut archived) = (0, 0);
         let (conflicted, clean): (Vec<_>, Vec<_>) = ledger
             .files()
@@ -292,7 +303,7 @@ impl Context {
         let files = clean
             .into_iter()
             .map(|f| {
-                let mut view = FileView::new(f, &standings);
+                let mut view = FileView::new(f, standings);
                 for fact in &view.facts {
                     match fact.recorded_state {
                         State::Superseded => superseded += 1,

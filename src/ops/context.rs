@@ -1,6 +1,7 @@
 //! `context`: what an agent reads at session start.
 
 use crate::model::paths;
+use crate::model::standing::Standings;
 use crate::model::views::{Context, ProposalLine, Proposals, CONTEXT_PROPOSALS};
 use crate::ops::{now, tasks, Notes, Result, Workspace};
 use crate::store::{self, write_atomic};
@@ -27,6 +28,7 @@ pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
     let limits = ledger.limits();
     let summary = ws.store.queue_summary(&limits)?;
     let now = now();
+    let standings = Standings::of(&ledger, now).with_pending(&summary.contested);
     // Only valid proposals are shown to agents, the newest few in full; the others are counted.
     let items = ws
         .store
@@ -41,5 +43,5 @@ pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
         items,
     };
     let tasks = tasks::load(ws, notes)?;
-    Ok(Context::build(&ledger, proposals, &tasks, now))
+    Ok(Context::build(&ledger, &standings, proposals, &tasks))
 }

@@ -20,11 +20,12 @@ use std::path::{Path, PathBuf};
 use crate::git::{self, Repo};
 use crate::model::apply::Conflict;
 use crate::model::fields::TextError;
-use crate::model::ledger::LookupError;
+use crate::model::ledger::{Ledger, LookupError};
 use crate::model::plan::PlanError;
 use crate::model::proposal::ProposalError;
 use crate::model::runtimes::SettingsError;
 use crate::model::secrets::Secret;
+use crate::model::standing::Standings;
 use crate::model::tasks::TaskError;
 use crate::model::time::Timestamp;
 use crate::store::{self, Store};
@@ -108,6 +109,12 @@ impl Workspace {
         let store = repo.store();
         Ok(Workspace { repo, store })
     }
+}
+
+/// How each fact of `ledger` stands at `now`, pending proposals' contradictions included.
+pub fn standings(ws: &Workspace, ledger: &Ledger, now: Timestamp) -> Result<Standings> {
+    let pending = ws.store.queue_summary(&ledger.limits())?;
+    Ok(Standings::of(ledger, now).with_pending(&pending.contested))
 }
 
 /// The current time: the one place mneme reads the clock.

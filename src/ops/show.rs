@@ -1,9 +1,8 @@
 //! `show`: one fact or one task, by id.
 
-use crate::model::standing::Standings;
 use crate::model::tasks::{citing, Board};
 use crate::model::views::{FactView, TaskView};
-use crate::ops::{now, tasks, Notes, Result, Workspace};
+use crate::ops::{now, standings, tasks, Notes, Result, Workspace};
 
 /// What an id names.
 pub enum Shown {
@@ -19,7 +18,7 @@ pub fn show(ws: &Workspace, notes: &dyn Notes, id: &str) -> Result<Shown> {
     if !id.starts_with("t-") {
         match ledger.get(id) {
             Ok((file, fact)) => {
-                let standings = Standings::of(&ledger, now());
+                let standings = standings(ws, &ledger, now())?;
                 let mut view = FactView::new(file, fact, &standings);
                 view.cited_by_tasks = citing_tasks(ws, notes, id)?;
                 return Ok(Shown::Fact(Box::new(view)));

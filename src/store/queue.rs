@@ -27,8 +27,9 @@ use crate::store::{file, read_proposals, Result, Store};
 
 const MAGIC: &[u8; 12] = b"mneme-queue\n";
 /// Raised when the layout or what makes a proposal valid changes between releases of one
-/// version (2: a repeated key makes a proposal invalid; 3: the summary; 4: the status first).
-const REVISION: u32 = 4;
+/// version (2: a repeated key makes a proposal invalid; 3: the summary; 4: the status first;
+/// 5: the facts proposals contest).
+const REVISION: u32 = 5;
 
 /// How long after a change a directory may change again without its times changing: a clock
 /// tick (at most 10 ms on Linux) where times have sub-second parts, else two seconds (FAT).
@@ -539,18 +540,28 @@ mod tests {
     }
 
     #[test]
-    fn a_summary_names_only_proposal_files() {
+    fn a_summary_names_only_proposal_files_and_fact_ids() {
         let mut bytes = Vec::new();
         let summary = QueueSummary {
             valid: 1,
             invalid: 0,
             newest: vec!["../../escape.json".into()],
+            contested: vec![],
+        };
+        summary.write(&mut Writer(&mut bytes));
+        assert_eq!(QueueSummary::read(&bytes), None);
+        bytes.clear();
+        let summary = QueueSummary {
+            newest: vec![],
+            contested: vec![("not a fact".into(), "20261122T100000Z-aaaaaaaa".into())],
+            ..summary
         };
         summary.write(&mut Writer(&mut bytes));
         assert_eq!(QueueSummary::read(&bytes), None);
         let mut bytes = Vec::new();
         let summary = QueueSummary {
             newest: vec!["20261122T100000Z-aaaaaaaa.json".into()],
+            contested: vec![("f-ab12".into(), "20261122T100000Z-aaaaaaaa".into())],
             ..summary
         };
         summary.write(&mut Writer(&mut bytes));

@@ -173,7 +173,7 @@ fn states_are_proposed_and_context_marks_or_leaves_out_the_fact() {
 }
 
 #[test]
-fn an_approved_contradiction_marks_both_facts_contested_until_it_is_resolved() {
+fn a_pending_or_approved_contradiction_marks_both_facts_contested_until_resolved() {
     let repo = seeded(&[
         (
             "f-ten",
@@ -192,6 +192,42 @@ fn an_approved_contradiction_marks_both_facts_contested_until_it_is_resolved() {
         "--reason",
         "they disagree",
     ]);
+    // Pending, the contradiction already marks both sides, naming the proposal.
+    for fact in ["f-ten", "f-twenty"] {
+        let v = in_context(&repo, fact).unwrap();
+        assert_eq!(v["state"], "contested", "{v}");
+        assert_eq!(v["disputed_in"], serde_json::json!([id]));
+        assert_eq!(v["contested_by"], serde_json::json!([]));
+    }
+    let shown = String::from_utf8(repo.mneme(&["show", "f-ten"]).output().unwrap().stdout).unwrap();
+    assert!(
+        shown.contains(&format!("contested: contradicted by pending proposal {id}")),
+        "{shown}"
+    );
+    let briefing = String::from_utf8(repo.mneme(&["context"]).output().unwrap().stdout).unwrap();
+    assert!(briefing.contains("- f-twenty [contested"), "{briefing}");
+    // A new fact proposed as contradicting one disputes it too; rejected, the dispute ends.
+    let other = repo.propose(&[
+        "add",
+        "--file",
+        "architecture",
+        "The pool holds 30 connections.",
+        "--contradicts",
+        "f-ten",
+        "--reason",
+        "measured",
+    ]);
+    let v = in_context(&repo, "f-ten").unwrap();
+    let mut both = vec![id.clone(), other.clone()];
+    both.sort();
+    assert_eq!(v["disputed_in"], serde_json::json!(both));
+    repo.mneme(&["review", "reject", &other, "--reason", "no"])
+        .assert()
+        .success();
+    assert_eq!(
+        in_context(&repo, "f-ten").unwrap()["disputed_in"],
+        serde_json::json!([id])
+    );
     approve(&repo, &id);
     assert!(repo
         .read(ARCH)
@@ -201,6 +237,7 @@ fn an_approved_contradiction_marks_both_facts_contested_until_it_is_resolved() {
         assert_eq!(v["state"], "contested", "{v}");
         assert_eq!(v["recorded_state"], "active");
         assert_eq!(v["contested_by"], serde_json::json!([other]));
+        assert_eq!(v["disputed_in"], serde_json::json!([]));
     }
     assert!(check_codes(&repo).iter().any(|(c, _)| c == "contradiction"));
     // Both directions are shown.
