@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{bench, git, git_text, mneme, release_binary, seed_ledger};
+use common::{bench, git, git_text, mneme, mneme_with, release_binary, seed_ledger};
 
 const RUNS: usize = 21;
 const QUEUE: usize = 10_000;
@@ -204,6 +204,14 @@ fn history(bin: &Path) {
     let range = format!("{base}..HEAD");
     let start = Instant::now();
     let between = COMMITS / DECISIONS - 1;
+    // A commit a minute, ending about now, decisions among them: commit times follow the
+    // history as a real one's do (what `stale` relies on to stop early).
+    let first = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+        - 60 * COMMITS as u64;
+    let minute = |n: usize| first + 60 * n as u64;
     let mut mark = 0;
     let mut last_fact = String::new();
     for d in 0..DECISIONS {
@@ -215,7 +223,7 @@ fn history(bin: &Path) {
             let body = format!("// file {} revision {n}\n", n % 100);
             stream.push_str(&format!(
                 "commit refs/heads/main\nmark :{mark}\ncommitter Dev <dev@example.com> {} +0000\ndata <<EOT\nwork {n}\nEOT\n",
-                1_700_000_000 + n
+                minute(n + d)
             ));
             if c == 0 {
                 stream.push_str(&format!("from {head}\n"));
@@ -261,10 +269,12 @@ fn history(bin: &Path) {
             .as_str()
             .expect("id")
             .to_owned();
-        mneme(
+        let at = format!("{} +0000", minute((d + 1) * between + d));
+        mneme_with(
             bin,
             root,
             &["review", "approve", v["id"].as_str().expect("id")],
+            &[("GIT_COMMITTER_DATE", &at), ("GIT_AUTHOR_DATE", &at)],
         );
     }
     // fast-import left one pack per batch; git's automatic gc would have packed them long before.

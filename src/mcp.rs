@@ -12,6 +12,7 @@ use mneme::model::plan::Request;
 use mneme::model::tasks::{parse_priority, Board, Changes, Kind, Status};
 use mneme::model::views::{FactView, FileView, ProposedView};
 use mneme::ops::show::{show, Shown};
+use mneme::ops::stale;
 use mneme::ops::tasks::{self, NewTask};
 use mneme::ops::{context, now, propose, standings, Quiet, Workspace};
 use rmcp::model::{
@@ -80,6 +81,7 @@ impl ServerHandler for Server {
             "facts" => parse(args).and_then(|a| self.facts(a)),
             "search" => parse(args).and_then(|a| self.search(a)),
             "show" => parse(args).and_then(|a| self.show(a)),
+            "stale" => parse(args).and_then(|a| self.stale(a)),
             "propose" => parse(args).and_then(|a| self.propose(a, client)),
             "task_ready" => parse(args).and_then(|a| self.task_ready(a)),
             "task_create" => parse(args).and_then(|a| self.task_create(a)),
@@ -149,6 +151,18 @@ fn tools() -> Vec<Tool> {
             schema::<ShowArgs>(),
         )
         .with_raw_output_schema(object(json!({"id": {"type": "string"}}), &["id"]))
+        .annotate(read_only.clone()),
+        Tool::new(
+            "stale",
+            "Facts whose cited code changed since a person last approved or verified them, with \
+             the commits: re-check each before relying on it, then propose `verify` (or an \
+             update).",
+            schema::<StaleArgs>(),
+        )
+        .with_raw_output_schema(object(
+            json!({"watched": {"type": "integer"}, "facts": {"type": "array", "items": {"type": "object"}}}),
+            &["watched", "facts"],
+        ))
         .annotate(read_only.clone()),
         Tool::new(
             "task_ready",
@@ -234,6 +248,13 @@ struct FactsArgs {
 struct SearchArgs {
     /// Words the fact must hold, such as `cache ttl`.
     query: String,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct StaleArgs {
+    /// Only commits after this revision (commits in REV..HEAD).
+    since: Option<String>,
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -365,6 +386,13 @@ impl Server {
             Shown::Fact(view) => to_value(&view),
             Shown::Task(task) => to_value(&task),
         })
+    }
+
+    fn stale(&self, args: StaleArgs) -> Result<Value> {
+        Ok(to_value(&stale::stale(
+            &self.workspace()?,
+            args.since.as_deref(),
+        )?))
     }
 
     fn task_ready(&self, args: ReadyArgs) -> Result<Value> {

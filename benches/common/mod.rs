@@ -63,10 +63,16 @@ pub fn git_text(root: &Path, args: &[&str]) -> String {
 
 /// Runs mneme, panics on failure, returns stdout.
 pub fn mneme(bin: &Path, root: &Path, args: &[&str]) -> Vec<u8> {
+    mneme_with(bin, root, args, &[])
+}
+
+/// Runs mneme with `env` set, panics on failure, returns stdout.
+pub fn mneme_with(bin: &Path, root: &Path, args: &[&str], env: &[(&str, &str)]) -> Vec<u8> {
     let out = Command::new(bin)
         .current_dir(root)
         .args(args)
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .output()
         .expect("spawn mneme");
     assert!(

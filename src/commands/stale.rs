@@ -51,6 +51,12 @@ fn render(r: &Stale) -> String {
         r.facts.len(),
         r.watched
     );
+    if r.shallow {
+        out.push_str(&paint(
+            WARN,
+            "note: this clone is shallow; changes older than its history are not seen (git fetch --unshallow)\n",
+        ));
+    }
     if r.facts.is_empty() {
         out.push_str(&paint(GOOD, tally));
     } else {

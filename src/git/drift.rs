@@ -16,6 +16,7 @@ use crate::git::history::{blob_text, mentions_decision, read_commit};
 use crate::git::{Repo, Result};
 use crate::model::decision::Verdict;
 use crate::model::drift::{CommitRef, Version, Watched};
+use crate::model::time::Timestamp;
 
 /// A commit that changed a watched path.
 #[derive(Debug, Clone)]
@@ -60,17 +61,108 @@ impl Facts {
             *w |= o;
         }
     }
+
+    fn intersect(&mut self, other: &Facts) {
+        self.0.truncate(other.0.len());
+        for (w, o) in self.0.iter_mut().zip(&other.0) {
+            *w &= o;
+        }
+    }
 }
 
-/// A commit the walk has yet to reach: the facts its walked children cover, and the ids its
-/// tree has at the watched paths once a child needed them.
+/// The watched paths as a tree of names: a commit's changes are found by descending only into
+/// the directories that hold watched paths and differ from the parent's.
 #[derive(Default)]
-struct Pending {
-    cover: Facts,
-    entries: Option<Vec<Option<gix::ObjectId>>>,
+struct Node {
+    /// The index of the watched path that ends here.
+    leaf: Option<usize>,
+    /// Sorted by name.
+    children: Vec<(Vec<u8>, Node)>,
 }
 
-/// Walks from `head` (leaving out what `hidden` reaches) and returns, for each of `watched`, its
+impl Node {
+    fn of(paths: &[&str]) -> Node {
+        let mut root = Node::default();
+        for (k, path) in paths.iter().enumerate() {
+            let mut node = &mut root;
+            for part in path.split('/') {
+                let at = match node
+                    .children
+                    .binary_search_by(|(n, _)| n.as_slice().cmp(part.as_bytes()))
+                {
+                    Ok(at) => at,
+                    Err(at) => {
+                        node.children
+                            .insert(at, (part.as_bytes().to_vec(), Node::default()));
+                        at
+                    }
+                };
+                node = &mut node.children[at].1;
+            }
+            node.leaf = Some(k);
+        }
+        root
+    }
+
+    /// The ids (and whether each is a tree) that `tree` holds at this node's children.
+    fn entries(
+        &self,
+        repo: &gix::Repository,
+        tree: Option<gix::ObjectId>,
+    ) -> Result<Vec<Option<(gix::ObjectId, bool)>>> {
+        let mut out = vec![None; self.children.len()];
+        let Some(tree) = tree else {
+            return Ok(out);
+        };
+        for e in repo.find_tree(tree)?.iter() {
+            let e = e?;
+            let name: &[u8] = e.filename().as_ref();
+            if let Ok(at) = self
+                .children
+                .binary_search_by(|(n, _)| n.as_slice().cmp(name))
+            {
+                out[at] = Some((e.object_id(), e.mode().is_tree()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Adds to `out` the watched paths whose object differs between trees `old` and `new`.
+    fn changed(
+        &self,
+        repo: &gix::Repository,
+        old: Option<gix::ObjectId>,
+        new: Option<gix::ObjectId>,
+        out: &mut Vec<usize>,
+    ) -> Result<()> {
+        if old == new {
+            return Ok(());
+        }
+        let before = self.entries(repo, old)?;
+        let after = self.entries(repo, new)?;
+        let tree = |e: Option<(gix::ObjectId, bool)>| e.filter(|(_, t)| *t).map(|(id, _)| id);
+        for (((_, child), o), n) in self.children.iter().zip(before).zip(after) {
+            if o == n {
+                continue;
+            }
+            out.extend(child.leaf);
+            if !child.children.is_empty() {
+                child.changed(repo, tree(o), tree(n), out)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a walk found.
+pub struct Walked {
+    /// One for each watched fact, in order.
+    pub seen: Vec<Seen>,
+    /// The walk reached the oldest commits of a shallow clone before it was done.
+    pub cut_short: bool,
+}
+
+/// Walks from `head` (leaving out what `hidden` reaches) and finds, for each of `watched`, its
 /// newest vouching approval and the later commits that changed its paths. Walking all of history,
 /// a fact with no approval keeps only the commits after the day of its `dated` (none without
 /// one); in a range, all of the range's commits.
@@ -79,7 +171,7 @@ pub fn walk(
     head: gix::ObjectId,
     hidden: Option<gix::ObjectId>,
     watched: &[Watched],
-) -> Result<Vec<Seen>> {
+) -> Result<Walked> {
     let repo = repo.gix();
     let index: HashMap<&str, usize> = watched
         .iter()
@@ -89,6 +181,7 @@ pub fn walk(
     let mut paths: Vec<&str> = watched.iter().flat_map(Watched::paths).collect();
     paths.sort_unstable();
     paths.dedup();
+    let tree_of_paths = Node::of(&paths);
     // For each path, `(fact, slot)`: which facts cite it and where it is in their `touched`.
     let mut watchers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); paths.len()];
     for (f, w) in watched.iter().enumerate() {
@@ -107,8 +200,17 @@ pub fn walk(
     // In a range, a fact no approval in it covers was vouched for before it: all its commits count.
     let by_date = hidden.is_none();
     let mut settled = Facts::default();
-    let mut unsettled = watched.len();
-    let mut pending: HashMap<gix::ObjectId, Pending> = HashMap::new();
+    let mut unsettled: Vec<usize> = (0..watched.len()).collect();
+    // The commits yet to be walked, with the facts their walked children cover.
+    let mut pending: HashMap<gix::ObjectId, Facts> = HashMap::new();
+    let mut cut_short = false;
+    // A shallow clone's oldest commits have parents it lacks: what they changed is unknown.
+    let boundary: Vec<gix::ObjectId> = repo
+        .shallow_commits()
+        .ok()
+        .flatten()
+        .map(|c| c.iter().copied().collect())
+        .unwrap_or_default();
     let walk = repo
         .rev_walk([head])
         .with_hidden(hidden)
@@ -117,14 +219,11 @@ pub fn walk(
         ))
         .all()?;
     for info in walk {
-        if unsettled == 0 {
+        if unsettled.is_empty() {
             break;
         }
         let info = info?;
-        let Pending {
-            mut cover,
-            entries: known,
-        } = pending.remove(&info.id).unwrap_or_default();
+        let mut cover = pending.remove(&info.id).unwrap_or_default();
         let commit = repo.find_commit(info.id)?;
         let time = commit.time()?.seconds;
         let mut subject = None;
@@ -144,30 +243,35 @@ pub fn walk(
             }
             subject = Some(text.subject);
         }
+        if boundary.contains(&info.id) {
+            // Its decision counts; its changes and its parents are out of reach.
+            cut_short |= unsettled.iter().any(|&f| !cover.has(f));
+            continue;
+        }
         let open = |f: usize| !cover.has(f) && !settled.has(f);
-        let live: Vec<usize> = (0..paths.len())
-            .filter(|&k| watchers[k].iter().any(|&(f, _)| open(f)))
-            .collect();
-        if !live.is_empty() {
-            let own = match known {
-                Some(e) => e,
-                None => entries(repo, info.id, &paths)?,
-            };
-            let mut parents = Vec::new();
+        if unsettled.iter().any(|&f| open(f)) {
+            let tree = Some(commit.tree_id()?.detach());
+            // Changed as `git log -- path` counts it: unlike every parent (anything, for a root).
+            let mut changed: Option<Vec<usize>> = None;
             for p in &info.parent_ids {
-                let slot = pending.entry(*p).or_default();
-                if slot.entries.is_none() {
-                    slot.entries = Some(entries(repo, *p, &paths)?);
-                }
-                parents.push(slot.entries.clone().unwrap_or_default());
+                let parent = Some(repo.find_commit(*p)?.tree_id()?.detach());
+                let mut here = Vec::new();
+                tree_of_paths.changed(repo, parent, tree, &mut here)?;
+                changed = Some(match changed {
+                    None => here,
+                    Some(before) => before.into_iter().filter(|k| here.contains(k)).collect(),
+                });
             }
-            for k in live {
-                let changed = if parents.is_empty() {
-                    own[k].is_some()
-                } else {
-                    parents.iter().all(|e| e[k] != own[k])
-                };
-                if !changed {
+            let changed = match changed {
+                Some(c) => c,
+                None => {
+                    let mut all = Vec::new();
+                    tree_of_paths.changed(repo, None, tree, &mut all)?;
+                    all
+                }
+            };
+            for k in changed {
+                if !watchers[k].iter().any(|&(f, _)| open(f)) {
                     continue;
                 }
                 let subject = match &subject {
@@ -177,7 +281,7 @@ pub fn walk(
                 let touch = Touch {
                     commit: CommitRef {
                         id: info.id.to_string(),
-                        date: crate::model::time::Timestamp::from_unix(time).rfc3339_seconds(),
+                        date: Timestamp::from_unix(time).rfc3339_seconds(),
                         subject,
                     },
                     id: info.id,
@@ -192,23 +296,28 @@ pub fn walk(
             }
         }
         for p in &info.parent_ids {
-            pending.entry(*p).or_default().cover.union(&cover);
+            pending.entry(*p).or_default().union(&cover);
         }
-        for (f, w) in watched.iter().enumerate() {
-            if settled.has(f) {
-                continue;
-            }
-            let covered = pending.values().all(|p| p.cover.has(f));
+        // Covered by every commit still to walk: nothing older can count for the fact.
+        let mut everywhere: Option<Facts> = None;
+        for c in pending.values() {
+            everywhere.get_or_insert_with(|| c.clone()).intersect(c);
+        }
+        let everywhere = everywhere.unwrap_or_default();
+        unsettled.retain(|&f| {
             // Approvals land on the day they are dated (give or take a time zone): a walk a day
             // past that without finding one will not.
             let past_date = by_date
                 && seen[f].anchor.is_none()
-                && w.dated.is_some_and(|d| time < d.unix_seconds() - DAY);
-            if covered || past_date {
+                && watched[f]
+                    .dated
+                    .is_some_and(|d| time < d.unix_seconds() - DAY);
+            let done = everywhere.has(f) || past_date;
+            if done {
                 settled.insert(f);
-                unsettled -= 1;
             }
-        }
+            !done
+        });
     }
     for (s, w) in seen.iter_mut().zip(watched) {
         if by_date && s.anchor.is_none() {
@@ -219,23 +328,10 @@ pub fn walk(
             }
         }
     }
-    Ok(seen)
+    Ok(Walked { seen, cut_short })
 }
 
 const DAY: i64 = 24 * 60 * 60;
-
-/// The ids at `paths` in `commit`'s tree.
-fn entries(
-    repo: &gix::Repository,
-    commit: gix::ObjectId,
-    paths: &[&str],
-) -> Result<Vec<Option<gix::ObjectId>>> {
-    let tree = repo.find_commit(commit)?.tree()?;
-    paths
-        .iter()
-        .map(|p| Ok(tree.lookup_entry_by_path(p)?.map(|e| e.object_id())))
-        .collect()
-}
 
 fn summary(commit: &gix::Commit<'_>) -> Result<String> {
     Ok(commit.message()?.summary().to_str_lossy().into_owned())

@@ -95,7 +95,7 @@ pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
         .into_iter()
         .filter_map(|(name, raw)| FactFileEntry::parse(name, raw).ok())
         .collect();
-    let recheck = drifted(&ws.repo, &j.range, &watched(&parsed))?;
+    let recheck = drifted(&ws.repo, &j.range, &watched(&parsed))?.facts;
     Ok(Verification {
         recheck,
         range: j.range.label,

@@ -95,7 +95,7 @@ fn drift(
         return Ok(Vec::new());
     };
     let parsed = files.iter().filter_map(|(_, e)| e.as_ref().ok());
-    stale::drifted(&ws.repo, &range, &stale::watched(parsed))
+    Ok(stale::drifted(&ws.repo, &range, &stale::watched(parsed))?.facts)
 }
 
 /// Whether git would use mneme's merge driver for fact files in this clone: the repository's

@@ -19,6 +19,15 @@ pub struct Stale {
     /// How many current facts cite repository files: the facts examined.
     pub watched: usize,
     pub facts: Vec<Drifted>,
+    /// The clone is shallow and its history ended before every fact's approval was found:
+    /// older changes are not seen (`git fetch --unshallow`).
+    pub shallow: bool,
+}
+
+/// Drifted facts, and whether a shallow history cut the search short.
+pub(crate) struct Drift {
+    pub facts: Vec<Drifted>,
+    pub shallow: bool,
 }
 
 /// The current facts of the work tree whose cited files changed in commits after their last
@@ -31,14 +40,18 @@ pub fn stale(ws: &Workspace, since: Option<&str>) -> Result<Stale> {
         Some(rev) => Some(resolve_range(&ws.repo, Some(&format!("{rev}..HEAD")))?),
         None => head_range(&ws.repo)?,
     };
-    let facts = match &range {
+    let drift = match &range {
         Some(r) => drifted(&ws.repo, r, &watched)?,
-        None => Vec::new(),
+        None => Drift {
+            facts: Vec::new(),
+            shallow: false,
+        },
     };
     Ok(Stale {
         since: since.and(range.map(|r| r.label)),
         watched: watched.len(),
-        facts,
+        facts: drift.facts,
+        shallow: drift.shallow,
     })
 }
 
@@ -64,10 +77,10 @@ pub(crate) fn watched<'a>(files: impl IntoIterator<Item = &'a FactFileEntry>) ->
 
 /// The facts of `watched` whose citations changed in `range` after their last approval, with
 /// what changed, measured against the range's head.
-pub(crate) fn drifted(repo: &Repo, range: &Range, watched: &[Watched]) -> Result<Vec<Drifted>> {
-    let seen = walk(repo, range.head, range.base, watched)?;
+pub(crate) fn drifted(repo: &Repo, range: &Range, watched: &[Watched]) -> Result<Drift> {
+    let walked = walk(repo, range.head, range.base, watched)?;
     let mut out = Vec::new();
-    for (w, s) in watched.iter().zip(seen) {
+    for (w, s) in watched.iter().zip(walked.seen) {
         let paths = w.paths();
         let mut evidence = Vec::new();
         for cited in &w.refs {
@@ -114,7 +127,10 @@ pub(crate) fn drifted(repo: &Repo, range: &Range, watched: &[Watched]) -> Result
             evidence,
         });
     }
-    Ok(out)
+    Ok(Drift {
+        facts: out,
+        shallow: walked.cut_short,
+    })
 }
 
 /// Where `path`, gone at the head, went: a file added by the commit that removed it (the newest

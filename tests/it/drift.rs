@@ -323,3 +323,76 @@ fn evidence_given_from_a_subdirectory_is_stored_from_the_root() {
         serde_json::json!(["src/db.rs:3", "docs/pool.md", "https://example.com/pool"])
     );
 }
+
+#[test]
+fn merged_branches_count_what_the_approval_had_not_seen() {
+    // Each step a minute after the last, as a real history's commit times are.
+    let repo = Repo::committed();
+    repo.write("src/db.rs", DB);
+    let start = mneme::ops::now().unix_seconds();
+    let run = |step: i64, script: &str| {
+        let at = format!("{} +0000", start + step * 60);
+        let out = repo.sh(&format!(
+            "export GIT_COMMITTER_DATE=\"{at}\" GIT_AUTHOR_DATE=\"{at}\"\n{script}"
+        ));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    run(1, "git add -A && git commit -q -m base");
+    run(2, "git checkout -q -b side && sed -i 's/nine/NINE/' src/db.rs && git commit -q -am 'side edit'");
+    let side_edit = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    run(3, "git checkout -q main");
+    let p = repo.propose(&[
+        "add",
+        "--file",
+        "architecture",
+        "The pool file exists.",
+        "--reason",
+        "read",
+        "--evidence",
+        "src/db.rs",
+    ]);
+    let fact = repo.new_fact_id(&p);
+    run(4, &format!("mneme review approve {p} >/dev/null"));
+    // The side edit is older than the approval but not in its history: it counts once merged.
+    run(5, "git merge -q --no-ff --no-edit side");
+    let f = drifted(&repo, &[], &fact).unwrap();
+    assert_eq!(commit_ids(&f["evidence"][0]), [side_edit.as_str()]);
+
+    // A branch that changes the code and then re-verifies the fact: nothing left once merged.
+    run(6, &format!("git checkout -q -b fix && sed -i 's/one/ONE/' src/db.rs && git commit -q -am fix && mneme propose verify {fact} --reason checked >/dev/null"));
+    run(7, "mneme review approve --all >/dev/null && git checkout -q main && echo more >> README.md && git commit -q -am docs");
+    run(8, "git merge -q --no-ff --no-edit fix");
+    assert!(drifted(&repo, &[], &fact).is_none());
+    let v = repo.json(&["verify", "HEAD~1..HEAD", "--json"]);
+    assert_eq!(v["recheck"], serde_json::json!([]));
+}
+
+#[test]
+fn a_shallow_clone_is_read_as_far_as_it_goes_and_says_so() {
+    let (repo, lines, _) = two_facts();
+    repo.write("src/db.rs", &DB.replace("three", "3"));
+    let edit = commit(&repo, "three is a digit");
+    let full = drifted(&repo, &[], &lines).unwrap();
+    assert_eq!(commit_ids(&full["evidence"][0]), [edit.as_str()]);
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", repo.path().display());
+    let clone = dir.path().join("clone");
+    repo.git(&["clone", "-q", "--depth", "2", &url, clone.to_str().unwrap()]);
+    let out = repo
+        .mneme_in(&clone, &["stale", "--json"])
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["shallow"], true);
+    repo.mneme_in(&clone, &["check"]).assert().success();
+    repo.mneme_in(&clone, &["stale"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("this clone is shallow"));
+    assert_eq!(repo.json(&["stale", "--json"])["shallow"], false);
+}

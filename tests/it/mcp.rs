@@ -88,6 +88,7 @@ async fn exercise(lifecycle: ClientLifecycleMode) {
             "facts",
             "search",
             "show",
+            "stale",
             "task_ready",
             "propose",
             "task_create",
@@ -105,7 +106,7 @@ async fn exercise(lifecycle: ClientLifecycleMode) {
         .collect();
     assert_eq!(
         read_only,
-        ["context", "facts", "search", "show", "task_ready"]
+        ["context", "facts", "search", "show", "stale", "task_ready"]
     );
     for tool in &tools {
         assert!(
