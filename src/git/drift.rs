@@ -9,6 +9,7 @@
 //! is past the date in its metadata; the walk stops when all are settled.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use gix::bstr::ByteSlice;
 
@@ -70,10 +71,18 @@ impl Facts {
     }
 }
 
+/// A child's object in a tree, and whether it is a tree.
+type Entry = Option<(gix::ObjectId, bool)>;
+
+/// Children's entries by node and tree id, recently read.
+type Entries = HashMap<(usize, gix::ObjectId), Rc<[Entry]>>;
+
 /// The watched paths as a tree of names: a commit's changes are found by descending only into
 /// the directories that hold watched paths and differ from the parent's.
 #[derive(Default)]
 struct Node {
+    /// Unique in its tree, to key the entries cache.
+    id: usize,
     /// The index of the watched path that ends here.
     leaf: Option<usize>,
     /// Sorted by name.
@@ -83,6 +92,7 @@ struct Node {
 impl Node {
     fn of(paths: &[&str]) -> Node {
         let mut root = Node::default();
+        let mut ids = 0;
         for (k, path) in paths.iter().enumerate() {
             let mut node = &mut root;
             for part in path.split('/') {
@@ -92,8 +102,12 @@ impl Node {
                 {
                     Ok(at) => at,
                     Err(at) => {
-                        node.children
-                            .insert(at, (part.as_bytes().to_vec(), Node::default()));
+                        ids += 1;
+                        let child = Node {
+                            id: ids,
+                            ..Node::default()
+                        };
+                        node.children.insert(at, (part.as_bytes().to_vec(), child));
                         at
                     }
                 };
@@ -109,11 +123,15 @@ impl Node {
         &self,
         repo: &gix::Repository,
         tree: Option<gix::ObjectId>,
-    ) -> Result<Vec<Option<(gix::ObjectId, bool)>>> {
-        let mut out = vec![None; self.children.len()];
+        cache: &mut Entries,
+    ) -> Result<Rc<[Entry]>> {
         let Some(tree) = tree else {
-            return Ok(out);
+            return Ok(vec![None; self.children.len()].into());
         };
+        if let Some(found) = cache.get(&(self.id, tree)) {
+            return Ok(found.clone());
+        }
+        let mut out = vec![None; self.children.len()];
         for e in repo.find_tree(tree)?.iter() {
             let e = e?;
             let name: &[u8] = e.filename().as_ref();
@@ -124,6 +142,12 @@ impl Node {
                 out[at] = Some((e.object_id(), e.mode().is_tree()));
             }
         }
+        let out: Rc<[Entry]> = out.into();
+        // A commit's trees are read again as the next commit's parent's: a few are enough.
+        if cache.len() >= 256 {
+            cache.clear();
+        }
+        cache.insert((self.id, tree), out.clone());
         Ok(out)
     }
 
@@ -133,21 +157,22 @@ impl Node {
         repo: &gix::Repository,
         old: Option<gix::ObjectId>,
         new: Option<gix::ObjectId>,
+        cache: &mut Entries,
         out: &mut Vec<usize>,
     ) -> Result<()> {
         if old == new {
             return Ok(());
         }
-        let before = self.entries(repo, old)?;
-        let after = self.entries(repo, new)?;
-        let tree = |e: Option<(gix::ObjectId, bool)>| e.filter(|(_, t)| *t).map(|(id, _)| id);
-        for (((_, child), o), n) in self.children.iter().zip(before).zip(after) {
+        let before = self.entries(repo, old, cache)?;
+        let after = self.entries(repo, new, cache)?;
+        let tree = |e: Entry| e.filter(|(_, t)| *t).map(|(id, _)| id);
+        for (((_, child), o), n) in self.children.iter().zip(before.iter()).zip(after.iter()) {
             if o == n {
                 continue;
             }
             out.extend(child.leaf);
             if !child.children.is_empty() {
-                child.changed(repo, tree(o), tree(n), out)?;
+                child.changed(repo, tree(*o), tree(*n), cache, out)?;
             }
         }
         Ok(())
@@ -182,6 +207,7 @@ pub fn walk(
     paths.sort_unstable();
     paths.dedup();
     let tree_of_paths = Node::of(&paths);
+    let mut cache = Entries::new();
     // For each path, `(fact, slot)`: which facts cite it and where it is in their `touched`.
     let mut watchers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); paths.len()];
     for (f, w) in watched.iter().enumerate() {
@@ -256,7 +282,7 @@ pub fn walk(
             for p in &info.parent_ids {
                 let parent = Some(repo.find_commit(*p)?.tree_id()?.detach());
                 let mut here = Vec::new();
-                tree_of_paths.changed(repo, parent, tree, &mut here)?;
+                tree_of_paths.changed(repo, parent, tree, &mut cache, &mut here)?;
                 changed = Some(match changed {
                     None => here,
                     Some(before) => before.into_iter().filter(|k| here.contains(k)).collect(),
@@ -266,7 +292,7 @@ pub fn walk(
                 Some(c) => c,
                 None => {
                     let mut all = Vec::new();
-                    tree_of_paths.changed(repo, None, tree, &mut all)?;
+                    tree_of_paths.changed(repo, None, tree, &mut cache, &mut all)?;
                     all
                 }
             };
