@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::git::history::{
     examine, facts_of, fork_point, proposals_at, resolve_range, text_at, Range,
 };
+use crate::git::Repo;
 use crate::model::audit::{audit, Audit, Examined, Violation};
 use crate::model::drift::Drifted;
 use crate::model::ledger::FactFileEntry;
@@ -54,8 +55,7 @@ struct Judged {
     signatures: Option<Signatures>,
 }
 
-fn judge(ws: &Workspace, range: Option<&str>) -> Result<Judged> {
-    let range = resolve_range(&ws.repo, range)?;
+fn judge(ws: &Workspace, range: Range) -> Result<Judged> {
     let walked = examine(&ws.repo, &range)?;
     let fork = fork_point(&ws.repo, &range, &walked)?;
     let at_head = text_at(&ws.repo, range.head, paths::ALLOWED_SIGNERS)?;
@@ -89,15 +89,21 @@ fn judge(ws: &Workspace, range: Option<&str>) -> Result<Judged> {
 /// Audits `range` (or the default range): every fact change must be a matching decision, and
 /// with `.ledger/allowed_signers`, every decision signed by a listed key.
 pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
-    let j = judge(ws, range)?;
-    let files = facts_of(&ws.repo, Some(j.range.head))?;
-    let parsed: Vec<FactFileEntry> = files
-        .into_iter()
-        .filter_map(|(name, raw)| FactFileEntry::parse(name, raw).ok())
-        .collect();
-    let recheck = drifted(&ws.repo, &j.range, &watched(&parsed))?.facts;
+    let range = resolve_range(&ws.repo, range)?;
+    let root = ws.repo.root().to_owned();
+    // The drift walk reads other objects than the audit and costs as much: it runs beside it, on
+    // its own repository handle (gix's handles are not shared across threads).
+    let (j, recheck) = std::thread::scope(|scope| {
+        let recheck = scope.spawn(|| recheck(&Repo::discover(&root)?, &range));
+        let j = judge(ws, range.clone());
+        let recheck = recheck
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (j, recheck)
+    });
+    let j = j?;
     Ok(Verification {
-        recheck,
+        recheck: recheck?,
         range: j.range.label,
         commits: j.count,
         decisions: j.commits.iter().filter(|c| c.decision.is_some()).count(),
@@ -105,6 +111,16 @@ pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
         notes: j.audit.notes,
         signatures: j.signatures,
     })
+}
+
+/// The facts at the head of `range` whose cited files the range changed since they were vouched for.
+fn recheck(repo: &Repo, range: &Range) -> Result<Vec<Drifted>> {
+    let files = facts_of(repo, Some(range.head))?;
+    let parsed: Vec<FactFileEntry> = files
+        .into_iter()
+        .filter_map(|(name, raw)| FactFileEntry::parse(name, raw).ok())
+        .collect();
+    Ok(drifted(repo, range, &watched(&parsed))?.facts)
 }
 
 /// The net change of `range` (or the default range), fact by fact.
@@ -115,7 +131,7 @@ pub fn diff(ws: &Workspace, range: Option<&str>) -> Result<NetSummary> {
         commits,
         audit,
         ..
-    } = judge(ws, range)?;
+    } = judge(ws, resolve_range(&ws.repo, range)?)?;
     let pending = proposals_at(&ws.repo, range.head)?;
     let before = facts_of(&ws.repo, fork)?;
     let after = facts_of(&ws.repo, Some(range.head))?;
@@ -131,7 +147,7 @@ pub fn diff(ws: &Workspace, range: Option<&str>) -> Result<NetSummary> {
 
 /// What each commit of `range` (or the default range) did to the facts (`diff --by-commit`).
 pub fn diff_by_commit(ws: &Workspace, range: Option<&str>) -> Result<Summary> {
-    let j = judge(ws, range)?;
+    let j = judge(ws, resolve_range(&ws.repo, range)?)?;
     let pending = proposals_at(&ws.repo, j.range.head)?;
     Ok(summarize(&j.range.label, &j.commits, &j.audit, &pending))
 }
