@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::model::change::FactChange;
 use crate::model::proposal::{OpKind, Operation, Proposal};
-use crate::model::text::escape_line;
+use crate::model::text::{escape_line, truncate};
 
 pub const DECISION: &str = "Mneme-Decision";
 pub const PROPOSAL: &str = "Mneme-Proposal";
@@ -225,20 +225,6 @@ pub fn invalid_rejection(name: &str, why: &str, reviewer: &str, note: Option<&st
         one_line(name),
         one_line(reviewer)
     )
-}
-
-/// `s` in at most `max` characters: cut after the last whole word that fits, with `…`; a
-/// single word longer than half the line is cut inside.
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_owned();
-    }
-    let cut: String = s.chars().take(max - 1).collect();
-    let at_word = match cut.rfind(char::is_whitespace) {
-        Some(i) if cut[..i].chars().count() >= max / 2 => &cut[..i],
-        _ => cut.as_str(),
-    };
-    format!("{}…", at_word.trim_end_matches([' ', ',', ';', ':']))
 }
 
 /// A decision read back from a commit.
@@ -530,8 +516,6 @@ mod tests {
             subject,
             "ledger(architecture): add f-7f3c We use PostgreSQL 16, not SQLite, for…"
         );
-        assert_eq!(truncate(&"x".repeat(100), 10), "xxxxxxxxx…");
-        assert_eq!(truncate("short enough", 72), "short enough");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::model::proposal::{Limits, Operation, Proposal, ProposalError, FACT_PR
 use crate::model::secrets;
 use crate::model::standing;
 use crate::model::tasks::{is_task_id, Task};
-use crate::model::text::normalize;
+use crate::model::text::{normalize, truncate};
 use crate::model::time::Timestamp;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -542,7 +542,7 @@ fn drift_rule(f: &Located, drift: &[Drifted], out: &mut Findings) {
                 format!(
                     " (newest {} \"{}\")",
                     &c.id[..c.id.len().min(10)],
-                    c.subject
+                    truncate(&c.subject, 60)
                 )
             });
             out.push(

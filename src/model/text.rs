@@ -137,6 +137,20 @@ pub fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// `s` in at most `max` characters: cut after the last whole word that fits, with `…`; a
+/// single word longer than half the line is cut inside.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let cut: String = s.chars().take(max - 1).collect();
+    let at_word = match cut.rfind(char::is_whitespace) {
+        Some(i) if cut[..i].chars().count() >= max / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{}…", at_word.trim_end_matches([' ', ',', ';', ':']))
+}
+
 /// The `limit` best of `scored` candidates, best first, at or above the threshold.
 pub fn most_similar<T>(scored: impl IntoIterator<Item = (f64, T)>, limit: usize) -> Vec<(f64, T)> {
     let mut kept: Vec<(f64, T)> = scored
@@ -151,6 +165,13 @@ pub fn most_similar<T>(scored: impl IntoIterator<Item = (f64, T)>, limit: usize)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn truncate_keeps_short_text_and_cuts_long_words_inside() {
+        assert_eq!(truncate(&"x".repeat(100), 10), "xxxxxxxxx…");
+        assert_eq!(truncate("short enough", 72), "short enough");
+        assert_eq!(truncate("one two three four", 12), "one two…");
+    }
 
     proptest::proptest! {
         /// The one-pass form says what its definition says: words split on anything that is not
