@@ -14,6 +14,7 @@ pub mod factdiff;
 pub mod facts;
 pub mod fields;
 pub mod ids;
+pub mod interchange;
 pub mod ledger;
 pub mod lint;
 pub mod merge;

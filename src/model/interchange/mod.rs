@@ -1,0 +1,219 @@
+//! The ledger in other memory formats (docs/formats/). Pure: callers pass the facts with the
+//! decisions that shaped them; each format renders them and checks its own rules on what it
+//! rendered, so nothing invalid is written.
+
+pub mod mif;
+
+use sha1::{Digest, Sha1};
+
+use crate::model::facts::{Relations, State};
+use crate::model::proposal::OpKind;
+use crate::model::time::Timestamp;
+
+/// A fact as the exports see it: the ledger's values and its approved decisions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    pub id: String,
+    /// The fact file, such as `architecture.md`.
+    pub file: String,
+    pub text: String,
+    /// The state the fact file records.
+    pub state: State,
+    pub superseded_by: Option<String>,
+    pub since: Option<String>,
+    pub verified: Option<String>,
+    pub evidence: Vec<String>,
+    pub relations: Relations,
+    /// The approvals that touched the fact, oldest first.
+    pub history: Vec<Event>,
+}
+
+/// One approval of a change to a fact, read back from its decision commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub op: OpKind,
+    pub commit: String,
+    /// RFC 3339, UTC.
+    pub date: String,
+    pub proposal: String,
+    pub proposer: Option<String>,
+    pub reviewer: Option<String>,
+    pub reason: String,
+}
+
+impl Item {
+    /// When the fact entered the ledger: its first approval, else its `since` date (midnight
+    /// UTC), else `fallback`.
+    pub fn created(&self, fallback: &str) -> String {
+        self.history
+            .first()
+            .map(|e| e.date.clone())
+            .or_else(|| self.since.as_deref().and_then(midnight))
+            .unwrap_or_else(|| fallback.to_owned())
+    }
+
+    /// When the fact last changed or was confirmed: its newest approval, else `verified`, else
+    /// when it was created.
+    pub fn modified(&self, fallback: &str) -> String {
+        let created = self.created(fallback);
+        let newest = self
+            .history
+            .last()
+            .map(|e| e.date.clone())
+            .or_else(|| self.verified.as_deref().and_then(midnight));
+        match newest {
+            Some(n) if n > created => n,
+            _ => created,
+        }
+    }
+
+    /// Who proposed the fact first: the agent (or, without one, the person) of its first approval.
+    pub fn proposer(&self) -> Option<&str> {
+        self.history.first().and_then(|e| e.proposer.as_deref())
+    }
+
+    /// Whether the fact is history rather than current knowledge.
+    pub fn is_historical(&self) -> bool {
+        matches!(self.state, State::Superseded | State::Archived)
+    }
+
+    /// The fact file's name without `.md`.
+    pub fn stem(&self) -> &str {
+        self.file.strip_suffix(".md").unwrap_or(&self.file)
+    }
+}
+
+/// `YYYY-MM-DD` as RFC 3339 midnight UTC.
+fn midnight(date: &str) -> Option<String> {
+    Timestamp::parse(date).map(|t| t.rfc3339_seconds())
+}
+
+/// The time an export is stamped with: the newest date any fact carries, so the same ledger
+/// and history give the same bytes; the Unix epoch for a ledger without dates.
+pub fn generated_at(items: &[Item]) -> String {
+    const EPOCH: &str = "1970-01-01T00:00:00Z";
+    items
+        .iter()
+        .map(|i| i.modified(EPOCH))
+        .max()
+        .unwrap_or_else(|| EPOCH.to_owned())
+}
+
+/// The namespace of mneme's UUIDs (docs/formats/README.md).
+const NAMESPACE: [u8; 16] = [
+    0x2b, 0xab, 0x55, 0xe6, 0x67, 0x5b, 0x47, 0x37, 0xa3, 0x9c, 0x44, 0x4b, 0x8c, 0x2d, 0xdd, 0x12,
+];
+
+/// The UUID of `name` (a fact id, or `file:architecture.md`), the same on every run: RFC 9562's
+/// name-based construction (SHA-1 of the namespace and the name) with the version-4 bits set,
+/// because MIF accepts only version-4 ids.
+pub fn uuid(name: &str) -> String {
+    let mut hash = Sha1::new();
+    hash.update(NAMESPACE);
+    hash.update(name.as_bytes());
+    let digest = hash.finalize();
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&digest[..16]);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// A lowercase version-4 UUID: `xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx`.
+pub fn is_uuid_v4(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => c.is_ascii_digit() || (b'a'..=b'f').contains(&c),
+        })
+        && b[14] == b'4'
+        && matches!(b[19], b'8' | b'9' | b'a' | b'b')
+}
+
+/// Lowercase words of `text` joined by `-`, at most `max` bytes, cut at a word; `fact` when
+/// nothing is left.
+pub fn slug(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for word in text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let extra = word.len() + usize::from(!out.is_empty());
+        if out.len() + extra > max {
+            if out.is_empty() {
+                out = word[..max].to_ascii_lowercase();
+            }
+            break;
+        }
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(&word.to_ascii_lowercase());
+    }
+    if out.is_empty() {
+        out.push_str("fact");
+    }
+    out
+}
+
+/// Whether `s` is lowercase words of letters and digits joined by single hyphens.
+pub fn is_hyphenated(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('-').all(|w| {
+            !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+/// `s` as a YAML (and JSON) double-quoted scalar: the same bytes whatever the content.
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).expect("a string serialises")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuids_are_stable_version_4_and_differ_by_name() {
+        let a = uuid("f-0pmr");
+        assert_eq!(a, uuid("f-0pmr"));
+        assert!(is_uuid_v4(&a), "{a}");
+        assert_ne!(a, uuid("f-0pms"));
+        assert!(!is_uuid_v4("2BAB55E6-675B-4737-A39C-444B8C2DDD12"));
+        assert!(!is_uuid_v4("2bab55e6-675b-5737-a39c-444b8c2ddd12"));
+        assert!(is_uuid_v4("2bab55e6-675b-4737-a39c-444b8c2ddd12"));
+    }
+
+    #[test]
+    fn slugs_are_url_safe_and_short() {
+        assert_eq!(
+            slug("We use PostgreSQL 16, not SQLite.", 50),
+            "we-use-postgresql-16-not-sqlite"
+        );
+        assert_eq!(slug("ünïcode — only", 50), "n-code-only");
+        assert_eq!(slug("!!!", 50), "fact");
+        assert_eq!(slug(&"x".repeat(80), 50).len(), 50);
+        assert!(
+            slug(
+                "one two three four five six seven eight nine ten eleven",
+                50
+            )
+            .len()
+                <= 50
+        );
+        assert!(is_hyphenated("performance-rules"));
+        assert!(!is_hyphenated("performance_rules"));
+        assert!(!is_hyphenated("a--b"));
+    }
+}
