@@ -383,8 +383,7 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
         let file = r.get("file").and_then(Value::as_str).unwrap_or_default();
         if file.is_empty() || !is_relative(file) {
             problems.push(format!(
-                "`code_refs` file {:?} must be a relative path inside the project",
-                file
+                "`code_refs` file {file:?} must be a relative path inside the project"
             ));
             continue;
         }
@@ -443,10 +442,9 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
         }
     }
     for c in list(map, "conflicts", &mut problems) {
-        if !c
-            .get("memory_id")
+        if c.get("memory_id")
             .and_then(Value::as_str)
-            .is_some_and(|m| !m.is_empty())
+            .is_none_or(str::is_empty)
         {
             problems.push("a conflict has no `memory_id`".into());
         }

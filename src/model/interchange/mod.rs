@@ -85,7 +85,7 @@ impl Item {
 
 /// `YYYY-MM-DD` as RFC 3339 midnight UTC.
 fn midnight(date: &str) -> Option<String> {
-    Timestamp::parse(date).map(|t| t.rfc3339_seconds())
+    Timestamp::parse(date).map(Timestamp::rfc3339_seconds)
 }
 
 /// The time an export is stamped with: the newest date any fact carries, so the same ledger
