@@ -6,6 +6,7 @@ use std::path::Path;
 
 use mneme::model::apply::Conflict;
 use mneme::model::fields::TextError;
+use mneme::model::interchange::ExportError;
 use mneme::model::ledger::LookupError;
 use mneme::model::plan::PlanError;
 use mneme::model::tasks::TaskError;
@@ -62,12 +63,13 @@ pub enum Code {
     AlreadyClaimed,
     DependencyCycle,
     TaskParse,
+    ExportInvalid,
     Output,
 }
 
 impl Code {
     #[cfg(test)]
-    pub const ALL: [Code; 48] = [
+    pub const ALL: [Code; 49] = [
         Code::NotARepository,
         Code::BareRepository,
         Code::NotInitialized,
@@ -115,6 +117,7 @@ impl Code {
         Code::AlreadyClaimed,
         Code::DependencyCycle,
         Code::TaskParse,
+        Code::ExportInvalid,
         Code::Output,
     ];
 
@@ -167,6 +170,7 @@ impl Code {
             Code::AlreadyClaimed => "already_claimed",
             Code::DependencyCycle => "dependency_cycle",
             Code::TaskParse => "task_parse",
+            Code::ExportInvalid => "export_invalid",
             Code::Output => "output",
         }
     }
@@ -275,6 +279,10 @@ impl From<ops::Error> for CliError {
             ops::Error::Plan(e) => e.into(),
             ops::Error::Lookup(e) => e.into(),
             ops::Error::Task(e) => e.into(),
+            ops::Error::Export(ExportError::Unstamped { .. }) => CliError::of(Code::InvalidInput, &e)
+                .with_hint("give every fact an id with `mneme check --fix`, then export again"),
+            ops::Error::Export(ExportError::Invalid { .. }) => CliError::of(Code::ExportInvalid, &e)
+                .with_hint("nothing was written; please report this as a bug with the fact it names"),
             ops::Error::Conflict { id, conflict } => conflict_error(&id, &conflict),
             ops::Error::Secret { ref id, .. } => {
                 let details = json!({ "proposal": id });
@@ -332,6 +340,7 @@ impl From<store::Error> for CliError {
             E::Config { .. } => Code::Config,
             E::TaskParse { .. } => Code::TaskParse,
             E::NotUtf8 { .. } => Code::InvalidUtf8,
+            E::ExportTarget(_) => Code::InvalidInput,
         };
         let error = CliError::of(code, &e);
         match e {
@@ -340,6 +349,8 @@ impl From<store::Error> for CliError {
                 error.with_details(json!({ "path": path, "line": line }))
             }
             E::Config { path, .. } => error.with_details(json!({ "path": path })),
+            E::ExportTarget(_) => error
+                .with_hint("give --out a new or empty directory, or one an earlier export wrote"),
             _ => error,
         }
     }

@@ -11,6 +11,7 @@ pub mod create;
 pub mod dep;
 pub mod diff;
 pub mod doctor;
+pub mod export;
 pub mod facts;
 pub mod hook;
 pub mod hooks;

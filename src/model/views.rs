@@ -623,3 +623,14 @@ impl TaskView {
         }
     }
 }
+
+/// `mneme export --out DIR --json`.
+#[derive(Debug, Serialize)]
+pub struct ExportSummary<'a> {
+    pub format: &'a str,
+    pub out: String,
+    /// How many facts the export holds.
+    pub facts: usize,
+    /// The files written into `out`, besides the manifest.
+    pub files: Vec<&'a str>,
+}

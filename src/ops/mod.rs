@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod check;
 pub mod context;
+pub mod export;
 pub mod hooks;
 pub mod init;
 pub mod propose;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 use crate::git::{self, Repo};
 use crate::model::apply::Conflict;
 use crate::model::fields::TextError;
+use crate::model::interchange::ExportError;
 use crate::model::ledger::{Ledger, LookupError};
 use crate::model::plan::PlanError;
 use crate::model::proposal::ProposalError;
@@ -45,6 +47,8 @@ pub enum Error {
     Lookup(#[from] LookupError),
     #[error(transparent)]
     Task(#[from] TaskError),
+    #[error(transparent)]
+    Export(#[from] ExportError),
     #[error("proposal `{id}` conflicts with the current facts")]
     Conflict {
         id: String,

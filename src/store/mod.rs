@@ -1,6 +1,7 @@
 //! The ledger's files on disk: where they are, loading them into model values, locks, and
 //! atomic writes. Everything that decides *what* to write lives in `model`.
 
+pub mod export;
 pub mod file;
 mod queue;
 pub mod tasks;
@@ -55,6 +56,8 @@ pub enum Error {
     TaskParse { path: PathBuf, message: String },
     #[error("{what} is not valid UTF-8; mneme stores text as UTF-8")]
     NotUtf8 { what: String },
+    #[error(transparent)]
+    ExportTarget(#[from] export::TargetError),
 }
 
 impl Error {

@@ -317,8 +317,17 @@ fn every_command_the_docs_mention_parses() {
         format!("{root}/AGENTS.md"),
         format!("{root}/templates/agents_block.md"),
     ];
-    for entry in std::fs::read_dir(format!("{root}/docs")).unwrap() {
-        sources.push(entry.unwrap().path().display().to_string());
+    // docs/ and its subdirectories (docs/formats/).
+    let mut dirs = vec![std::path::PathBuf::from(format!("{root}/docs"))];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                sources.push(path.display().to_string());
+            }
+        }
     }
     let repo = Repo::committed();
     repo.write("ops.json", r#"{"reason": "r", "operations": [{"op": "add", "file": "pitfalls", "text": "A doc example."}]}"#);

@@ -15,6 +15,7 @@ mod drift;
 mod hostile;
 mod init;
 mod interactive;
+mod interchange;
 mod lifecycle;
 mod mcp;
 mod output;

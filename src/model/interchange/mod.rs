@@ -10,6 +10,39 @@ use crate::model::facts::{Relations, State};
 use crate::model::proposal::OpKind;
 use crate::model::time::Timestamp;
 
+/// The formats mneme exports (docs/formats/).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// MIF Level 3 memory files, one per fact.
+    Mif,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Mif => "mif",
+        }
+    }
+
+    /// Whether the format is a directory of files rather than one stream.
+    pub fn is_directory(self) -> bool {
+        matches!(self, Format::Mif)
+    }
+}
+
+/// Why an export cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("{file}:{line}: the fact has no id, and an export names every fact by its id")]
+    Unstamped { file: String, line: usize },
+    #[error("the {format} export's {name} breaks the format's rules: {}", problems.join("; "))]
+    Invalid {
+        format: &'static str,
+        name: String,
+        problems: Vec<String>,
+    },
+}
+
 /// A fact as the exports see it: the ledger's values and its approved decisions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {

@@ -1,0 +1,79 @@
+use mneme::model::interchange::Format;
+use mneme::model::views::ExportSummary;
+use mneme::ops::export::{export, write};
+
+use crate::cli::error::{CliError, Code};
+use crate::cli::ui::esc1;
+use crate::cli::{Cx, ExitStatus, Result};
+
+/// Write the ledger in another memory format, for the other tools a team runs.
+///
+/// The same ledger and history always give the same bytes: ids are UUIDs derived from fact ids
+/// and times come from the decisions in git. Every file is checked against its format's rules
+/// before anything is written. docs/formats/ says which field is filled from what.
+///
+/// The directory given with --out is created when missing; it must be empty or hold an earlier
+/// export, whose files are replaced (and removed when their fact is gone). Nothing else in it is
+/// touched.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  mneme export --format mif --out memory/
+  mneme export --format mif --out memory/ --json")]
+pub struct Args {
+    /// The format to write.
+    #[arg(long, value_enum)]
+    format: FormatArg,
+    /// The directory to write into.
+    #[arg(long, value_name = "DIR")]
+    out: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum FormatArg {
+    /// MIF Level 3: one `{uuid}-{slug}.memory.md` per fact.
+    Mif,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Mif => Format::Mif,
+        }
+    }
+}
+
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let format = Format::from(args.format);
+    let Some(out) = &args.out else {
+        return Err(CliError::new(
+            Code::InvalidInput,
+            format!(
+                "{} writes one file per fact: it needs a directory",
+                format.name()
+            ),
+        )
+        .with_hint("give one with --out DIR"));
+    };
+    let ws = cx.workspace()?;
+    let exported = export(&ws, format)?;
+    let dir = cx.cwd.join(out);
+    write(&dir, &exported)?;
+    let summary = ExportSummary {
+        format: format.name(),
+        out: out.display().to_string(),
+        facts: exported.facts,
+        files: exported.files.iter().map(|(n, _)| n.as_str()).collect(),
+    };
+    if cx.ui.json {
+        cx.ui.json(&summary)?;
+    } else {
+        cx.ui.out(&format!(
+            "Exported {} fact(s) as {} into {} ({} file(s)).\n",
+            summary.facts,
+            summary.format,
+            esc1(&summary.out),
+            summary.files.len()
+        ))?;
+    }
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,199 @@
+//! `export` (and, as it grows, `import`): the ledger in other memory formats, written from real
+//! repositories with approved decisions.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::common::{error_code, json, Repo};
+
+/// Every file of `dir` with its bytes, by name.
+fn files(dir: &Path) -> BTreeMap<String, String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().into_string().unwrap(),
+                std::fs::read_to_string(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A repository with three approved facts: one superseded by another, one relating to it.
+fn ledger() -> (Repo, Vec<String>) {
+    let repo = Repo::committed();
+    let approve = |p: &str| repo.mneme(&["review", "approve", p]).assert().success();
+    let p = repo.propose(&[
+        "add",
+        "--file",
+        "architecture",
+        "We use PostgreSQL 16.",
+        "--reason",
+        "chosen in #12",
+        "--evidence",
+        "src/db.rs:12-20",
+        "--evidence",
+        "https://github.com/o/r/pull/12",
+    ]);
+    let pg = repo.new_fact_id(&p);
+    approve(&p);
+    let p = repo.propose(&[
+        "supersede",
+        &pg,
+        "We use PostgreSQL 17.",
+        "--reason",
+        "upgraded",
+    ]);
+    let pg17 = repo.new_fact_id(&p);
+    approve(&p);
+    let p = repo.propose(&[
+        "add",
+        "--file",
+        "pitfalls",
+        "Run migrations before the pool starts.",
+        "--depends-on",
+        &pg17,
+        "--reason",
+        "an outage",
+        "--evidence",
+        "src/pool.rs",
+    ]);
+    let pool = repo.new_fact_id(&p);
+    approve(&p);
+    (repo, vec![pg, pg17, pool])
+}
+
+#[test]
+fn mif_export_is_one_valid_file_per_fact_and_the_same_bytes_every_time() {
+    let (repo, ids) = ledger();
+    let out = repo
+        .mneme(&["export", "--format", "mif", "--out", "mem", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = json(&out);
+    assert_eq!(summary["facts"], 3);
+    let written = files(&repo.file("mem"));
+    assert_eq!(
+        written.len(),
+        4,
+        "three facts and the manifest: {:?}",
+        written.keys()
+    );
+    let of = |id: &str| {
+        written
+            .values()
+            .find(|t| t.contains(&format!("source_ref: \"mneme:{id}\"")))
+            .unwrap_or_else(|| panic!("no file for {id}"))
+            .clone()
+    };
+    let old = of(&ids[0]);
+    assert!(old.contains("  - \"state-superseded\"\n"), "{old}");
+    assert!(
+        !old.contains("valid_until: null"),
+        "a superseded fact has ended: {old}"
+    );
+    assert!(old.contains("  - file: \"src/db.rs\"\n    line: 12\n"));
+    assert!(old.contains("type: github"));
+    assert!(old.contains("namespace: decisions/project"));
+    let new = of(&ids[1]);
+    let old_uuid = old.lines().find_map(|l| l.strip_prefix("id: ")).unwrap();
+    assert!(
+        new.contains(&format!("- supersedes [[{old_uuid}]]")),
+        "{new}"
+    );
+    assert!(new.contains("\nWe use PostgreSQL 17.\n"));
+    let pool = of(&ids[2]);
+    let new_uuid = new.lines().find_map(|l| l.strip_prefix("id: ")).unwrap();
+    assert!(
+        pool.contains(&format!("- depends-on [[{new_uuid}]]")),
+        "{pool}"
+    );
+    assert!(pool.contains("namespace: learnings/project"));
+    assert!(pool.contains("\n## History\n\n- "), "{pool}");
+    assert!(
+        pool.contains("): an outage\n"),
+        "the decision's reason is in the history: {pool}"
+    );
+    // Each name is `{uuid}-{slug}.memory.md` for the id inside.
+    for (name, text) in written.iter().filter(|(n, _)| n.ends_with(".memory.md")) {
+        let id = text.lines().find_map(|l| l.strip_prefix("id: ")).unwrap();
+        assert!(name.starts_with(&format!("{id}-")), "{name}");
+    }
+
+    // Again, and from a fresh clone: the same bytes.
+    repo.mneme(&["export", "--format", "mif", "--out", "mem"])
+        .assert()
+        .success();
+    assert_eq!(files(&repo.file("mem")), written);
+    let clone = tempfile::tempdir().unwrap();
+    let target = clone.path().join("c");
+    repo.git(&[
+        "clone",
+        "-q",
+        repo.path().to_str().unwrap(),
+        target.to_str().unwrap(),
+    ]);
+    repo.mneme_in(&target, &["export", "--format", "mif", "--out", "mem"])
+        .assert()
+        .success();
+    assert_eq!(files(&target.join("mem")), written);
+}
+
+#[test]
+fn an_export_replaces_its_own_files_and_touches_nothing_else() {
+    let (repo, ids) = ledger();
+    repo.mneme(&["export", "--format", "mif", "--out", "mem"])
+        .assert()
+        .success();
+    let p = repo.propose(&["remove", &ids[2], "--reason", "obsolete"]);
+    repo.mneme(&["review", "approve", &p]).assert().success();
+    repo.mneme(&["export", "--format", "mif", "--out", "mem"])
+        .assert()
+        .success();
+    let now = files(&repo.file("mem"));
+    assert_eq!(
+        now.len(),
+        3,
+        "the removed fact's file is gone: {:?}",
+        now.keys()
+    );
+    assert!(!now.values().any(|t| t.contains(&ids[2])));
+
+    // A directory that holds anything else is refused, with nothing written.
+    repo.write("notes/keep.txt", "mine");
+    let out = repo
+        .mneme(&["export", "--format", "mif", "--out", "notes", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(error_code(&out), "invalid_input");
+    assert_eq!(files(&repo.file("notes")).len(), 1);
+
+    // A directory format needs --out.
+    let out = repo.mneme(&["export", "--format", "mif"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--out"));
+}
+
+#[test]
+fn a_fact_without_an_id_stops_the_export_before_anything_is_written() {
+    let repo = Repo::committed();
+    repo.write(
+        ".ledger/facts/architecture.md",
+        "---\ntitle: Architecture\n---\n\n# Architecture\n\n- A fact written by hand.\n",
+    );
+    let out = repo
+        .mneme(&["export", "--format", "mif", "--out", "mem", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(error_code(&out), "invalid_input");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("check --fix"));
+    assert!(!repo.file("mem").exists());
+}
