@@ -1,6 +1,7 @@
 use mneme::model::interchange::Format;
 use mneme::model::views::ExportSummary;
 use mneme::ops::export::{export, write};
+use mneme::ops::Notes;
 
 use crate::cli::error::{CliError, Code};
 use crate::cli::ui::esc1;
@@ -18,6 +19,7 @@ use crate::cli::{Cx, ExitStatus, Result};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   mneme export --format mif --out memory/
+  mneme export --format compiled --out compiled/
   mneme export --format mif --out memory/ --json")]
 pub struct Args {
     /// The format to write.
@@ -32,12 +34,15 @@ pub struct Args {
 enum FormatArg {
     /// MIF Level 3: one `{uuid}-{slug}.memory.md` per fact.
     Mif,
+    /// Compiled memory: documents.jsonl, entries.jsonl and a Markdown view per fact file.
+    Compiled,
 }
 
 impl From<FormatArg> for Format {
     fn from(f: FormatArg) -> Format {
         match f {
             FormatArg::Mif => Format::Mif,
+            FormatArg::Compiled => Format::Compiled,
         }
     }
 }
@@ -63,6 +68,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         out: out.display().to_string(),
         facts: exported.facts,
         files: exported.files.iter().map(|(n, _)| n.as_str()).collect(),
+        left_out: &exported.left_out,
     };
     if cx.ui.json {
         cx.ui.json(&summary)?;
@@ -74,6 +80,14 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             esc1(&summary.out),
             summary.files.len()
         ))?;
+        if !exported.left_out.is_empty() {
+            cx.ui.warn(&format!(
+                "left out {} fact(s) with neither evidence nor a recorded approval, which {} entries need: {}",
+                exported.left_out.len(),
+                summary.format,
+                exported.left_out.join(", ")
+            ));
+        }
     }
     Ok(ExitStatus::Success)
 }

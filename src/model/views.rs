@@ -633,4 +633,6 @@ pub struct ExportSummary<'a> {
     pub facts: usize,
     /// The files written into `out`, besides the manifest.
     pub files: Vec<&'a str>,
+    /// Facts the format cannot hold, by id (compiled entries need evidence).
+    pub left_out: &'a [String],
 }

@@ -1,11 +1,11 @@
 //! `export`: the ledger and its decisions in another memory format (docs/formats/).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use crate::git::history::decisions;
 use crate::model::decision::Verdict;
-use crate::model::interchange::{generated_at, mif, Event, ExportError, Format, Item};
+use crate::model::interchange::{compiled, generated_at, mif, Event, ExportError, Format, Item};
 use crate::ops::{Result, Workspace};
 use crate::store::export::write_dir;
 
@@ -16,10 +16,18 @@ pub struct Exported {
     /// `(file name, text)`; one for the formats that are one stream.
     pub files: Vec<(String, String)>,
     pub facts: usize,
+    /// Facts the format cannot hold (compiled entries need evidence), by id.
+    pub left_out: Vec<String>,
+}
+
+/// The facts of the work tree's ledger, and each fact file's title by name.
+pub struct Snapshot {
+    pub items: Vec<Item>,
+    pub titles: BTreeMap<String, String>,
 }
 
 /// Every fact of the work tree's ledger with the approvals that touched it, in file order.
-pub fn items(ws: &Workspace) -> Result<Vec<Item>> {
+pub fn snapshot(ws: &Workspace) -> Result<Snapshot> {
     ws.store.check_ledger()?;
     let ledger = ws.store.load()?;
     let mut history: HashMap<String, Vec<Event>> = HashMap::new();
@@ -42,7 +50,12 @@ pub fn items(ws: &Workspace) -> Result<Vec<Item>> {
             }
         }
     }
-    ledger
+    let titles = ledger
+        .files()
+        .iter()
+        .map(|f| (f.name.clone(), f.title().to_owned()))
+        .collect();
+    let items = ledger
         .facts()
         .map(|(file, fact)| {
             let id = fact.id.clone().ok_or_else(|| ExportError::Unstamped {
@@ -62,24 +75,44 @@ pub fn items(ws: &Workspace) -> Result<Vec<Item>> {
                 relations: fact.meta.relations.clone(),
             })
         })
-        .collect()
+        .collect::<Result<Vec<Item>>>()?;
+    Ok(Snapshot { items, titles })
 }
 
 /// Renders the ledger in `format` and checks every file against the format's rules.
 pub fn export(ws: &Workspace, format: Format) -> Result<Exported> {
-    let items = items(ws)?;
-    let files = match format {
-        Format::Mif => mif_files(&items)?,
+    let Snapshot { items, titles } = snapshot(ws)?;
+    let at = generated_at(&items);
+    let (files, left_out) = match format {
+        Format::Mif => (mif_files(&items, &at)?, Vec::new()),
+        Format::Compiled => {
+            let c = compiled::render(&items, &titles, &at);
+            let (documents, entries) = (&c.files[0].1, &c.files[1].1);
+            let problems = compiled::check(documents, entries);
+            if !problems.is_empty() {
+                return Err(invalid(format, "entries.jsonl", problems));
+            }
+            (c.files, c.left_out)
+        }
     };
     Ok(Exported {
         format,
+        facts: items.len() - left_out.len(),
         files,
-        facts: items.len(),
+        left_out,
     })
 }
 
-fn mif_files(items: &[Item]) -> Result<Vec<(String, String)>> {
-    let at = generated_at(items);
+fn invalid(format: Format, name: &str, problems: Vec<String>) -> crate::ops::Error {
+    ExportError::Invalid {
+        format: format.name(),
+        name: name.to_owned(),
+        problems,
+    }
+    .into()
+}
+
+fn mif_files(items: &[Item], at: &str) -> Result<Vec<(String, String)>> {
     let mut supersedes: HashMap<&str, Vec<&str>> = HashMap::new();
     for i in items {
         if let Some(new) = &i.superseded_by {
@@ -92,13 +125,10 @@ fn mif_files(items: &[Item]) -> Result<Vec<(String, String)>> {
             let file = mif::render(
                 i,
                 supersedes.get(i.id.as_str()).map_or(&[], Vec::as_slice),
-                &at,
+                at,
             );
-            mif::read(&file.name, &file.text).map_err(|problems| ExportError::Invalid {
-                format: Format::Mif.name(),
-                name: file.name.clone(),
-                problems,
-            })?;
+            mif::read(&file.name, &file.text)
+                .map_err(|problems| invalid(Format::Mif, &file.name, problems))?;
             Ok((file.name, file.text))
         })
         .collect()

@@ -197,3 +197,97 @@ fn a_fact_without_an_id_stops_the_export_before_anything_is_written() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("check --fix"));
     assert!(!repo.file("mem").exists());
 }
+
+/// Each line of a JSONL file as JSON.
+fn jsonl(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn compiled_export_holds_documents_entries_and_views_and_leaves_out_facts_without_evidence() {
+    let (repo, ids) = ledger();
+    // A fact written by hand with no evidence: no compiled entry can hold it.
+    let path = repo.file(".ledger/facts/pitfalls.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        format!("{text}- **f-hand** Written by hand, with nothing behind it.\n"),
+    )
+    .unwrap();
+    let out = repo
+        .mneme(&["export", "--format", "compiled", "--out", "c", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = json(&out);
+    assert_eq!(summary["left_out"], serde_json::json!(["f-hand"]));
+    assert_eq!(summary["facts"], 3);
+    let written = files(&repo.file("c"));
+    let names: Vec<&str> = written.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            ".mneme-export",
+            "architecture.md",
+            "documents.jsonl",
+            "entries.jsonl",
+            "pitfalls.md"
+        ]
+    );
+    let documents = jsonl(&written["documents.jsonl"]);
+    let entries = jsonl(&written["entries.jsonl"]);
+    assert_eq!(documents.len(), 2);
+    assert_eq!(entries.len(), 3);
+    let entry = |id: &str| {
+        entries
+            .iter()
+            .find(|e| e["meta"]["mneme"]["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let (old, new, pool) = (entry(&ids[0]), entry(&ids[1]), entry(&ids[2]));
+    assert_eq!(old["state"], "historical");
+    assert_eq!(new["state"], "observed");
+    assert_eq!(new["entryType"], "decision");
+    assert_eq!(pool["entryType"], "incident");
+    assert_eq!(new["relations"][0]["type"], "supersedes");
+    assert_eq!(new["relations"][0]["targetEntryId"], old["id"]);
+    assert_eq!(pool["relations"][0]["type"], "depends_on");
+    assert_eq!(pool["relations"][0]["targetEntryId"], new["id"]);
+    let refs: Vec<&str> = old["evidenceRefs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["evidenceItemId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        refs[..2],
+        ["src/db.rs:12-20", "https://github.com/o/r/pull/12"]
+    );
+    assert!(
+        refs[2].starts_with("git:"),
+        "the approval's commit is evidence too: {refs:?}"
+    );
+    for d in &documents {
+        for id in d["entryIds"].as_array().unwrap() {
+            let e = entries
+                .iter()
+                .find(|e| &e["id"] == id)
+                .expect("entry of the document");
+            assert_eq!(e["documentId"], d["id"]);
+        }
+    }
+    assert!(
+        written["pitfalls.md"].contains("- depends_on: [We use PostgreSQL 17.](architecture.md#")
+    );
+    repo.mneme(&["export", "--format", "compiled", "--out", "c"])
+        .assert()
+        .success();
+    assert_eq!(files(&repo.file("c")), written);
+}

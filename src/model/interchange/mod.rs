@@ -2,6 +2,7 @@
 //! decisions that shaped them; each format renders them and checks its own rules on what it
 //! rendered, so nothing invalid is written.
 
+pub mod compiled;
 pub mod mif;
 
 use sha1::{Digest, Sha1};
@@ -15,18 +16,21 @@ use crate::model::time::Timestamp;
 pub enum Format {
     /// MIF Level 3 memory files, one per fact.
     Mif,
+    /// Compiled memory: documents.jsonl, entries.jsonl and a Markdown view per fact file.
+    Compiled,
 }
 
 impl Format {
     pub fn name(self) -> &'static str {
         match self {
             Format::Mif => "mif",
+            Format::Compiled => "compiled",
         }
     }
 
     /// Whether the format is a directory of files rather than one stream.
     pub fn is_directory(self) -> bool {
-        matches!(self, Format::Mif)
+        matches!(self, Format::Mif | Format::Compiled)
     }
 }
 
@@ -98,6 +102,23 @@ impl Item {
             Some(n) if n > created => n,
             _ => created,
         }
+    }
+
+    /// When a person last confirmed the fact as true: its newest approval that added, changed
+    /// or verified it (not the one that retired it), else `verified`.
+    pub fn confirmed(&self) -> Option<String> {
+        let retired = self.is_historical();
+        let by_decision = self
+            .history
+            .iter()
+            .rev()
+            .find(|e| match e.op {
+                OpKind::Add | OpKind::Update | OpKind::Verify => true,
+                OpKind::Supersede => !retired,
+                _ => false,
+            })
+            .map(|e| e.date.clone());
+        by_decision.max(self.verified.as_deref().and_then(midnight))
     }
 
     /// Who proposed the fact first: the agent (or, without one, the person) of its first approval.
