@@ -13,13 +13,17 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// and times come from the decisions in git. Every file is checked against its format's rules
 /// before anything is written. docs/formats/ says which field is filled from what.
 ///
-/// The directory given with --out is created when missing; it must be empty or hold an earlier
-/// export, whose files are replaced (and removed when their fact is gone). Nothing else in it is
-/// touched.
+/// `mif` and `compiled` are directories of files and need --out. `records` (JSON Lines) and
+/// `context-pack` (one JSON object) are printed on standard output, or written into --out as
+/// `records.jsonl` or `context-pack.json`. The directory given with --out is created when
+/// missing; it must be empty or hold an earlier export, whose files are replaced (and removed
+/// when their fact is gone). Nothing else in it is touched.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   mneme export --format mif --out memory/
   mneme export --format compiled --out compiled/
+  mneme export --format records > records.jsonl
+  mneme export --format context-pack --task \"speed up the importer\"
   mneme export --format mif --out memory/ --json")]
 pub struct Args {
     /// The format to write.
@@ -28,6 +32,9 @@ pub struct Args {
     /// The directory to write into.
     #[arg(long, value_name = "DIR")]
     out: Option<std::path::PathBuf>,
+    /// What the context pack is for (`context-pack` only).
+    #[arg(long, value_name = "TEXT")]
+    task: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -36,6 +43,10 @@ enum FormatArg {
     Mif,
     /// Compiled memory: documents.jsonl, entries.jsonl and a Markdown view per fact file.
     Compiled,
+    /// Memory records: one JSON object per fact, one per line.
+    Records,
+    /// A context pack: the current facts for a task, as one JSON object.
+    ContextPack,
 }
 
 impl From<FormatArg> for Format {
@@ -43,24 +54,34 @@ impl From<FormatArg> for Format {
         match f {
             FormatArg::Mif => Format::Mif,
             FormatArg::Compiled => Format::Compiled,
+            FormatArg::Records => Format::Records,
+            FormatArg::ContextPack => Format::ContextPack,
         }
     }
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let format = Format::from(args.format);
-    let Some(out) = &args.out else {
+    if args.task.is_some() && format != Format::ContextPack {
+        return Err(
+            CliError::new(Code::InvalidInput, "--task is for context packs only")
+                .with_hint("use it with --format context-pack"),
+        );
+    }
+    if args.out.is_none() && format.is_directory() {
         return Err(CliError::new(
             Code::InvalidInput,
-            format!(
-                "{} writes one file per fact: it needs a directory",
-                format.name()
-            ),
+            format!("the {} format is a directory of files", format.name()),
         )
         .with_hint("give one with --out DIR"));
-    };
+    }
     let ws = cx.workspace()?;
-    let exported = export(&ws, format)?;
+    let exported = export(&ws, format, args.task.as_deref())?;
+    let Some(out) = &args.out else {
+        // A one-stream format: the stream is the output.
+        cx.ui.out(&exported.files[0].1)?;
+        return Ok(ExitStatus::Success);
+    };
     let dir = cx.cwd.join(out);
     write(&dir, &exported)?;
     let summary = ExportSummary {

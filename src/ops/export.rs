@@ -5,7 +5,9 @@ use std::path::Path;
 
 use crate::git::history::decisions;
 use crate::model::decision::Verdict;
-use crate::model::interchange::{compiled, generated_at, mif, Event, ExportError, Format, Item};
+use crate::model::interchange::{
+    compiled, generated_at, mif, pack, records, Event, ExportError, Format, Item,
+};
 use crate::ops::{Result, Workspace};
 use crate::store::export::write_dir;
 
@@ -24,7 +26,12 @@ pub struct Exported {
 pub struct Snapshot {
     pub items: Vec<Item>,
     pub titles: BTreeMap<String, String>,
+    /// The ledger's `stale_fact_days`: how long a context pack stays good.
+    pub valid_days: u32,
 }
+
+/// The task a context pack is for, when none is given.
+pub const DEFAULT_TASK: &str = "Work in this repository";
 
 /// Every fact of the work tree's ledger with the approvals that touched it, in file order.
 pub fn snapshot(ws: &Workspace) -> Result<Snapshot> {
@@ -76,12 +83,21 @@ pub fn snapshot(ws: &Workspace) -> Result<Snapshot> {
             })
         })
         .collect::<Result<Vec<Item>>>()?;
-    Ok(Snapshot { items, titles })
+    Ok(Snapshot {
+        items,
+        titles,
+        valid_days: ledger.config.stale_fact_days,
+    })
 }
 
-/// Renders the ledger in `format` and checks every file against the format's rules.
-pub fn export(ws: &Workspace, format: Format) -> Result<Exported> {
-    let Snapshot { items, titles } = snapshot(ws)?;
+/// Renders the ledger in `format` (a context pack for `task`) and checks every file against the
+/// format's rules.
+pub fn export(ws: &Workspace, format: Format, task: Option<&str>) -> Result<Exported> {
+    let Snapshot {
+        items,
+        titles,
+        valid_days,
+    } = snapshot(ws)?;
     let at = generated_at(&items);
     let (files, left_out) = match format {
         Format::Mif => (mif_files(&items, &at)?, Vec::new()),
@@ -93,6 +109,30 @@ pub fn export(ws: &Workspace, format: Format) -> Result<Exported> {
                 return Err(invalid(format, "entries.jsonl", problems));
             }
             (c.files, c.left_out)
+        }
+        Format::Records => {
+            let supersedes = supersedes(&items);
+            let mut text = String::new();
+            for i in &items {
+                let line = records::render(i, replaced(&supersedes, i), &at);
+                let value = serde_json::from_str(&line).expect("a rendered record is JSON");
+                let problems = records::check(&value);
+                if !problems.is_empty() {
+                    return Err(invalid(format, &i.id, problems));
+                }
+                text.push_str(&line);
+                text.push('\n');
+            }
+            (vec![(format.stream_file().to_owned(), text)], Vec::new())
+        }
+        Format::ContextPack => {
+            let text = pack::render(&items, task.unwrap_or(DEFAULT_TASK), &at, valid_days);
+            let value = serde_json::from_str(&text).expect("a rendered pack is JSON");
+            let problems = pack::check(&value);
+            if !problems.is_empty() {
+                return Err(invalid(format, format.stream_file(), problems));
+            }
+            (vec![(format.stream_file().to_owned(), text)], Vec::new())
         }
     };
     Ok(Exported {
@@ -112,21 +152,27 @@ fn invalid(format: Format, name: &str, problems: Vec<String>) -> crate::ops::Err
     .into()
 }
 
-fn mif_files(items: &[Item], at: &str) -> Result<Vec<(String, String)>> {
-    let mut supersedes: HashMap<&str, Vec<&str>> = HashMap::new();
+/// The facts each fact replaced, by the replacement's id.
+fn supersedes(items: &[Item]) -> HashMap<&str, Vec<&str>> {
+    let mut out: HashMap<&str, Vec<&str>> = HashMap::new();
     for i in items {
         if let Some(new) = &i.superseded_by {
-            supersedes.entry(new).or_default().push(&i.id);
+            out.entry(new).or_default().push(&i.id);
         }
     }
+    out
+}
+
+fn replaced<'a>(supersedes: &'a HashMap<&str, Vec<&'a str>>, item: &Item) -> &'a [&'a str] {
+    supersedes.get(item.id.as_str()).map_or(&[], Vec::as_slice)
+}
+
+fn mif_files(items: &[Item], at: &str) -> Result<Vec<(String, String)>> {
+    let supersedes = supersedes(items);
     items
         .iter()
         .map(|i| {
-            let file = mif::render(
-                i,
-                supersedes.get(i.id.as_str()).map_or(&[], Vec::as_slice),
-                at,
-            );
+            let file = mif::render(i, replaced(&supersedes, i), at);
             mif::read(&file.name, &file.text)
                 .map_err(|problems| invalid(Format::Mif, &file.name, problems))?;
             Ok((file.name, file.text))

@@ -291,3 +291,106 @@ fn compiled_export_holds_documents_entries_and_views_and_leaves_out_facts_withou
         .success();
     assert_eq!(files(&repo.file("c")), written);
 }
+
+#[test]
+fn records_and_context_packs_print_on_stdout_or_go_into_out() {
+    let (repo, ids) = ledger();
+    let out = repo
+        .mneme(&["export", "--format", "records"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let records = jsonl(&stdout);
+    assert_eq!(records.len(), 3);
+    let record = |id: &str| {
+        records
+            .iter()
+            .find(|r| r["meta"]["mneme"]["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let (old, new) = (record(&ids[0]), record(&ids[1]));
+    assert_eq!(old["payload"]["revision"]["status"], "retracted");
+    assert_eq!(old["payload"]["validity"]["mode"], "timeboxed");
+    assert_eq!(old["audit_log"][0]["action"], "create");
+    assert_eq!(
+        old["audit_log"][1]["action"], "revise",
+        "superseding retired it"
+    );
+    assert_eq!(
+        new["audit_log"][0]["action"], "create",
+        "superseding created the new one"
+    );
+    assert_eq!(
+        new["relations"][0],
+        serde_json::json!({"predicate": "supersedes", "target_id": old["id"]})
+    );
+    assert_eq!(
+        new["audit_log"][0]["rationale"]
+            .as_str()
+            .unwrap()
+            .split(" (proposed by")
+            .next(),
+        Some("upgraded")
+    );
+    let sources = new["provenance"]["sources"].as_array().unwrap();
+    assert!(sources
+        .iter()
+        .any(|s| s["kind"] == "event" && s["ref"].as_str().unwrap().starts_with("git:")));
+
+    repo.mneme(&["export", "--format", "records", "--out", "r"])
+        .assert()
+        .success();
+    assert_eq!(repo.read("r/records.jsonl"), stdout);
+
+    let out = repo
+        .mneme(&[
+            "export",
+            "--format",
+            "context-pack",
+            "--task",
+            "upgrade the pool",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let pack: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(pack["task"], "upgrade the pool");
+    let items = pack["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "the superseded fact is history: {items:?}");
+    assert!(items.iter().all(|i| i["fact_id"] != ids[0].as_str()));
+    assert_eq!(
+        pack["recommended_next_reads"],
+        serde_json::json!(["src/pool.rs"])
+    );
+    assert!(
+        pack["missing_context"][0]
+            .as_str()
+            .unwrap()
+            .contains("cites no evidence"),
+        "{pack}"
+    );
+    let again = repo
+        .mneme(&[
+            "export",
+            "--format",
+            "context-pack",
+            "--task",
+            "upgrade the pool",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(again.stdout, out.stdout, "the same bytes every time");
+
+    let out = repo
+        .mneme(&["export", "--format", "records", "--task", "x", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(error_code(&out), "invalid_input");
+}

@@ -6,9 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Map, Value};
 
 use crate::model::facts::{Relation, State};
-use crate::model::interchange::{uuid, Item};
+use crate::model::interchange::{has_text, time_value, uuid, Item};
 use crate::model::text::{one_line, truncate};
-use crate::model::time::Timestamp;
 
 const DOCUMENT_KINDS: [&str; 7] = [
     "projects",
@@ -263,7 +262,7 @@ pub fn check(documents: &str, entries: &str) -> Vec<String> {
     for (at, d) in &docs {
         let mut p = |m: String| problems.push(format!("documents.jsonl:{at}: {m}"));
         for k in ["id", "title"] {
-            if !non_empty(d, k) {
+            if !has_text(d, k) {
                 p(format!("`{k}` must be a non-empty string"));
             }
         }
@@ -276,7 +275,7 @@ pub fn check(documents: &str, entries: &str) -> Vec<String> {
                 DOCUMENT_KINDS.join(", ")
             ));
         }
-        if !is_time(&d["generatedAt"]) {
+        if !time_value(&d["generatedAt"]) {
             p("`generatedAt` must be an ISO 8601 time".into());
         }
         match d["entryIds"].as_array() {
@@ -293,7 +292,7 @@ pub fn check(documents: &str, entries: &str) -> Vec<String> {
     for (at, e) in &ents {
         let mut p = |m: String| problems.push(format!("entries.jsonl:{at}: {m}"));
         for k in ["id", "documentId", "title", "summary"] {
-            if !non_empty(e, k) {
+            if !has_text(e, k) {
                 p(format!("`{k}` must be a non-empty string"));
             }
         }
@@ -320,15 +319,15 @@ pub fn check(documents: &str, entries: &str) -> Vec<String> {
             p("an entry needs at least one evidence reference".into());
         }
         for r in refs.into_iter().flatten() {
-            if !non_empty(r, "evidenceItemId") {
+            if !has_text(r, "evidenceItemId") {
                 p("each evidence reference needs an `evidenceItemId`".into());
             }
         }
-        if !is_time(&e["updatedAt"]) {
+        if !time_value(&e["updatedAt"]) {
             p("`updatedAt` must be an ISO 8601 time".into());
         }
         for k in ["observedAt", "lastConfirmedAt"] {
-            if !e[k].is_null() && !is_time(&e[k]) {
+            if !e[k].is_null() && !time_value(&e[k]) {
                 p(format!("`{k}` must be an ISO 8601 time"));
             }
         }
@@ -343,7 +342,7 @@ pub fn check(documents: &str, entries: &str) -> Vec<String> {
                     RELATION_TYPES.join(", ")
                 ));
             }
-            if !non_empty(r, "targetEntryId") {
+            if !has_text(r, "targetEntryId") {
                 p("a relation needs a `targetEntryId`".into());
             }
         }
@@ -368,15 +367,6 @@ pub fn lines(text: &str, name: &str, problems: &mut Vec<String>) -> Vec<(usize, 
             }
         })
         .collect()
-}
-
-fn non_empty(v: &Value, key: &str) -> bool {
-    v[key].as_str().is_some_and(|s| !s.trim().is_empty())
-}
-
-fn is_time(v: &Value) -> bool {
-    v.as_str()
-        .is_some_and(|s| s.len() > 10 && Timestamp::parse(s).is_some())
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 
 pub mod compiled;
 pub mod mif;
+pub mod pack;
+pub mod records;
 
 use sha1::{Digest, Sha1};
 
@@ -18,6 +20,10 @@ pub enum Format {
     Mif,
     /// Compiled memory: documents.jsonl, entries.jsonl and a Markdown view per fact file.
     Compiled,
+    /// Memory records: one JSON object per fact, one per line.
+    Records,
+    /// A context pack: the current facts for a task, as one JSON object.
+    ContextPack,
 }
 
 impl Format {
@@ -25,6 +31,16 @@ impl Format {
         match self {
             Format::Mif => "mif",
             Format::Compiled => "compiled",
+            Format::Records => "records",
+            Format::ContextPack => "context-pack",
+        }
+    }
+
+    /// The file a one-stream format is written to with `--out`.
+    pub fn stream_file(self) -> &'static str {
+        match self {
+            Format::Records => "records.jsonl",
+            _ => "context-pack.json",
         }
     }
 
@@ -181,14 +197,32 @@ pub fn uuid(name: &str) -> String {
     )
 }
 
-/// A lowercase version-4 UUID: `xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx`.
-pub fn is_uuid_v4(s: &str) -> bool {
+/// A UUID of any version: 8-4-4-4-12 hexadecimal digits.
+pub fn is_uuid(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 36
         && b.iter().enumerate().all(|(i, &c)| match i {
             8 | 13 | 18 | 23 => c == b'-',
-            _ => c.is_ascii_digit() || (b'a'..=b'f').contains(&c),
+            _ => c.is_ascii_hexdigit(),
         })
+}
+
+/// A JSON string holding a date and time with `Z` or an offset (ISO 8601, RFC 3339).
+pub fn time_value(v: &serde_json::Value) -> bool {
+    v.as_str()
+        .is_some_and(|s| s.len() > 10 && Timestamp::parse(s).is_some())
+}
+
+/// Whether `v[key]` is a string with more than white space in it.
+pub fn has_text(v: &serde_json::Value, key: &str) -> bool {
+    v[key].as_str().is_some_and(|s| !s.trim().is_empty())
+}
+
+/// A lowercase version-4 UUID: `xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx`.
+pub fn is_uuid_v4(s: &str) -> bool {
+    let b = s.as_bytes();
+    is_uuid(s)
+        && !s.bytes().any(|c| c.is_ascii_uppercase())
         && b[14] == b'4'
         && matches!(b[19], b'8' | b'9' | b'a' | b'b')
 }
