@@ -226,9 +226,17 @@ fn apply_op(
             fact_id,
             text,
             relations,
+            evidence: own,
+            state,
+            by,
             ..
         } => {
-            let meta = new_meta(&Meta::default(), relations);
+            let mut meta = new_meta(&Meta::default(), relations);
+            if !own.is_empty() {
+                meta.evidence.clone_from(own);
+            }
+            meta.state.clone_from(state);
+            meta.by.clone_from(by);
             match insertion_point(file, fact_id) {
                 Some(at) => {
                     let Block::Fact(next) = &file.blocks[at] else {
@@ -518,6 +526,27 @@ mod tests {
 
     /// Applies `op` to a one-file ledger, and checks that `check` (no file rebuilt) reaches the
     /// same verdict.
+    #[test]
+    fn an_add_with_its_own_evidence_and_state_writes_them_into_the_metadata() {
+        let op = Operation::Add {
+            file: "architecture.md".into(),
+            fact_id: "f-new1".into(),
+            text: "Old way.".into(),
+            relations: Default::default(),
+            evidence: vec!["CLAUDE.md:12".into()],
+            state: Some(State::Superseded),
+            by: Some("f-aaaa".into()),
+        };
+        let out = one(ARCH, op).unwrap();
+        assert!(
+            out.files[0].new.contains(
+                "- **f-new1** Old way. <!-- state: superseded; by: f-aaaa; since: 2026-11-22; evidence: CLAUDE.md:12 -->\n"
+            ),
+            "{}",
+            out.files[0].new
+        );
+    }
+
     fn one(src: &str, op: Operation) -> Result<Applied, Conflict> {
         let l = ledger(&[("architecture.md", src)]);
         let p = proposal(vec![op], &l);
@@ -536,6 +565,9 @@ mod tests {
             fact_id: "f-new1".into(),
             text: text.into(),
             relations: Default::default(),
+            evidence: Vec::new(),
+            state: None,
+            by: None,
         }
     }
 
@@ -560,6 +592,9 @@ mod tests {
             fact_id: id.into(),
             text: "New.".into(),
             relations: Default::default(),
+            evidence: Vec::new(),
+            state: None,
+            by: None,
         };
         let l = ledger(&[("architecture.md", src)]);
         let new = |id: &str| {
@@ -712,6 +747,9 @@ mod tests {
             fact_id: "f-aaaa".into(),
             text: "Fresh.".into(),
             relations: Default::default(),
+            evidence: Vec::new(),
+            state: None,
+            by: None,
         };
         assert!(matches!(one(ARCH, taken), Err(Conflict::IdTaken { .. })));
         let missing = Operation::Add {
@@ -719,6 +757,9 @@ mod tests {
             fact_id: "f-new1".into(),
             text: "Fresh.".into(),
             relations: Default::default(),
+            evidence: Vec::new(),
+            state: None,
+            by: None,
         };
         assert!(matches!(
             one(ARCH, missing),

@@ -403,7 +403,7 @@ mod tests {
                 file: "architecture.md".into(),
                 fact_id: "f-7f3c".into(),
                 text: "We use PostgreSQL 16, not SQLite, for every service that stores relational data.".into(),
-                relations: Default::default(),
+                relations: Default::default(), evidence: Vec::new(), state: None, by: None,
             }],
             base: Default::default(),
         }

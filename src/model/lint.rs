@@ -864,6 +864,9 @@ mod tests {
                 fact_id: "f-new1".into(),
                 text: "t".into(),
                 relations: Default::default(),
+                evidence: Vec::new(),
+                state: None,
+                by: None,
             }],
         );
         let f = run(

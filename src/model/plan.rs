@@ -297,6 +297,9 @@ fn plan_op(
             text: check_text(&text, max)?,
             relations: check_related(ledger, None, relations)?,
             fact_id: new_id(),
+            evidence: Vec::new(),
+            state: None,
+            by: None,
         },
         RequestOp::Update {
             fact_id,

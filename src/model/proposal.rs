@@ -46,6 +46,16 @@ pub enum Operation {
         /// Relations the new fact starts with.
         #[serde(default, skip_serializing_if = "Relations::is_empty")]
         relations: Relations,
+        /// Evidence for this fact alone, in place of the proposal's: an import cites the line
+        /// each fact came from.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        evidence: Vec<String>,
+        /// The state the fact starts in, when not `active`: an import keeps the source's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        state: Option<State>,
+        /// With `state: superseded`, the fact that replaces it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
     },
     Update {
         file: String,
@@ -281,7 +291,18 @@ impl Operation {
             format!(" ({})", links.join("; "))
         };
         match self {
-            Operation::Add { file, fact_id, .. } => format!("add {fact_id} to {file}{links}{text}"),
+            Operation::Add {
+                file,
+                fact_id,
+                state,
+                ..
+            } => {
+                let state = state
+                    .as_ref()
+                    .map(|s| format!(" [{}]", s.as_str()))
+                    .unwrap_or_default();
+                format!("add {fact_id} to {file}{state}{links}{text}")
+            }
             Operation::Supersede {
                 fact_id,
                 new_fact_id,
@@ -486,6 +507,44 @@ fn validate_op(
         )?;
     }
     validate_relations(op, field)?;
+    if let Operation::Add {
+        evidence,
+        state,
+        by,
+        fact_id,
+        ..
+    } = op
+    {
+        for e in evidence {
+            unchanged(&field("evidence"), e, check_evidence(e))?;
+        }
+        match (state, by) {
+            (None, None) => {}
+            (Some(State::Superseded), Some(by)) if is_fact_id(by) && by != fact_id => {}
+            (Some(State::Superseded), _) => {
+                return Err(ProposalError::invalid(
+                    field("by"),
+                    "a fact added as superseded names another fact that replaces it",
+                ));
+            }
+            (Some(s), None) if State::SETTABLE.contains(s) && *s != State::Active => {}
+            (Some(s), None) => {
+                return Err(ProposalError::invalid(
+                    field("state"),
+                    format!(
+                        "`{}` is not a state a fact is added in (stale, contested, archived, superseded)",
+                        s.as_str()
+                    ),
+                ));
+            }
+            (_, Some(_)) => {
+                return Err(ProposalError::invalid(
+                    field("by"),
+                    "only a fact added as superseded names a replacement",
+                ));
+            }
+        }
+    }
     if let Operation::State { state, .. } = op {
         if !State::SETTABLE.contains(state) {
             return Err(ProposalError::invalid(
@@ -592,5 +651,50 @@ mod tests {
             assert_eq!(OpKind::parse(k.as_str()), Some(k));
         }
         assert_eq!(OpKind::parse("rename"), None);
+    }
+
+    #[test]
+    fn an_add_may_carry_its_own_evidence_and_a_starting_state() {
+        let limits = Limits {
+            max_fact_chars: 500,
+            files: vec!["pitfalls.md".into()],
+        };
+        let with = |evidence: &[&str], state: Option<State>, by: Option<&str>| {
+            let p = Proposal {
+                schema: SCHEMA,
+                id: "20261122T100000Z-00000000".into(),
+                created_at: "2026-11-22T10:00:00.000000Z".into(),
+                agent: None,
+                author: None,
+                reason: "imported".into(),
+                evidence: Vec::new(),
+                operations: vec![Operation::Add {
+                    file: "pitfalls.md".into(),
+                    fact_id: "f-new1".into(),
+                    text: "A fact.".into(),
+                    relations: Relations::new(),
+                    evidence: evidence.iter().map(|e| (*e).to_owned()).collect(),
+                    state,
+                    by: by.map(str::to_owned),
+                }],
+                base: BTreeMap::new(),
+            };
+            p.validate(&limits).map_err(|e| e.to_string())
+        };
+        assert_eq!(with(&["CLAUDE.md:12"], None, None), Ok(()));
+        assert_eq!(with(&[], Some(State::Archived), None), Ok(()));
+        assert_eq!(with(&[], Some(State::Superseded), Some("f-new2")), Ok(()));
+        assert!(with(&["two\nlines"], None, None).is_err());
+        assert!(with(&[], Some(State::Superseded), None)
+            .unwrap_err()
+            .contains("replaces"));
+        assert!(with(&[], Some(State::Superseded), Some("f-new1")).is_err());
+        assert!(with(&[], Some(State::Active), None)
+            .unwrap_err()
+            .contains("not a state"));
+        assert!(with(&[], Some(State::Other("zombie".into())), None).is_err());
+        assert!(with(&[], Some(State::Stale), Some("f-new2"))
+            .unwrap_err()
+            .contains("only"));
     }
 }

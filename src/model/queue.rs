@@ -727,6 +727,9 @@ pub(crate) mod tests {
                 fact_id: format!("f-{}", &id[id.len() - 4..]),
                 text: text.into(),
                 relations: Default::default(),
+                evidence: Vec::new(),
+                state: None,
+                by: None,
             }],
             base: Default::default(),
         }

@@ -118,6 +118,9 @@ fn operation(file: &FactFile, pick: usize, kind: u8, text: u8) -> Operation {
             fact_id: "f-new1".into(),
             text: new_text,
             relations: Default::default(),
+            evidence: Vec::new(),
+            state: None,
+            by: None,
         };
     }
     let fact = facts[pick % facts.len()];
