@@ -3,6 +3,7 @@
 //! rendered, so nothing invalid is written.
 
 pub mod compiled;
+pub mod import;
 pub mod mif;
 pub mod pack;
 pub mod records;

@@ -1,0 +1,416 @@
+//! Planning an import: statements found in outside sources become `add` operations of one
+//! proposal, never facts. Exact duplicates (of the ledger or of each other) are skipped and
+//! counted, statements that hold secrets or break the statement rules are refused with why,
+//! and near-duplicates of existing facts are named.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use crate::model::facts::{Relation, Relations, State};
+use crate::model::fields::check_text;
+use crate::model::ledger::Ledger;
+use crate::model::plan::{similar_to, Similar};
+use crate::model::proposal::{is_fact_id, Operation};
+use crate::model::secrets;
+use crate::model::text::normalize;
+
+/// A statement found in a source, before it is planned against the ledger.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    pub text: String,
+    /// Where it came from, `CLAUDE.md:12`: the first evidence of its operation.
+    pub source: String,
+    /// The evidence the source gives for it.
+    pub evidence: Vec<String>,
+    /// What the source says about where it belongs: a heading, a tag or a namespace.
+    pub hint: Option<String>,
+    /// The state it starts in, when the source says it is not current.
+    pub state: Option<State>,
+    /// The source's own id for it (a UUID, `adr:0003`), which relations name.
+    pub key: Option<String>,
+    /// The mneme fact id it had, when it comes from a mneme export.
+    pub fact_id: Option<String>,
+    /// Relations to other statements, by their keys or mneme fact ids.
+    pub relations: Vec<(Relation, String)>,
+    /// For a superseded statement: the key or fact id of what replaced it.
+    pub superseded_by: Option<String>,
+}
+
+/// What an import will propose, and what it will not.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Plan {
+    #[serde(skip)]
+    pub operations: Vec<Operation>,
+    /// Statements already in the ledger (or found twice): `(source, fact id or earlier source)`.
+    pub duplicates: Vec<(String, String)>,
+    /// Statements refused: `(source, why)`.
+    pub refused: Vec<(String, String)>,
+    /// Existing facts like a proposed statement.
+    pub similar: Vec<Similar>,
+    /// Relations or replacements that name nothing this import or the ledger holds.
+    pub unresolved: Vec<(String, String)>,
+}
+
+/// Plans `found` against `ledger`, minting fact ids with `mint` where the source's id cannot be
+/// kept.
+pub fn plan(ledger: &Ledger, found: &[Found], mut mint: impl FnMut() -> String) -> Plan {
+    let mut out = Plan::default();
+    let files: Vec<String> = ledger.files().iter().map(|f| f.name.clone()).collect();
+    let max = ledger.config.max_fact_chars;
+    let mut seen: HashMap<String, String> = HashMap::new();
+    // `(found index, text, file, fact id)` of each statement kept.
+    let mut kept: Vec<(usize, String, String, String)> = Vec::new();
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    for (i, f) in found.iter().enumerate() {
+        let text = match check_text(&f.text, max) {
+            Ok(t) => t,
+            Err(e) => {
+                out.refused.push((f.source.clone(), e.to_string()));
+                continue;
+            }
+        };
+        if let Some(s) = secrets::find(&text).first() {
+            out.refused.push((
+                f.source.clone(),
+                format!("it holds what looks like {} ({})", s.kind, s.sample),
+            ));
+            continue;
+        }
+        let normalized = normalize(&text);
+        if let Some((_, fact)) = ledger.same_statement(&normalized, "") {
+            let id = fact.id.clone().unwrap_or_else(|| Ledger::label(fact));
+            out.duplicates.push((f.source.clone(), id));
+            continue;
+        }
+        if let Some(earlier) = seen.get(&normalized) {
+            out.duplicates.push((f.source.clone(), earlier.clone()));
+            continue;
+        }
+        seen.insert(normalized, f.source.clone());
+        let id = match &f.fact_id {
+            Some(id) if is_fact_id(id) && ledger.find(id).is_none() && !used.contains(id) => {
+                id.clone()
+            }
+            _ => loop {
+                let id = mint();
+                if ledger.find(&id).is_none() && !used.contains(&id) {
+                    break id;
+                }
+            },
+        };
+        used.insert(id.clone());
+        let file = file_for(&files, f.hint.as_deref(), &text);
+        kept.push((i, text, file, id));
+    }
+    // Relations and replacements name statements by the source's keys or mneme ids.
+    let mut by_key: HashMap<&str, String> = HashMap::new();
+    for (i, _, _, id) in &kept {
+        let f = &found[*i];
+        // A source's fact id the ledger already uses names the ledger's fact, not this one.
+        let own = f.fact_id.iter().filter(|k| *k == id);
+        for k in f.key.iter().chain(own) {
+            by_key.insert(k.as_str(), id.clone());
+        }
+    }
+    let resolve = |name: &str| -> Option<String> {
+        by_key
+            .get(name)
+            .cloned()
+            .or_else(|| ledger.find(name).map(|_| name.to_owned()))
+    };
+    for (i, text, file, id) in kept {
+        let f = &found[i];
+        let mut relations = Relations::new();
+        for (relation, target) in &f.relations {
+            match resolve(target) {
+                Some(t) if t != id => {
+                    relations.entry(*relation).or_default().insert(t);
+                }
+                _ => out
+                    .unresolved
+                    .push((f.source.clone(), format!("{} {target}", relation.key()))),
+            }
+        }
+        let (state, by) = match (&f.state, &f.superseded_by) {
+            (Some(State::Superseded), Some(new)) => match resolve(new) {
+                Some(by) if by != id => (Some(State::Superseded), Some(by)),
+                _ => {
+                    out.unresolved
+                        .push((f.source.clone(), format!("superseded by {new}")));
+                    (Some(State::Archived), None)
+                }
+            },
+            // Replaced by something unknown: kept as history.
+            (Some(State::Superseded), None) => (Some(State::Archived), None),
+            (Some(State::Active) | None, _) => (None, None),
+            (Some(s), _) => (Some(s.clone()), None),
+        };
+        let mut evidence = vec![f.source.clone()];
+        evidence.extend(f.evidence.iter().filter(|e| **e != f.source).cloned());
+        let op = Operation::Add {
+            file,
+            fact_id: id,
+            text,
+            relations,
+            evidence,
+            state,
+            by,
+        };
+        let index = out.operations.len();
+        out.similar
+            .extend(similar_to(ledger, std::iter::empty(), index, &op));
+        out.operations.push(op);
+    }
+    out
+}
+
+/// Words that say which kind of fact a statement is, by the fact file they point to.
+const KINDS: [(&str, &[&str]); 4] = [
+    (
+        "architecture",
+        &[
+            "architecture",
+            "decision",
+            "design",
+            "adr",
+            "stack",
+            "we use",
+            "structure",
+            "layer",
+            "module",
+        ],
+    ),
+    (
+        "invariants",
+        &[
+            "invariant",
+            "always",
+            "never",
+            "must",
+            "rule",
+            "convention",
+            "requirement",
+            "security",
+        ],
+    ),
+    (
+        "performance",
+        &[
+            "performance",
+            "latency",
+            "fast",
+            "slow",
+            "memory",
+            "benchmark",
+            " ms",
+            "throughput",
+            "cache",
+        ],
+    ),
+    (
+        "pitfalls",
+        &[
+            "pitfall",
+            "gotcha",
+            "careful",
+            "beware",
+            "avoid",
+            "bug",
+            "learned",
+            "lesson",
+            "don't",
+            "do not",
+            "workaround",
+        ],
+    ),
+];
+
+/// The fact file a statement belongs in: the one its hint names (a tag or heading such as
+/// `performance-rules`), else the one its hint's or its own words point to, else the first.
+pub fn file_for(files: &[String], hint: Option<&str>, text: &str) -> String {
+    let simplify = |s: &str| -> String {
+        s.to_lowercase()
+            .trim_end_matches(".md")
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect()
+    };
+    if let Some(h) = hint.map(simplify).filter(|h| !h.is_empty()) {
+        if let Some(f) = files.iter().find(|f| simplify(f) == h) {
+            return f.clone();
+        }
+    }
+    let by_words = |s: &str| -> Option<String> {
+        let s = s.to_lowercase();
+        let mut best: Option<(usize, &String)> = None;
+        for (stem, words) in KINDS {
+            let Some(file) = files.iter().find(|f| f.starts_with(stem)) else {
+                continue;
+            };
+            let score = words.iter().filter(|w| s.contains(*w)).count();
+            if score > 0 && best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, file));
+            }
+        }
+        best.map(|(_, f)| f.clone())
+    };
+    hint.and_then(by_words)
+        .or_else(|| by_words(text))
+        .or_else(|| files.first().cloned())
+        .unwrap_or_default()
+}
+
+/// How many statements of each fact file a plan proposes, for the summary.
+pub fn by_file(plan: &Plan) -> BTreeMap<&str, usize> {
+    let mut out = BTreeMap::new();
+    for op in &plan.operations {
+        *out.entry(op.file()).or_default() += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ledger::tests::ledger;
+
+    fn found(text: &str, source: &str) -> Found {
+        Found {
+            text: text.into(),
+            source: source.into(),
+            ..Found::default()
+        }
+    }
+
+    #[test]
+    fn duplicates_are_skipped_secrets_refused_and_relations_resolved() {
+        let l = ledger(&[
+            (
+                "architecture.md",
+                "# A\n\n- **f-aaaa** We use PostgreSQL 16.\n",
+            ),
+            ("pitfalls.md", "# P\n"),
+        ]);
+        let mut n = 0;
+        let mint = || {
+            n += 1;
+            format!("f-new{n}")
+        };
+        let mut old = found("The cache is per tenant.", "notes.md:3");
+        old.key = Some("k-old".into());
+        old.state = Some(State::Superseded);
+        old.superseded_by = Some("k-new".into());
+        let mut new = found("The cache is global, keyed by tenant.", "notes.md:4");
+        new.key = Some("k-new".into());
+        new.relations = vec![
+            (Relation::DependsOn, "f-aaaa".into()),
+            (Relation::RelatesTo, "k-gone".into()),
+        ];
+        new.fact_id = Some("f-aaaa".into());
+        let plan = plan(
+            &l,
+            &[
+                found("We use postgresql 16", "CLAUDE.md:2"),
+                found(
+                    "Token: ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+                    "CLAUDE.md:3",
+                ),
+                found("Beware: the importer is slow on NFS.", "CLAUDE.md:4"),
+                found("beware — the importer is slow on NFS", "AGENTS.md:9"),
+                old,
+                new,
+            ],
+            mint,
+        );
+        assert_eq!(
+            plan.duplicates,
+            [
+                ("CLAUDE.md:2".into(), "f-aaaa".into()),
+                ("AGENTS.md:9".into(), "CLAUDE.md:4".into())
+            ]
+        );
+        assert_eq!(plan.refused.len(), 1);
+        assert!(plan.refused[0].1.contains("GitHub"), "{:?}", plan.refused);
+        assert_eq!(plan.operations.len(), 3);
+        let Operation::Add { file, evidence, .. } = &plan.operations[0] else {
+            panic!()
+        };
+        assert_eq!(file, "pitfalls.md");
+        assert_eq!(evidence, &["CLAUDE.md:4".to_owned()]);
+        let Operation::Add {
+            fact_id: old_id,
+            state,
+            by,
+            ..
+        } = &plan.operations[1]
+        else {
+            panic!()
+        };
+        let Operation::Add {
+            fact_id: new_id,
+            relations,
+            ..
+        } = &plan.operations[2]
+        else {
+            panic!()
+        };
+        assert_eq!(new_id, "f-new3", "f-aaaa is taken, so a new id is minted");
+        assert_eq!(old_id, "f-new2");
+        assert_eq!(
+            (state.clone(), by.clone()),
+            (Some(State::Superseded), Some(new_id.clone()))
+        );
+        assert_eq!(
+            relations
+                .get(&Relation::DependsOn)
+                .unwrap()
+                .iter()
+                .collect::<Vec<_>>(),
+            ["f-aaaa"]
+        );
+        assert_eq!(
+            plan.unresolved,
+            [("notes.md:4".into(), "relates_to k-gone".into())]
+        );
+    }
+
+    #[test]
+    fn files_are_chosen_by_hint_then_words() {
+        let files: Vec<String> = [
+            "architecture.md",
+            "invariants.md",
+            "performance_rules.md",
+            "pitfalls.md",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            file_for(&files, Some("performance-rules"), "x"),
+            "performance_rules.md"
+        );
+        assert_eq!(
+            file_for(&files, Some("Architecture"), "x"),
+            "architecture.md"
+        );
+        assert_eq!(file_for(&files, Some("Gotchas we hit"), "x"), "pitfalls.md");
+        assert_eq!(
+            file_for(&files, Some("Miscellany"), "x"),
+            "architecture.md",
+            "no word: the first file"
+        );
+        assert_eq!(
+            file_for(&files, None, "Never commit secrets."),
+            "invariants.md"
+        );
+        assert_eq!(
+            file_for(&files, None, "Queries must stay under 20 ms latency."),
+            "performance_rules.md"
+        );
+        assert_eq!(
+            file_for(&files, Some("Performance"), "Never block."),
+            "performance_rules.md"
+        );
+        assert_eq!(file_for(&files, None, "Hello."), "architecture.md");
+    }
+}
