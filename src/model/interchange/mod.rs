@@ -5,6 +5,7 @@
 pub mod compiled;
 pub mod import;
 pub mod mif;
+pub mod notes;
 pub mod pack;
 pub mod records;
 

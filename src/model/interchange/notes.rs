@@ -1,0 +1,458 @@
+//! Statements in a team's existing notes: CLAUDE.md, AGENTS.md outside mneme's block,
+//! `.cursorrules`, `.cursor/rules/*.mdc`, Cline memory-bank files and architecture decision
+//! records (docs/formats/import.md says how each is read).
+
+use crate::model::agents_md::{BEGIN, END};
+use crate::model::facts::State;
+use crate::model::interchange::import::Found;
+
+/// Fewer words than this is a label, not a statement.
+const MIN_WORDS: usize = 3;
+/// A paragraph longer than this is split into its sentences.
+const PARAGRAPH_MAX: usize = 300;
+
+/// One statement per list item and per short paragraph (long paragraphs by sentence) of a
+/// Markdown notes file at `path`. Headings are hints of where a statement belongs; code blocks,
+/// tables, HTML comments, front matter and mneme's own AGENTS.md block are skipped. A nested
+/// item under an item that ends with `:` is read with it: `Never: use unwrap in handlers.`
+pub fn statements(path: &str, text: &str) -> Vec<Found> {
+    let mut out = Vec::new();
+    let mut heading: Option<String> = None;
+    // Open list items: `(indent, text, first line, is a lead-in)`.
+    let mut items: Vec<(usize, String, usize, bool)> = Vec::new();
+    let mut paragraph: Option<(String, usize)> = None;
+    let mut fence: Option<&str> = None;
+    let mut skipping_block = false;
+    let mut in_comment = false;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut start = 0;
+    if lines.first().is_some_and(|l| l.trim_end() == "---") {
+        if let Some(end) = lines.iter().skip(1).position(|l| l.trim_end() == "---") {
+            start = end + 2;
+        }
+    }
+    let flush_items = |items: &mut Vec<(usize, String, usize, bool)>,
+                       out: &mut Vec<Found>,
+                       heading: &Option<String>,
+                       down_to: usize| {
+        while items.last().is_some_and(|(indent, ..)| *indent >= down_to) {
+            let (_, text, line, lead_in) = items.pop().expect("checked");
+            if !lead_in {
+                push(out, path, line, &text, heading);
+            }
+        }
+    };
+    for (n, raw) in lines.iter().enumerate().skip(start) {
+        let line_no = n + 1;
+        let line = raw.trim_end();
+        let trimmed = line.trim_start();
+        if let Some(marker) = fence {
+            if trimmed.starts_with(marker) {
+                fence = None;
+            }
+            continue;
+        }
+        if trimmed == BEGIN {
+            skipping_block = true;
+        }
+        if skipping_block {
+            if trimmed == END {
+                skipping_block = false;
+            }
+            continue;
+        }
+        if in_comment {
+            in_comment = !trimmed.contains("-->");
+            continue;
+        }
+        if trimmed.starts_with("<!--") {
+            in_comment = !trimmed.contains("-->");
+            continue;
+        }
+        let opens_fence = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+        let is_blank = trimmed.is_empty();
+        let is_heading = trimmed.starts_with('#');
+        let is_table = trimmed.starts_with('|');
+        let item = list_item(line);
+        if opens_fence.is_some() || is_blank || is_heading || is_table || item.is_some() {
+            if let Some((text, at)) = paragraph.take() {
+                paragraph_statements(&mut out, path, at, &text, &heading);
+            }
+        }
+        if let Some(marker) = opens_fence {
+            fence = Some(marker);
+            continue;
+        }
+        if is_heading {
+            flush_items(&mut items, &mut out, &heading, 0);
+            let title = trimmed.trim_start_matches('#').trim();
+            heading = (!title.is_empty()).then(|| title.to_owned());
+            continue;
+        }
+        if is_table {
+            flush_items(&mut items, &mut out, &heading, 0);
+            continue;
+        }
+        if is_blank {
+            continue;
+        }
+        if let Some((indent, body)) = item {
+            flush_items(&mut items, &mut out, &heading, indent + 1);
+            // Siblings and deeper items of a finished sibling are done.
+            while items.last().is_some_and(|(i, ..)| *i >= indent) {
+                flush_items(&mut items, &mut out, &heading, indent);
+            }
+            let text = match items.last() {
+                Some((_, parent, _, true)) => format!("{} {body}", parent.trim_end()),
+                _ => body.to_owned(),
+            };
+            items.push((indent, text, line_no, body.ends_with(':')));
+            continue;
+        }
+        let indent = line.len() - trimmed.len();
+        match items.last_mut() {
+            // A continuation line of the open item.
+            Some((i, text, ..)) if indent > *i => {
+                text.push(' ');
+                text.push_str(trimmed);
+            }
+            _ => {
+                flush_items(&mut items, &mut out, &heading, 0);
+                match &mut paragraph {
+                    Some((text, _)) => {
+                        text.push(' ');
+                        text.push_str(trimmed);
+                    }
+                    None => paragraph = Some((trimmed.to_owned(), line_no)),
+                }
+            }
+        }
+    }
+    if let Some((text, at)) = paragraph.take() {
+        paragraph_statements(&mut out, path, at, &text, &heading);
+    }
+    flush_items(&mut items, &mut out, &heading, 0);
+    out.sort_by_key(|f| line_of(&f.source));
+    out
+}
+
+fn line_of(source: &str) -> usize {
+    source
+        .rsplit_once(':')
+        .and_then(|(_, n)| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// `(indent, text)` of a list item line: `- x`, `* x`, `+ x`, `1. x`, `1) x`; task boxes dropped.
+fn list_item(line: &str) -> Option<(usize, &str)> {
+    let trimmed = line.trim_start();
+    let indent = line.len() - trimmed.len();
+    let rest = if let Some(r) = ["- ", "* ", "+ "]
+        .iter()
+        .find_map(|m| trimmed.strip_prefix(m))
+    {
+        r
+    } else {
+        let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+        let after = trimmed.get(digits..)?;
+        if digits == 0 || digits > 3 {
+            return None;
+        }
+        after
+            .strip_prefix(". ")
+            .or_else(|| after.strip_prefix(") "))?
+    };
+    let rest = ["[ ] ", "[x] ", "[X] "]
+        .iter()
+        .find_map(|b| rest.strip_prefix(b))
+        .unwrap_or(rest);
+    Some((indent, rest.trim()))
+}
+
+fn paragraph_statements(
+    out: &mut Vec<Found>,
+    path: &str,
+    line: usize,
+    text: &str,
+    heading: &Option<String>,
+) {
+    if text.ends_with(':') {
+        return;
+    }
+    if text.chars().count() <= PARAGRAPH_MAX {
+        push(out, path, line, text, heading);
+        return;
+    }
+    for sentence in sentences(text) {
+        push(out, path, line, sentence, heading);
+    }
+}
+
+/// The sentences of a paragraph: cut after `.`, `!` or `?` followed by a space and a capital.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let b = text.as_bytes();
+    for i in 0..b.len() {
+        let ends = matches!(b[i], b'.' | b'!' | b'?')
+            && b.get(i + 1) == Some(&b' ')
+            && b.get(i + 2).is_some_and(u8::is_ascii_uppercase);
+        if ends {
+            out.push(text[start..=i].trim());
+            start = i + 2;
+        }
+    }
+    out.push(text[start..].trim());
+    out
+}
+
+fn push(out: &mut Vec<Found>, path: &str, line: usize, text: &str, heading: &Option<String>) {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text
+        .split(' ')
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .count()
+        < MIN_WORDS
+    {
+        return;
+    }
+    out.push(Found {
+        text,
+        source: format!("{path}:{line}"),
+        hint: heading.clone(),
+        ..Found::default()
+    });
+}
+
+/// An architecture decision record, `NNNN-title.md`: one statement, the title and the first
+/// paragraph of its decision. Accepted records are current; superseded ones name their
+/// replacement (`Superseded by ADR-0005`); deprecated ones are archived. Proposed, draft and
+/// rejected records are no decision: `Err` says why.
+pub fn adr(path: &str, name: &str, text: &str) -> Result<Found, String> {
+    let number = adr_number(name).ok_or("the file name does not start with a record number")?;
+    let mut title = None;
+    let mut title_line = 1;
+    let mut status = None;
+    let mut decision = String::new();
+    let mut section = String::new();
+    let mut superseded_by = None;
+    let mut supersedes = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if let Some(h) = t.strip_prefix("# ").filter(|_| title.is_none()) {
+            title = Some(strip_adr_prefix(h).to_owned());
+            title_line = n + 1;
+            continue;
+        }
+        if let Some(h) = t.strip_prefix("## ") {
+            section = h.trim().to_lowercase();
+            continue;
+        }
+        let lower = t.to_lowercase();
+        if let Some(v) = lower.strip_prefix("status:") {
+            status.get_or_insert_with(|| v.trim().to_owned());
+        } else if section == "status" && !t.is_empty() && status.is_none() {
+            status = Some(lower.clone());
+        }
+        const BY: &str = "superseded by";
+        const OVER: &str = "supersedes";
+        if let Some(at) = lower.find(BY) {
+            superseded_by = adr_reference(&lower[at + BY.len()..]);
+        } else if let Some(at) = lower.find(OVER) {
+            supersedes.extend(adr_reference(&lower[at + OVER.len()..]));
+        }
+        if section == "decision" {
+            if t.is_empty() {
+                if !decision.is_empty() {
+                    section.clear();
+                }
+            } else {
+                if !decision.is_empty() {
+                    decision.push(' ');
+                }
+                decision.push_str(t);
+            }
+        }
+    }
+    let title = title.ok_or("it has no `# title`")?;
+    let status = status.unwrap_or_else(|| "accepted".to_owned());
+    let state = if status.starts_with("superseded") {
+        Some(State::Superseded)
+    } else if status.starts_with("deprecated") || status.starts_with("obsolete") {
+        Some(State::Archived)
+    } else if ["proposed", "draft", "rejected"]
+        .iter()
+        .any(|s| status.starts_with(s))
+    {
+        return Err(format!("its status is `{status}`, not a decision"));
+    } else {
+        None
+    };
+    let text = if decision.is_empty() {
+        title
+    } else {
+        format!("{}: {decision}", title.trim_end_matches('.'))
+    };
+    let mut found = Found {
+        text,
+        source: format!("{path}:{title_line}"),
+        hint: Some("architecture".to_owned()),
+        key: Some(format!("adr:{number}")),
+        state,
+        superseded_by: superseded_by.map(|n| format!("adr:{n}")),
+        ..Found::default()
+    };
+    // A record that says what it supersedes relates to it; the older record says it was replaced.
+    found.relations = supersedes
+        .into_iter()
+        .map(|n| (crate::model::facts::Relation::RelatesTo, format!("adr:{n}")))
+        .collect();
+    Ok(found)
+}
+
+/// The record number a file name starts with: `0003-use-postgres.md` → 3.
+pub fn adr_number(name: &str) -> Option<u32> {
+    let digits: String = name.chars().take_while(char::is_ascii_digit).collect();
+    (!digits.is_empty()).then(|| digits.parse().ok()).flatten()
+}
+
+/// The first record number in `text`: `ADR-0005`, `[5](0005-x.md)`, `0005`.
+fn adr_reference(text: &str) -> Option<u32> {
+    let start = text.find(|c: char| c.is_ascii_digit())?;
+    adr_number(&text[start..])
+}
+
+/// `ADR-0003: Use PostgreSQL` or `3. Use PostgreSQL` → `Use PostgreSQL`.
+fn strip_adr_prefix(title: &str) -> &str {
+    let t = title.trim();
+    let t = t
+        .strip_prefix("ADR")
+        .or_else(|| t.strip_prefix("adr"))
+        .map_or(t, |r| r.trim_start_matches(['-', ' ']));
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 {
+        t[digits..].trim_start_matches(['.', ':', ' ', '-']).trim()
+    } else {
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(found: &[Found]) -> Vec<(&str, &str, Option<&str>)> {
+        found
+            .iter()
+            .map(|f| (f.text.as_str(), f.source.as_str(), f.hint.as_deref()))
+            .collect()
+    }
+
+    #[test]
+    fn a_claude_md_gives_one_statement_per_item_and_short_paragraph() {
+        let text = "\
+# Project notes
+
+This service stores orders in PostgreSQL 16.
+
+## Testing
+
+- Run `cargo test` before every push.
+- Never:
+  - call unwrap in request handlers,
+  - log tokens.
+- A long item that wraps
+  onto a second line.
+- Short one
+
+```sh
+- not a statement inside code
+```
+
+| a | b |
+| - | - |
+
+<!-- a comment
+- not a statement -->
+
+1. Numbered items count too.
+";
+        let found = statements("CLAUDE.md", text);
+        assert_eq!(
+            texts(&found),
+            [
+                (
+                    "This service stores orders in PostgreSQL 16.",
+                    "CLAUDE.md:3",
+                    Some("Project notes")
+                ),
+                (
+                    "Run `cargo test` before every push.",
+                    "CLAUDE.md:7",
+                    Some("Testing")
+                ),
+                (
+                    "Never: call unwrap in request handlers,",
+                    "CLAUDE.md:9",
+                    Some("Testing")
+                ),
+                ("Never: log tokens.", "CLAUDE.md:10", Some("Testing")),
+                (
+                    "A long item that wraps onto a second line.",
+                    "CLAUDE.md:11",
+                    Some("Testing")
+                ),
+                ("Numbered items count too.", "CLAUDE.md:25", Some("Testing")),
+            ]
+        );
+    }
+
+    #[test]
+    fn mnemes_block_and_front_matter_are_skipped_and_long_paragraphs_split() {
+        let long = "The importer reads every file once. ".repeat(10);
+        let text = format!(
+            "---\ndescription: Rules\nglobs: \"*.rs\"\n---\n\n{BEGIN}\n- Facts are here.\n{END}\n\n{long}\n"
+        );
+        let found = statements(".cursor/rules/x.mdc", &text);
+        assert_eq!(found.len(), 10);
+        assert!(found
+            .iter()
+            .all(|f| f.text == "The importer reads every file once."));
+        assert_eq!(found[0].source, ".cursor/rules/x.mdc:10");
+    }
+
+    #[test]
+    fn decision_records_give_their_decision_and_status() {
+        let text = "# 3. Use PostgreSQL\n\nDate: 2024-01-01\n\n## Status\n\nSuperseded by [ADR-0005](0005-use-postgres-17.md)\n\n## Context\n\nWe need SQL.\n\n## Decision\n\nWe use PostgreSQL 16\nfor every service.\n\nMore detail.\n";
+        let f = adr(
+            "docs/adr/0003-use-postgresql.md",
+            "0003-use-postgresql.md",
+            text,
+        )
+        .unwrap();
+        assert_eq!(
+            f.text,
+            "Use PostgreSQL: We use PostgreSQL 16 for every service."
+        );
+        assert_eq!(f.source, "docs/adr/0003-use-postgresql.md:1");
+        assert_eq!(f.key.as_deref(), Some("adr:3"));
+        assert_eq!(f.state, Some(State::Superseded));
+        assert_eq!(f.superseded_by.as_deref(), Some("adr:5"));
+        let accepted = adr(
+            "a/0005-x.md",
+            "0005-x.md",
+            "# ADR-0005: Use PostgreSQL 17\n\nStatus: Accepted\n\nSupersedes ADR-0003\n",
+        )
+        .unwrap();
+        assert_eq!(accepted.text, "Use PostgreSQL 17");
+        assert_eq!(accepted.state, None);
+        assert!(adr(
+            "a/0006-x.md",
+            "0006-x.md",
+            "# Try Redis\n\n## Status\n\nProposed\n"
+        )
+        .unwrap_err()
+        .contains("proposed"));
+        assert!(adr("a/x.md", "x.md", "# T\n").is_err());
+    }
+}
