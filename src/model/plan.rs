@@ -188,6 +188,19 @@ pub fn plan(
         .enumerate()
         .flat_map(|(index, op)| similar_to(ledger, pending.parsed(), index, op))
         .collect();
+    let proposal = assemble(ledger, ctx, &seed, header, operations)?;
+    Ok(Planned { proposal, similar })
+}
+
+/// The proposal of `operations`: its id (the time and a hash of `seed`), the hashes of the fact
+/// files it touches, validated as review will validate it, and refused if it holds a secret.
+pub(crate) fn assemble(
+    ledger: &Ledger,
+    ctx: &PlanContext,
+    seed: &str,
+    header: Header,
+    operations: Vec<Operation>,
+) -> Result<Proposal, PlanError> {
     let base = operations
         .iter()
         .filter_map(|op| ledger.file(op.file()))
@@ -197,7 +210,7 @@ pub fn plan(
     let proposal = Proposal {
         schema: SCHEMA,
         id: format!("{}-{hash}", ctx.now.compact()),
-        created_at,
+        created_at: ctx.now.rfc3339(),
         agent: header.agent,
         author: ctx.author.clone(),
         reason: header.reason,
@@ -210,14 +223,14 @@ pub fn plan(
     if let Some((field, secret)) = proposal.secrets().into_iter().next() {
         return Err(PlanError::Secret { field, secret });
     }
-    Ok(Planned { proposal, similar })
+    Ok(proposal)
 }
 
 /// The request's reason, agent and evidence, checked.
-struct Header {
-    reason: String,
-    agent: Option<String>,
-    evidence: Vec<String>,
+pub(crate) struct Header {
+    pub reason: String,
+    pub agent: Option<String>,
+    pub evidence: Vec<String>,
 }
 
 fn check_header(ledger: &Ledger, req: &Request) -> Result<Header, PlanError> {
@@ -248,7 +261,7 @@ fn check_header(ledger: &Ledger, req: &Request) -> Result<Header, PlanError> {
 }
 
 /// New fact ids, unique among the ledger's and the pending proposals'.
-struct IdMinter<'s> {
+pub(crate) struct IdMinter<'s> {
     ledger: HashSet<&'s str>,
     /// Looked up by a scan for each id minted, not gathered: a queue can hold thousands.
     pending: &'s Queue,
@@ -258,7 +271,7 @@ struct IdMinter<'s> {
 }
 
 impl<'s> IdMinter<'s> {
-    fn new(ledger: &'s Ledger, pending: &'s Queue, seed: &'s str) -> IdMinter<'s> {
+    pub(crate) fn new(ledger: &'s Ledger, pending: &'s Queue, seed: &'s str) -> IdMinter<'s> {
         let ledger: HashSet<&str> = ledger.ids().collect();
         IdMinter {
             existing: ledger.len() + pending.parsed().map(|p| p.new_ids().count()).sum::<usize>(),
@@ -269,7 +282,7 @@ impl<'s> IdMinter<'s> {
         }
     }
 
-    fn mint(&mut self, salt: usize) -> String {
+    pub(crate) fn mint(&mut self, salt: usize) -> String {
         let seed = format!("{}\0{salt}", self.seed);
         let (ledger, pending, minted) = (&self.ledger, self.pending, &self.minted);
         let id = mint(FACT_PREFIX, seed.as_bytes(), self.existing, |id| {

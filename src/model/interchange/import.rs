@@ -8,10 +8,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::Serialize;
 
 use crate::model::facts::{Relation, Relations, State};
-use crate::model::fields::check_text;
+use crate::model::fields::{check_evidence, check_reason, check_text};
 use crate::model::ledger::Ledger;
-use crate::model::plan::{similar_to, Similar};
-use crate::model::proposal::{is_fact_id, Operation};
+use crate::model::plan::{assemble, similar_to, Header, PlanContext, PlanError, Similar};
+use crate::model::proposal::{is_fact_id, Operation, Proposal};
+use crate::model::queue::Queue;
 use crate::model::secrets;
 use crate::model::text::normalize;
 
@@ -35,6 +36,22 @@ pub struct Found {
     pub relations: Vec<(Relation, String)>,
     /// For a superseded statement: the key or fact id of what replaced it.
     pub superseded_by: Option<String>,
+    /// The keys of statements this one replaced (they say nothing of it themselves).
+    pub supersedes: Vec<String>,
+}
+
+impl Found {
+    /// The evidence its operation carries: a statement from a mneme export keeps the fact's own
+    /// (citing the export would cite a copy of the ledger); any other cites its source line
+    /// first.
+    fn evidence(&self) -> Vec<String> {
+        if self.fact_id.is_some() {
+            return self.evidence.clone();
+        }
+        let mut out = vec![self.source.clone()];
+        out.extend(self.evidence.iter().filter(|e| **e != self.source).cloned());
+        out
+    }
 }
 
 /// What an import will propose, and what it will not.
@@ -42,6 +59,9 @@ pub struct Found {
 pub struct Plan {
     #[serde(skip)]
     pub operations: Vec<Operation>,
+    /// Where each operation's statement came from (`CLAUDE.md:12`).
+    #[serde(skip)]
+    pub sources: Vec<String>,
     /// Statements already in the ledger (or found twice): `(source, fact id or earlier source)`.
     pub duplicates: Vec<(String, String)>,
     /// Statements refused: `(source, why)`.
@@ -52,10 +72,24 @@ pub struct Plan {
     pub unresolved: Vec<(String, String)>,
 }
 
-/// Plans `found` against `ledger`, minting fact ids with `mint` where the source's id cannot be
-/// kept.
-pub fn plan(ledger: &Ledger, found: &[Found], mut mint: impl FnMut() -> String) -> Plan {
+/// Plans `found` against `ledger` and the `pending` proposals, minting fact ids with `mint`
+/// where the source's id cannot be kept.
+pub fn plan(
+    ledger: &Ledger,
+    pending: &Queue,
+    found: &[Found],
+    mut mint: impl FnMut() -> String,
+) -> Plan {
     let mut out = Plan::default();
+    // What replaced each statement, from either side's word.
+    let mut replaced_by: HashMap<&str, &str> = HashMap::new();
+    for f in found {
+        for old in &f.supersedes {
+            if let Some(key) = f.key.as_deref().or(f.fact_id.as_deref()) {
+                replaced_by.insert(old.as_str(), key);
+            }
+        }
+    }
     let files: Vec<String> = ledger.files().iter().map(|f| f.name.clone()).collect();
     let max = ledger.config.max_fact_chars;
     let mut seen: HashMap<String, String> = HashMap::new();
@@ -83,13 +117,23 @@ pub fn plan(ledger: &Ledger, found: &[Found], mut mint: impl FnMut() -> String) 
             out.duplicates.push((f.source.clone(), id));
             continue;
         }
+        if let Some(p) = pending.proposing(&normalized) {
+            out.duplicates
+                .push((f.source.clone(), format!("pending proposal {}", p.id())));
+            continue;
+        }
         if let Some(earlier) = seen.get(&normalized) {
             out.duplicates.push((f.source.clone(), earlier.clone()));
             continue;
         }
         seen.insert(normalized, f.source.clone());
         let id = match &f.fact_id {
-            Some(id) if is_fact_id(id) && ledger.find(id).is_none() && !used.contains(id) => {
+            Some(id)
+                if is_fact_id(id)
+                    && ledger.find(id).is_none()
+                    && !pending.reserves(id)
+                    && !used.contains(id) =>
+            {
                 id.clone()
             }
             _ => loop {
@@ -132,7 +176,17 @@ pub fn plan(ledger: &Ledger, found: &[Found], mut mint: impl FnMut() -> String) 
                     .push((f.source.clone(), format!("{} {target}", relation.key()))),
             }
         }
-        let (state, by) = match (&f.state, &f.superseded_by) {
+        let named_by = f
+            .key
+            .iter()
+            .chain(&f.fact_id)
+            .find_map(|k| replaced_by.get(k.as_str()).map(|by| (*by).to_owned()));
+        let superseded_by = f.superseded_by.clone().or(named_by);
+        let state = match (&f.state, &superseded_by) {
+            (None | Some(State::Active), Some(_)) => Some(State::Superseded),
+            (s, _) => s.clone(),
+        };
+        let (state, by) = match (&state, &superseded_by) {
             (Some(State::Superseded), Some(new)) => match resolve(new) {
                 Some(by) if by != id => (Some(State::Superseded), Some(by)),
                 _ => {
@@ -146,8 +200,15 @@ pub fn plan(ledger: &Ledger, found: &[Found], mut mint: impl FnMut() -> String) 
             (Some(State::Active) | None, _) => (None, None),
             (Some(s), _) => (Some(s.clone()), None),
         };
-        let mut evidence = vec![f.source.clone()];
-        evidence.extend(f.evidence.iter().filter(|e| **e != f.source).cloned());
+        let mut evidence = Vec::new();
+        for e in f.evidence() {
+            match check_evidence(&e.replace(' ', "%20")) {
+                Ok(e) => evidence.push(e),
+                Err(why) => out
+                    .unresolved
+                    .push((f.source.clone(), format!("evidence dropped: {why}"))),
+            }
+        }
         let op = Operation::Add {
             file,
             fact_id: id,
@@ -161,8 +222,53 @@ pub fn plan(ledger: &Ledger, found: &[Found], mut mint: impl FnMut() -> String) 
         out.similar
             .extend(similar_to(ledger, std::iter::empty(), index, &op));
         out.operations.push(op);
+        out.sources.push(f.source.clone());
     }
     out
+}
+
+/// The proposals of a plan: one, or with `split` one per source file. `reason` says what was
+/// imported; each proposal's reason names its file when split.
+pub fn proposals(
+    ledger: &Ledger,
+    plan: &Plan,
+    ctx: &PlanContext,
+    agent: Option<String>,
+    reason: &str,
+    split: bool,
+) -> Result<Vec<Proposal>, PlanError> {
+    let mut groups: Vec<(String, Vec<Operation>)> = Vec::new();
+    for (op, source) in plan.operations.iter().zip(&plan.sources) {
+        let key = if split {
+            source
+                .rsplit_once(':')
+                .map_or(source.as_str(), |(file, _)| file)
+                .to_owned()
+        } else {
+            String::new()
+        };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, ops)) => ops.push(op.clone()),
+            None => groups.push((key, vec![op.clone()])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(file, operations)| {
+            let reason = if file.is_empty() {
+                reason.to_owned()
+            } else {
+                format!("{reason}: {file}")
+            };
+            let seed = format!("{}\0{reason}\0{}", ctx.now.rfc3339(), ctx.nonce);
+            let header = Header {
+                reason: check_reason(&reason)?,
+                agent: agent.clone(),
+                evidence: Vec::new(),
+            };
+            assemble(ledger, ctx, &seed, header, operations)
+        })
+        .collect()
 }
 
 /// Words that say which kind of fact a statement is, by the fact file they point to.
@@ -310,6 +416,7 @@ mod tests {
         new.fact_id = Some("f-aaaa".into());
         let plan = plan(
             &l,
+            &Queue::default(),
             &[
                 found("We use postgresql 16", "CLAUDE.md:2"),
                 found(

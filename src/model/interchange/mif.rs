@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::model::evidence::{classify, Evidence};
 use crate::model::facts::{Relation, State};
+use crate::model::interchange::import::Found;
 use crate::model::interchange::{is_hyphenated, is_uuid_v4, quoted, slug, uuid, Item};
 use crate::model::text::{one_line, truncate};
 use crate::model::time::Timestamp;
@@ -244,6 +245,8 @@ pub struct Memory {
     pub tags: Vec<String>,
     /// The body up to mneme's sections, trimmed.
     pub statement: String,
+    /// The 1-based line the statement starts on.
+    pub statement_line: usize,
     /// `(type, target id)` of each `## Relationships` line.
     pub relationships: Vec<(String, String)>,
     /// The `## Evidence` list, else the code references and citations.
@@ -251,6 +254,57 @@ pub struct Memory {
     /// `provenance.source_ref`.
     pub source_ref: Option<String>,
     pub valid_until: Option<String>,
+}
+
+/// What an import makes of a memory read from `path`: its statement, evidence, state and
+/// relationships, the fact file its tags or namespace point to, and for a mneme export the
+/// fact id it had (`provenance.source_ref` `mneme:<id>`).
+pub fn found(path: &str, m: &Memory) -> Found {
+    let fact_id = m
+        .source_ref
+        .as_deref()
+        .and_then(|r| r.strip_prefix("mneme:"))
+        .map(str::to_owned);
+    let state_tag = m.tags.iter().find_map(|t| t.strip_prefix("state-"));
+    // mneme's own tags: `mneme`, the fact file, the state.
+    let file_tag = m
+        .tags
+        .iter()
+        .find(|t| *t != "mneme" && !t.starts_with("state-") && m.tags.iter().any(|t| t == "mneme"));
+    let state = match state_tag {
+        Some(s) => Some(State::parse(s)),
+        None if m.valid_until.is_some() => Some(State::Archived),
+        None => None,
+    };
+    let mut relations = Vec::new();
+    let mut supersedes = Vec::new();
+    for (kind, target) in &m.relationships {
+        let relation = match kind.as_str() {
+            "supersedes" => {
+                supersedes.push(target.clone());
+                continue;
+            }
+            "depends-on" => Relation::DependsOn,
+            "contradicts" => Relation::Contradicts,
+            "derived-from" => Relation::DerivedFrom,
+            _ => Relation::RelatesTo,
+        };
+        relations.push((relation, target.clone()));
+    }
+    Found {
+        text: m.statement.clone(),
+        source: format!("{path}:{}", m.statement_line),
+        evidence: m.evidence.clone(),
+        hint: file_tag
+            .cloned()
+            .or_else(|| m.namespace.split('/').next().map(str::to_owned)),
+        state,
+        key: Some(m.id.clone()),
+        fact_id,
+        relations,
+        superseded_by: None,
+        supersedes,
+    }
 }
 
 /// Splits a memory file into its front matter and body.
@@ -459,6 +513,9 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
         }
     }
     let (statement, sections) = body_parts(body);
+    let statement_line = text[..text.len() - body.len()].lines().count()
+        + body.lines().take_while(|l| l.trim().is_empty()).count()
+        + 1;
     let mut relationships = Vec::new();
     let mut evidence = Vec::new();
     for (heading, lines) in &sections {
@@ -504,6 +561,7 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
         namespace: namespace.to_owned(),
         tags,
         statement,
+        statement_line,
         relationships,
         evidence: if evidence.is_empty() { refs } else { evidence },
         source_ref,

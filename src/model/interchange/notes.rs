@@ -302,11 +302,7 @@ pub fn adr(path: &str, name: &str, text: &str) -> Result<Found, String> {
         superseded_by: superseded_by.map(|n| format!("adr:{n}")),
         ..Found::default()
     };
-    // A record that says what it supersedes relates to it; the older record says it was replaced.
-    found.relations = supersedes
-        .into_iter()
-        .map(|n| (crate::model::facts::Relation::RelatesTo, format!("adr:{n}")))
-        .collect();
+    found.supersedes = supersedes.into_iter().map(|n| format!("adr:{n}")).collect();
     Ok(found)
 }
 

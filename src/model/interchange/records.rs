@@ -279,3 +279,81 @@ mod tests {
         }
     }
 }
+
+/// The statement of a memory record read from `source`: `Err` with every problem when it breaks
+/// the rules or holds no statement.
+pub fn found(
+    source: &str,
+    record: &Value,
+) -> Result<crate::model::interchange::import::Found, Vec<String>> {
+    use crate::model::interchange::import::Found;
+    let problems = check(record);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let s = |v: &Value| v.as_str().map(str::to_owned);
+    let mneme = &record["meta"]["mneme"];
+    let payload = &record["payload"];
+    let text = if mneme.is_object() || payload["predicate"] == "holds" {
+        s(&payload["object"])
+    } else if record["type"] == "semantic" {
+        Some(format!(
+            "{} {} {}",
+            s(&payload["subject"]).unwrap_or_default(),
+            s(&payload["predicate"]).unwrap_or_default(),
+            s(&payload["object"]).unwrap_or_default()
+        ))
+    } else {
+        ["text", "content", "summary"]
+            .iter()
+            .find_map(|k| s(&payload[*k]))
+    };
+    let Some(text) = text else {
+        return Err(vec![
+            "the payload holds no statement (no text, content or summary)".into(),
+        ]);
+    };
+    let state = match (s(&mneme["state"]), payload["revision"]["status"].as_str()) {
+        (Some(recorded), _) => Some(State::parse(&recorded)),
+        (None, Some("retracted")) => Some(State::Archived),
+        (None, Some("contested")) => Some(State::Contested),
+        _ => None,
+    };
+    let mut relations = Vec::new();
+    let mut supersedes = Vec::new();
+    for r in record["relations"].as_array().into_iter().flatten() {
+        let Some(target) = s(&r["target_id"]) else {
+            continue;
+        };
+        match r["predicate"].as_str().and_then(Relation::parse) {
+            _ if r["predicate"] == "supersedes" => supersedes.push(target),
+            Some(relation) => relations.push((relation, target)),
+            None => relations.push((Relation::RelatesTo, target)),
+        }
+    }
+    Ok(Found {
+        text,
+        source: source.to_owned(),
+        evidence: record["provenance"]["sources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|src| src["kind"] == "artifact")
+            .filter_map(|src| s(&src["ref"]))
+            .filter(|r| !r.starts_with(".ledger/"))
+            .collect(),
+        hint: s(&mneme["file"]).or_else(|| {
+            record["tags"]
+                .as_array()
+                .and_then(|t| t.first())
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        }),
+        state,
+        key: s(&record["id"]),
+        fact_id: s(&mneme["id"]),
+        relations,
+        superseded_by: None,
+        supersedes,
+    })
+}
