@@ -369,6 +369,71 @@ pub fn lines(text: &str, name: &str, problems: &mut Vec<String>) -> Vec<(usize, 
         .collect()
 }
 
+/// The statements of compiled memory: `entries` (its text and the name it is read from, for
+/// sources) checked with `documents`; `Err` with every problem when the files break the rules.
+pub fn found(
+    name: &str,
+    documents: &str,
+    entries: &str,
+) -> Result<Vec<crate::model::interchange::import::Found>, Vec<String>> {
+    use crate::model::interchange::import::Found;
+    let problems = check(documents, entries);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let mut ignored = Vec::new();
+    let kinds: BTreeMap<String, String> = lines(documents, "documents.jsonl", &mut ignored)
+        .into_iter()
+        .filter_map(|(_, d)| Some((d["id"].as_str()?.to_owned(), d["kind"].as_str()?.to_owned())))
+        .collect();
+    Ok(lines(entries, name, &mut ignored)
+        .into_iter()
+        .map(|(at, e)| {
+            let s = |v: &Value| v.as_str().map(str::to_owned);
+            let mneme = &e["meta"]["mneme"];
+            let state = match (s(&mneme["state"]), e["state"].as_str()) {
+                (Some(recorded), _) => Some(State::parse(&recorded)),
+                (None, Some("historical")) => Some(State::Archived),
+                (None, Some("stale")) => Some(State::Stale),
+                (None, Some("contradicted")) => Some(State::Contested),
+                _ => None,
+            };
+            let mut relations = Vec::new();
+            let mut supersedes = Vec::new();
+            for r in e["relations"].as_array().into_iter().flatten() {
+                let Some(target) = s(&r["targetEntryId"]) else {
+                    continue;
+                };
+                match r["type"].as_str() {
+                    Some("supersedes") => supersedes.push(target),
+                    Some("depends_on") => relations.push((Relation::DependsOn, target)),
+                    Some("derived_from") => relations.push((Relation::DerivedFrom, target)),
+                    _ => relations.push((Relation::RelatesTo, target)),
+                }
+            }
+            Found {
+                text: s(&e["summary"]).unwrap_or_default(),
+                source: format!("{name}:{at}"),
+                evidence: e["evidenceRefs"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| s(&r["evidenceItemId"]))
+                    .filter(|id| !id.starts_with("git:"))
+                    .collect(),
+                hint: s(&mneme["file"])
+                    .or_else(|| e["documentId"].as_str().and_then(|d| kinds.get(d).cloned())),
+                state,
+                key: s(&e["id"]),
+                fact_id: s(&mneme["id"]),
+                relations,
+                superseded_by: None,
+                supersedes,
+            }
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,69 +499,4 @@ mod tests {
         assert!(problems.contains("not in entries.jsonl"), "{problems}");
         assert!(problems.contains("documents.jsonl:2"), "{problems}");
     }
-}
-
-/// The statements of compiled memory: `entries` (its text and the name it is read from, for
-/// sources) checked with `documents`; `Err` with every problem when the files break the rules.
-pub fn found(
-    name: &str,
-    documents: &str,
-    entries: &str,
-) -> Result<Vec<crate::model::interchange::import::Found>, Vec<String>> {
-    use crate::model::interchange::import::Found;
-    let problems = check(documents, entries);
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    let mut ignored = Vec::new();
-    let kinds: BTreeMap<String, String> = lines(documents, "documents.jsonl", &mut ignored)
-        .into_iter()
-        .filter_map(|(_, d)| Some((d["id"].as_str()?.to_owned(), d["kind"].as_str()?.to_owned())))
-        .collect();
-    Ok(lines(entries, name, &mut ignored)
-        .into_iter()
-        .map(|(at, e)| {
-            let s = |v: &Value| v.as_str().map(str::to_owned);
-            let mneme = &e["meta"]["mneme"];
-            let state = match (s(&mneme["state"]), e["state"].as_str()) {
-                (Some(recorded), _) => Some(State::parse(&recorded)),
-                (None, Some("historical")) => Some(State::Archived),
-                (None, Some("stale")) => Some(State::Stale),
-                (None, Some("contradicted")) => Some(State::Contested),
-                _ => None,
-            };
-            let mut relations = Vec::new();
-            let mut supersedes = Vec::new();
-            for r in e["relations"].as_array().into_iter().flatten() {
-                let Some(target) = s(&r["targetEntryId"]) else {
-                    continue;
-                };
-                match r["type"].as_str() {
-                    Some("supersedes") => supersedes.push(target),
-                    Some("depends_on") => relations.push((Relation::DependsOn, target)),
-                    Some("derived_from") => relations.push((Relation::DerivedFrom, target)),
-                    _ => relations.push((Relation::RelatesTo, target)),
-                }
-            }
-            Found {
-                text: s(&e["summary"]).unwrap_or_default(),
-                source: format!("{name}:{at}"),
-                evidence: e["evidenceRefs"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|r| s(&r["evidenceItemId"]))
-                    .filter(|id| !id.starts_with("git:"))
-                    .collect(),
-                hint: s(&mneme["file"])
-                    .or_else(|| e["documentId"].as_str().and_then(|d| kinds.get(d).cloned())),
-                state,
-                key: s(&e["id"]),
-                fact_id: s(&mneme["id"]),
-                relations,
-                superseded_by: None,
-                supersedes,
-            }
-        })
-        .collect())
 }

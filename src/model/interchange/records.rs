@@ -220,66 +220,6 @@ pub fn check(record: &Value) -> Vec<String> {
     p
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::interchange::Event;
-
-    #[test]
-    fn a_record_carries_its_history_and_passes_the_rules() {
-        let event = |op, date: &str| Event {
-            op,
-            commit: "abc".into(),
-            date: date.into(),
-            proposal: "p".into(),
-            proposer: Some("claude".into()),
-            reviewer: Some("Ada <ada@x>".into()),
-            reason: "why".into(),
-        };
-        let item = Item {
-            id: "f-7f3c".into(),
-            file: "architecture.md".into(),
-            text: "We use PostgreSQL 17.".into(),
-            state: State::Active,
-            superseded_by: None,
-            since: None,
-            verified: None,
-            evidence: vec!["src/db.rs:12".into()],
-            relations: Default::default(),
-            history: vec![
-                event(OpKind::Supersede, "2026-11-02T10:00:00Z"),
-                event(OpKind::Verify, "2026-11-09T10:00:00Z"),
-            ],
-        };
-        let r: Value = serde_json::from_str(&render(&item, &["f-old1"], "x")).unwrap();
-        assert_eq!(check(&r), Vec::<String>::new());
-        assert_eq!(r["audit_log"][0]["action"], "create");
-        assert_eq!(r["audit_log"][1]["action"], "reinforce");
-        assert_eq!(r["audit_log"][1]["rationale"], "why (proposed by claude)");
-        assert_eq!(r["lifecycle"]["last_reinforced_at"], "2026-11-09T10:00:00Z");
-        assert_eq!(r["relations"][0]["predicate"], "supersedes");
-        assert_eq!(
-            r["provenance"]["sources"][0]["ref"],
-            ".ledger/facts/architecture.md"
-        );
-
-        let mut bad = r.clone();
-        bad["sensitivity"] = "secret".into();
-        bad["provenance"]["sources"] = json!([]);
-        bad["payload"]["object"] = "".into();
-        bad["audit_log"][0]["action"] = "edit".into();
-        let problems = check(&bad).join("\n");
-        for word in [
-            "sensitivity",
-            "at least one source",
-            "`object`",
-            "audit_log",
-        ] {
-            assert!(problems.contains(word), "{word}: {problems}");
-        }
-    }
-}
-
 /// The statement of a memory record read from `source`: `Err` with every problem when it breaks
 /// the rules or holds no statement.
 pub fn found(
@@ -356,4 +296,64 @@ pub fn found(
         superseded_by: None,
         supersedes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::interchange::Event;
+
+    #[test]
+    fn a_record_carries_its_history_and_passes_the_rules() {
+        let event = |op, date: &str| Event {
+            op,
+            commit: "abc".into(),
+            date: date.into(),
+            proposal: "p".into(),
+            proposer: Some("claude".into()),
+            reviewer: Some("Ada <ada@x>".into()),
+            reason: "why".into(),
+        };
+        let item = Item {
+            id: "f-7f3c".into(),
+            file: "architecture.md".into(),
+            text: "We use PostgreSQL 17.".into(),
+            state: State::Active,
+            superseded_by: None,
+            since: None,
+            verified: None,
+            evidence: vec!["src/db.rs:12".into()],
+            relations: Default::default(),
+            history: vec![
+                event(OpKind::Supersede, "2026-11-02T10:00:00Z"),
+                event(OpKind::Verify, "2026-11-09T10:00:00Z"),
+            ],
+        };
+        let r: Value = serde_json::from_str(&render(&item, &["f-old1"], "x")).unwrap();
+        assert_eq!(check(&r), Vec::<String>::new());
+        assert_eq!(r["audit_log"][0]["action"], "create");
+        assert_eq!(r["audit_log"][1]["action"], "reinforce");
+        assert_eq!(r["audit_log"][1]["rationale"], "why (proposed by claude)");
+        assert_eq!(r["lifecycle"]["last_reinforced_at"], "2026-11-09T10:00:00Z");
+        assert_eq!(r["relations"][0]["predicate"], "supersedes");
+        assert_eq!(
+            r["provenance"]["sources"][0]["ref"],
+            ".ledger/facts/architecture.md"
+        );
+
+        let mut bad = r.clone();
+        bad["sensitivity"] = "secret".into();
+        bad["provenance"]["sources"] = json!([]);
+        bad["payload"]["object"] = "".into();
+        bad["audit_log"][0]["action"] = "edit".into();
+        let problems = check(&bad).join("\n");
+        for word in [
+            "sensitivity",
+            "at least one source",
+            "`object`",
+            "audit_log",
+        ] {
+            assert!(problems.contains(word), "{word}: {problems}");
+        }
+    }
 }
