@@ -6,6 +6,7 @@ use std::path::Path;
 
 use mneme::model::apply::Conflict;
 use mneme::model::fields::TextError;
+use mneme::model::interchange::import::ImportError;
 use mneme::model::interchange::ExportError;
 use mneme::model::ledger::LookupError;
 use mneme::model::plan::PlanError;
@@ -283,6 +284,12 @@ impl From<ops::Error> for CliError {
                 .with_hint("give every fact an id with `mneme check --fix`, then export again"),
             ops::Error::Export(ExportError::Invalid { .. }) => CliError::of(Code::ExportInvalid, &e)
                 .with_hint("nothing was written; please report this as a bug with the fact it names"),
+            ops::Error::Import(ImportError { ref file, ref problems, .. }) => {
+                let details = json!({ "file": file, "problems": problems });
+                CliError::of(Code::InvalidInput, &e)
+                    .with_details(details)
+                    .with_hint("nothing was proposed; fix the file or leave it out of the import")
+            }
             ops::Error::Conflict { id, conflict } => conflict_error(&id, &conflict),
             ops::Error::Secret { ref id, .. } => {
                 let details = json!({ "proposal": id });
@@ -340,7 +347,7 @@ impl From<store::Error> for CliError {
             E::Config { .. } => Code::Config,
             E::TaskParse { .. } => Code::TaskParse,
             E::NotUtf8 { .. } => Code::InvalidUtf8,
-            E::ExportTarget(_) => Code::InvalidInput,
+            E::ExportTarget(_) | E::ImportSource(_) => Code::InvalidInput,
         };
         let error = CliError::of(code, &e);
         match e {

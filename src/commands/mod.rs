@@ -15,6 +15,7 @@ pub mod export;
 pub mod facts;
 pub mod hook;
 pub mod hooks;
+pub mod import;
 pub mod init;
 pub mod list;
 pub mod log;

@@ -636,3 +636,47 @@ pub struct ExportSummary<'a> {
     /// Facts the format cannot hold, by id (compiled entries need evidence).
     pub left_out: &'a [String],
 }
+
+/// `mneme import --json`.
+#[derive(Debug, Serialize)]
+pub struct ImportSummary<'a> {
+    pub source: &'a str,
+    pub dry_run: bool,
+    /// Files read, and statements found in them.
+    pub files: usize,
+    pub statements: usize,
+    /// The proposals written: none for a dry run or when nothing is new.
+    pub proposals: Vec<WrittenProposal>,
+    /// What the proposals add (or, for a dry run, would add).
+    pub operations: Vec<ImportedOperation<'a>>,
+    pub duplicates: Vec<SourceNote<'a>>,
+    pub refused: Vec<SourceNote<'a>>,
+    pub unresolved: Vec<SourceNote<'a>>,
+    pub skipped_files: Vec<SourceNote<'a>>,
+    /// Existing facts like a proposed statement (`operation` indexes `operations`).
+    pub similar: &'a [Similar],
+}
+
+#[derive(Debug, Serialize)]
+pub struct WrittenProposal {
+    pub id: String,
+    pub path: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ImportedOperation<'a> {
+    pub fact_id: &'a str,
+    pub file: &'a str,
+    pub text: &'a str,
+    pub source: &'a str,
+    /// The state it starts in, when not active.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<&'a str>,
+}
+
+/// A source location (or file) and what became of it.
+#[derive(Debug, Serialize)]
+pub struct SourceNote<'a> {
+    pub source: &'a str,
+    pub note: &'a str,
+}

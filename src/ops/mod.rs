@@ -7,6 +7,7 @@ pub mod check;
 pub mod context;
 pub mod export;
 pub mod hooks;
+pub mod import;
 pub mod init;
 pub mod propose;
 pub mod review;
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 use crate::git::{self, Repo};
 use crate::model::apply::Conflict;
 use crate::model::fields::TextError;
+use crate::model::interchange::import::ImportError;
 use crate::model::interchange::ExportError;
 use crate::model::ledger::{Ledger, LookupError};
 use crate::model::plan::PlanError;
@@ -49,6 +51,8 @@ pub enum Error {
     Task(#[from] TaskError),
     #[error(transparent)]
     Export(#[from] ExportError),
+    #[error(transparent)]
+    Import(#[from] ImportError),
     #[error("proposal `{id}` conflicts with the current facts")]
     Conflict {
         id: String,

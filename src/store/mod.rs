@@ -3,6 +3,7 @@
 
 pub mod export;
 pub mod file;
+pub mod import;
 mod queue;
 pub mod tasks;
 
@@ -58,6 +59,8 @@ pub enum Error {
     NotUtf8 { what: String },
     #[error(transparent)]
     ExportTarget(#[from] export::TargetError),
+    #[error(transparent)]
+    ImportSource(#[from] import::SourceError),
 }
 
 impl Error {

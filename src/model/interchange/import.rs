@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::model::facts::{Relation, Relations, State};
 use crate::model::fields::{check_evidence, check_reason, check_text};
+use crate::model::interchange::{compiled, mif, notes, records};
 use crate::model::ledger::Ledger;
 use crate::model::plan::{assemble, similar_to, Header, PlanContext, PlanError, Similar};
 use crate::model::proposal::{is_fact_id, Operation, Proposal};
@@ -52,6 +53,144 @@ impl Found {
         out.extend(self.evidence.iter().filter(|e| **e != self.source).cloned());
         out
     }
+}
+
+/// What an import reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// MIF memory files: a `*.memory.md` file or a directory of them.
+    Mif,
+    /// Compiled memory: a directory with `documents.jsonl` and `entries.jsonl`.
+    Compiled,
+    /// Memory records: a JSON Lines file, or a directory of them.
+    Records,
+    /// A CLAUDE.md.
+    Claude,
+    /// An AGENTS.md, outside mneme's block.
+    Agents,
+    /// `.cursorrules`, or a directory of `.mdc` rules (`.cursor/rules`).
+    Cursor,
+    /// A Cline memory bank: a directory of Markdown files.
+    MemoryBank,
+    /// Architecture decision records: a directory of `NNNN-title.md`.
+    Adr,
+    /// Any Markdown notes file, or a directory of them.
+    Notes,
+}
+
+impl Source {
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Mif => "mif",
+            Source::Compiled => "compiled",
+            Source::Records => "records",
+            Source::Claude => "claude",
+            Source::Agents => "agents",
+            Source::Cursor => "cursor",
+            Source::MemoryBank => "memory-bank",
+            Source::Adr => "adr",
+            Source::Notes => "notes",
+        }
+    }
+
+    /// Whether a directory's file named `name` is one this source reads.
+    pub fn wants(self, name: &str) -> bool {
+        match self {
+            Source::Mif => name.ends_with(".memory.md"),
+            Source::Compiled => name == "entries.jsonl" || name == "documents.jsonl",
+            Source::Records => name.ends_with(".jsonl"),
+            Source::Claude => name == "CLAUDE.md",
+            Source::Agents => name == "AGENTS.md",
+            Source::Cursor => name == ".cursorrules" || name.ends_with(".mdc"),
+            Source::MemoryBank | Source::Notes => name.ends_with(".md"),
+            Source::Adr => name.ends_with(".md") && notes::adr_number(name).is_some(),
+        }
+    }
+}
+
+/// A file an import read: how evidence names it (`docs/adr/0003-x.md`), its file name and text.
+#[derive(Debug, Clone)]
+pub struct Read {
+    pub shown: String,
+    pub name: String,
+    pub text: String,
+}
+
+/// A file of a structured source that breaks its format's rules: the import stops.
+#[derive(Debug, thiserror::Error)]
+#[error("{file} is not valid {format}: {}", problems.join("; "))]
+pub struct ImportError {
+    pub file: String,
+    pub format: &'static str,
+    pub problems: Vec<String>,
+}
+
+/// The statements of `files` read as `source`, and the files skipped with why (a proposed
+/// decision record). A structured file that breaks its format's rules stops the import.
+#[allow(clippy::type_complexity)]
+pub fn found_in(
+    source: Source,
+    files: &[Read],
+) -> Result<(Vec<Found>, Vec<(String, String)>), ImportError> {
+    let invalid = |file: &str, problems: Vec<String>| ImportError {
+        file: file.to_owned(),
+        format: source.name(),
+        problems,
+    };
+    let mut found = Vec::new();
+    let mut skipped = Vec::new();
+    match source {
+        Source::Mif => {
+            for f in files {
+                let m = mif::read(&f.name, &f.text).map_err(|p| invalid(&f.shown, p))?;
+                found.push(mif::found(&f.shown, &m));
+            }
+        }
+        Source::Compiled => {
+            let file = |n: &str| files.iter().find(|f| f.name == n);
+            let (Some(documents), Some(entries)) = (file("documents.jsonl"), file("entries.jsonl"))
+            else {
+                let at = files.first().map_or(String::new(), |f| f.shown.clone());
+                return Err(invalid(
+                    &at,
+                    vec![
+                        "a compiled export is a directory with documents.jsonl and entries.jsonl"
+                            .into(),
+                    ],
+                ));
+            };
+            found = compiled::found(&entries.shown, &documents.text, &entries.text)
+                .map_err(|p| invalid(&entries.shown, p))?;
+        }
+        Source::Records => {
+            for f in files {
+                let mut problems = Vec::new();
+                for (at, record) in compiled::lines(&f.text, &f.shown, &mut problems) {
+                    match records::found(&format!("{}:{at}", f.shown), &record) {
+                        Ok(one) => found.push(one),
+                        Err(p) => problems.extend(p.into_iter().map(|p| format!("line {at}: {p}"))),
+                    }
+                }
+                if !problems.is_empty() {
+                    return Err(invalid(&f.shown, problems));
+                }
+            }
+        }
+        Source::Adr => {
+            for f in files {
+                match notes::adr(&f.shown, &f.name, &f.text) {
+                    Ok(one) => found.push(one),
+                    Err(why) => skipped.push((f.shown.clone(), why)),
+                }
+            }
+        }
+        Source::Claude | Source::Agents | Source::Cursor | Source::MemoryBank | Source::Notes => {
+            for f in files {
+                found.extend(notes::statements(&f.shown, &f.text));
+            }
+        }
+    }
+    Ok((found, skipped))
 }
 
 /// What an import will propose, and what it will not.

@@ -1,0 +1,229 @@
+use std::path::PathBuf;
+
+use mneme::model::interchange::import::Source;
+use mneme::model::proposal::Operation;
+use mneme::model::views::{ImportSummary, ImportedOperation, SourceNote, WrittenProposal};
+use mneme::ops::import::{import, Imported, Options};
+use mneme::ops::tasks::env_agent;
+
+use crate::cli::ui::{esc, esc1, paint, DIM, GOOD, ID, WARN};
+use crate::cli::{Cx, ExitStatus, Result};
+
+/// Turn knowledge from elsewhere into proposals a person reviews, never into facts.
+///
+/// Reads MIF memory files, compiled memory, memory records, a CLAUDE.md, an AGENTS.md (outside
+/// mneme's block), Cursor rules, a Cline memory bank, architecture decision records or any
+/// Markdown notes. Each statement becomes an `add` in one proposal (or one per source file with
+/// --split), citing the file and line it came from, in the fact file it fits. Statements the
+/// ledger (or a pending proposal) already holds are skipped and counted; statements that hold
+/// what looks like a secret, or that break the statement rules, are refused with why; existing
+/// facts that read alike are named. A structured file (MIF, compiled, records) that breaks its
+/// format's rules stops the import with nothing proposed. docs/formats/import.md says how each
+/// source is read.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  mneme import claude CLAUDE.md --dry-run
+  mneme import agents AGENTS.md
+  mneme import adr docs/adr --split
+  mneme import cursor .cursor/rules
+  mneme import mif memory/
+  mneme import records records.jsonl --json")]
+pub struct Args {
+    /// What PATH holds.
+    #[arg(value_enum)]
+    source: SourceArg,
+    /// A file, or a directory of such files (not its subdirectories).
+    path: PathBuf,
+    /// Show what would be proposed; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// One proposal per source file, to review them apart.
+    #[arg(long)]
+    split: bool,
+    /// Name of the importing agent [default: $MNEME_AGENT].
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum SourceArg {
+    /// MIF memory files (`*.memory.md`), a file or a directory.
+    Mif,
+    /// Compiled memory: a directory with documents.jsonl and entries.jsonl.
+    Compiled,
+    /// Memory records: a JSON Lines file or a directory of them.
+    Records,
+    /// A CLAUDE.md.
+    Claude,
+    /// An AGENTS.md, outside mneme's block.
+    Agents,
+    /// `.cursorrules`, or a directory of `.mdc` rules such as `.cursor/rules`.
+    Cursor,
+    /// A Cline memory bank: a directory of Markdown files.
+    MemoryBank,
+    /// Architecture decision records: a directory of `NNNN-title.md`.
+    Adr,
+    /// Any Markdown notes: a file or a directory.
+    Notes,
+}
+
+impl From<SourceArg> for Source {
+    fn from(s: SourceArg) -> Source {
+        match s {
+            SourceArg::Mif => Source::Mif,
+            SourceArg::Compiled => Source::Compiled,
+            SourceArg::Records => Source::Records,
+            SourceArg::Claude => Source::Claude,
+            SourceArg::Agents => Source::Agents,
+            SourceArg::Cursor => Source::Cursor,
+            SourceArg::MemoryBank => Source::MemoryBank,
+            SourceArg::Adr => Source::Adr,
+            SourceArg::Notes => Source::Notes,
+        }
+    }
+}
+
+pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let source = Source::from(args.source);
+    let path = cx.cwd.join(&args.path);
+    let imported = import(
+        &ws,
+        &Options {
+            source,
+            path: &path,
+            dry_run: args.dry_run,
+            split: args.split,
+            agent: args.agent.clone().or_else(env_agent),
+        },
+    )?;
+    let summary = summary(source, args.dry_run, &imported);
+    if cx.ui.json {
+        cx.ui.json(&summary)?;
+    } else {
+        cx.ui.out(&render(&summary))?;
+    }
+    Ok(ExitStatus::Success)
+}
+
+fn notes(list: &[(String, String)]) -> Vec<SourceNote<'_>> {
+    list.iter()
+        .map(|(source, note)| SourceNote { source, note })
+        .collect()
+}
+
+fn summary<'a>(source: Source, dry_run: bool, i: &'a Imported) -> ImportSummary<'a> {
+    let operations = i
+        .plan
+        .operations
+        .iter()
+        .zip(&i.plan.sources)
+        .filter_map(|(op, source)| match op {
+            Operation::Add {
+                fact_id,
+                file,
+                text,
+                state,
+                ..
+            } => Some(ImportedOperation {
+                fact_id,
+                file,
+                text,
+                source,
+                state: state.as_ref().map(|s| s.as_str()),
+            }),
+            _ => None,
+        })
+        .collect();
+    ImportSummary {
+        source: source.name(),
+        dry_run,
+        files: i.files,
+        statements: i.statements,
+        proposals: i
+            .written
+            .iter()
+            .map(|(id, path)| WrittenProposal {
+                id: id.clone(),
+                path: path.display().to_string(),
+            })
+            .collect(),
+        operations,
+        duplicates: notes(&i.plan.duplicates),
+        refused: notes(&i.plan.refused),
+        unresolved: notes(&i.plan.unresolved),
+        skipped_files: notes(&i.skipped),
+        similar: &i.plan.similar,
+    }
+}
+
+fn render(s: &ImportSummary) -> String {
+    let mut out = format!(
+        "Read {} statement(s) from {} file(s) ({}).\n",
+        s.statements, s.files, s.source
+    );
+    if s.dry_run {
+        out.push_str(&format!(
+            "Would propose {} fact(s) (dry run: nothing written):\n",
+            s.operations.len()
+        ));
+        for op in &s.operations {
+            let state = op.state.map(|st| format!(" [{st}]")).unwrap_or_default();
+            out.push_str(&format!(
+                "  {} {}{state}: {}  {}\n",
+                paint(ID, &esc1(op.fact_id)),
+                esc1(op.file),
+                esc1(op.text),
+                paint(DIM, &esc1(op.source))
+            ));
+        }
+    }
+    for p in &s.proposals {
+        out.push_str(&format!(
+            "{} {} ({})\n",
+            paint(GOOD, "Proposed"),
+            paint(ID, &esc1(&p.id)),
+            esc1(&p.path)
+        ));
+    }
+    if !s.dry_run && s.proposals.is_empty() {
+        out.push_str("Nothing new to propose.\n");
+    } else if !s.proposals.is_empty() {
+        out.push_str(&format!(
+            "  {} fact(s) to review. A human reviews them with `mneme review`.\n",
+            s.operations.len()
+        ));
+    }
+    let section = |out: &mut String, title: &str, list: &[SourceNote]| {
+        if list.is_empty() {
+            return;
+        }
+        out.push_str(&paint(WARN, &format!("{title} ({}):\n", list.len())));
+        for n in list {
+            out.push_str(&format!("  {}: {}\n", esc1(n.source), esc(n.note)));
+        }
+    };
+    if !s.duplicates.is_empty() {
+        out.push_str(&format!(
+            "Skipped {} statement(s) already held (in the ledger, a pending proposal or earlier in the import).\n",
+            s.duplicates.len()
+        ));
+    }
+    section(&mut out, "Refused", &s.refused);
+    section(&mut out, "Not linked", &s.unresolved);
+    section(&mut out, "Files not read", &s.skipped_files);
+    if !s.similar.is_empty() {
+        out.push_str(&paint(WARN, "Similar to existing facts:\n"));
+        for sim in s.similar {
+            let from = s.operations.get(sim.operation).map_or("", |o| o.source);
+            out.push_str(&format!(
+                "  {} ~ {} ({:.0}%): {}\n",
+                esc1(from),
+                paint(ID, &esc1(&sim.fact_id)),
+                sim.score * 100.0,
+                esc1(&sim.text)
+            ));
+        }
+    }
+    out
+}

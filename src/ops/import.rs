@@ -1,0 +1,132 @@
+//! `import`: outside knowledge becomes proposals a person reviews, never facts.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::interchange::import::{found_in, plan, proposals, Plan, Read, Source};
+use crate::model::plan::{IdMinter, PlanContext};
+use crate::ops::{now, Result, Workspace};
+use crate::store::import::read;
+
+/// What to import and how.
+pub struct Options<'a> {
+    pub source: Source,
+    pub path: &'a Path,
+    /// Plan only: nothing is written.
+    pub dry_run: bool,
+    /// One proposal per source file instead of one for the run.
+    pub split: bool,
+    pub agent: Option<String>,
+}
+
+/// An import's outcome.
+#[derive(Debug)]
+pub struct Imported {
+    pub plan: Plan,
+    /// The proposals written (none for a dry run, or when nothing is new): id and path.
+    pub written: Vec<(String, PathBuf)>,
+    /// How many statements the sources held.
+    pub statements: usize,
+    /// Files read.
+    pub files: usize,
+    /// Files not read, with why: symbolic links, proposed decision records.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Reads `opts.path` as `opts.source` and proposes what it holds that the ledger lacks.
+pub fn import(ws: &Workspace, opts: &Options) -> Result<Imported> {
+    ws.store.check_ledger()?;
+    let (files, links) = read(opts.path, &|name| opts.source.wants(name))?;
+    let root = ws.store.root();
+    let reads: Vec<Read> = files
+        .into_iter()
+        .map(|f| Read {
+            shown: shown(root, &f.path),
+            name: f
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            text: f.text,
+        })
+        .collect();
+    let (found, mut skipped) = found_in(opts.source, &reads)?;
+    skipped.extend(
+        links
+            .into_iter()
+            .map(|l| (l, "a symbolic link: not followed".to_owned())),
+    );
+    let now = now();
+    let ctx = PlanContext {
+        now,
+        author: ws.repo.author(),
+        nonce: u64::from(now.subsec_nanos()) ^ u64::from(std::process::id()) << 32,
+    };
+    let reason = format!(
+        "import of {} ({}): {} statement(s) read",
+        shown(root, opts.path),
+        opts.source.name(),
+        found.len()
+    );
+    // Planned and written under the ledger lock, as `propose` does: duplicates stay exact.
+    let lock = ws.store.lock()?;
+    let (ledger, pending, refresh) = ws.store.load_with_queue()?;
+    let written = (|| -> Result<_> {
+        let seed = format!("{}\0{reason}\0{}", now.rfc3339(), ctx.nonce);
+        let mut ids = IdMinter::new(&ledger, &pending, &seed);
+        let mut salt = 0;
+        let planned = plan(&ledger, &pending, &found, || {
+            salt += 1;
+            ids.mint(salt)
+        });
+        let mut written = Vec::new();
+        if !opts.dry_run && !planned.operations.is_empty() {
+            let made = proposals(
+                &ledger,
+                &planned,
+                &ctx,
+                opts.agent.clone(),
+                &reason,
+                opts.split,
+            )?;
+            for mut p in made {
+                let path = ws.store.write_proposal(&mut p)?;
+                written.push((p.id.clone(), path));
+            }
+        }
+        Ok((planned, written))
+    })();
+    ws.store.refresh_queue_index(
+        refresh,
+        &pending,
+        written.as_ref().is_ok_and(|(_, w)| !w.is_empty()),
+    );
+    drop(lock);
+    let (plan, written) = written?;
+    Ok(Imported {
+        plan,
+        written,
+        statements: found.len(),
+        files: reads.len(),
+        skipped,
+    })
+}
+
+/// How evidence names a file: from the work tree's root when inside it, else as given.
+fn shown(root: &Path, path: &Path) -> String {
+    let inside = match (path.canonicalize(), root.canonicalize()) {
+        (Ok(p), Ok(r)) => p.strip_prefix(&r).ok().map(Path::to_path_buf),
+        _ => None,
+    };
+    let Some(inside) = inside else {
+        return path.to_string_lossy().replace('\\', "/");
+    };
+    let parts: Vec<String> = inside
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.is_empty() {
+        ".".to_owned()
+    } else {
+        parts.join("/")
+    }
+}

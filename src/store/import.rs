@@ -1,0 +1,100 @@
+//! Reading what an import reads: a file, or the matching files of a directory (not its
+//! subdirectories), each within a size limit and valid UTF-8. Symbolic links inside a directory
+//! are skipped, never followed: an import reads what the directory holds, nothing elsewhere.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::store::file::read_capped;
+use crate::store::{Error, Result};
+
+/// The largest file an import reads.
+pub const MAX_FILE: u64 = 1 << 20;
+/// The most files one import reads.
+pub const MAX_FILES: usize = 10_000;
+
+/// Why a source cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{} {why}", path.display())]
+pub struct SourceError {
+    pub path: PathBuf,
+    pub why: String,
+}
+
+fn refuse(path: &Path, why: impl Into<String>) -> Error {
+    Error::ImportSource(SourceError {
+        path: path.to_owned(),
+        why: why.into(),
+    })
+}
+
+/// A file read for an import: its path as given (joined to the directory), and its text.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+/// Reads `path`: the file itself, or in a directory the files whose names `wanted` accepts,
+/// sorted by name, with the symbolic links skipped (their names are returned).
+pub fn read(path: &Path, wanted: &dyn Fn(&str) -> bool) -> Result<(Vec<SourceFile>, Vec<String>)> {
+    let meta = fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => refuse(path, "does not exist"),
+        _ => Error::io(path)(e),
+    })?;
+    if !meta.is_dir() {
+        return Ok((vec![read_one(path)?], Vec::new()));
+    }
+    let mut names = Vec::new();
+    let mut links = Vec::new();
+    for entry in fs::read_dir(path).map_err(Error::io(path))? {
+        let entry = entry.map_err(Error::io(path))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let kind = entry.file_type().map_err(Error::io(entry.path()))?;
+        if kind.is_symlink() {
+            if wanted(&name) {
+                links.push(name);
+            }
+            continue;
+        }
+        if kind.is_file() && wanted(&name) {
+            names.push(name);
+        }
+    }
+    if names.len() > MAX_FILES {
+        return Err(refuse(
+            path,
+            format!(
+                "holds {} files to import; at most {MAX_FILES} are read at once",
+                names.len()
+            ),
+        ));
+    }
+    names.sort();
+    let files = names
+        .iter()
+        .map(|n| read_one(&path.join(n)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((files, links))
+}
+
+fn read_one(path: &Path) -> Result<SourceFile> {
+    let bytes = read_capped(path, MAX_FILE).map_err(|e| match e.kind() {
+        // `read_capped`'s only error of its own.
+        std::io::ErrorKind::Other => refuse(
+            path,
+            format!(
+                "is larger than {} MiB; split it, or import its parts",
+                MAX_FILE >> 20
+            ),
+        ),
+        _ => Error::io(path)(e),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
+        what: path.display().to_string(),
+    })?;
+    Ok(SourceFile {
+        path: path.to_owned(),
+        text,
+    })
+}
