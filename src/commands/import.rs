@@ -1,5 +1,6 @@
 use std::path::PathBuf;
 
+use mneme::model::facts::State;
 use mneme::model::interchange::import::Source;
 use mneme::model::proposal::Operation;
 use mneme::model::views::{ImportSummary, ImportedOperation, SourceNote, WrittenProposal};
@@ -130,7 +131,7 @@ fn summary<'a>(source: Source, dry_run: bool, i: &'a Imported) -> ImportSummary<
                 file,
                 text,
                 source,
-                state: state.as_ref().map(|s| s.as_str()),
+                state: state.as_ref().map(State::as_str),
             }),
             _ => None,
         })
@@ -171,10 +172,10 @@ fn render(s: &ImportSummary) -> String {
             let state = op.state.map(|st| format!(" [{st}]")).unwrap_or_default();
             out.push_str(&format!(
                 "  {} {}{state}: {}  {}\n",
-                paint(ID, &esc1(op.fact_id)),
+                paint(ID, esc1(op.fact_id)),
                 esc1(op.file),
                 esc1(op.text),
-                paint(DIM, &esc1(op.source))
+                paint(DIM, esc1(op.source))
             ));
         }
     }
@@ -182,7 +183,7 @@ fn render(s: &ImportSummary) -> String {
         out.push_str(&format!(
             "{} {} ({})\n",
             paint(GOOD, "Proposed"),
-            paint(ID, &esc1(&p.id)),
+            paint(ID, esc1(&p.id)),
             esc1(&p.path)
         ));
     }
@@ -198,7 +199,7 @@ fn render(s: &ImportSummary) -> String {
         if list.is_empty() {
             return;
         }
-        out.push_str(&paint(WARN, &format!("{title} ({}):\n", list.len())));
+        out.push_str(&paint(WARN, format!("{title} ({}):\n", list.len())));
         for n in list {
             out.push_str(&format!("  {}: {}\n", esc1(n.source), esc(n.note)));
         }
@@ -219,7 +220,7 @@ fn render(s: &ImportSummary) -> String {
             out.push_str(&format!(
                 "  {} ~ {} ({:.0}%): {}\n",
                 esc1(from),
-                paint(ID, &esc1(&sim.fact_id)),
+                paint(ID, esc1(&sim.fact_id)),
                 sim.score * 100.0,
                 esc1(&sim.text)
             ));
