@@ -394,3 +394,368 @@ fn records_and_context_packs_print_on_stdout_or_go_into_out() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(error_code(&out), "invalid_input");
 }
+
+/// Copies `tests/it/fixtures/interchange/<name>` (a file or a directory) into the repository.
+fn fixture(repo: &Repo, name: &str) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/fixtures/interchange")
+        .join(name);
+    let to = repo.file(name);
+    if from.is_dir() {
+        std::fs::create_dir_all(&to).unwrap();
+        for e in std::fs::read_dir(&from).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    } else {
+        std::fs::copy(&from, &to).unwrap();
+    }
+}
+
+/// The facts of the ledger by id, as `facts --json` gives them.
+fn facts(repo: &Repo) -> BTreeMap<String, serde_json::Value> {
+    let out = repo.mneme(&["facts", "--json"]).output().unwrap();
+    json(&out)
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["facts"].as_array().unwrap().clone())
+        .map(|f| (f["id"].as_str().unwrap().to_owned(), f))
+        .collect()
+}
+
+fn import(repo: &Repo, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["import"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let out = repo.mneme(&all).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out)
+}
+
+fn texts(summary: &serde_json::Value) -> Vec<(String, String, String)> {
+    summary["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["text"].as_str().unwrap().to_owned(),
+                o["file"].as_str().unwrap().to_owned(),
+                o["source"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_claude_md_becomes_one_proposal_of_single_statements_citing_their_lines() {
+    let repo = Repo::committed();
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    repo.write(
+        "CLAUDE.md",
+        &format!(
+            "# Project\n\nThe API is a FastAPI app served by uvicorn.\n\n## Pitfalls\n\n\
+- Never run migrations from a developer laptop.\n\
+- Testing:\n  - Run `pytest -x` before pushing.\n  - Integration tests need Docker\n    running locally.\n\
+- The staging token is {token} for now.\n\n\
+```bash\n- echo not a statement\n```\n\n## Performance\n\n1. Keep the p99 latency of /search under 200 ms.\n"
+        ),
+    );
+    let dry = import(&repo, &["claude", "CLAUDE.md", "--dry-run"]);
+    assert!(repo.proposals().is_empty(), "a dry run writes nothing");
+    assert_eq!(dry["proposals"], serde_json::json!([]));
+    let summary = import(&repo, &["claude", "CLAUDE.md"]);
+    assert_eq!(
+        texts(&summary),
+        texts(&dry),
+        "the dry run showed what was proposed"
+    );
+    assert_eq!(
+        texts(&summary),
+        [
+            (
+                "The API is a FastAPI app served by uvicorn.",
+                "architecture.md",
+                "CLAUDE.md:3"
+            ),
+            (
+                "Never run migrations from a developer laptop.",
+                "pitfalls.md",
+                "CLAUDE.md:7"
+            ),
+            (
+                "Testing: Run `pytest -x` before pushing.",
+                "pitfalls.md",
+                "CLAUDE.md:9"
+            ),
+            (
+                "Testing: Integration tests need Docker running locally.",
+                "pitfalls.md",
+                "CLAUDE.md:10"
+            ),
+            (
+                "Keep the p99 latency of /search under 200 ms.",
+                "performance_rules.md",
+                "CLAUDE.md:20"
+            ),
+        ]
+        .map(|(a, b, c)| (a.to_owned(), b.to_owned(), c.to_owned()))
+    );
+    assert_eq!(summary["refused"][0]["source"], "CLAUDE.md:12");
+    assert!(summary["refused"][0]["note"]
+        .as_str()
+        .unwrap()
+        .contains("GitHub"));
+    assert_eq!(repo.proposals().len(), 1, "one proposal for the run");
+    let proposal = std::fs::read_to_string(&repo.proposals()[0]).unwrap();
+    assert!(!proposal.contains(token));
+
+    // Approved, the facts cite their lines; a second import finds nothing new.
+    repo.mneme(&["review", "approve", "--all"])
+        .assert()
+        .success();
+    let facts = facts(&repo);
+    let migrations = facts
+        .values()
+        .find(|f| f["text"] == "Never run migrations from a developer laptop.")
+        .unwrap();
+    assert_eq!(migrations["evidence"], serde_json::json!(["CLAUDE.md:7"]));
+    let again = import(&repo, &["claude", "CLAUDE.md"]);
+    assert_eq!(again["operations"], serde_json::json!([]));
+    assert_eq!(again["duplicates"].as_array().unwrap().len(), 5);
+    assert_eq!(repo.proposals().len(), 0);
+}
+
+#[test]
+fn fixtures_written_from_each_specification_are_validated_and_imported() {
+    let repo = Repo::committed();
+    for f in [
+        "mif",
+        "compiled",
+        "records.jsonl",
+        "adr",
+        "cursor",
+        "memory-bank",
+        "AGENTS.md",
+    ] {
+        fixture(&repo, f);
+    }
+    let mif = import(&repo, &["mif", "mif"]);
+    let ops = mif["operations"].as_array().unwrap();
+    assert_eq!(ops.len(), 3);
+    let cache = ops
+        .iter()
+        .find(|o| o["text"].as_str().unwrap().contains("cache"))
+        .unwrap();
+    assert_eq!(
+        cache["state"], "archived",
+        "valid_until has passed: history"
+    );
+    assert_eq!(cache["file"], "pitfalls.md", "namespace learnings");
+    let compiled = import(&repo, &["compiled", "compiled"]);
+    assert_eq!(compiled["operations"].as_array().unwrap().len(), 3);
+    assert_eq!(compiled["operations"][2]["state"], "archived", "historical");
+    assert_eq!(
+        compiled["operations"][0]["source"],
+        "compiled/entries.jsonl:1"
+    );
+    let records = import(&repo, &["records", "records.jsonl"]);
+    assert_eq!(
+        records["operations"][0]["text"],
+        "The public API limits each key to 100 requests per minute."
+    );
+    assert_eq!(records["operations"][1]["state"], "contested");
+    let adr = import(&repo, &["adr", "adr", "--split"]);
+    assert_eq!(adr["operations"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        adr["proposals"].as_array().unwrap().len(),
+        3,
+        "one per record with --split"
+    );
+    assert_eq!(adr["skipped_files"][0]["source"], "adr/0004-try-graphql.md");
+    let cursor = import(&repo, &["cursor", "cursor"]);
+    assert_eq!(
+        cursor["operations"].as_array().unwrap().len(),
+        3,
+        "front matter skipped, .cursorrules read"
+    );
+    let bank = import(&repo, &["memory-bank", "memory-bank"]);
+    assert_eq!(bank["operations"].as_array().unwrap().len(), 3);
+    let agents = import(&repo, &["agents", "AGENTS.md"]);
+    assert_eq!(
+        texts(&agents),
+        [(
+            "Keep pull requests under 400 changed lines.".to_owned(),
+            "invariants.md".to_owned(),
+            "AGENTS.md:9".to_owned()
+        )]
+    );
+
+    // Everything approved: relations and supersession hold between the imported facts.
+    repo.mneme(&["review", "approve", "--all"])
+        .assert()
+        .success();
+    let facts = facts(&repo);
+    let by_text = |start: &str| {
+        facts
+            .values()
+            .find(|f| f["text"].as_str().unwrap().starts_with(start))
+            .unwrap()
+            .clone()
+    };
+    let rabbit = by_text("Use RabbitMQ");
+    let kafka = by_text("Use Kafka");
+    assert_eq!(rabbit["recorded_state"], "superseded");
+    assert_eq!(rabbit["superseded_by"], kafka["id"]);
+    let gateway = by_text("The payments gateway");
+    let ledger = by_text("The ledger service");
+    assert_eq!(
+        gateway["relations"]["depends_on"],
+        serde_json::json!([ledger["id"]])
+    );
+    assert_eq!(
+        gateway["evidence"],
+        serde_json::json!(["compiled/entries.jsonl:1", "ev-1"])
+    );
+    let orders = by_text("The orders service");
+    assert_eq!(
+        orders["evidence"],
+        serde_json::json!([
+            "mif/7c9e6679-7425-40de-944b-e07fc1f90ae7-postgres-for-orders.memory.md:32",
+            "services/orders/db.py:42",
+            "https://www.postgresql.org/docs/16/release-16.html"
+        ])
+    );
+    let migrations = by_text("Schema migrations");
+    assert_eq!(
+        orders["relations"]["relates_to"],
+        serde_json::json!([migrations["id"]])
+    );
+    repo.mneme(&["check"]).assert().success();
+}
+
+#[test]
+fn a_mif_export_imported_into_an_empty_ledger_proposes_the_same_facts() {
+    let (repo, _) = ledger();
+    // Every state and relation kind, and a fact with no evidence.
+    let p = repo.propose(&[
+        "add",
+        "--file",
+        "invariants",
+        "Every write is atomic.",
+        "--reason",
+        "r",
+        "--evidence",
+        "src/store.rs:1-9",
+    ]);
+    let atomic = repo.new_fact_id(&p);
+    repo.mneme(&["review", "approve", &p]).assert().success();
+    let p = repo.propose(&[
+        "add",
+        "--file",
+        "invariants",
+        "Writes never block readers.",
+        "--derived-from",
+        &atomic,
+        "--contradicts",
+        &atomic,
+        "--reason",
+        "r",
+    ]);
+    repo.mneme(&["review", "approve", &p]).assert().success();
+    let p = repo.propose(&["state", &atomic, "stale", "--reason", "re-check"]);
+    repo.mneme(&["review", "approve", &p]).assert().success();
+    repo.mneme(&["export", "--format", "mif", "--out", "mem"])
+        .assert()
+        .success();
+    let before = facts(&repo);
+
+    let empty = Repo::committed();
+    let to = empty.file("mem");
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(repo.file("mem")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+    let summary = import(&empty, &["mif", "mem"]);
+    assert_eq!(
+        summary["operations"].as_array().unwrap().len(),
+        before.len()
+    );
+    empty
+        .mneme(&["review", "approve", "--all"])
+        .assert()
+        .success();
+    let after = facts(&empty);
+    let keep = |f: &serde_json::Value| {
+        serde_json::json!({
+            "text": f["text"], "file": f["file"], "state": f["recorded_state"],
+            "superseded_by": f["superseded_by"], "relations": f["relations"], "evidence": f["evidence"],
+        })
+    };
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>(),
+        "the same ids"
+    );
+    for (id, f) in &before {
+        assert_eq!(keep(&after[id]), keep(f), "{id}");
+    }
+}
+
+#[test]
+fn hostile_imports_fail_cleanly_with_nothing_written() {
+    let repo = Repo::committed();
+    let refused = |args: &[&str], says: &str| {
+        let mut all = vec!["import"];
+        all.extend_from_slice(args);
+        all.push("--json");
+        let out = repo.mneme(&all).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(repo.proposals().is_empty(), "{args:?} wrote a proposal");
+    };
+    // A MIF code reference that walks out of the project.
+    fixture(&repo, "mif");
+    let name = "mif/f47ac10b-58cc-4372-a567-0e02b2c3d479-migrations-run-at-deploy.memory.md";
+    let text = repo.read(name).replace(
+        "tags: [deploy, migrations]",
+        "code_refs:\n  - file: ../../etc/passwd",
+    );
+    repo.write(name, &text);
+    refused(&["mif", "mif"], "relative path");
+    // A YAML alias bomb.
+    let bomb = "---\nid: f47ac10b-58cc-4372-a567-0e02b2c3d479\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n---\n\nBoom.\n";
+    repo.write(name, bomb);
+    refused(&["mif", "mif"], "not valid YAML");
+    std::fs::remove_dir_all(repo.file("mif")).unwrap();
+    // Invalid UTF-8, a huge file, a missing path, broken JSON Lines.
+    std::fs::write(repo.file("bad.md"), b"- caf\xe9 is not UTF-8 here\n").unwrap();
+    refused(&["notes", "bad.md"], "UTF-8");
+    std::fs::write(
+        repo.file("huge.md"),
+        "- a statement of several words\n".repeat(40_000),
+    )
+    .unwrap();
+    refused(&["notes", "huge.md"], "larger than");
+    refused(&["claude", "nowhere/CLAUDE.md"], "does not exist");
+    repo.write("r.jsonl", "{\"id\": 1}\nnot json\n");
+    refused(&["records", "r.jsonl"], "not valid records");
+
+    // A link inside a directory is not followed; the rest is read.
+    #[cfg(unix)]
+    {
+        std::fs::create_dir_all(repo.file("bank")).unwrap();
+        repo.write("bank/ok.md", "- Builds run on GitHub Actions runners.\n");
+        std::os::unix::fs::symlink("/etc/hostname", repo.file("bank/evil.md")).unwrap();
+        let summary = import(&repo, &["memory-bank", "bank", "--dry-run"]);
+        assert_eq!(summary["operations"].as_array().unwrap().len(), 1);
+        assert_eq!(summary["skipped_files"][0]["source"], "evil.md");
+    }
+}

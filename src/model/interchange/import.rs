@@ -436,6 +436,7 @@ const KINDS: [(&str, &[&str]); 4] = [
             "rule",
             "convention",
             "requirement",
+            "pattern",
             "security",
         ],
     ),
@@ -448,7 +449,7 @@ const KINDS: [(&str, &[&str]); 4] = [
             "slow",
             "memory",
             "benchmark",
-            " ms",
+            "ms",
             "throughput",
             "cache",
         ],
@@ -462,7 +463,8 @@ const KINDS: [(&str, &[&str]); 4] = [
             "beware",
             "avoid",
             "bug",
-            "learned",
+            "learn",
+            "incident",
             "lesson",
             "don't",
             "do not",
@@ -487,13 +489,29 @@ pub fn file_for(files: &[String], hint: Option<&str>, text: &str) -> String {
         }
     }
     let by_words = |s: &str| -> Option<String> {
-        let s = s.to_lowercase();
+        let lower = s.to_lowercase();
+        let words: Vec<&str> = lower
+            .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let spaced = format!(" {} ", words.join(" "));
+        // A keyword matches a whole word, or the word with a plural or verb ending.
+        let has = |kw: &str| {
+            if kw.contains(' ') {
+                return spaced.contains(&format!(" {kw} "));
+            }
+            words.iter().any(|w| {
+                w.strip_prefix(kw).is_some_and(|rest| {
+                    ["", "s", "es", "ed", "ing", "ings", "er", "ers"].contains(&rest)
+                })
+            })
+        };
         let mut best: Option<(usize, &String)> = None;
-        for (stem, words) in KINDS {
+        for (stem, keywords) in KINDS {
             let Some(file) = files.iter().find(|f| f.starts_with(stem)) else {
                 continue;
             };
-            let score = words.iter().filter(|w| s.contains(*w)).count();
+            let score = keywords.iter().filter(|w| has(w)).count();
             if score > 0 && best.is_none_or(|(b, _)| score > b) {
                 best = Some((score, file));
             }
