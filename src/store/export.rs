@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::store::file::write_atomic;
+use crate::store::file::replace_unsynced;
 use crate::store::{Error, Result};
 
 /// The manifest's name and its first line.
@@ -25,16 +25,24 @@ pub struct TargetError {
 pub fn write_dir(dir: &Path, format: &str, files: &[(String, String)]) -> Result<()> {
     let earlier = earlier_export(dir)?;
     fs::create_dir_all(dir).map_err(Error::io(dir))?;
+    // An export is a copy made again at will: each file is replaced atomically, without waiting
+    // for the disk file by file (an fsync each made 650 files take 0.4 s instead of 0.2 s), and
+    // a file that already holds the same bytes is left alone (reading it is cheaper than
+    // replacing it, and its time stamps stay).
     for (name, text) in files {
         debug_assert!(!name.contains(['/', '\\']) && !name.starts_with('.'));
-        write_atomic(&dir.join(name), text.as_bytes())?;
+        let path = dir.join(name);
+        if fs::read(&path).is_ok_and(|old| old == text.as_bytes()) {
+            continue;
+        }
+        replace_unsynced(&path, text.as_bytes())?;
     }
     let mut manifest = format!("{HEADER}\nformat: {format}\n");
     for (name, _) in files {
         manifest.push_str(name);
         manifest.push('\n');
     }
-    write_atomic(&dir.join(MANIFEST), manifest.as_bytes())?;
+    replace_unsynced(&dir.join(MANIFEST), manifest.as_bytes())?;
     for gone in earlier
         .iter()
         .filter(|old| !files.iter().any(|(name, _)| name == *old))

@@ -759,3 +759,51 @@ fn hostile_imports_fail_cleanly_with_nothing_written() {
         assert_eq!(summary["skipped_files"][0]["source"], "evil.md");
     }
 }
+
+#[test]
+fn compiled_and_records_exports_read_back_through_their_importers() {
+    let (repo, _) = ledger();
+    repo.mneme(&["export", "--format", "compiled", "--out", "c"])
+        .assert()
+        .success();
+    repo.mneme(&["export", "--format", "records", "--out", "r"])
+        .assert()
+        .success();
+    for (source, path) in [("compiled", "c"), ("records", "r/records.jsonl")] {
+        let empty = Repo::committed();
+        let to = empty.file(path);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        if repo.file(path).is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+            for e in std::fs::read_dir(repo.file(path)).unwrap() {
+                let e = e.unwrap();
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        } else {
+            std::fs::copy(repo.file(path), &to).unwrap();
+        }
+        // The importer checks each file against the format's rules first.
+        let summary = import(&empty, &[source, path]);
+        assert_eq!(
+            summary["operations"].as_array().unwrap().len(),
+            3,
+            "{source}"
+        );
+        let states: Vec<&str> = summary["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|o| o["state"].as_str())
+            .collect();
+        assert_eq!(
+            states,
+            ["superseded"],
+            "{source}: the replaced fact keeps its state"
+        );
+        empty
+            .mneme(&["review", "approve", "--all"])
+            .assert()
+            .success();
+        empty.mneme(&["check"]).assert().success();
+    }
+}
