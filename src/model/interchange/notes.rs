@@ -97,11 +97,8 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
             continue;
         }
         if let Some((indent, body)) = item {
-            flush_items(&mut items, &mut out, &heading, indent + 1);
-            // Siblings and deeper items of a finished sibling are done.
-            while items.last().is_some_and(|(i, ..)| *i >= indent) {
-                flush_items(&mut items, &mut out, &heading, indent);
-            }
+            // A sibling (and what is nested under it) is done.
+            flush_items(&mut items, &mut out, &heading, indent);
             let text = match items.last() {
                 Some((_, parent, _, true)) => format!("{} {body}", parent.trim_end()),
                 _ => body.to_owned(),
