@@ -282,6 +282,8 @@ impl From<ops::Error> for CliError {
             ops::Error::Task(e) => e.into(),
             ops::Error::Export(ExportError::Unstamped { .. }) => CliError::of(Code::InvalidInput, &e)
                 .with_hint("give every fact an id with `mneme check --fix`, then export again"),
+            ops::Error::Export(ExportError::DuplicateId { .. }) => CliError::of(Code::InvalidInput, &e)
+                .with_hint("`mneme check` reports it; resolve it (usually a merge), then export again"),
             ops::Error::Export(ExportError::Invalid { .. }) => CliError::of(Code::ExportInvalid, &e)
                 .with_hint("nothing was written; please report this as a bug with the fact it names"),
             ops::Error::Import(ImportError { ref file, ref problems, .. }) => {

@@ -62,6 +62,7 @@ pub fn snapshot(ws: &Workspace) -> Result<Snapshot> {
         .iter()
         .map(|f| (f.name.clone(), f.title().to_owned()))
         .collect();
+    let mut ids = std::collections::HashSet::new();
     let items = ledger
         .facts()
         .map(|(file, fact)| {
@@ -69,6 +70,14 @@ pub fn snapshot(ws: &Workspace) -> Result<Snapshot> {
                 file: file.name.clone(),
                 line: fact.line,
             })?;
+            if !ids.insert(id.clone()) {
+                return Err(ExportError::DuplicateId {
+                    file: file.name.clone(),
+                    line: fact.line,
+                    id,
+                }
+                .into());
+            }
             Ok(Item {
                 history: history.remove(&id).unwrap_or_default(),
                 id,

@@ -196,6 +196,19 @@ fn a_fact_without_an_id_stops_the_export_before_anything_is_written() {
     assert_eq!(error_code(&out), "invalid_input");
     assert!(String::from_utf8_lossy(&out.stderr).contains("check --fix"));
     assert!(!repo.file("mem").exists());
+
+    // Two facts holding one id (a bad merge) stop it too.
+    repo.write(
+        ".ledger/facts/architecture.md",
+        "---\ntitle: Architecture\n---\n\n# Architecture\n\n- **f-aaaa** One.\n- **f-aaaa** Two.\n",
+    );
+    let out = repo
+        .mneme(&["export", "--format", "records", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("f-aaaa"));
+    assert!(out.stdout.is_empty());
 }
 
 /// Each line of a JSONL file as JSON.

@@ -57,6 +57,12 @@ impl Format {
 pub enum ExportError {
     #[error("{file}:{line}: the fact has no id, and an export names every fact by its id")]
     Unstamped { file: String, line: usize },
+    #[error("{file}:{line}: the id `{id}` is held by another fact too, and an export names every fact by its id")]
+    DuplicateId {
+        file: String,
+        line: usize,
+        id: String,
+    },
     #[error("the {format} export's {name} breaks the format's rules: {}", problems.join("; "))]
     Invalid {
         format: &'static str,
