@@ -398,20 +398,7 @@ pub fn found(
                 (None, Some("contradicted")) => Some(State::Contested),
                 _ => None,
             };
-            let mut relations = Vec::new();
-            let mut supersedes = Vec::new();
-            for r in e["relations"].as_array().into_iter().flatten() {
-                let Some(target) = s(&r["targetEntryId"]) else {
-                    continue;
-                };
-                match r["type"].as_str() {
-                    Some("supersedes") => supersedes.push(target),
-                    Some("depends_on") => relations.push((Relation::DependsOn, target)),
-                    Some("derived_from") => relations.push((Relation::DerivedFrom, target)),
-                    _ => relations.push((Relation::RelatesTo, target)),
-                }
-            }
-            Found {
+            let mut found = Found {
                 text: s(&e["summary"]).unwrap_or_default(),
                 source: format!("{name}:{at}"),
                 evidence: e["evidenceRefs"]
@@ -426,10 +413,14 @@ pub fn found(
                 state,
                 key: s(&e["id"]),
                 fact_id: s(&mneme["id"]),
-                relations,
-                superseded_by: None,
-                supersedes,
+                ..Found::default()
+            };
+            for r in e["relations"].as_array().into_iter().flatten() {
+                if let (Some(kind), Some(target)) = (r["type"].as_str(), s(&r["targetEntryId"])) {
+                    found.link(kind, target);
+                }
             }
+            found
         })
         .collect())
 }

@@ -42,6 +42,19 @@ pub struct Found {
 }
 
 impl Found {
+    /// Records a link the source gives from this statement to `target`: `supersedes` names a
+    /// statement it replaced; a relation mneme knows (`depends_on`, or `depends-on` as MIF
+    /// writes it) is kept as that relation; any other relates the two.
+    pub fn link(&mut self, kind: &str, target: String) {
+        let kind = kind.replace('-', "_");
+        if kind == "supersedes" {
+            self.supersedes.push(target);
+        } else {
+            let relation = Relation::parse(&kind).unwrap_or(Relation::RelatesTo);
+            self.relations.push((relation, target));
+        }
+    }
+
     /// The evidence its operation carries: a statement from a mneme export keeps the fact's own
     /// (citing the export would cite a copy of the ledger); any other cites its source line
     /// first.

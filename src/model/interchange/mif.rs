@@ -276,22 +276,7 @@ pub fn found(path: &str, m: &Memory) -> Found {
         None if m.valid_until.is_some() => Some(State::Archived),
         None => None,
     };
-    let mut relations = Vec::new();
-    let mut supersedes = Vec::new();
-    for (kind, target) in &m.relationships {
-        let relation = match kind.as_str() {
-            "supersedes" => {
-                supersedes.push(target.clone());
-                continue;
-            }
-            "depends-on" => Relation::DependsOn,
-            "contradicts" => Relation::Contradicts,
-            "derived-from" => Relation::DerivedFrom,
-            _ => Relation::RelatesTo,
-        };
-        relations.push((relation, target.clone()));
-    }
-    Found {
+    let mut found = Found {
         text: m.statement.clone(),
         source: format!("{path}:{}", m.statement_line),
         evidence: m.evidence.clone(),
@@ -301,10 +286,12 @@ pub fn found(path: &str, m: &Memory) -> Found {
         state,
         key: Some(m.id.clone()),
         fact_id,
-        relations,
-        superseded_by: None,
-        supersedes,
+        ..Found::default()
+    };
+    for (kind, target) in &m.relationships {
+        found.link(kind, target.clone());
     }
+    found
 }
 
 /// Splits a memory file into its front matter and body.

@@ -259,19 +259,7 @@ pub fn found(
         (None, Some("contested")) => Some(State::Contested),
         _ => None,
     };
-    let mut relations = Vec::new();
-    let mut supersedes = Vec::new();
-    for r in record["relations"].as_array().into_iter().flatten() {
-        let Some(target) = s(&r["target_id"]) else {
-            continue;
-        };
-        match r["predicate"].as_str().and_then(Relation::parse) {
-            _ if r["predicate"] == "supersedes" => supersedes.push(target),
-            Some(relation) => relations.push((relation, target)),
-            None => relations.push((Relation::RelatesTo, target)),
-        }
-    }
-    Ok(Found {
+    let mut found = Found {
         text,
         source: source.to_owned(),
         evidence: record["provenance"]["sources"]
@@ -292,10 +280,14 @@ pub fn found(
         state,
         key: s(&record["id"]),
         fact_id: s(&mneme["id"]),
-        relations,
-        superseded_by: None,
-        supersedes,
-    })
+        ..Found::default()
+    };
+    for r in record["relations"].as_array().into_iter().flatten() {
+        if let (Some(kind), Some(target)) = (r["predicate"].as_str(), s(&r["target_id"])) {
+            found.link(kind, target);
+        }
+    }
+    Ok(found)
 }
 
 #[cfg(test)]
