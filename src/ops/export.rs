@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::git::history::decisions;
 use crate::model::decision::Verdict;
 use crate::model::interchange::{
-    compiled, generated_at, mif, pack, records, Event, ExportError, Format, Item,
+    compiled, generated_at, mif, pack, records, Event, ExportError, Format, Item, Replaced,
 };
 use crate::ops::{Result, Workspace};
 use crate::store::export::write_dir;
@@ -120,10 +120,10 @@ pub fn export(ws: &Workspace, format: Format, task: Option<&str>) -> Result<Expo
             (c.files, c.left_out)
         }
         Format::Records => {
-            let supersedes = supersedes(&items);
+            let replaced = Replaced::of(&items);
             let mut text = String::new();
             for i in &items {
-                let line = records::render(i, replaced(&supersedes, i), &at);
+                let line = records::render(i, replaced.by(i), &at);
                 let value = serde_json::from_str(&line).expect("a rendered record is JSON");
                 let problems = records::check(&value);
                 if !problems.is_empty() {
@@ -161,27 +161,12 @@ fn invalid(format: Format, name: &str, problems: Vec<String>) -> crate::ops::Err
     .into()
 }
 
-/// The facts each fact replaced, by the replacement's id.
-fn supersedes(items: &[Item]) -> HashMap<&str, Vec<&str>> {
-    let mut out: HashMap<&str, Vec<&str>> = HashMap::new();
-    for i in items {
-        if let Some(new) = &i.superseded_by {
-            out.entry(new).or_default().push(&i.id);
-        }
-    }
-    out
-}
-
-fn replaced<'a>(supersedes: &'a HashMap<&str, Vec<&'a str>>, item: &Item) -> &'a [&'a str] {
-    supersedes.get(item.id.as_str()).map_or(&[], Vec::as_slice)
-}
-
 fn mif_files(items: &[Item], at: &str) -> Result<Vec<(String, String)>> {
-    let supersedes = supersedes(items);
+    let replaced = Replaced::of(items);
     items
         .iter()
         .map(|i| {
-            let file = mif::render(i, replaced(&supersedes, i), at);
+            let file = mif::render(i, replaced.by(i), at);
             mif::read(&file.name, &file.text)
                 .map_err(|problems| invalid(Format::Mif, &file.name, problems))?;
             Ok((file.name, file.text))

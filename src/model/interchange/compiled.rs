@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Map, Value};
 
 use crate::model::facts::{Relation, State};
-use crate::model::interchange::{has_text, time_value, uuid, Item};
+use crate::model::interchange::{has_text, time_value, uuid, Item, Replaced};
 use crate::model::text::{one_line, truncate};
 
 const DOCUMENT_KINDS: [&str; 7] = [
@@ -79,13 +79,7 @@ pub struct Compiled {
 
 /// Renders `items` (in file order); `titles` are the fact files' titles by name.
 pub fn render(items: &[Item], titles: &BTreeMap<String, String>, generated_at: &str) -> Compiled {
-    let superseded_by: BTreeMap<&str, Vec<&str>> =
-        items.iter().fold(BTreeMap::new(), |mut m, i| {
-            if let Some(new) = &i.superseded_by {
-                m.entry(new.as_str()).or_default().push(i.id.as_str());
-            }
-            m
-        });
+    let replaced = Replaced::of(items);
     let mut left_out = Vec::new();
     let mut docs: Vec<(String, Vec<Value>)> = Vec::new();
     for item in items {
@@ -96,7 +90,7 @@ pub fn render(items: &[Item], titles: &BTreeMap<String, String>, generated_at: &
         }
         let (_, entry_type) = kind_of(item.stem());
         let mut relations = Vec::new();
-        for old in superseded_by.get(item.id.as_str()).into_iter().flatten() {
+        for old in replaced.by(item) {
             relations.push(
                 json!({"type": "supersedes", "targetEntryId": uuid(old), "state": "observed"}),
             );

@@ -9,6 +9,8 @@ pub mod notes;
 pub mod pack;
 pub mod records;
 
+use std::collections::HashMap;
+
 use sha1::{Digest, Sha1};
 
 use crate::model::facts::{Relations, State};
@@ -158,6 +160,26 @@ impl Item {
     /// The fact file's name without `.md`.
     pub fn stem(&self) -> &str {
         self.file.strip_suffix(".md").unwrap_or(&self.file)
+    }
+}
+
+/// The facts each fact replaced: what `supersedes` links every format writes from.
+pub struct Replaced<'a>(HashMap<&'a str, Vec<&'a str>>);
+
+impl<'a> Replaced<'a> {
+    pub fn of(items: &'a [Item]) -> Replaced<'a> {
+        let mut by_new: HashMap<&str, Vec<&str>> = HashMap::new();
+        for i in items {
+            if let Some(new) = &i.superseded_by {
+                by_new.entry(new).or_default().push(&i.id);
+            }
+        }
+        Replaced(by_new)
+    }
+
+    /// The ids of the facts `item` replaced, in file order.
+    pub fn by(&self, item: &Item) -> &[&'a str] {
+        self.0.get(item.id.as_str()).map_or(&[], Vec::as_slice)
     }
 }
 
