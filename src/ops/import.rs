@@ -36,7 +36,9 @@ pub struct Imported {
 pub fn import(ws: &Workspace, opts: &Options) -> Result<Imported> {
     ws.store.check_ledger()?;
     let (files, links) = read(opts.path, &|name| opts.source.wants(name))?;
-    let root = ws.store.root();
+    // Canonical once: evidence names files from it.
+    let root = ws.store.root().canonicalize().ok();
+    let root = root.as_deref();
     let reads: Vec<Read> = files
         .into_iter()
         .map(|f| Read {
@@ -111,10 +113,11 @@ pub fn import(ws: &Workspace, opts: &Options) -> Result<Imported> {
     })
 }
 
-/// How evidence names a file: from the work tree's root when inside it, else as given.
-fn shown(root: &Path, path: &Path) -> String {
-    let inside = match (path.canonicalize(), root.canonicalize()) {
-        (Ok(p), Ok(r)) => p.strip_prefix(&r).ok().map(Path::to_path_buf),
+/// How evidence names a file: from the work tree's root (canonical) when inside it, else as
+/// given.
+fn shown(root: Option<&Path>, path: &Path) -> String {
+    let inside = match (path.canonicalize(), root) {
+        (Ok(p), Some(r)) => p.strip_prefix(r).ok().map(Path::to_path_buf),
         _ => None,
     };
     let Some(inside) = inside else {
