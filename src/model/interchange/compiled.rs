@@ -422,29 +422,15 @@ pub fn found(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn item(id: &str, file: &str, evidence: &[&str]) -> Item {
-        Item {
-            id: id.into(),
-            file: file.into(),
-            text: format!("Fact {id}."),
-            state: State::Active,
-            superseded_by: None,
-            since: Some("2026-11-01".into()),
-            verified: None,
-            evidence: evidence.iter().map(|e| (*e).to_owned()).collect(),
-            relations: Default::default(),
-            history: Vec::new(),
-        }
-    }
+    use crate::model::interchange::sample;
 
     #[test]
     fn entries_need_evidence_and_the_rest_is_checked() {
-        let mut old = item("f-old1", "architecture.md", &["src/a.rs"]);
+        let mut old = sample("f-old1", "architecture.md", &["src/a.rs"]);
         old.state = State::Superseded;
         old.superseded_by = Some("f-new1".into());
-        let new = item("f-new1", "architecture.md", &["src/a.rs:3"]);
-        let bare = item("f-bare", "pitfalls.md", &[]);
+        let new = sample("f-new1", "architecture.md", &["src/a.rs:3"]);
+        let bare = sample("f-bare", "pitfalls.md", &[]);
         let c = render(&[old, new, bare], &BTreeMap::new(), "2026-11-02T00:00:00Z");
         assert_eq!(c.left_out, ["f-bare"]);
         let (documents, entries) = (&c.files[0].1, &c.files[1].1);

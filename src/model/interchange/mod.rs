@@ -298,6 +298,24 @@ fn quoted(s: &str) -> String {
     serde_json::to_string(s).expect("a string serialises")
 }
 
+/// An active fact `Fact <id>.` of `file`, dated 2026-11-01, citing `evidence`, with no
+/// history: what the formats' tests start from.
+#[cfg(test)]
+pub(crate) fn sample(id: &str, file: &str, evidence: &[&str]) -> Item {
+    Item {
+        id: id.into(),
+        file: file.into(),
+        text: format!("Fact {id}."),
+        state: State::Active,
+        superseded_by: None,
+        since: Some("2026-11-01".into()),
+        verified: None,
+        evidence: evidence.iter().map(|e| (*e).to_owned()).collect(),
+        relations: Relations::new(),
+        history: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -206,19 +206,12 @@ pub fn check(pack: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::interchange::sample;
 
     fn item(id: &str, state: State, evidence: &[&str]) -> Item {
         Item {
-            id: id.into(),
-            file: "invariants.md".into(),
-            text: format!("Fact {id}."),
             state,
-            superseded_by: None,
-            since: Some("2026-11-01".into()),
-            verified: None,
-            evidence: evidence.iter().map(|e| (*e).to_owned()).collect(),
-            relations: Default::default(),
-            history: Vec::new(),
+            ..sample(id, "invariants.md", evidence)
         }
     }
 
