@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::common::{error_code, json, Repo};
+use crate::common::{error_code, Repo};
 
 /// Every file of `dir` with its bytes, by name.
 fn files(dir: &Path) -> BTreeMap<String, String> {
@@ -67,16 +67,7 @@ fn ledger() -> (Repo, Vec<String>) {
 #[test]
 fn mif_export_is_one_valid_file_per_fact_and_the_same_bytes_every_time() {
     let (repo, ids) = ledger();
-    let out = repo
-        .mneme(&["export", "--format", "mif", "--out", "mem", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let summary = json(&out);
+    let summary = repo.json(&["export", "--format", "mif", "--out", "mem", "--json"]);
     assert_eq!(summary["facts"], 3);
     let written = files(&repo.file("mem"));
     assert_eq!(
@@ -229,16 +220,7 @@ fn compiled_export_holds_documents_entries_and_views_and_leaves_out_facts_withou
         format!("{text}- **f-hand** Written by hand, with nothing behind it.\n"),
     )
     .unwrap();
-    let out = repo
-        .mneme(&["export", "--format", "compiled", "--out", "c", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let summary = json(&out);
+    let summary = repo.json(&["export", "--format", "compiled", "--out", "c", "--json"]);
     assert_eq!(summary["left_out"], serde_json::json!(["f-hand"]));
     assert_eq!(summary["facts"], 3);
     let written = files(&repo.file("c"));
@@ -408,27 +390,31 @@ fn records_and_context_packs_print_on_stdout_or_go_into_out() {
     assert_eq!(error_code(&out), "invalid_input");
 }
 
+/// Copies a file, or a directory's files, from `from` to `to` (parents created).
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    if from.is_dir() {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    } else {
+        std::fs::copy(from, to).unwrap();
+    }
+}
+
 /// Copies `tests/it/fixtures/interchange/<name>` (a file or a directory) into the repository.
 fn fixture(repo: &Repo, name: &str) {
     let from = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/it/fixtures/interchange")
         .join(name);
-    let to = repo.file(name);
-    if from.is_dir() {
-        std::fs::create_dir_all(&to).unwrap();
-        for e in std::fs::read_dir(&from).unwrap() {
-            let e = e.unwrap();
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    } else {
-        std::fs::copy(&from, &to).unwrap();
-    }
+    copy(&from, &repo.file(name));
 }
 
 /// The facts of the ledger by id, as `facts --json` gives them.
 fn facts(repo: &Repo) -> BTreeMap<String, serde_json::Value> {
-    let out = repo.mneme(&["facts", "--json"]).output().unwrap();
-    json(&out)
+    repo.json(&["facts", "--json"])
         .as_array()
         .unwrap()
         .iter()
@@ -441,13 +427,7 @@ fn import(repo: &Repo, args: &[&str]) -> serde_json::Value {
     let mut all = vec!["import"];
     all.extend_from_slice(args);
     all.push("--json");
-    let out = repo.mneme(&all).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    json(&out)
+    repo.json(&all)
 }
 
 fn texts(summary: &serde_json::Value) -> Vec<(String, String, String)> {
@@ -689,12 +669,7 @@ fn a_mif_export_imported_into_an_empty_ledger_proposes_the_same_facts() {
     let before = facts(&repo);
 
     let empty = Repo::committed();
-    let to = empty.file("mem");
-    std::fs::create_dir_all(&to).unwrap();
-    for e in std::fs::read_dir(repo.file("mem")).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-    }
+    copy(&repo.file("mem"), &empty.file("mem"));
     let summary = import(&empty, &["mif", "mem"]);
     assert_eq!(
         summary["operations"].as_array().unwrap().len(),
@@ -784,17 +759,7 @@ fn compiled_and_records_exports_read_back_through_their_importers() {
         .success();
     for (source, path) in [("compiled", "c"), ("records", "r/records.jsonl")] {
         let empty = Repo::committed();
-        let to = empty.file(path);
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        if repo.file(path).is_dir() {
-            std::fs::create_dir_all(&to).unwrap();
-            for e in std::fs::read_dir(repo.file(path)).unwrap() {
-                let e = e.unwrap();
-                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-            }
-        } else {
-            std::fs::copy(repo.file(path), &to).unwrap();
-        }
+        copy(&repo.file(path), &empty.file(path));
         // The importer checks each file against the format's rules first.
         let summary = import(&empty, &[source, path]);
         assert_eq!(
