@@ -244,6 +244,12 @@ impl Repo {
             .collect()
     }
 
+    /// The findings of `check --json`, whatever its exit code.
+    pub fn findings(&self) -> Vec<Value> {
+        let out = self.mneme(&["check", "--json"]).output().unwrap();
+        json(&out)["findings"].as_array().unwrap().clone()
+    }
+
     /// Runs `mneme ARGS`, expects success, parses stdout as JSON.
     pub fn json(&self, args: &[&str]) -> Value {
         json(&self.mneme(args).assert().success().get_output().clone())

@@ -64,11 +64,7 @@ fn commit_ids(citation: &Value) -> Vec<String> {
 
 /// The `evidence_drift` messages of `check --json` that name `id`.
 fn drift_warnings(repo: &Repo, id: &str) -> Vec<String> {
-    let out = repo.mneme(&["check", "--json"]).output().unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    v["findings"]
-        .as_array()
-        .unwrap()
+    repo.findings()
         .iter()
         .filter(|f| f["code"] == "evidence_drift" && f["severity"] == "warning")
         .map(|f| f["message"].as_str().unwrap().to_owned())

@@ -30,11 +30,7 @@ fn in_context(repo: &Repo, id: &str) -> Option<Value> {
 }
 
 fn check_codes(repo: &Repo) -> Vec<(String, String)> {
-    let out = repo.mneme(&["check", "--json"]).output().unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    v["findings"]
-        .as_array()
-        .unwrap()
+    repo.findings()
         .iter()
         .map(|f| {
             (

@@ -399,10 +399,7 @@ fn linked_worktrees_of_one_repository_exclude_each_others_claims() {
 
 /// `check --json` findings as `(code, path, message)`.
 fn findings(repo: &Repo) -> Vec<(String, String, String)> {
-    let out = repo.mneme(&["check", "--json"]).output().unwrap();
-    json(&out)["findings"]
-        .as_array()
-        .unwrap()
+    repo.findings()
         .iter()
         .map(|f| {
             let s = |k: &str| f[k].as_str().unwrap_or_default().to_owned();
