@@ -1,11 +1,13 @@
 //! `stale`: facts whose evidence files changed after a person last vouched for them.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::git::drift::{added_files, text_of, version_at, walk, Touch};
 use crate::git::history::{resolve_range, Range};
 use crate::git::Repo;
-use crate::model::drift::{assess, likely_rename, Drifted, EvidenceDrift, Since, Watched};
+use crate::model::drift::{assess, likely_rename, Drifted, EvidenceDrift, Since, Version, Watched};
 use crate::model::ledger::FactFileEntry;
 use crate::model::time::Timestamp;
 use crate::ops::{Result, Workspace};
@@ -79,6 +81,8 @@ pub(crate) fn watched<'a>(files: impl IntoIterator<Item = &'a FactFileEntry>) ->
 /// what changed, measured against the range's head.
 pub(crate) fn drifted(repo: &Repo, range: &Range, watched: &[Watched]) -> Result<Drift> {
     let walked = walk(repo, range.head, range.base, watched)?;
+    // Facts often cite the same file: each is read at the head once.
+    let mut at_head: HashMap<&str, Option<Version>> = HashMap::new();
     let mut out = Vec::new();
     for (w, s) in watched.iter().zip(walked.seen) {
         let paths = w.paths();
@@ -90,7 +94,14 @@ pub(crate) fn drifted(repo: &Repo, range: &Range, watched: &[Watched]) -> Result
             };
             let oldest = touches.last().expect("not empty");
             let before = version_at(repo, oldest.first_parent, &cited.path)?;
-            let now = version_at(repo, Some(range.head), &cited.path)?;
+            let now = match at_head.get(cited.path.as_str()) {
+                Some(now) => now.clone(),
+                None => {
+                    let now = version_at(repo, Some(range.head), &cited.path)?;
+                    at_head.insert(&cited.path, now.clone());
+                    now
+                }
+            };
             let renamed = match now {
                 Some(_) => None,
                 None => rename_of(repo, touches, &cited.path)?,
