@@ -343,16 +343,14 @@ fn records_and_context_packs_print_on_stdout_or_go_into_out() {
         .success();
     assert_eq!(repo.read("r/records.jsonl"), stdout);
 
-    let out = repo
-        .mneme(&[
-            "export",
-            "--format",
-            "context-pack",
-            "--task",
-            "upgrade the pool",
-        ])
-        .output()
-        .unwrap();
+    let pack_args = [
+        "export",
+        "--format",
+        "context-pack",
+        "--task",
+        "upgrade the pool",
+    ];
+    let out = repo.mneme(&pack_args).output().unwrap();
     assert!(out.status.success());
     let pack: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(pack["task"], "upgrade the pool");
@@ -370,16 +368,7 @@ fn records_and_context_packs_print_on_stdout_or_go_into_out() {
             .contains("cites no evidence"),
         "{pack}"
     );
-    let again = repo
-        .mneme(&[
-            "export",
-            "--format",
-            "context-pack",
-            "--task",
-            "upgrade the pool",
-        ])
-        .output()
-        .unwrap();
+    let again = repo.mneme(&pack_args).output().unwrap();
     assert_eq!(again.stdout, out.stdout, "the same bytes every time");
 
     let out = repo
