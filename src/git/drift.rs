@@ -132,14 +132,22 @@ impl Node {
             return Ok(found.clone());
         }
         let mut out = vec![None; self.children.len()];
+        // Trees and children are both sorted (trees in git's order, which differs only for
+        // directories): try the child after the last match before searching.
+        let mut next = 0;
         for e in repo.find_tree(tree)?.iter() {
             let e = e?;
             let name: &[u8] = e.filename().as_ref();
-            if let Ok(at) = self
-                .children
-                .binary_search_by(|(n, _)| n.as_slice().cmp(name))
-            {
+            let at = match self.children.get(next) {
+                Some((n, _)) if n.as_slice() == name => Some(next),
+                _ => self
+                    .children
+                    .binary_search_by(|(n, _)| n.as_slice().cmp(name))
+                    .ok(),
+            };
+            if let Some(at) = at {
                 out[at] = Some((e.object_id(), e.mode().is_tree()));
+                next = at + 1;
             }
         }
         let out: Rc<[Entry]> = out.into();

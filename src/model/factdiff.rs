@@ -3,10 +3,11 @@
 //! `verify`, `diff` and the commit-msg hook. Pure: inputs are file contents.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use crate::model::change::{ChangeKind, FactChange};
 use crate::model::decision::{Recorded, Verdict};
-use crate::model::facts::{FactFile, Meta, UNIDENTIFIED};
+use crate::model::facts::{Block, FactFile, Meta, UNIDENTIFIED};
 use crate::model::proposal::{OpKind, Proposal};
 
 /// `file name → contents` of `.ledger/facts/*.md` at one commit.
@@ -46,21 +47,24 @@ impl Parsed {
                 context: raw.to_owned(),
             };
         };
-        let facts = file
-            .facts()
-            .map(|fact| {
-                let state = FactState {
-                    file: name.to_owned(),
-                    text: fact.text.clone(),
-                    meta: fact.meta.clone(),
-                };
-                (fact.key(), state)
-            })
-            .collect();
-        Parsed {
-            facts,
-            context: file.text_blocks().collect(),
+        let mut facts = Vec::new();
+        let mut context = String::new();
+        // Taken apart rather than copied: a long history parses hundreds of versions of a file.
+        for block in file.blocks {
+            match block {
+                Block::Text(text) => context.push_str(&text),
+                Block::Fact(fact) => {
+                    let key = fact.key();
+                    let state = FactState {
+                        file: name.to_owned(),
+                        text: fact.text,
+                        meta: fact.meta,
+                    };
+                    facts.push((key, state));
+                }
+            }
         }
+        Parsed { facts, context }
     }
 }
 
@@ -69,30 +73,23 @@ impl Parsed {
 /// kept, so each is parsed once.
 #[derive(Debug, Default)]
 pub struct Parses {
-    recent: std::collections::VecDeque<(String, String, Parsed)>,
+    recent: std::collections::VecDeque<(String, String, Rc<Parsed>)>,
 }
 
 impl Parses {
     const KEPT: usize = 8;
 
-    fn get(&mut self, name: &str, raw: &str) -> &Parsed {
-        let found = self
-            .recent
-            .iter()
-            .position(|(n, r, _)| n == name && r == raw);
-        let at = match found {
-            Some(at) => at,
-            None => {
-                if self.recent.len() == Self::KEPT {
-                    self.recent.pop_front();
-                }
-                let parsed = Parsed::of(name, raw);
-                self.recent
-                    .push_back((name.to_owned(), raw.to_owned(), parsed));
-                self.recent.len() - 1
-            }
-        };
-        &self.recent[at].2
+    fn get(&mut self, name: &str, raw: &str) -> Rc<Parsed> {
+        if let Some((_, _, parsed)) = self.recent.iter().find(|(n, r, _)| n == name && r == raw) {
+            return parsed.clone();
+        }
+        if self.recent.len() == Self::KEPT {
+            self.recent.pop_front();
+        }
+        let parsed = Rc::new(Parsed::of(name, raw));
+        self.recent
+            .push_back((name.to_owned(), raw.to_owned(), parsed.clone()));
+        parsed
     }
 }
 
@@ -130,6 +127,46 @@ pub fn diff_with(old: &Files, new: &Files, parses: &mut Parses) -> FilesDiff {
 
 type States = BTreeMap<String, Vec<FactState>>;
 
+/// The states in `files` by key, borrowed.
+fn by_key(files: &[Rc<Parsed>]) -> BTreeMap<&str, Vec<&FactState>> {
+    let mut map: BTreeMap<&str, Vec<&FactState>> = BTreeMap::new();
+    for file in files {
+        for (key, state) in &file.facts {
+            map.entry(key.as_str()).or_default().push(state);
+        }
+    }
+    map
+}
+
+/// The keys whose states differ between `a` and `b`, walking both in order.
+fn differing(
+    a: &BTreeMap<&str, Vec<&FactState>>,
+    b: &BTreeMap<&str, Vec<&FactState>>,
+) -> BTreeSet<String> {
+    use std::cmp::Ordering;
+    let mut out = BTreeSet::new();
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        let order = match (a.peek(), b.peek()) {
+            (None, None) => return out,
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some((x, _)), Some((y, _))) => x.cmp(y),
+        };
+        let (key, same) = match order {
+            Ordering::Less => (a.next().map(|(k, _)| *k), false),
+            Ordering::Greater => (b.next().map(|(k, _)| *k), false),
+            Ordering::Equal => match (a.next(), b.next()) {
+                (Some((k, x)), Some((_, y))) => (Some(*k), x == y),
+                _ => (None, true),
+            },
+        };
+        if let Some(key) = key.filter(|_| !same) {
+            out.insert(key.to_owned());
+        }
+    }
+}
+
 /// The states of the keys that differ between `old` and `new`, in file order, and the files
 /// whose context differs. A file the same on both sides adds the same states to both, so only a
 /// key whose states in the differing files differ can change; an unchanged file is read only if
@@ -140,36 +177,42 @@ fn changed_keys_states(
     new: &Files,
     parses: &mut Parses,
 ) -> (States, States, Vec<String>) {
-    let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
+    let mut read_old = Vec::new();
     let mut before = BTreeMap::new();
     for (name, raw) in old {
         if new.get(name) != Some(raw) {
             let file = parses.get(name, raw);
-            add_states(&mut a, file, |_| true);
-            before.insert(name, file.context.clone());
+            before.insert(name, file.clone());
+            read_old.push(file);
         }
     }
+    let mut read_new = Vec::new();
     let mut context = Vec::new();
     for (name, raw) in new {
         if old.get(name) != Some(raw) {
             let file = parses.get(name, raw);
-            add_states(&mut b, file, |_| true);
-            if before.remove(name).as_ref() != Some(&file.context) {
+            if before
+                .remove(name)
+                .is_none_or(|b| b.context != file.context)
+            {
                 context.push(name.clone());
             }
+            read_new.push(file);
         }
     }
     // What is left was removed.
     context.extend(before.into_keys().cloned());
     context.sort();
-    let keys: BTreeSet<String> = a
-        .keys()
-        .chain(b.keys())
-        .filter(|k| a.get(*k) != b.get(*k))
-        .cloned()
-        .collect();
-    a.retain(|k, _| keys.contains(k));
-    b.retain(|k, _| keys.contains(k));
+    // Compared by reference: a commit changes a few facts of files that hold hundreds.
+    let (in_old, in_new) = (by_key(&read_old), by_key(&read_new));
+    let keys = differing(&in_old, &in_new);
+    let owned = |map: BTreeMap<&str, Vec<&FactState>>| -> States {
+        map.into_iter()
+            .filter(|(k, _)| keys.contains(*k))
+            .map(|(k, states)| (k.to_owned(), states.into_iter().cloned().collect()))
+            .collect()
+    };
+    let (mut a, mut b) = (owned(in_old), owned(in_new));
     if keys.is_empty() {
         return (a, b, context);
     }
