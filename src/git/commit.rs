@@ -90,7 +90,7 @@ pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Com
     };
     let (new_tree, writes) = {
         let tree = git.find_tree(head_tree)?;
-        let mut eol = Eol::new(&git)?;
+        let mut eol = Eol::new(&git, &index)?;
         for w in &change.writes {
             check_unedited(&git, &mut eol, &tree, &index, repo.root(), w)?;
         }
@@ -377,15 +377,21 @@ fn finish(
     mut index: gix::index::File,
 ) -> Result<()> {
     let git = repo.gix();
-    let mut eol = Eol::new(git)?;
+    // Converted first: the conversions read the index that the loop below changes.
+    let mut written = Vec::with_capacity(journal.writes.len());
+    {
+        let mut eol = Eol::new(git, &index)?;
+        for (path, blob) in &journal.writes {
+            let id = ObjectId::from_hex(blob.as_bytes()).map_err(|_| {
+                Error::Interrupted(format!(
+                    "the record of an interrupted decision names `{blob}`, which is not an object id"
+                ))
+            })?;
+            written.push((path, id, eol.checked_out(path, &git.find_blob(id)?.data)?));
+        }
+    }
     let mut added = false;
-    for (path, blob) in &journal.writes {
-        let id = ObjectId::from_hex(blob.as_bytes()).map_err(|_| {
-            Error::Interrupted(format!(
-                "the record of an interrupted decision names `{blob}`, which is not an object id"
-            ))
-        })?;
-        let data = eol.checked_out(path, &git.find_blob(id)?.data)?;
+    for (path, id, data) in written {
         let file = repo.root().join(path);
         write_atomic(&file, &data)?;
         let stat = stat_of(&file)?;

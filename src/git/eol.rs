@@ -13,14 +13,20 @@ use crate::git::Result;
 use crate::store;
 
 /// The repository's conversion pipeline for ledger paths.
-pub(crate) struct Eol<'repo> {
-    pipeline: gix::filter::Pipeline<'repo>,
-    index: gix::worktree::IndexPersistedOrInMemory,
+pub(crate) struct Eol<'a> {
+    pipeline: gix::filter::Pipeline<'a>,
+    index: &'a gix::index::State,
 }
 
-impl<'repo> Eol<'repo> {
-    pub(crate) fn new(git: &'repo gix::Repository) -> Result<Eol<'repo>> {
-        let (pipeline, index) = git.filter_pipeline(None)?;
+impl<'a> Eol<'a> {
+    /// With the index the caller read: gix's own pipeline would read (and hash) the whole index
+    /// again, a large part of an approval in a repository of many files.
+    pub(crate) fn new(git: &'a gix::Repository, index: &'a gix::index::State) -> Result<Eol<'a>> {
+        let attributes = git.attributes_only(
+            index,
+            gix::worktree::stack::state::attributes::Source::WorktreeThenIdMapping,
+        )?;
+        let pipeline = gix::filter::Pipeline::new(git, attributes.detach())?;
         Ok(Eol { pipeline, index })
     }
 
@@ -28,7 +34,7 @@ impl<'repo> Eol<'repo> {
     pub(crate) fn staged(&mut self, path: &str, bytes: &[u8]) -> Result<Vec<u8>> {
         let outcome = self
             .pipeline
-            .convert_to_git(bytes, Path::new(path), &self.index)?;
+            .convert_to_git(bytes, Path::new(path), self.index)?;
         Ok(match outcome {
             ToGitOutcome::Unchanged(_) => bytes.to_vec(),
             ToGitOutcome::Buffer(converted) => converted.to_vec(),

@@ -82,7 +82,8 @@ pub fn uncommitted_in(repo: &Repo, dir: &str) -> Result<Vec<String>> {
     let git = repo.gix();
     let head_tree = git.head_tree_id_or_empty()?.detach();
     let in_head = blobs_in(git, head_tree, dir)?;
-    let mut eol = crate::git::eol::Eol::new(git)?;
+    let index = read_index(git)?;
+    let mut eol = crate::git::eol::Eol::new(git, &index)?;
     let mut out = Vec::new();
     for (name, path) in crate::store::file::list_dir(&repo.root().join(dir), "")? {
         let path_in_repo = format!("{dir}/{name}");
