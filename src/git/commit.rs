@@ -9,7 +9,7 @@
 //! 4. branch update (the commit point); 5. work-tree files, index, proposal file; 6. journal removed.
 
 use std::fs;
-use std::io::{BufWriter, ErrorKind, Write};
+use std::io::{ErrorKind, Write};
 use std::path::Path;
 
 use gix::bstr::ByteSlice;
@@ -20,7 +20,7 @@ use gix::refs::Target;
 use serde::{Deserialize, Serialize};
 
 use crate::git::eol::Eol;
-use crate::git::index::{index_lock_path, lock_index, read_index};
+use crate::git::index::{index_lock_path, lock_index, read_index, LedgerIndex};
 use crate::git::{hooks, EditKind, Error, Repo, Result};
 use crate::model::paths;
 use crate::store::{self, read_optional, write_atomic};
@@ -80,7 +80,8 @@ pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Com
     let mut git = repo.with_fresh_identity().with_object_memory();
     let head = preflight(repo, &git)?;
     let index_lock = lock_index(&git)?;
-    let index = read_index(&git)?;
+    let read = read_index(&git)?;
+    let index = read.ledger();
     if index.is_sparse() {
         return Err(Error::SparseIndex);
     }
@@ -90,9 +91,9 @@ pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Com
     };
     let (new_tree, writes) = {
         let tree = git.find_tree(head_tree)?;
-        let mut eol = Eol::new(&git, &index)?;
+        let mut eol = Eol::new(&git, index)?;
         for w in &change.writes {
-            check_unedited(&git, &mut eol, &tree, &index, repo.root(), w)?;
+            check_unedited(&git, &mut eol, &tree, index, repo.root(), w)?;
         }
         build_tree(&git, &mut eol, &tree, change)?
     };
@@ -129,7 +130,7 @@ pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Com
         return Err(e);
     }
     fault_point("ref");
-    finish(repo, &journal, index_lock, index)?;
+    finish(repo, &journal, index_lock, read)?;
     Ok(Committed {
         commit: journal.commit,
         branch: head.branch,
@@ -360,8 +361,8 @@ pub fn recover(repo: &Repo) -> Result<Option<String>> {
         )),
         other => other,
     })?;
-    let index = read_index(git)?;
-    finish(repo, &journal, lock, index)?;
+    let read = read_index(git)?;
+    finish(repo, &journal, lock, read)?;
     Ok(Some(format!(
         "finished the interrupted commit \"{}\"",
         journal.summary
@@ -374,13 +375,26 @@ fn finish(
     repo: &Repo,
     journal: &Journal,
     lock: gix::lock::File,
-    mut index: gix::index::File,
+    mut read: LedgerIndex,
 ) -> Result<()> {
     let git = repo.gix();
+    // Only the ledger's entries are at hand to change (see `LedgerIndex`).
+    if let Some(path) = journal
+        .writes
+        .iter()
+        .map(|(p, _)| p)
+        .chain(&journal.deletes)
+        .find(|p| !p.starts_with(&format!("{}/", paths::LEDGER)))
+    {
+        return Err(Error::Interrupted(format!(
+            "the record of an interrupted decision names `{path}`, which is outside {}/",
+            paths::LEDGER
+        )));
+    }
     // Converted first: the conversions read the index that the loop below changes.
     let mut written = Vec::with_capacity(journal.writes.len());
     {
-        let mut eol = Eol::new(git, &index)?;
+        let mut eol = Eol::new(git, read.ledger())?;
         for (path, blob) in &journal.writes {
             let id = ObjectId::from_hex(blob.as_bytes()).map_err(|_| {
                 Error::Interrupted(format!(
@@ -390,6 +404,7 @@ fn finish(
             written.push((path, id, eol.checked_out(path, &git.find_blob(id)?.data)?));
         }
     }
+    let index = read.ledger_mut();
     let mut added = false;
     for (path, id, data) in written {
         let file = repo.root().join(path);
@@ -424,9 +439,7 @@ fn finish(
             .iter()
             .any(|d| d.as_bytes() == path.as_bytes())
     });
-    // A stale cache-tree would make the user's next `git commit` revert this one.
-    index.remove_tree();
-    write_index(git, &index, lock)?;
+    write_index(git, &read, lock)?;
     fault_point("index");
     for d in &journal.deletes {
         let path = repo.root().join(d);
@@ -453,62 +466,19 @@ fn stat_of(file: &Path) -> Result<gix::index::entry::Stat> {
 /// Writes `index` through its lock, honouring `index.skipHash`.
 fn write_index(
     git: &gix::Repository,
-    index: &gix::index::File,
-    lock: gix::lock::File,
+    index: &LedgerIndex,
+    mut lock: gix::lock::File,
 ) -> Result<()> {
     let skip_hash = git
         .config_snapshot()
         .boolean("index.skipHash")
         .unwrap_or(false);
     let path = git.index_path();
-    let options = gix::index::write::Options {
-        extensions: Default::default(),
-        skip_hash,
-    };
-    // The entries as gix writes them, then the trailing checksum as git computes it: plain
-    // SHA-1 (mneme opens SHA-1 repositories only), or zeros under `index.skipHash`.
-    // Buffered before the hash: gix writes field by field.
-    let mut out = BufWriter::with_capacity(
-        1 << 16,
-        Hashing {
-            out: lock,
-            sha1: <sha1::Sha1 as sha1::Digest>::new(),
-        },
-    );
-    gix::index::State::write_to(index, &mut out, options)?;
-    let Hashing {
-        out: mut lock,
-        sha1,
-    } = out
-        .into_inner()
-        .map_err(|e| store::Error::io(&path)(e.into_error()))?;
-    let sum: [u8; 20] = if skip_hash {
-        [0; 20]
-    } else {
-        sha1::Digest::finalize(sha1).into()
-    };
-    lock.write_all(&sum).map_err(store::Error::io(&path))?;
+    lock.write_all(&index.encode(skip_hash)?)
+        .map_err(store::Error::io(&path))?;
     lock.commit()
         .map_err(|e| store::Error::io(&path)(e.error))?;
     Ok(())
-}
-
-/// Writes through to `out`, hashing what passes.
-struct Hashing<W> {
-    out: W,
-    sha1: sha1::Sha1,
-}
-
-impl<W: Write> Write for Hashing<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.out.write(buf)?;
-        sha1::Digest::update(&mut self.sha1, &buf[..n]);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
-    }
 }
 
 /// Crash-testing aid, compiled into test builds only: `MNEME_FAULT=<step>` aborts the process

@@ -1,5 +1,6 @@
 //! The index: locking it as git does, reading it, and comparing it with HEAD.
 
+use std::io::Read as _;
 use std::path::PathBuf;
 
 use gix::bstr::ByteSlice;
@@ -7,6 +8,7 @@ use gix::bstr::ByteSlice;
 use crate::git::history::{blob_text, blobs_in};
 use crate::git::{Error, Repo, Result};
 use crate::model::factdiff::Files;
+use crate::model::paths;
 
 pub(crate) fn lock_index(repo: &gix::Repository) -> Result<gix::lock::File> {
     gix::lock::File::acquire_to_update_resource(
@@ -26,22 +28,212 @@ pub(crate) fn index_lock_path(repo: &gix::Repository) -> PathBuf {
     PathBuf::from(lock)
 }
 
-pub(crate) fn read_index(repo: &gix::Repository) -> Result<gix::index::File> {
-    if repo.index_path().exists() {
-        // Not hashed on reading, as git does not (only fsck verifies it): in a repository of
-        // 300,000 files hashing the index costs a third of an approval. Writing still hashes.
-        gix::index::File::at(
-            repo.index_path(),
-            repo.object_hash(),
-            true,
-            Default::default(),
-        )
-        .map_err(Error::from)
+/// The index as far as the ledger needs it. Entries are sorted by path and the ledger's
+/// (`.ledger/…`) come early, so only the entries up to the ledger's last are decoded; the rest
+/// stay the bytes they were and are written back as such. In a repository of 300,000 files that
+/// spares decoding and encoding all but a few entries (docs/architecture.md, "Costs").
+pub(crate) struct LedgerIndex {
+    /// Every entry, or (with `rest`) those that sort before the end of the ledger's.
+    head: gix::index::File,
+    rest: Option<Rest>,
+}
+
+/// The entries after the ledger's, as the file holds them.
+struct Rest {
+    file: Vec<u8>,
+    entries: std::ops::Range<usize>,
+    count: u32,
+    /// One of them has extended flags: the file stays at version 3.
+    extended: bool,
+}
+
+/// Reads the index, not verifying its checksum, as git does not (only fsck verifies it).
+pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
+    let path = repo.index_path();
+    let (file, mtime) = match std::fs::File::open(&path) {
+        Ok(mut f) => {
+            let mtime = f
+                .metadata()
+                .map(|m| filetime::FileTime::from_last_modification_time(&m))
+                .map_err(crate::store::Error::io(&path))?;
+            let mut bytes = Vec::new();
+            f.read_to_end(&mut bytes)
+                .map_err(crate::store::Error::io(&path))?;
+            (bytes, mtime)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let empty = gix::index::State::new(repo.object_hash());
+            return Ok(LedgerIndex {
+                head: gix::index::File::from_state(empty, path),
+                rest: None,
+            });
+        }
+        Err(e) => return Err(crate::store::Error::io(&path)(e).into()),
+    };
+    let hash_len = repo.object_hash().len_in_bytes();
+    let Some(split) = Split::of(&file, hash_len) else {
+        // Anything the split does not know (version 4, a split or sparse index, damage): gix
+        // reads all of it, and says what is wrong if anything is.
+        let (state, _) =
+            gix::index::State::from_bytes(&file, mtime, repo.object_hash(), Default::default())?;
+        return Ok(LedgerIndex {
+            head: gix::index::File::from_state(state, path),
+            rest: None,
+        });
+    };
+    // The head alone, as a file of its own: header, its entries, and a hash gix does not check.
+    let mut head = Vec::with_capacity(split.head_end + hash_len);
+    head.extend_from_slice(&file[..8]);
+    head.extend_from_slice(&split.head_count.to_be_bytes());
+    head.extend_from_slice(&file[HEADER..split.head_end]);
+    head.resize(head.len() + hash_len, 0);
+    let (state, _) =
+        gix::index::State::from_bytes(&head, mtime, repo.object_hash(), Default::default())?;
+    let rest = if split.rest_count > 0 {
+        Some(Rest {
+            entries: split.head_end..split.entries_end,
+            count: split.rest_count,
+            extended: split.rest_extended,
+            file,
+        })
     } else {
-        Ok(gix::index::File::from_state(
-            gix::index::State::new(repo.object_hash()),
-            repo.index_path(),
-        ))
+        None
+    };
+    Ok(LedgerIndex {
+        head: gix::index::File::from_state(state, path),
+        rest,
+    })
+}
+
+impl LedgerIndex {
+    /// The decoded entries: every path up to the ledger's last, all of the ledger's among them.
+    pub(crate) fn ledger(&self) -> &gix::index::File {
+        &self.head
+    }
+
+    /// [`Self::ledger`], to change. A path added must sort before `.ledger0`, as the ledger's do.
+    pub(crate) fn ledger_mut(&mut self) -> &mut gix::index::File {
+        &mut self.head
+    }
+
+    /// The index file's bytes with the changes: the decoded entries as gix writes them, then the
+    /// others as they were, then
+    /// the checksum as git computes it: plain SHA-1 (mneme opens SHA-1 repositories only), or
+    /// zeros under `index.skipHash`.
+    pub(crate) fn encode(&self, skip_hash: bool) -> Result<Vec<u8>> {
+        // No extensions: a changed entry makes them stale, and a stale cache-tree would make the
+        // user's next `git commit` revert the decision.
+        let options = gix::index::write::Options {
+            extensions: gix::index::write::Extensions::None,
+            skip_hash,
+        };
+        let mut out = Vec::new();
+        gix::index::State::write_to(&self.head, &mut out, options)?;
+        if let Some(rest) = &self.rest {
+            let be32 =
+                |at: usize| u32::from_be_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]]);
+            let version: u32 = if rest.extended { 3 } else { be32(4) };
+            let count = be32(8) + rest.count;
+            out[4..8].copy_from_slice(&version.to_be_bytes());
+            out[8..12].copy_from_slice(&count.to_be_bytes());
+            out.extend_from_slice(&rest.file[rest.entries.clone()]);
+        }
+        let sum: [u8; 20] = if skip_hash {
+            [0; 20]
+        } else {
+            <sha1::Sha1 as sha1::Digest>::digest(&out).into()
+        };
+        out.extend_from_slice(&sum);
+        Ok(out)
+    }
+}
+
+/// The index header's size: signature, version, entry count.
+const HEADER: usize = 12;
+
+/// Where an index of version 2 or 3 splits at the end of the ledger's entries.
+#[derive(Debug, PartialEq, Eq)]
+struct Split {
+    head_count: u32,
+    /// Where the entries after the ledger's start.
+    head_end: usize,
+    rest_count: u32,
+    rest_extended: bool,
+    entries_end: usize,
+}
+
+impl Split {
+    /// Walks the entries' sizes (no decoding), then the extensions' headers. `None` for what
+    /// only a full read handles: another version, a split (`link`) or sparse (`sdir`) index, or
+    /// bytes that do not add up.
+    fn of(file: &[u8], hash_len: usize) -> Option<Split> {
+        let be32 = |at: usize| -> Option<u32> {
+            Some(u32::from_be_bytes(file.get(at..at + 4)?.try_into().ok()?))
+        };
+        let be16 = |at: usize| -> Option<u16> {
+            Some(u16::from_be_bytes(file.get(at..at + 2)?.try_into().ok()?))
+        };
+        let end = file.len().checked_sub(hash_len)?;
+        if file.get(..4)? != b"DIRC" {
+            return None;
+        }
+        let version = be32(4)?;
+        if version != 2 && version != 3 {
+            return None;
+        }
+        let count = be32(8)?;
+        // The first path after every `.ledger/…` one.
+        let bound = format!("{}0", paths::LEDGER);
+        let mut at = HEADER;
+        let mut head: Option<(u32, usize)> = None;
+        let mut rest_extended = false;
+        for i in 0..count {
+            // ctime, mtime, dev, ino, mode, uid, gid, size: 40 bytes; the object id; the flags.
+            let flags_at = at + 40 + hash_len;
+            let flags = be16(flags_at)?;
+            let extended = flags & 0x4000 != 0;
+            if extended && version < 3 {
+                return None;
+            }
+            let name_at = flags_at + 2 + if extended { 2 } else { 0 };
+            let name = match usize::from(flags & 0xfff) {
+                0xfff => {
+                    let tail = file.get(name_at..end)?;
+                    &tail[..tail.iter().position(|&b| b == 0)?]
+                }
+                len => file.get(name_at..name_at + len)?,
+            };
+            if head.is_none() && name >= bound.as_bytes() {
+                head = Some((i, at));
+            }
+            rest_extended |= head.is_some() && extended;
+            // The name, then one to eight NULs to a multiple of eight.
+            at += (name_at - at + name.len() + 8) & !7;
+            if at > end {
+                return None;
+            }
+        }
+        let entries_end = at;
+        while at < end {
+            let signature = file.get(at..at + 4)?;
+            if signature == b"link" || signature == b"sdir" {
+                return None;
+            }
+            at = at
+                .checked_add(8)?
+                .checked_add(usize::try_from(be32(at + 4)?).ok()?)?;
+        }
+        if at != end {
+            return None;
+        }
+        let (head_count, head_end) = head.unwrap_or((count, entries_end));
+        Some(Split {
+            head_count,
+            head_end,
+            rest_count: count - head_count,
+            rest_extended,
+            entries_end,
+        })
     }
 }
 
@@ -49,13 +241,14 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<gix::index::File> {
 /// HEAD's version (`before`) and the index's (`after`), i.e. what committing the index would
 /// change there.
 pub fn staged_under(repo: &Repo, dir: &str) -> Result<(Files, Files)> {
-    let index = read_index(repo.gix())?;
+    let read = read_index(repo.gix())?;
+    let index = read.ledger();
     let head_tree = repo.gix().head_tree_id_or_empty()?.detach();
     let in_head = blobs_in(repo.gix(), head_tree, dir)?;
     let prefix = format!("{dir}/");
     let mut in_index = std::collections::BTreeMap::new();
     for entry in index.entries() {
-        let path = entry.path(&index).to_str_lossy();
+        let path = entry.path(index).to_str_lossy();
         if let Some(name) = path.strip_prefix(&prefix).filter(|n| !n.contains('/')) {
             in_index.insert(name.to_owned(), entry.id);
         }
@@ -83,7 +276,7 @@ pub fn uncommitted_in(repo: &Repo, dir: &str) -> Result<Vec<String>> {
     let head_tree = git.head_tree_id_or_empty()?.detach();
     let in_head = blobs_in(git, head_tree, dir)?;
     let index = read_index(git)?;
-    let mut eol = crate::git::eol::Eol::new(git, &index)?;
+    let mut eol = crate::git::eol::Eol::new(git, index.ledger())?;
     let mut out = Vec::new();
     for (name, path) in crate::store::file::list_dir(&repo.root().join(dir), "")? {
         let path_in_repo = format!("{dir}/{name}");
@@ -95,4 +288,198 @@ pub fn uncommitted_in(repo: &Repo, dir: &str) -> Result<Vec<String>> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::process::Command;
+
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    }
+
+    /// The index read whole by gix, as before the split.
+    fn whole(repo: &gix::Repository) -> LedgerIndex {
+        let bytes = std::fs::read(repo.index_path()).expect("index");
+        let (state, _) = gix::index::State::from_bytes(
+            &bytes,
+            filetime::FileTime::zero(),
+            repo.object_hash(),
+            Default::default(),
+        )
+        .expect("decodes");
+        LedgerIndex {
+            head: gix::index::File::from_state(state, repo.index_path()),
+            rest: None,
+        }
+    }
+
+    /// What a decision does to the index: entries updated (an intent-to-add flag cleared), one
+    /// added, one removed.
+    fn decide(index: &mut LedgerIndex, blob: gix::ObjectId) {
+        let file = index.ledger_mut();
+        let at = file
+            .entry_index_by_path(".ledger/facts/a.md".into())
+            .expect("tracked");
+        file.entries_mut()[at].id = blob;
+        if let Ok(at) = file.entry_index_by_path(".ledger/facts/ita.md".into()) {
+            let entry = &mut file.entries_mut()[at];
+            entry.id = blob;
+            entry.flags.remove(gix::index::entry::Flags::INTENT_TO_ADD);
+        }
+        if file
+            .entry_index_by_path(".ledger/facts/new.md".into())
+            .is_err()
+        {
+            file.dangerously_push_entry(
+                Default::default(),
+                blob,
+                gix::index::entry::Flags::empty(),
+                gix::index::entry::Mode::FILE,
+                ".ledger/facts/new.md".into(),
+            );
+            file.sort_entries();
+        }
+        file.remove_entries(|_, path, _| path == ".ledger/proposals/p.json");
+    }
+
+    /// Reads the repository's index both ways, makes the same change, and compares the bytes.
+    fn same_as_whole(dir: &Path) -> Vec<u8> {
+        let repo = gix::open(dir).expect("repo");
+        let blob = repo.write_blob(b"changed\n").expect("blob").detach();
+        let mut split = read_index(&repo).expect("read");
+        let mut full = whole(&repo);
+        decide(&mut split, blob);
+        decide(&mut full, blob);
+        let bytes = split.encode(false).expect("encodes");
+        assert_eq!(bytes, full.encode(false).expect("encodes"));
+        std::fs::write(repo.index_path(), &bytes).expect("write");
+        bytes
+    }
+
+    #[test]
+    fn a_split_index_writes_the_bytes_a_whole_one_does() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = tmp.path();
+        git(dir, &["init", "-q"]);
+        for (path, text) in [
+            (".gitattributes", "*.md text\n"),
+            (".github/ci.yml", "on: push\n"),
+            (".ledger-notes", "before the ledger\n"),
+            (".ledger/facts/a.md", "a\n"),
+            (".ledger/facts/b.md", "b\n"),
+            (".ledger/proposals/p.json", "{}\n"),
+            (".ledger0", "after the ledger\n"),
+            ("src/main.rs", "fn main() {}\n"),
+            ("z.txt", "z\n"),
+        ] {
+            let file = dir.join(path);
+            std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+            std::fs::write(file, text).expect("write");
+        }
+        git(dir, &["add", "-A"]);
+        // With the cache-tree a commit writes.
+        git(
+            dir,
+            &[
+                "-c",
+                "user.name=T",
+                "-c",
+                "user.email=t@e",
+                "commit",
+                "-qm",
+                "files",
+            ],
+        );
+
+        let repo = gix::open(dir).expect("repo");
+        let bytes = std::fs::read(repo.index_path()).expect("index");
+        let split = Split::of(&bytes, 20).expect("version 2 splits");
+        assert_eq!((split.head_count, split.rest_count), (6, 3));
+        let v2 = same_as_whole(dir);
+        assert_eq!(&v2[4..8], &2u32.to_be_bytes());
+        assert!(git(dir, &["ls-files"]).contains(".ledger/facts/new.md"));
+
+        // Extended flags after the ledger only: the file stays at version 3.
+        git(dir, &["update-index", "--skip-worktree", "z.txt"]);
+        let v3 = same_as_whole(dir);
+        assert_eq!(&v3[4..8], &3u32.to_be_bytes());
+        assert!(git(dir, &["ls-files", "-v", "z.txt"]).starts_with("S "));
+        // And at the ledger, where a decision clears intent-to-add.
+        std::fs::write(dir.join(".ledger/facts/ita.md"), "ita\n").expect("write");
+        git(dir, &["add", "-N", ".ledger/facts/ita.md"]);
+        same_as_whole(dir);
+
+        // Version 4 is read whole.
+        git(dir, &["update-index", "--index-version", "4"]);
+        let bytes = std::fs::read(repo.index_path()).expect("index");
+        assert_eq!(Split::of(&bytes, 20), None);
+        let index = read_index(&repo).expect("read whole");
+        assert_eq!(index.ledger().entries().len(), 10);
+        assert!(index.rest.is_none());
+    }
+
+    #[test]
+    fn entries_after_the_ledger_are_kept_even_where_gix_cannot_read_them() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = tmp.path();
+        git(dir, &["init", "-q"]);
+        std::fs::create_dir_all(dir.join(".ledger/facts")).expect("mkdir");
+        std::fs::write(dir.join(".ledger/facts/a.md"), "a\n").expect("write");
+        git(dir, &["add", "-A"]);
+        // A path longer than the flags can count (0xfff): git ends it with a NUL alone.
+        let blob = git(dir, &["hash-object", "-w", ".ledger/facts/a.md"]);
+        let long = format!("{}/x.rs", vec!["d".repeat(200); 25].join("/"));
+        let info = format!("100644,{},{long}", blob.trim());
+        git(dir, &["update-index", "--add", "--cacheinfo", &info]);
+        let repo = gix::open(dir).expect("repo");
+        let mut index = read_index(&repo).expect("read");
+        let new = repo.write_blob(b"changed\n").expect("blob").detach();
+        decide_without_proposal(&mut index, new);
+        std::fs::write(repo.index_path(), index.encode(false).expect("encodes")).expect("write");
+        let listed = git(dir, &["ls-files", "-s"]);
+        assert!(
+            listed.contains(&format!("{} 0\t{long}", blob.trim())),
+            "{listed}"
+        );
+        assert!(
+            listed.contains(&format!("{new} 0\t.ledger/facts/a.md")),
+            "{listed}"
+        );
+    }
+
+    fn decide_without_proposal(index: &mut LedgerIndex, blob: gix::ObjectId) {
+        let file = index.ledger_mut();
+        let at = file
+            .entry_index_by_path(".ledger/facts/a.md".into())
+            .expect("tracked");
+        file.entries_mut()[at].id = blob;
+    }
+
+    #[test]
+    fn bytes_that_do_not_add_up_are_left_to_gix() {
+        let mut header = b"DIRC".to_vec();
+        header.extend_from_slice(&2u32.to_be_bytes());
+        header.extend_from_slice(&1u32.to_be_bytes());
+        // One entry announced, none there.
+        header.extend_from_slice(&[0; 20]);
+        assert_eq!(Split::of(&header, 20), None);
+        // An extension running past the end.
+        let mut empty = b"DIRC".to_vec();
+        empty.extend_from_slice(&2u32.to_be_bytes());
+        empty.extend_from_slice(&0u32.to_be_bytes());
+        empty.extend_from_slice(b"TREE");
+        empty.extend_from_slice(&100u32.to_be_bytes());
+        empty.extend_from_slice(&[0; 20]);
+        assert_eq!(Split::of(&empty, 20), None);
+    }
 }
