@@ -73,11 +73,9 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
     let hash_len = repo.object_hash().len_in_bytes();
     let Some(split) = Split::of(&file, hash_len) else {
         // Anything the split does not know (version 4, a split or sparse index, damage): gix
-        // reads all of it, and says what is wrong if anything is.
-        let (state, _) =
-            gix::index::State::from_bytes(&file, mtime, repo.object_hash(), Default::default())?;
+        // reads all of it (a split index merged with its shared one), and says what is wrong.
         return Ok(LedgerIndex {
-            head: gix::index::File::from_state(state, path),
+            head: gix::index::File::at(&path, repo.object_hash(), true, Default::default())?,
             rest: None,
         });
     };
@@ -418,6 +416,13 @@ mod tests {
         std::fs::write(dir.join(".ledger/facts/ita.md"), "ita\n").expect("write");
         git(dir, &["add", "-N", ".ledger/facts/ita.md"]);
         same_as_whole(dir);
+
+        // A split index is read whole, with the entries of its shared index.
+        git(dir, &["update-index", "--split-index"]);
+        let index = read_index(&repo).expect("read whole");
+        assert!(index.rest.is_none());
+        assert_eq!(index.ledger().entries().len(), 10);
+        git(dir, &["update-index", "--no-split-index"]);
 
         // Version 4 is read whole.
         git(dir, &["update-index", "--index-version", "4"]);
