@@ -474,8 +474,10 @@ fn write_index(
         .boolean("index.skipHash")
         .unwrap_or(false);
     let path = git.index_path();
-    lock.write_all(&index.encode(skip_hash)?)
-        .map_err(store::Error::io(&path))?;
+    let (head, sum) = index.encode(skip_hash)?;
+    for part in [head.as_slice(), index.kept(), &sum] {
+        lock.write_all(part).map_err(store::Error::io(&path))?;
+    }
     lock.commit()
         .map_err(|e| store::Error::io(&path)(e.error))?;
     Ok(())

@@ -114,35 +114,43 @@ impl LedgerIndex {
         &mut self.head
     }
 
-    /// The index file's bytes with the changes: the decoded entries as gix writes them, then the
-    /// others as they were, then
-    /// the checksum as git computes it: plain SHA-1 (mneme opens SHA-1 repositories only), or
-    /// zeros under `index.skipHash`.
-    pub(crate) fn encode(&self, skip_hash: bool) -> Result<Vec<u8>> {
+    /// The index file with the changes, written in three parts: the header and decoded entries as
+    /// gix writes them, [`Self::kept`] (not copied), and the checksum as git computes it:
+    /// plain SHA-1 (mneme opens SHA-1 repositories only), or zeros under `index.skipHash`.
+    pub(crate) fn encode(&self, skip_hash: bool) -> Result<(Vec<u8>, [u8; 20])> {
         // No extensions: a changed entry makes them stale, and a stale cache-tree would make the
         // user's next `git commit` revert the decision.
         let options = gix::index::write::Options {
             extensions: gix::index::write::Extensions::None,
             skip_hash,
         };
-        let mut out = Vec::new();
-        gix::index::State::write_to(&self.head, &mut out, options)?;
+        let mut head = Vec::new();
+        gix::index::State::write_to(&self.head, &mut head, options)?;
         if let Some(rest) = &self.rest {
-            let be32 =
-                |at: usize| u32::from_be_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]]);
+            let be32 = |at: usize| {
+                u32::from_be_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]])
+            };
             let version: u32 = if rest.extended { 3 } else { be32(4) };
             let count = be32(8) + rest.count;
-            out[4..8].copy_from_slice(&version.to_be_bytes());
-            out[8..12].copy_from_slice(&count.to_be_bytes());
-            out.extend_from_slice(&rest.file[rest.entries.clone()]);
+            head[4..8].copy_from_slice(&version.to_be_bytes());
+            head[8..12].copy_from_slice(&count.to_be_bytes());
         }
         let sum: [u8; 20] = if skip_hash {
             [0; 20]
         } else {
-            <sha1::Sha1 as sha1::Digest>::digest(&out).into()
+            let mut sha1 = <sha1::Sha1 as sha1::Digest>::new();
+            sha1::Digest::update(&mut sha1, &head);
+            sha1::Digest::update(&mut sha1, self.kept());
+            sha1::Digest::finalize(sha1).into()
         };
-        out.extend_from_slice(&sum);
-        Ok(out)
+        Ok((head, sum))
+    }
+
+    /// The entries written back as they were (none when the index was read whole).
+    pub(crate) fn kept(&self) -> &[u8] {
+        self.rest
+            .as_ref()
+            .map_or(&[], |rest| &rest.file[rest.entries.clone()])
     }
 }
 
@@ -321,6 +329,11 @@ mod tests {
         }
     }
 
+    fn bytes_of(index: &LedgerIndex) -> Vec<u8> {
+        let (head, sum) = index.encode(false).expect("encodes");
+        [head.as_slice(), index.kept(), &sum].concat()
+    }
+
     /// What a decision does to the index: entries updated (an intent-to-add flag cleared), one
     /// added, one removed.
     fn decide(index: &mut LedgerIndex, blob: gix::ObjectId) {
@@ -358,8 +371,8 @@ mod tests {
         let mut full = whole(&repo);
         decide(&mut split, blob);
         decide(&mut full, blob);
-        let bytes = split.encode(false).expect("encodes");
-        assert_eq!(bytes, full.encode(false).expect("encodes"));
+        let bytes = bytes_of(&split);
+        assert_eq!(bytes, bytes_of(&full));
         std::fs::write(repo.index_path(), &bytes).expect("write");
         bytes
     }
@@ -450,7 +463,7 @@ mod tests {
         let mut index = read_index(&repo).expect("read");
         let new = repo.write_blob(b"changed\n").expect("blob").detach();
         decide_without_proposal(&mut index, new);
-        std::fs::write(repo.index_path(), index.encode(false).expect("encodes")).expect("write");
+        std::fs::write(repo.index_path(), bytes_of(&index)).expect("write");
         let listed = git(dir, &["ls-files", "-s"]);
         assert!(
             listed.contains(&format!("{} 0\t{long}", blob.trim())),
