@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{bench, release_binary, seed_ledger};
+use common::{args, bench, release_binary, seed_ledger};
 
 const RUNS: usize = 20;
 /// Statements in the notes file an import reads.
@@ -20,7 +20,6 @@ fn main() {
     let root = dir.path();
     let lines = seed_ledger(root, 800);
     println!("ledger: {lines} lines of facts, mneme {}", bin.display());
-    let args = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
 
     bench("export --format mif --out", RUNS, &bin, root, || {
         args(&["export", "--format", "mif", "--out", "mif"])

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{bench, git, git_text, mneme, mneme_with, release_binary, seed_ledger};
+use common::{args, bench, git, git_text, mneme, mneme_with, release_binary, seed_ledger};
 
 const RUNS: usize = 21;
 const QUEUE: usize = 10_000;
@@ -41,10 +41,6 @@ fn main() {
     }
 }
 
-fn s(args: &[&str]) -> Vec<String> {
-    args.iter().map(|a| (*a).to_owned()).collect()
-}
-
 /// `propose`, `context` and `review list` with an empty queue and with 10,000 pending proposals.
 fn queue(bin: &Path) {
     let dir = common::repo(bin);
@@ -62,11 +58,11 @@ fn queue(bin: &Path) {
             }
         }
     };
-    let version = bench("mneme --version", RUNS, bin, root, || s(&["--version"]));
+    let version = bench("mneme --version", RUNS, bin, root, || args(&["--version"]));
     let mut i = 0;
     let propose = |i: &mut usize| {
         *i += 1;
-        s(&[
+        args(&[
             "propose",
             "add",
             "--file",
@@ -81,20 +77,22 @@ fn queue(bin: &Path) {
         propose(&mut i)
     });
     clear();
-    let context_empty = bench("context (empty queue)", RUNS, bin, root, || s(&["context"]));
+    let context_empty = bench("context (empty queue)", RUNS, bin, root, || {
+        args(&["context"])
+    });
     seed_proposals(bin, root, 130);
     let list_small = bench("review list (130 pending)", RUNS, bin, root, || {
-        s(&["review", "list"])
+        args(&["review", "list"])
     });
     seed_proposals(bin, root, QUEUE);
     let full = bench("propose (10,000 pending)", RUNS, bin, root, || {
         propose(&mut i)
     });
     let context_full = bench("context (10,000 pending)", RUNS, bin, root, || {
-        s(&["context"])
+        args(&["context"])
     });
     let list_full = bench("review list (10,000 pending)", 5, bin, root, || {
-        s(&["review", "list"])
+        args(&["review", "list"])
     });
     let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
     println!(
@@ -289,11 +287,13 @@ fn history(bin: &Path) {
     );
     println!("-- as fast-import packed it (forward deltas, no commit-graph)");
     bench("verify (whole range)", 5, bin, root, || {
-        s(&["verify", &range])
+        args(&["verify", &range])
     });
-    bench("diff (whole range)", 5, bin, root, || s(&["diff", &range]));
+    bench("diff (whole range)", 5, bin, root, || {
+        args(&["diff", &range])
+    });
     bench("stale (500 facts citing code)", 5, bin, root, || {
-        s(&["stale"])
+        args(&["stale"])
     });
     // What `git gc` leaves of a history committed as usual: loose objects deltified afresh
     // (newer versions as bases) and a commit-graph (gc.writeCommitGraph is on by default).
@@ -301,26 +301,30 @@ fn history(bin: &Path) {
     git(root, &["commit-graph", "write", "--reachable"]);
     println!("-- as git gc packs a history of ordinary commits");
     let verify = bench("verify (whole range)", 5, bin, root, || {
-        s(&["verify", &range])
+        args(&["verify", &range])
     });
-    let diff = bench("diff (whole range)", 5, bin, root, || s(&["diff", &range]));
+    let diff = bench("diff (whole range)", 5, bin, root, || {
+        args(&["diff", &range])
+    });
     let git_bin = Path::new("git");
     let git_log = bench("git log -p -- .ledger", 5, git_bin, root, || {
-        s(&["log", "-p", "--", ".ledger"])
+        args(&["log", "-p", "--", ".ledger"])
     });
-    let log = bench("log", 5, bin, root, || s(&["log"]));
+    let log = bench("log", 5, bin, root, || args(&["log"]));
     let stale = bench("stale (500 facts citing code)", 5, bin, root, || {
-        s(&["stale"])
+        args(&["stale"])
     });
     bench("check (with evidence drift)", 5, bin, root, || {
-        s(&["check"])
+        args(&["check"])
     });
     let git_log_files = bench("git log -- src", 5, git_bin, root, || {
-        s(&["log", "--format=%H", "--", "src"])
+        args(&["log", "--format=%H", "--", "src"])
     });
-    let why = bench("why <last fact>", 5, bin, root, || s(&["why", &last_fact]));
+    let why = bench("why <last fact>", 5, bin, root, || {
+        args(&["why", &last_fact])
+    });
     let grep = bench("git log --grep=Mneme-Decision", 5, git_bin, root, || {
-        s(&["log", "--grep=Mneme-Decision"])
+        args(&["log", "--grep=Mneme-Decision"])
     });
     let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
     println!(

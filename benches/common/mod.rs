@@ -181,6 +181,11 @@ pub fn seed_ledger(root: &Path, target: usize) -> usize {
     total
 }
 
+/// A command line as [`bench`] takes it.
+pub fn args(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| (*w).to_owned()).collect()
+}
+
 /// Runs `mneme args()` `runs` times in `root`; prints the median, min, max and peak RSS, and
 /// returns the median.
 pub fn bench(
