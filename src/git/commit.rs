@@ -379,12 +379,13 @@ fn finish(
 ) -> Result<()> {
     let git = repo.gix();
     // Only the ledger's entries are at hand to change (see `LedgerIndex`).
+    let ledger = format!("{}/", paths::LEDGER);
     if let Some(path) = journal
         .writes
         .iter()
         .map(|(p, _)| p)
         .chain(&journal.deletes)
-        .find(|p| !p.starts_with(&format!("{}/", paths::LEDGER)))
+        .find(|p| !p.starts_with(&ledger))
     {
         return Err(Error::Interrupted(format!(
             "the record of an interrupted decision names `{path}`, which is outside {}/",

@@ -138,35 +138,6 @@ fn by_key(files: &[Rc<Parsed>]) -> BTreeMap<&str, Vec<&FactState>> {
     map
 }
 
-/// The keys whose states differ between `a` and `b`, walking both in order.
-fn differing(
-    a: &BTreeMap<&str, Vec<&FactState>>,
-    b: &BTreeMap<&str, Vec<&FactState>>,
-) -> BTreeSet<String> {
-    use std::cmp::Ordering;
-    let mut out = BTreeSet::new();
-    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
-    loop {
-        let order = match (a.peek(), b.peek()) {
-            (None, None) => return out,
-            (Some(_), None) => Ordering::Less,
-            (None, Some(_)) => Ordering::Greater,
-            (Some((x, _)), Some((y, _))) => x.cmp(y),
-        };
-        let (key, same) = match order {
-            Ordering::Less => (a.next().map(|(k, _)| *k), false),
-            Ordering::Greater => (b.next().map(|(k, _)| *k), false),
-            Ordering::Equal => match (a.next(), b.next()) {
-                (Some((k, x)), Some((_, y))) => (Some(*k), x == y),
-                _ => (None, true),
-            },
-        };
-        if let Some(key) = key.filter(|_| !same) {
-            out.insert(key.to_owned());
-        }
-    }
-}
-
 /// The states of the keys that differ between `old` and `new`, in file order, and the files
 /// whose context differs. A file the same on both sides adds the same states to both, so only a
 /// key whose states in the differing files differ can change; an unchanged file is read only if
@@ -205,7 +176,12 @@ fn changed_keys_states(
     context.sort();
     // Compared by reference: a commit changes a few facts of files that hold hundreds.
     let (in_old, in_new) = (by_key(&read_old), by_key(&read_new));
-    let keys = differing(&in_old, &in_new);
+    let keys: BTreeSet<String> = in_old
+        .keys()
+        .chain(in_new.keys())
+        .filter(|k| in_old.get(*k) != in_new.get(*k))
+        .map(|k| (*k).to_owned())
+        .collect();
     let owned = |map: BTreeMap<&str, Vec<&FactState>>| -> States {
         map.into_iter()
             .filter(|(k, _)| keys.contains(*k))
