@@ -9,6 +9,10 @@
 //!
 //! Each layer has its own error type that keeps its causes; the CLI renders them once.
 
+// Untrusted text is never cut at a byte offset: a cut inside a character panics. Text syntax is
+// scanned on bytes or split with `split_once`, `strip_prefix` and `get` (docs/architecture.md).
+#![deny(clippy::string_slice)]
+
 pub mod git;
 pub mod model;
 pub mod ops;

@@ -1,4 +1,6 @@
 //! The `mneme` binary: everything lives in `cli` and the verbs in `commands`.
+// Untrusted text is never cut at a byte offset, as in the library (src/lib.rs).
+#![deny(clippy::string_slice)]
 
 mod cli;
 mod commands;

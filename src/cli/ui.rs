@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
-use mneme::model::text::{escape_controls, escape_line};
+use mneme::model::text::{escape_controls, escape_line, first_chars};
 use mneme::ops::Notes;
 use serde::Serialize;
 use serde_json::json;
@@ -92,6 +92,11 @@ pub fn esc(text: &str) -> Cow<'_, str> {
 /// Text from a file or from history, on one line: control characters and line breaks escaped.
 pub fn esc1(text: &str) -> Cow<'_, str> {
     escape_line(text)
+}
+
+/// The first ten characters of a commit id (or of anything read where one should be).
+pub fn short(commit: &str) -> &str {
+    first_chars(commit, 10)
 }
 
 /// `text` wrapped in `style` (reset after).

@@ -5,7 +5,7 @@ use mneme::model::paths;
 use mneme::model::summary::{Entry, EntryKind, Summary};
 use mneme::ops::audit::{diff, diff_by_commit};
 
-use crate::cli::ui::{esc1, old_new, paint, DIM, HEADER, ID, WARN};
+use crate::cli::ui::{esc1, old_new, paint, short, DIM, HEADER, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Summarise what a range of commits did to the facts, fact by fact.
@@ -299,10 +299,6 @@ fn rejected_by(r: &mneme::model::net::Rejected) -> String {
         esc1(r.proposed_by.as_deref().unwrap_or("unknown")),
         esc1(r.rejected_by.as_deref().unwrap_or("unknown"))
     )
-}
-
-fn short(commit: &str) -> &str {
-    &commit[..commit.len().min(10)]
 }
 
 /// Where markdown links commits and evidence files, if anywhere.

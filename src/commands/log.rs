@@ -1,8 +1,9 @@
 use mneme::git::history::decisions;
 use mneme::model::decision::{Recorded, Verdict};
 
-use crate::cli::ui::{esc1, old_new, paint, DIM, ID, WARN};
+use crate::cli::ui::{esc1, old_new, paint, short, DIM, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
+use mneme::model::text::first_chars;
 
 /// Show the review decisions in git history, newest first.
 ///
@@ -88,8 +89,8 @@ pub fn line(r: &Recorded) -> String {
     }
     format!(
         "{} {} {:<7} {} {}{flags}\n",
-        paint(DIM, &r.date[..10.min(r.date.len())]),
-        paint(ID, &r.commit[..10.min(r.commit.len())]),
+        paint(DIM, first_chars(&r.date, 10)),
+        paint(ID, short(&r.commit)),
         r.verdict.as_str(),
         esc1(&ops),
         paint(

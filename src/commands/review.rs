@@ -13,7 +13,7 @@ use mneme::ops::review::{self, Approval, Pending};
 use mneme::ops::{now, Error as OpsError, Notes, Quiet, Workspace};
 
 use crate::cli::error::Code;
-use crate::cli::ui::{self, esc, esc1, paint, DIM, GOOD, HEADER, ID, PROMPT, WARN};
+use crate::cli::ui::{self, esc, esc1, paint, short, DIM, GOOD, HEADER, ID, PROMPT, WARN};
 use crate::cli::{editor, CliError, Cx, ExitStatus, Result};
 
 /// Review pending proposals: approve, reject, edit or skip each.
@@ -226,7 +226,7 @@ fn committed_line(c: &Committed) -> String {
     format!(
         "{} {} {}\n",
         paint(GOOD, "committed"),
-        paint(ID, &c.commit[..c.commit.len().min(10)]),
+        paint(ID, short(&c.commit)),
         esc1(&c.summary)
     )
 }

@@ -1,8 +1,9 @@
 use mneme::model::drift::{Drifted, EvidenceDrift};
 use mneme::ops::stale::{stale, Stale};
 
-use crate::cli::ui::{esc1, paint, DIM, GOOD, ID, WARN};
+use crate::cli::ui::{esc1, paint, short, DIM, GOOD, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
+use mneme::model::text::first_chars;
 
 /// List facts whose evidence changed since a person last vouched for them.
 ///
@@ -117,13 +118,9 @@ fn citation(e: &EvidenceDrift) -> String {
     )
 }
 
-fn short(id: &str) -> &str {
-    &id[..id.len().min(10)]
-}
-
 /// `2026-11-23` of an RFC 3339 time.
 fn day(rfc3339: &str) -> &str {
-    &rfc3339[..rfc3339.len().min(10)]
+    first_chars(rfc3339, 10)
 }
 
 fn first_line(text: &str) -> &str {

@@ -2,7 +2,7 @@ use mneme::model::audit::Violation;
 use mneme::model::paths;
 use mneme::ops::audit::{verify, Verification};
 
-use crate::cli::ui::{esc1, paint, DIM, GOOD, ID, WARN};
+use crate::cli::ui::{esc1, paint, short, DIM, GOOD, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Verify that every change to the facts in a range was approved through mneme (for CI).
@@ -63,7 +63,7 @@ fn render(r: &Verification) -> String {
                 "signed decisions required: {} key(s) in {} at {}\n",
                 sig.keys,
                 paths::ALLOWED_SIGNERS,
-                &sig.from[..sig.from.len().min(10)]
+                short(&sig.from)
             ),
         ));
         for skipped in &sig.skipped {
@@ -111,7 +111,7 @@ fn render(r: &Verification) -> String {
 fn commit_line(label: String, v: &Violation, tail: String) -> String {
     format!(
         "{label} {} {} {}\n",
-        paint(ID, &v.commit[..v.commit.len().min(10)]),
+        paint(ID, short(&v.commit)),
         esc1(&v.subject),
         paint(DIM, format!("({}){tail}", esc1(&v.author)))
     )

@@ -263,8 +263,9 @@ fn persist_objects(git: &mut gix::Repository) -> Result<Vec<ObjectId>> {
 fn remove_loose_objects(git: &gix::Repository, ids: &[ObjectId]) {
     let objects = git.objects.store_ref().path().to_owned();
     for id in ids {
-        let hex = id.to_string();
-        let _ = fs::remove_file(objects.join(&hex[..2]).join(&hex[2..]));
+        let hex = id.to_hex().to_string();
+        let (fan_out, rest) = hex.split_at_checked(2).unwrap_or((&hex, ""));
+        let _ = fs::remove_file(objects.join(fan_out).join(rest));
     }
 }
 

@@ -180,7 +180,7 @@ pub fn resolve_range(repo: &Repo, spec: Option<&str>) -> Result<Range> {
             .trim_start_matches("refs/remotes/")
             .trim_start_matches("refs/heads/");
         let label = match base {
-            Some(b) => format!("{short}..HEAD (merge-base {})", &b.to_string()[..10]),
+            Some(b) => format!("{short}..HEAD (merge-base {})", b.to_hex_with_len(10)),
             None => format!("all of HEAD ({short} shares no history with it)"),
         };
         return Ok(Range { base, head, label });

@@ -25,15 +25,16 @@ pub fn upsert(existing: &str, body: &str) -> Result<String, String> {
     let end = existing.find(END);
     match (begin, end) {
         (Some(b), Some(e)) if b < e => {
-            if existing[e + END.len()..].contains(BEGIN_PREFIX) {
+            let (before, _) = existing.split_once(BEGIN_PREFIX).unwrap_or((existing, ""));
+            let (_, after) = existing.split_once(END).unwrap_or((existing, ""));
+            if after.contains(BEGIN_PREFIX) {
                 return Err("more than one mneme block".into());
             }
-            let after = &existing[e + END.len()..];
             let after = after
                 .strip_prefix("\r\n")
                 .or_else(|| after.strip_prefix('\n'))
                 .unwrap_or(after);
-            Ok(format!("{}{block}{after}", &existing[..b]))
+            Ok(format!("{before}{block}{after}"))
         }
         (None, None) => {
             let mut out = existing.to_owned();

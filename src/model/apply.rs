@@ -429,12 +429,13 @@ fn remove_fact(file: &mut FactFile, id: &str) {
 
 /// The marker for an item after one with `marker`: the same bullet, or the next number.
 fn next_marker(marker: &str) -> String {
-    let indent = &marker[..marker.len() - marker.trim_start().len()];
     let m = marker.trim_start();
+    let indent = marker.strip_suffix(m).unwrap_or("");
     match m.strip_suffix(['.', ')']) {
         Some(num) if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) => {
             let next = num.parse::<u64>().map(|n| n + 1).unwrap_or(1);
-            format!("{indent}{next}{}", &m[num.len()..])
+            let delimiter = m.strip_prefix(num).unwrap_or("");
+            format!("{indent}{next}{delimiter}")
         }
         _ => marker.to_owned(),
     }

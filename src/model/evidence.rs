@@ -49,9 +49,9 @@ fn parse_lines(s: &str) -> Option<(usize, usize)> {
     Some((first, last.max(first)))
 }
 
-/// The reference `e` with its file path `path` replaced, its line suffix kept.
+/// The reference `e` with its file path `old` replaced by `new`, its line suffix kept.
 pub fn with_path(e: &str, old: &str, new: &str) -> String {
-    format!("{new}{}", &e[old.len()..])
+    format!("{new}{}", e.strip_prefix(old).unwrap_or(""))
 }
 
 /// Rewrites a file reference given from the subdirectory `prefix` of the repository (`src/cli`,

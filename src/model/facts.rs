@@ -415,7 +415,8 @@ impl Fact {
     fn from_lines(lines: &[&str], line: usize, marker: Marker) -> Fact {
         let raw: String = lines.concat();
         let first = strip_eol(lines[0]);
-        let mut rest = first[marker.content_start..].trim_start();
+        let (marker_text, content) = split_ascii(first, marker.content_start);
+        let mut rest = content.trim_start();
         let mut id = None;
         if let Some((candidate, after)) = split_id(rest) {
             id = Some(candidate.to_owned());
@@ -424,10 +425,10 @@ impl Fact {
         let mut meta = Meta::default();
         let trimmed = rest.trim_end();
         if let Some(before) = trimmed.strip_suffix("-->") {
-            if let Some(open) = before.rfind("<!--") {
-                if let Some(parsed) = Meta::parse(&before[open + 4..]) {
+            if let Some((head, inner)) = before.rsplit_once("<!--") {
+                if let Some(parsed) = Meta::parse(inner) {
                     meta = parsed;
-                    rest = &before[..open];
+                    rest = head;
                 }
             }
         }
@@ -441,7 +442,7 @@ impl Fact {
             raw,
             line,
             line_count: lines.len(),
-            marker: first[..marker.content_start].trim_end().to_owned(),
+            marker: marker_text.trim_end().to_owned(),
             id,
             text,
             meta,
@@ -451,16 +452,14 @@ impl Fact {
     /// The item's raw text with `meta` as the metadata comment of its first line; every other
     /// byte stays as it was.
     pub fn raw_with_meta(&self, meta: &Meta) -> String {
-        let (first, rest) = match self.raw.find('\n') {
-            Some(i) => self.raw.split_at(i + 1),
-            None => (self.raw.as_str(), ""),
-        };
+        let first = self.raw.split_inclusive('\n').next().unwrap_or("");
+        let rest = self.raw.get(first.len()..).unwrap_or("");
         let content = strip_eol(first);
-        let eol = &first[content.len()..];
+        let eol = first.get(content.len()..).unwrap_or("");
         let mut head = content.trim_end();
         if !self.meta.is_empty() {
-            if let Some(open) = head.rfind("<!--") {
-                head = head[..open].trim_end();
+            if let Some((before, _)) = head.rsplit_once("<!--") {
+                head = before.trim_end();
             }
         }
         let comment = if meta.is_empty() {
@@ -530,17 +529,21 @@ pub fn is_valid_id(s: &str) -> bool {
 /// The 1-based line of the first git conflict marker in `text`, when it has both an opening
 /// (`<<<<<<<`) and a closing (`>>>>>>>`) marker: a merge left unresolved.
 pub fn conflict_marker_line(text: &str) -> Option<usize> {
-    let is_marker = |line: &str, c: char| {
-        let line = strip_eol(line);
-        line.len() >= 7
-            && line[..7].chars().all(|x| x == c)
-            && (line.len() == 7 || line[7..].starts_with(' '))
+    // On bytes: the marker is ASCII, the rest of the line may be any text.
+    let is_marker = |line: &str, c: u8| {
+        let line = strip_eol(line).as_bytes();
+        match line.split_at_checked(7) {
+            Some((marker, after)) => {
+                marker.iter().all(|&x| x == c) && matches!(after.first(), None | Some(b' '))
+            }
+            None => false,
+        }
     };
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let open = lines.iter().position(|l| is_marker(l, '<'))?;
+    let open = lines.iter().position(|l| is_marker(l, b'<'))?;
     lines[open..]
         .iter()
-        .any(|l| is_marker(l, '>'))
+        .any(|l| is_marker(l, b'>'))
         .then_some(open + 1)
 }
 
@@ -548,14 +551,13 @@ pub fn conflict_marker_line(text: &str) -> Option<usize> {
 /// (`- **f-k3x9q** …`): inside a statement such a line would read as a second fact.
 pub fn looks_like_fact_item(line: &str) -> bool {
     let t = line.trim_start();
-    list_marker(t).is_some_and(|m| split_id(&t[m.content_start..]).is_some())
+    list_marker(t).is_some_and(|m| split_id(split_ascii(t, m.content_start).1).is_some())
 }
 
 /// `**id**` at the start of an item's content, followed by a space or the end of the line.
 fn split_id(s: &str) -> Option<(&str, &str)> {
     let inner = s.strip_prefix("**")?;
-    let end = inner.find("**")?;
-    let (candidate, after) = (&inner[..end], &inner[end + 2..]);
+    let (candidate, after) = inner.split_once("**")?;
     let boundary = after.is_empty() || after.starts_with([' ', '\t']);
     (is_valid_id(candidate) && boundary).then_some((candidate, after))
 }
@@ -609,7 +611,7 @@ fn list_marker(line: &str) -> Option<Marker> {
     if indent > 3 || is_thematic_break(line) {
         return None;
     }
-    let rest = &line[indent..];
+    let rest = split_ascii(line, indent).1;
     let marker_len = match rest.as_bytes().first()? {
         b'-' | b'*' | b'+' => 1,
         b'0'..=b'9' => {
@@ -621,7 +623,7 @@ fn list_marker(line: &str) -> Option<Marker> {
         }
         _ => return None,
     };
-    let after = &rest[marker_len..];
+    let after = split_ascii(rest, marker_len).1;
     let marker_end = indent + marker_len;
     if after.is_empty() {
         return Some(Marker {
@@ -637,7 +639,7 @@ fn list_marker(line: &str) -> Option<Marker> {
         return None;
     }
     let mut col = marker_end;
-    for b in after[..gap].bytes() {
+    for &b in &after.as_bytes()[..gap] {
         col = if b == b'\t' {
             col + 4 - col % 4
         } else {
@@ -715,7 +717,8 @@ fn is_thematic_break(line: &str) -> bool {
 
 fn opens_comment(line: &str) -> bool {
     let t = line.trim_start();
-    leading_spaces(line).is_some_and(|n| n <= 3) && t.starts_with("<!--") && !t[4..].contains("-->")
+    leading_spaces(line).is_some_and(|n| n <= 3)
+        && t.strip_prefix("<!--").is_some_and(|r| !r.contains("-->"))
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -730,23 +733,24 @@ impl Fence {
         if indent > 3 {
             return None;
         }
-        let rest = &line[indent..];
+        let rest = split_ascii(line, indent).1;
         let ch = *rest.as_bytes().first()?;
         if ch != b'`' && ch != b'~' {
             return None;
         }
-        let len = rest.bytes().take_while(|&b| b == ch).count();
+        let (fence, info) = split_ascii(rest, rest.bytes().take_while(|&b| b == ch).count());
+        let len = fence.len();
         // A backtick fence's info string may not contain backticks.
-        (len >= 3 && !(ch == b'`' && rest[len..].contains('`'))).then_some(Fence { ch, len })
+        (len >= 3 && !(ch == b'`' && info.contains('`'))).then_some(Fence { ch, len })
     }
 
     fn is_closed_by(self, line: &str) -> bool {
         let Some(indent) = leading_spaces(line) else {
             return false;
         };
-        let rest = &line[indent..];
-        let len = rest.bytes().take_while(|&b| b == self.ch).count();
-        indent <= 3 && len >= self.len && rest[len..].trim().is_empty()
+        let rest = split_ascii(line, indent).1;
+        let (fence, after) = split_ascii(rest, rest.bytes().take_while(|&b| b == self.ch).count());
+        indent <= 3 && fence.len() >= self.len && after.trim().is_empty()
     }
 }
 
@@ -775,15 +779,21 @@ fn dedent(line: &str, width: usize) -> &str {
     let mut col = 0;
     for (i, b) in line.bytes().enumerate() {
         if col >= width {
-            return &line[i..];
+            return split_ascii(line, i).1;
         }
         match b {
             b' ' => col += 1,
             b'\t' => col += 4 - col % 4,
-            _ => return &line[i..],
+            _ => return split_ascii(line, i).1,
         }
     }
     ""
+}
+
+/// `line` split after `n` bytes that a scan of ASCII syntax counted. Such an offset is a
+/// character boundary; any other offset splits at the end rather than panicking.
+fn split_ascii(line: &str, n: usize) -> (&str, &str) {
+    line.split_at_checked(n).unwrap_or((line, ""))
 }
 
 fn strip_eol(line: &str) -> &str {
@@ -904,6 +914,23 @@ mod tests {
             plain,
             "- **f-m3** no meta <!-- state: superseded; by: f-m2; since: 2026-01-01 -->"
         );
+    }
+
+    #[test]
+    fn conflict_markers_are_found_on_bytes_in_any_script() {
+        // The seventh byte of each first line falls inside a character.
+        for line in [
+            "┌──────┐ diagram",
+            "数据库使用连接池",
+            "Привет мир",
+            "éééééé",
+            "🦀🦀 rust",
+        ] {
+            assert_eq!(conflict_marker_line(&format!("{line}\n>>>>>>> x\n")), None);
+            assert!(FactFile::parse(&format!("- **f-1** {line}\n{line}\n")).is_ok());
+        }
+        assert_eq!(conflict_marker_line("<<<<<<<\n数据\n>>>>>>>\n"), Some(1));
+        assert_eq!(conflict_marker_line("<<<<<<<é\n>>>>>>>\n"), None);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! branch or a hand edit is held to what `propose` would have written.
 
 use crate::model::facts::looks_like_fact_item;
+use crate::model::text::{describe_hidden, hidden_chars};
 
 /// Longest reason accepted, in characters.
 pub const MAX_REASON: usize = 4000;
@@ -49,6 +50,9 @@ pub fn check_text(text: &str, max_chars: usize) -> Result<String, TextError> {
     if has_control(text) {
         return Err(invalid("it contains control characters"));
     }
+    if let Some(why) = hidden(text) {
+        return Err(invalid(&why));
+    }
     if text.contains("<!--") || text.contains("-->") {
         return Err(invalid(
             "HTML comments (`<!--`, `-->`) are reserved for fact metadata",
@@ -68,6 +72,17 @@ pub fn has_control(s: &str) -> bool {
     s.chars().any(|c| c.is_control() && c != '\n' && c != '\t')
 }
 
+/// Why `s` cannot be shown as it is stored: the first invisible or direction-changing
+/// character in it, and where.
+pub fn hidden(s: &str) -> Option<String> {
+    let (at, c) = *hidden_chars(s).first()?;
+    Some(format!(
+        "it contains {} at character {at}, an invisible or direction-changing character that \
+         makes text read differently from what is stored; remove it",
+        describe_hidden(c)
+    ))
+}
+
 /// Why a reason cannot be stored: it may span lines, but holds no other control characters.
 pub fn check_reason(s: &str) -> Result<String, TextError> {
     let s = s.trim();
@@ -75,6 +90,8 @@ pub fn check_reason(s: &str) -> Result<String, TextError> {
         format!("longer than {MAX_REASON} characters")
     } else if has_control(s) {
         "it contains control characters".to_owned()
+    } else if let Some(why) = hidden(s) {
+        why
     } else {
         return Ok(s.to_owned());
     };
@@ -91,6 +108,8 @@ pub fn check_line(what: &'static str, s: &str, max: usize) -> Result<String, Tex
         format!("longer than {max} characters")
     } else if s.chars().any(char::is_control) {
         "it must be one line without control characters".to_owned()
+    } else if let Some(why) = hidden(s) {
+        why
     } else {
         return Ok(s.to_owned());
     };
@@ -112,12 +131,14 @@ pub fn check_evidence(e: &str) -> Result<String, TextError> {
         "use one reference per --evidence, without spaces or `;`".to_owned()
     } else if e.contains("<!--") || e.contains("-->") {
         "it contains an HTML comment marker".to_owned()
+    } else if let Some(why) = hidden(e) {
+        why
     } else {
         return Ok(e.to_owned());
     };
     Err(TextError::Invalid {
         what: "evidence reference",
-        why: format!("`{}`: {why}", e.escape_debug()),
+        why: format!("`{}`: {why}", crate::model::text::escape_line(e)),
     })
 }
 

@@ -16,7 +16,7 @@ use crate::model::proposal::{Limits, Operation, Proposal, ProposalError, FACT_PR
 use crate::model::secrets;
 use crate::model::standing;
 use crate::model::tasks::{is_task_id, Task};
-use crate::model::text::{normalize, truncate};
+use crate::model::text::{first_chars, normalize, truncate};
 use crate::model::time::Timestamp;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -541,7 +541,7 @@ fn drift_rule(f: &Located, drift: &[Drifted], out: &mut Findings) {
             let newest = e.commits.first().map(|c| {
                 format!(
                     " (newest {} \"{}\")",
-                    &c.id[..c.id.len().min(10)],
+                    first_chars(&c.id, 10),
                     truncate(&c.subject, 60)
                 )
             });
@@ -739,14 +739,14 @@ pub fn fix(
 
 /// `raw` with `**id** ` inserted where the fact's content starts.
 fn stamp_id(fact: &Fact, raw: &str, id: &str) -> String {
-    let after_marker = fact.marker.len();
-    let gap = raw[after_marker..]
-        .bytes()
-        .take_while(|&b| b == b' ' || b == b'\t')
-        .count();
-    let start = after_marker + gap.max(1).min(raw.len() - after_marker);
-    let sep = if gap == 0 { " " } else { "" };
-    format!("{}{sep}**{id}** {}", &raw[..start], &raw[start..])
+    let (marker, content) = raw.split_at_checked(fact.marker.len()).unwrap_or((raw, ""));
+    let body = content.trim_start_matches([' ', '\t']);
+    // The id goes after the first blank of the gap, so the rest of the gap stays as it was.
+    let (blank, rest) = match content.split_at_checked(1) {
+        Some(split) if body.len() < content.len() => split,
+        _ => (" ", content),
+    };
+    format!("{marker}{blank}**{id}** {rest}")
 }
 
 #[cfg(test)]

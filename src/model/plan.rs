@@ -15,7 +15,7 @@ use crate::model::paths;
 use crate::model::proposal::{Operation, Proposal, ProposalError, FACT_PREFIX, SCHEMA};
 use crate::model::queue::{PendingRef, Queue, TextRef};
 use crate::model::secrets::Secret;
-use crate::model::text::{most_similar, normalize, Words};
+use crate::model::text::{first_chars, most_similar, normalize, Words};
 use crate::model::time::Timestamp;
 
 /// How many similar facts are reported per operation.
@@ -206,7 +206,8 @@ pub(crate) fn assemble(
         .filter_map(|op| ledger.file(op.file()))
         .map(|file| (file.name.clone(), file.sha256.clone()))
         .collect();
-    let hash = &sha256_hex(format!("{seed}\0{}", operations.len()).as_bytes())[..8];
+    let hash = sha256_hex(format!("{seed}\0{}", operations.len()).as_bytes());
+    let hash = first_chars(&hash, 8);
     let proposal = Proposal {
         schema: SCHEMA,
         id: format!("{}-{hash}", ctx.now.compact()),

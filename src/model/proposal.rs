@@ -12,7 +12,7 @@ use crate::model::fields::{
 };
 use crate::model::ids::sha256_hex;
 use crate::model::secrets::{self, Secret};
-use crate::model::text::escape_controls;
+use crate::model::text::{escape_controls, first_chars};
 use crate::model::time::Timestamp;
 
 /// Version of the proposal file format; bumped on incompatible changes.
@@ -472,8 +472,8 @@ impl Proposal {
     /// Picks a new random-looking suffix for the id, after a name collision.
     pub fn rehash_id(&mut self) {
         let (stamp, hash) = self.id.rsplit_once('-').unwrap_or((&self.id, ""));
-        let next = &sha256_hex(format!("{}{hash}", self.id).as_bytes())[..8];
-        self.id = format!("{stamp}-{next}");
+        let next = sha256_hex(format!("{}{hash}", self.id).as_bytes());
+        self.id = format!("{stamp}-{}", first_chars(&next, 8));
     }
 }
 
@@ -608,7 +608,10 @@ fn validate_relations(op: &Operation, field: &dyn Fn(&str) -> String) -> Result<
 
 /// `f-…`: a well-formed fact id.
 pub fn is_fact_id(id: &str) -> bool {
-    is_valid_id(id) && id.starts_with(FACT_PREFIX) && id[FACT_PREFIX.len()..].starts_with('-')
+    is_valid_id(id)
+        && id
+            .strip_prefix(FACT_PREFIX)
+            .is_some_and(|r| r.starts_with('-'))
 }
 
 /// A field must already be in the form the check gives it: the check passes and changes nothing.

@@ -724,7 +724,7 @@ pub(crate) mod tests {
             evidence: vec![],
             operations: vec![Operation::Add {
                 file: "pitfalls.md".into(),
-                fact_id: format!("f-{}", &id[id.len() - 4..]),
+                fact_id: format!("f-{}", id.get(id.len() - 4..).unwrap()),
                 text: text.into(),
                 relations: Default::default(),
                 evidence: Vec::new(),

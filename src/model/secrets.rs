@@ -46,8 +46,7 @@ const PREFIXED: &[(&str, &str, usize)] = &[
 /// Every credential-like piece of `text`, in order.
 pub fn find(text: &str) -> Vec<Secret> {
     let mut found = Vec::new();
-    if let Some(at) = text.find("-----BEGIN ") {
-        let block = &text[at..];
+    if let Some(block) = text.find("-----BEGIN ").and_then(|at| text.get(at..)) {
         if block
             .lines()
             .next()
@@ -84,14 +83,16 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> {
 
 fn known_format(token: &str) -> Option<&'static str> {
     PREFIXED.iter().find_map(|(prefix, kind, min)| {
-        let start = token.find(prefix)?;
-        let rest = &token[start + prefix.len()..];
+        let (before, rest) = token.split_once(prefix)?;
         let body = rest
             .bytes()
             .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
             .count();
-        (body >= *min && (start == 0 || !token.as_bytes()[start - 1].is_ascii_alphanumeric()))
-            .then_some(*kind)
+        let starts_word = before
+            .as_bytes()
+            .last()
+            .is_none_or(|b| !b.is_ascii_alphanumeric());
+        (body >= *min && starts_word).then_some(*kind)
     })
 }
 

@@ -237,7 +237,10 @@ fn take_field(s: &str) -> (&str, &str) {
     for (i, c) in s.char_indices() {
         match c {
             '"' => quoted = !quoted,
-            c if c.is_whitespace() && !quoted => return (s[..i].trim_matches('"'), &s[i..]),
+            c if c.is_whitespace() && !quoted => {
+                let (field, rest) = s.split_at_checked(i).unwrap_or((s, ""));
+                return (field.trim_matches('"'), rest);
+            }
             _ => {}
         }
     }
@@ -245,20 +248,16 @@ fn take_field(s: &str) -> (&str, &str) {
 }
 
 fn split_options(options: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut quoted, mut start) = (false, 0);
-    for (i, c) in options.char_indices() {
-        match c {
-            '"' => quoted = !quoted,
-            ',' if !quoted => {
-                out.push(&options[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if start < options.len() {
-        out.push(&options[start..]);
+    let mut quoted = false;
+    let mut out: Vec<&str> = options
+        .split(|c: char| {
+            quoted ^= c == '"';
+            c == ',' && !quoted
+        })
+        .collect();
+    // A trailing comma ends the list rather than adding an empty option.
+    if out.last() == Some(&"") {
+        out.pop();
     }
     out
 }

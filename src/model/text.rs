@@ -103,30 +103,124 @@ fn word_hash(word: &str) -> u64 {
     })
 }
 
-/// `s` with every control character but line feed and tab written as an escape (`\u{1b}`,
-/// `\r`), so text from a file can reach a terminal without acting on it.
+/// `s` with every control character but line feed and tab, and every hidden character
+/// ([`hidden_chars`]), written as an escape (`\u{1b}`, `\r`, `\u{202e}`), so text from a file
+/// can reach a terminal without acting on it or reading differently from what is stored.
 pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
     escape(s, |c| c.is_control() && c != '\n' && c != '\t')
 }
 
-/// `s` on one line: every control character escaped, line breaks and tabs too.
+/// `s` on one line: every control character escaped, line breaks and tabs too, and every
+/// hidden character.
 pub fn escape_line(s: &str) -> std::borrow::Cow<'_, str> {
     escape(s, char::is_control)
 }
 
-fn escape(s: &str, escaped: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(&escaped) {
+fn escape(s: &str, control: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    // Every character escaped is a control (ASCII or C1) or outside ASCII: plain ASCII text,
+    // the common case, is passed through without decoding it.
+    let plain = |&b: &u8| b.is_ascii() && !control(char::from(b));
+    if s.as_bytes().iter().all(plain) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if escaped(c) {
+    let mut escaped = false;
+    let mut prev = None;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if control(c) || hidden_at(prev, c, chars.peek().copied()) {
             out.extend(c.escape_default());
+            escaped = true;
         } else {
             out.push(c);
         }
+        prev = Some(c);
     }
-    std::borrow::Cow::Owned(out)
+    if escaped {
+        std::borrow::Cow::Owned(out)
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+/// Characters that change the direction of the text around them, or that show nothing: the
+/// bidirectional embeddings, overrides, isolates and marks, zero-width characters, and a byte
+/// order mark inside text. Printed raw, they let a reviewer approve text that reads differently
+/// from what is stored ("Trojan Source").
+pub fn is_hidden(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{feff}'
+    )
+}
+
+/// Whether `c`, between `prev` and `next`, hides something. The joiners U+200C and U+200D are
+/// part of the text between two characters they shape (Persian and Indic words, emoji
+/// sequences such as 👨‍👩‍👧); anywhere else they show nothing.
+fn hidden_at(prev: Option<char>, c: char, next: Option<char>) -> bool {
+    let shaped = |c: Option<char>| {
+        c.is_some_and(|c| !c.is_ascii() && !c.is_whitespace() && !c.is_control() && !is_hidden(c))
+    };
+    match c {
+        '\u{200c}' | '\u{200d}' => !(shaped(prev) && shaped(next)),
+        _ => is_hidden(c),
+    }
+}
+
+/// The hidden characters of `s` ([`is_hidden`], joiners in context), with the 1-based position
+/// in characters of each.
+pub fn hidden_chars(s: &str) -> Vec<(usize, char)> {
+    let mut found = Vec::new();
+    let mut prev = None;
+    let mut chars = s.chars().peekable();
+    let mut at = 0;
+    while let Some(c) = chars.next() {
+        at += 1;
+        if hidden_at(prev, c, chars.peek().copied()) {
+            found.push((at, c));
+        }
+        prev = Some(c);
+    }
+    found
+}
+
+/// A hidden character as a reader can find it: `U+202E (right-to-left override)`.
+pub fn describe_hidden(c: char) -> String {
+    let name = match c {
+        '\u{061c}' => "Arabic letter mark",
+        '\u{200b}' => "zero-width space",
+        '\u{200c}' => "zero-width non-joiner",
+        '\u{200d}' => "zero-width joiner",
+        '\u{200e}' => "left-to-right mark",
+        '\u{200f}' => "right-to-left mark",
+        '\u{202a}' => "left-to-right embedding",
+        '\u{202b}' => "right-to-left embedding",
+        '\u{202c}' => "pop directional formatting",
+        '\u{202d}' => "left-to-right override",
+        '\u{202e}' => "right-to-left override",
+        '\u{2060}' => "word joiner",
+        '\u{2066}' => "left-to-right isolate",
+        '\u{2067}' => "right-to-left isolate",
+        '\u{2068}' => "first strong isolate",
+        '\u{2069}' => "pop directional isolate",
+        '\u{feff}' => "zero-width no-break space (byte order mark)",
+        _ => "invisible character",
+    };
+    format!("U+{:04X} ({name})", u32::from(c))
+}
+
+/// The first `n` characters of `s` (all of it when shorter): a short commit id or date from
+/// text that may hold anything.
+pub fn first_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((end, _)) => s.split_at_checked(end).map_or(s, |(head, _)| head),
+        None => s,
+    }
 }
 
 /// Scores below this are not worth showing as "similar".
@@ -143,9 +237,9 @@ pub fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_owned();
     }
-    let cut: String = s.chars().take(max - 1).collect();
-    let at_word = match cut.rfind(char::is_whitespace) {
-        Some(i) if cut[..i].chars().count() >= max / 2 => &cut[..i],
+    let cut: String = s.chars().take(max.saturating_sub(1)).collect();
+    let at_word = match cut.rsplit_once(char::is_whitespace) {
+        Some((head, _)) if head.chars().count() >= max / 2 => head,
         _ => cut.as_str(),
     };
     format!("{}…", at_word.trim_end_matches([' ', ',', ';', ':']))

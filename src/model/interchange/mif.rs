@@ -7,7 +7,7 @@ use crate::model::evidence::{classify, Evidence};
 use crate::model::facts::{Relation, State};
 use crate::model::interchange::import::Found;
 use crate::model::interchange::{is_hyphenated, is_uuid_v4, quoted, slug, uuid, Item};
-use crate::model::text::{one_line, truncate};
+use crate::model::text::{first_chars, one_line, truncate};
 use crate::model::time::Timestamp;
 
 /// The namespaces and scopes MIF defines.
@@ -212,7 +212,7 @@ pub fn render(item: &Item, supersedes: &[&str], fallback: &str) -> MemoryFile {
             }
             line.push_str(&format!(
                 " ({}): {}",
-                &e.commit[..e.commit.len().min(10)],
+                first_chars(&e.commit, 10),
                 one_line(&e.reason)
             ));
             line
@@ -303,7 +303,8 @@ fn split(text: &str) -> Result<(&str, &str), String> {
     let mut at = 0;
     for line in rest.split_inclusive('\n') {
         if line.trim_end() == "---" {
-            return Ok((&rest[..at], &rest[at + line.len()..]));
+            let (front, closing_and_body) = rest.split_at_checked(at).unwrap_or((rest, ""));
+            return Ok((front, closing_and_body.strip_prefix(line).unwrap_or("")));
         }
         at += line.len();
     }
@@ -500,7 +501,7 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
         }
     }
     let (statement, sections) = body_parts(body);
-    let statement_line = text[..text.len() - body.len()].lines().count()
+    let statement_line = text.strip_suffix(body).unwrap_or(text).lines().count()
         + body.lines().take_while(|l| l.trim().is_empty()).count()
         + 1;
     let mut relationships = Vec::new();
@@ -528,7 +529,7 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
     let expected = format!("{id}-");
     match name.strip_suffix(".memory.md") {
         Some(stem) if stem.starts_with(&expected) => {
-            let s = &stem[expected.len()..];
+            let s = stem.strip_prefix(&expected).unwrap_or(stem);
             if s.is_empty() || s.len() > SLUG_MAX || !is_hyphenated(s) {
                 problems.push(format!(
                     "the file name's slug {s:?} must be URL-safe and at most {SLUG_MAX} characters"

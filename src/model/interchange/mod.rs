@@ -216,14 +216,14 @@ pub fn uuid(name: &str) -> String {
     b.copy_from_slice(&digest[..16]);
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    let hex = |bytes: &[u8]| -> String { bytes.iter().map(|x| format!("{x:02x}")).collect() };
     format!(
         "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..]
+        hex(&b[..4]),
+        hex(&b[4..6]),
+        hex(&b[6..8]),
+        hex(&b[8..10]),
+        hex(&b[10..])
     )
 }
 
@@ -268,7 +268,7 @@ pub fn slug(text: &str, max: usize) -> String {
         let extra = word.len() + usize::from(!out.is_empty());
         if out.len() + extra > max {
             if out.is_empty() {
-                out = word[..max].to_ascii_lowercase();
+                out = word.get(..max).unwrap_or(word).to_ascii_lowercase();
             }
             break;
         }

@@ -194,12 +194,13 @@ fn sentences(text: &str) -> Vec<&str> {
         let ends = matches!(b[i], b'.' | b'!' | b'?')
             && b.get(i + 1) == Some(&b' ')
             && b.get(i + 2).is_some_and(u8::is_ascii_uppercase);
+        // `i` is the byte of an ASCII `.`, so both cuts fall on character boundaries.
         if ends {
-            out.push(text[start..=i].trim());
+            out.push(text.get(start..=i).unwrap_or_default().trim());
             start = i + 2;
         }
     }
-    out.push(text[start..].trim());
+    out.push(text.get(start..).unwrap_or_default().trim());
     out
 }
 
@@ -253,10 +254,10 @@ pub fn adr(path: &str, name: &str, text: &str) -> Result<Found, String> {
         }
         const BY: &str = "superseded by";
         const OVER: &str = "supersedes";
-        if let Some(at) = lower.find(BY) {
-            superseded_by = adr_reference(&lower[at + BY.len()..]);
-        } else if let Some(at) = lower.find(OVER) {
-            supersedes.extend(adr_reference(&lower[at + OVER.len()..]));
+        if let Some((_, after)) = lower.split_once(BY) {
+            superseded_by = adr_reference(after);
+        } else if let Some((_, after)) = lower.split_once(OVER) {
+            supersedes.extend(adr_reference(after));
         }
         if section == "decision" {
             if t.is_empty() {
@@ -311,8 +312,7 @@ pub fn adr_number(name: &str) -> Option<u32> {
 
 /// The first record number in `text`: `ADR-0005`, `[5](0005-x.md)`, `0005`.
 fn adr_reference(text: &str) -> Option<u32> {
-    let start = text.find(|c: char| c.is_ascii_digit())?;
-    adr_number(&text[start..])
+    adr_number(text.trim_start_matches(|c: char| !c.is_ascii_digit()))
 }
 
 /// `ADR-0003: Use PostgreSQL` or `3. Use PostgreSQL` → `Use PostgreSQL`.
@@ -322,9 +322,9 @@ fn strip_adr_prefix(title: &str) -> &str {
         .strip_prefix("ADR")
         .or_else(|| t.strip_prefix("adr"))
         .map_or(t, |r| r.trim_start_matches(['-', ' ']));
-    let digits = t.chars().take_while(char::is_ascii_digit).count();
-    if digits > 0 {
-        t[digits..].trim_start_matches(['.', ':', ' ', '-']).trim()
+    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit());
+    if rest.len() < t.len() {
+        rest.trim_start_matches(['.', ':', ' ', '-']).trim()
     } else {
         t
     }
