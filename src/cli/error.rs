@@ -66,11 +66,12 @@ pub enum Code {
     TaskParse,
     ExportInvalid,
     Output,
+    Internal,
 }
 
 impl Code {
     #[cfg(test)]
-    pub const ALL: [Code; 49] = [
+    pub const ALL: [Code; 50] = [
         Code::NotARepository,
         Code::BareRepository,
         Code::NotInitialized,
@@ -120,6 +121,7 @@ impl Code {
         Code::TaskParse,
         Code::ExportInvalid,
         Code::Output,
+        Code::Internal,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -173,6 +175,7 @@ impl Code {
             Code::TaskParse => "task_parse",
             Code::ExportInvalid => "export_invalid",
             Code::Output => "output",
+            Code::Internal => "internal",
         }
     }
 }

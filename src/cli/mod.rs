@@ -3,6 +3,7 @@
 
 pub mod editor;
 pub mod error;
+pub mod panic;
 pub mod ui;
 
 use std::ffi::OsString;
@@ -29,7 +30,7 @@ use ui::Ui;
     max_term_width = 100
 )]
 #[command(
-    after_help = "Exit codes: 0 success; 1 an error (bad input, refused operation), or problems found by `check`, `verify` or `merge-file`; 2 usage error."
+    after_help = "Exit codes: 0 success; 1 an error (bad input, refused operation), or problems found by `check`, `verify` or `merge-file`; 2 usage error; 70 an internal error (a bug in mneme: please report it)."
 )]
 pub struct Cli {
     /// Print machine-readable JSON; errors are printed as JSON on stderr.
@@ -113,12 +114,17 @@ impl Cx<'_> {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let ui = Ui::new(cli.json);
-    match run(&cli, &ui) {
+    panic::install();
+    match panic::catch(|| run(&cli, &ui)) {
         Ok(status) => status.into(),
         Err(e) if e.broken_pipe => ExitCode::SUCCESS,
         Err(e) => {
             ui.error(&e);
-            ExitCode::FAILURE
+            if e.code == error::Code::Internal {
+                ExitCode::from(panic::EXIT_INTERNAL)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

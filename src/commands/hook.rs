@@ -9,7 +9,7 @@ use mneme::ops::context::{context, mark_compacted, take_compacted};
 use mneme::ops::tasks::env_agent;
 use mneme::ops::Workspace;
 
-use crate::cli::{names, CliError, Cx, ExitStatus, Result};
+use crate::cli::{names, panic, CliError, Cx, ExitStatus, Result};
 
 /// `--for`: the runtimes mneme knows.
 pub fn runtime_parser() -> impl TypedValueParser<Value = Runtime> {
@@ -17,11 +17,12 @@ pub fn runtime_parser() -> impl TypedValueParser<Value = Runtime> {
 }
 
 pub fn run(cx: &Cx, runtime: Runtime, event: &str, budget: usize) -> Result<ExitStatus> {
-    let text = match briefing(cx, runtime, event, budget) {
+    // Never an empty context in silence: any failure, a panic included, is explained.
+    let text = match panic::catch(|| briefing(cx, runtime, event, budget)) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(ExitStatus::Success),
         Err(e) => format!(
-            "mneme could not load the project facts: {}. Run `mneme context` in a terminal to see why; `mneme doctor` checks the setup.",
+            "mneme could not load the project facts: {}. Tell the user; `mneme check` shows what is wrong with the ledger's files, `mneme context` in a terminal shows the error, and `mneme doctor` checks the setup.",
             e.message
         ),
     };

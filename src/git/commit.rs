@@ -124,12 +124,12 @@ pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Com
         &journal_path,
         &serde_json::to_vec(&journal).expect("journal serializes"),
     )?;
-    fault_point("journal");
+    store::fault::abort_after("journal");
     if let Err(e) = move_branch(&git, &head, id, &summary) {
         let _ = fs::remove_file(&journal_path);
         return Err(e);
     }
-    fault_point("ref");
+    store::fault::abort_after("ref");
     finish(repo, &journal, index_lock, read)?;
     Ok(Committed {
         commit: journal.commit,
@@ -442,7 +442,7 @@ fn finish(
             .any(|d| d.as_bytes() == path.as_bytes())
     });
     write_index(git, &read, lock)?;
-    fault_point("index");
+    store::fault::abort_after("index");
     for d in &journal.deletes {
         let path = repo.root().join(d);
         match fs::remove_file(&path) {
@@ -484,16 +484,3 @@ fn write_index(
         .map_err(|e| store::Error::io(&path)(e.error))?;
     Ok(())
 }
-
-/// Crash-testing aid, compiled into test builds only: `MNEME_FAULT=<step>` aborts the process
-/// right after that step, as a `kill -9` would, so tests can check that every interrupted state
-/// is recoverable.
-#[cfg(feature = "fault-injection")]
-fn fault_point(step: &str) {
-    if std::env::var_os("MNEME_FAULT").is_some_and(|v| v == step) {
-        std::process::abort();
-    }
-}
-
-#[cfg(not(feature = "fault-injection"))]
-fn fault_point(_step: &str) {}

@@ -16,7 +16,7 @@ use crate::model::proposal::{Limits, Operation, Proposal, ProposalError, FACT_PR
 use crate::model::secrets;
 use crate::model::standing;
 use crate::model::tasks::{is_task_id, Task};
-use crate::model::text::{first_chars, normalize, truncate};
+use crate::model::text::{describe_hidden, first_chars, hidden_chars, normalize, truncate};
 use crate::model::time::Timestamp;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -58,10 +58,11 @@ pub enum Code {
     Contradiction,
     EvidenceDrift,
     TaskFactMissing,
+    HiddenText,
 }
 
 impl Code {
-    pub const ALL: [Code; 28] = [
+    pub const ALL: [Code; 29] = [
         Code::FactFileParse,
         Code::ConflictMarkers,
         Code::Secret,
@@ -90,6 +91,7 @@ impl Code {
         Code::Contradiction,
         Code::EvidenceDrift,
         Code::TaskFactMissing,
+        Code::HiddenText,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -122,6 +124,7 @@ impl Code {
             Code::Contradiction => "contradiction",
             Code::EvidenceDrift => "evidence_drift",
             Code::TaskFactMissing => "task_fact_missing",
+            Code::HiddenText => "hidden_text",
         }
     }
 
@@ -244,6 +247,7 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
                     .into(),
             );
         }
+        hidden_text(entry, &mut out);
     }
     if !input.merge_driver {
         out.push(
@@ -295,6 +299,26 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
     let mut found = out.0;
     found.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
     found
+}
+
+/// Invisible and direction-changing characters, line by line: shown escaped everywhere, but the
+/// file itself reads differently in an editor or a forge than what it stores. A byte order mark
+/// that starts the file is only an encoding mark.
+fn hidden_text(entry: &FactFileEntry, out: &mut Findings) {
+    let text = entry.raw.strip_prefix('\u{feff}').unwrap_or(&entry.raw);
+    for (i, line) in text.lines().enumerate() {
+        if let Some(&(at, c)) = hidden_chars(line).first() {
+            out.push(
+                Code::HiddenText,
+                &paths::fact_file(&entry.name),
+                Some(i + 1),
+                format!(
+                    "{} at character {at} is invisible or changes the text's direction: the line reads differently from what is stored; propose the text without it",
+                    describe_hidden(c)
+                ),
+            );
+        }
+    }
 }
 
 fn config_rule<'a>(input: &Input<'a>, out: &mut Findings) -> Option<&'a Config> {

@@ -2,6 +2,7 @@
 //! atomic writes. Everything that decides *what* to write lives in `model`.
 
 pub mod export;
+pub mod fault;
 pub mod file;
 pub mod import;
 mod queue;
@@ -242,6 +243,7 @@ impl Store {
     }
 
     pub fn load(&self) -> Result<Ledger> {
+        fault::panic_at("load");
         self.check_ledger()?;
         let config = self.load_config()?;
         let files = self

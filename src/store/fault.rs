@@ -1,0 +1,31 @@
+//! Crash-testing aid, compiled into test builds only (feature `fault-injection`): with
+//! `MNEME_FAULT=<step>`, the process aborts right after that step, as a `kill -9` would, or
+//! panics there, so tests can check that every interrupted state is recoverable and that a bug
+//! is reported as one.
+
+/// Aborts the process after `step` when `MNEME_FAULT` names it.
+#[cfg(feature = "fault-injection")]
+pub fn abort_after(step: &str) {
+    if injected(step) {
+        std::process::abort();
+    }
+}
+
+/// Panics at `step` when `MNEME_FAULT` names it.
+#[cfg(feature = "fault-injection")]
+pub fn panic_at(step: &str) {
+    if injected(step) {
+        panic!("injected fault at {step}");
+    }
+}
+
+#[cfg(feature = "fault-injection")]
+fn injected(step: &str) -> bool {
+    std::env::var_os("MNEME_FAULT").is_some_and(|v| v == step)
+}
+
+#[cfg(not(feature = "fault-injection"))]
+pub fn abort_after(_step: &str) {}
+
+#[cfg(not(feature = "fault-injection"))]
+pub fn panic_at(_step: &str) {}
