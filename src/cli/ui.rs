@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
-use mneme::model::text::{escape_controls, escape_line, first_chars};
+use mneme::model::tasks::Task;
+use mneme::model::text::{display_width, escape_controls, escape_line, first_chars, pad};
 use mneme::ops::Notes;
 use serde::Serialize;
 use serde_json::json;
@@ -150,12 +151,29 @@ pub fn old_new(indent: &str, old: Option<&str>, new: Option<&str>) -> String {
 }
 
 /// `t-a3f8 P1 bug     open        [claude] Title`
-pub fn task_line(t: &mneme::model::tasks::Task) -> String {
-    let assignee = t
-        .assignee
-        .as_ref()
-        .map(|a| paint(DIM, format!(" [{}]", esc1(a))))
-        .unwrap_or_default();
+pub fn task_line(t: &Task) -> String {
+    task_row(t, assignee(t).map_or(0, |a| display_width(&a)))
+}
+
+/// One [`task_line`] per task, titles aligned: the assignee column is as wide on the terminal
+/// as the widest assignee listed.
+pub fn task_table<'a>(tasks: impl IntoIterator<Item = &'a Task> + Clone) -> String {
+    let width = tasks
+        .clone()
+        .into_iter()
+        .filter_map(|t| assignee(t).map(|a| display_width(&a)))
+        .max()
+        .unwrap_or(0);
+    tasks.into_iter().map(|t| task_row(t, width)).collect()
+}
+
+/// ` [claude]`, as shown.
+fn assignee(t: &Task) -> Option<String> {
+    t.assignee.as_ref().map(|a| format!(" [{}]", esc1(a)))
+}
+
+fn task_row(t: &Task, assignee_width: usize) -> String {
+    let assignee = paint(DIM, pad(&assignee(t).unwrap_or_default(), assignee_width));
     format!(
         "{} {} {:<7} {:<11}{assignee} {}\n",
         paint(ID, &t.id),

@@ -2,7 +2,7 @@ use mneme::model::tasks::{parse_priority, Filter, Kind, Status};
 use mneme::ops::tasks;
 
 use super::{kind_parser, status_parser};
-use crate::cli::ui::task_line;
+use crate::cli::ui::task_table;
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// List tasks, most urgent first (closed ones only with --all or --status closed).
@@ -47,8 +47,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     } else if tasks.is_empty() {
         cx.ui.out("No tasks.\n")?;
     } else {
-        cx.ui
-            .out(&tasks.iter().map(task_line).collect::<String>())?;
+        cx.ui.out(&task_table(&tasks))?;
     }
     Ok(ExitStatus::Success)
 }

@@ -2,7 +2,7 @@ use mneme::model::tasks::{Board, NotReady, Task};
 use mneme::model::views::{NotReadyView, ReadyExplained};
 use mneme::ops::tasks;
 
-use crate::cli::ui::{esc1, paint, task_line, DIM, HEADER, ID};
+use crate::cli::ui::{esc1, paint, task_table, DIM, HEADER, ID};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// List tasks ready to work on: open, nothing unclosed blocking them, no blocked or deferred
@@ -59,7 +59,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let mut out = if ready.is_empty() {
         "No ready tasks.\n".to_owned()
     } else {
-        ready.iter().map(|t| task_line(t)).collect()
+        task_table(ready.iter().copied())
     };
     if !not_ready.is_empty() {
         out.push_str(&format!("\n{}\n", paint(HEADER, "Not ready")));

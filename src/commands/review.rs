@@ -7,6 +7,7 @@ use mneme::model::fields::check_text;
 use mneme::model::ledger::Ledger;
 use mneme::model::paths;
 use mneme::model::preview::{preview, BudgetAfter, Preview, Status};
+use mneme::model::text::{display_width, pad};
 use mneme::model::time::human_age;
 use mneme::model::views::{ApprovedAll, Decided, LeftPending, ReviewRow, ReviewShow};
 use mneme::ops::review::{self, Approval, Pending};
@@ -139,6 +140,20 @@ fn list(cx: &Cx, ws: &Workspace) -> Result<ExitStatus> {
         cx.ui.out("No pending proposals.\n")?;
         return Ok(ExitStatus::Success);
     }
+    let who = |row: &ReviewRow| {
+        format!(
+            "[{}, {}]",
+            esc1(row.agent.unwrap_or("unknown agent")),
+            row.age.as_deref().unwrap_or("?")
+        )
+    };
+    // Operations start in one column, however wide the agents' names are on the terminal.
+    let width = rows
+        .iter()
+        .filter(|r| r.invalid.is_none())
+        .map(|r| display_width(&who(r)))
+        .max()
+        .unwrap_or(0);
     let mut out = String::new();
     for row in &rows {
         if let Some(why) = &row.invalid {
@@ -158,14 +173,7 @@ fn list(cx: &Cx, ws: &Workspace) -> Result<ExitStatus> {
         out.push_str(&format!(
             "{} {} {} {status}\n",
             paint(ID, row.id),
-            paint(
-                DIM,
-                format!(
-                    "[{}, {}]",
-                    esc1(row.agent.unwrap_or("unknown agent")),
-                    row.age.as_deref().unwrap_or("?")
-                )
-            ),
+            paint(DIM, pad(&who(row), width)),
             esc1(&row.operations.join("; ")),
         ));
     }

@@ -317,9 +317,16 @@ const MAX_FRONT_MATTER: usize = 16 * 1024;
 
 impl FactFile {
     pub fn parse(src: &str) -> Result<FactFile, ParseError> {
-        let lines: Vec<&str> = src.split_inclusive('\n').collect();
+        // A byte order mark (editors on Windows write one) is kept as text before everything,
+        // so front matter or a fact can still start the file.
+        let body = src.strip_prefix('\u{feff}').unwrap_or(src);
+        let lines: Vec<&str> = body.split_inclusive('\n').collect();
         let mut blocks = Vec::new();
-        let mut text = String::new();
+        let mut text = String::from(if body.len() < src.len() {
+            "\u{feff}"
+        } else {
+            ""
+        });
         let (front_matter, mut i) = parse_front_matter(&lines)?;
         for line in &lines[..i] {
             text.push_str(line);

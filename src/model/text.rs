@@ -214,6 +214,19 @@ pub fn describe_hidden(c: char) -> String {
     format!("U+{:04X} ({name})", u32::from(c))
 }
 
+/// The columns `s` takes on a terminal: two for each wide (CJK, emoji) character, none for a
+/// combining mark. Text is escaped before it is measured, so controls never reach here.
+pub fn display_width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// `s` followed by spaces up to `width` terminal columns ([`display_width`]); `format!`'s
+/// padding counts characters, which misaligns any column holding CJK or emoji.
+pub fn pad(s: &str, width: usize) -> String {
+    let fill = width.saturating_sub(display_width(s));
+    format!("{s}{}", " ".repeat(fill))
+}
+
 /// The first `n` characters of `s` (all of it when shorter): a short commit id or date from
 /// text that may hold anything.
 pub fn first_chars(s: &str, n: usize) -> &str {

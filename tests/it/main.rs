@@ -10,6 +10,7 @@ mod check;
 mod ci;
 mod common;
 mod context;
+mod corpus;
 mod docs;
 mod drift;
 mod hostile;

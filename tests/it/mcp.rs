@@ -10,7 +10,7 @@ use crate::common::{path_with_mneme, Repo};
 
 type Client = RunningService<RoleClient, ()>;
 
-async fn connect(repo: &Repo, lifecycle: ClientLifecycleMode) -> Client {
+pub async fn connect(repo: &Repo, lifecycle: ClientLifecycleMode) -> Client {
     let mut cmd = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("mneme"));
     cmd.arg("mcp")
         .current_dir(repo.path())
@@ -25,7 +25,7 @@ async fn connect(repo: &Repo, lifecycle: ClientLifecycleMode) -> Client {
 }
 
 /// Calls `tool`; a result that is not an error is checked against the tool's output schema.
-async fn call(client: &Client, tool: &'static str, args: Value) -> CallToolResult {
+pub async fn call(client: &Client, tool: &'static str, args: Value) -> CallToolResult {
     let Value::Object(args) = args else {
         panic!("arguments are an object")
     };
@@ -54,7 +54,7 @@ async fn call(client: &Client, tool: &'static str, args: Value) -> CallToolResul
 }
 
 /// The structured result, checked to be the same JSON as the text content.
-fn structured(result: &CallToolResult) -> Value {
+pub fn structured(result: &CallToolResult) -> Value {
     let value = result
         .structured_content
         .clone()

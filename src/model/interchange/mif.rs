@@ -104,6 +104,33 @@ pub fn confidence(item: &Item) -> f64 {
     }
 }
 
+/// A tag: lowercase words joined by single hyphens, in any script (`инварианты`, `数据库`); the
+/// slug of a file name, which must be URL-safe, is the stricter [`is_hyphenated`].
+fn is_tag(s: &str) -> bool {
+    s.split('-')
+        .all(|w| !w.is_empty() && w.chars().all(tag_char))
+}
+
+fn tag_char(c: char) -> bool {
+    c.is_alphanumeric() && !c.is_uppercase()
+}
+
+/// The tag of a fact file: its stem's words, lowercased, joined by hyphens. Lowercasing can
+/// give a combining mark (`İ` → `i̇`) or leave an uppercase letter that has no lowercase, so
+/// the words are cut after it.
+fn tag_of(stem: &str) -> String {
+    let lower = stem.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !tag_char(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.is_empty() {
+        "facts".to_owned()
+    } else {
+        words.join("-")
+    }
+}
+
 /// The memory file of `item`; `supersedes` are the ids of the facts it replaced and `fallback`
 /// the time of a fact without dates.
 pub fn render(item: &Item, supersedes: &[&str], fallback: &str) -> MemoryFile {
@@ -127,7 +154,7 @@ pub fn render(item: &Item, supersedes: &[&str], fallback: &str) -> MemoryFile {
     y.push_str("tags:\n");
     for tag in [
         "mneme",
-        &item.stem().replace('_', "-"),
+        &tag_of(item.stem()),
         &format!("state-{}", item.state.as_str()),
     ] {
         y.push_str(&format!("  - {}\n", quoted(tag)));
@@ -369,7 +396,7 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
         Some(Value::Array(tags)) => tags
             .iter()
             .filter_map(|t| match t.as_str() {
-                Some(s) if is_hyphenated(s) => Some(s.to_owned()),
+                Some(s) if is_tag(s) => Some(s.to_owned()),
                 _ => {
                     problems.push(format!(
                         "tag {} is not lowercase and hyphenated",
@@ -645,6 +672,23 @@ pub fn is_relative(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn every_fact_file_gets_a_valid_tag(stem in "\\PC{0,30}") {
+            proptest::prop_assert!(is_tag(&tag_of(&stem)), "{:?}", tag_of(&stem));
+        }
+    }
+
+    #[test]
+    fn tags_in_any_script() {
+        assert_eq!(tag_of("performance_rules"), "performance-rules");
+        assert_eq!(tag_of("Инварианты"), "инварианты");
+        assert_eq!(tag_of("数据库"), "数据库");
+        assert_eq!(tag_of("__"), "facts");
+        assert!(is_tag("инварианты") && is_tag("数据库-2"));
+        assert!(!is_tag("Инварианты") && !is_tag("a--b") && !is_tag("a_b"));
+    }
     use crate::model::interchange::Event;
     use crate::model::proposal::OpKind;
 

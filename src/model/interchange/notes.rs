@@ -206,12 +206,7 @@ fn sentences(text: &str) -> Vec<&str> {
 
 fn push(out: &mut Vec<Found>, path: &str, line: usize, text: &str, heading: &Option<String>) {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text
-        .split(' ')
-        .filter(|w| w.chars().any(char::is_alphanumeric))
-        .count()
-        < MIN_WORDS
-    {
+    if words(&text) < MIN_WORDS {
         return;
     }
     out.push(Found {
@@ -220,6 +215,38 @@ fn push(out: &mut Vec<Found>, path: &str, line: usize, text: &str, heading: &Opt
         hint: heading.clone(),
         ..Found::default()
     });
+}
+
+/// About how many words `text` has. Chinese, Japanese, Thai and other scripts put no spaces
+/// between words: there, every two letters count as a word, so `所有数据库迁移必须可以回滚。`
+/// is a statement, not a fragment.
+fn words(text: &str) -> usize {
+    text.split(' ')
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .map(|w| {
+            w.chars()
+                .filter(|&c| unspaced(c))
+                .count()
+                .div_ceil(2)
+                .max(1)
+        })
+        .sum()
+}
+
+/// A letter of a script written without spaces between words.
+fn unspaced(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0e00}'..='\u{0eff}'     // Thai, Lao
+            | '\u{1000}'..='\u{109f}' // Myanmar
+            | '\u{1780}'..='\u{17ff}' // Khmer
+            | '\u{3040}'..='\u{30ff}' // Hiragana, Katakana
+            | '\u{3400}'..='\u{4dbf}' // CJK extension A
+            | '\u{4e00}'..='\u{9fff}' // CJK unified ideographs
+            | '\u{f900}'..='\u{faff}' // CJK compatibility ideographs
+            | '\u{ff66}'..='\u{ff9f}' // halfwidth Katakana
+            | '\u{20000}'..='\u{3134f}' // CJK extensions B to G
+    ) && c.is_alphanumeric()
 }
 
 /// An architecture decision record, `NNNN-title.md`: one statement, the title and the first
