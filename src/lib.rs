@@ -13,6 +13,8 @@
 // scanned on bytes or split with `split_once`, `strip_prefix` and `get` (docs/architecture.md).
 #![deny(clippy::string_slice)]
 
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub mod git;
 pub mod model;
 pub mod ops;

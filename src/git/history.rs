@@ -269,16 +269,19 @@ pub(super) struct CommitText {
     pub decision: Option<Recorded>,
 }
 
-pub(super) fn read_commit(commit: &gix::Commit<'_>) -> Result<CommitText> {
-    let decoded = commit.decode()?;
-    let message = decoded.message();
+/// The decision a commit message records, if any, read from its subject, its body and the
+/// trailers of its last paragraph. The message is anyone's bytes.
+pub fn decision_in(message: &[u8]) -> (String, Option<Recorded>) {
+    let message = gix::objs::commit::MessageRef::from_bytes(message);
     let subject = message.summary().to_str_lossy().into_owned();
-    let body = message
-        .body()
+    let body = message.body();
+    let text = body
+        .as_ref()
         .map(|b| b.without_trailer().to_str_lossy().into_owned())
         .unwrap_or_default();
-    let trailers: Vec<(String, String)> = decoded
-        .message_trailers()
+    let trailers: Vec<(String, String)> = body
+        .iter()
+        .flat_map(|b| b.trailers())
         .map(|t| {
             (
                 t.token.to_str_lossy().into_owned(),
@@ -286,11 +289,17 @@ pub(super) fn read_commit(commit: &gix::Commit<'_>) -> Result<CommitText> {
             )
         })
         .collect();
-    let mut decision = Recorded::from_trailers(
+    let decision = Recorded::from_trailers(
         &subject,
-        &body,
+        &text,
         trailers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
     );
+    (subject, decision)
+}
+
+pub(super) fn read_commit(commit: &gix::Commit<'_>) -> Result<CommitText> {
+    let decoded = commit.decode()?;
+    let (subject, mut decision) = decision_in(decoded.message);
     let author = decoded
         .author()
         .map(|a| format!("{} <{}>", a.name, a.email))

@@ -5,9 +5,7 @@ use std::path::Path;
 
 use crate::git::history::decisions;
 use crate::model::decision::Verdict;
-use crate::model::interchange::{
-    compiled, generated_at, mif, pack, records, Event, ExportError, Format, Item, Replaced,
-};
+use crate::model::interchange::{self, Event, ExportError, Format, Item};
 use crate::ops::{Result, Workspace};
 use crate::store::export::write_dir;
 
@@ -107,71 +105,19 @@ pub fn export(ws: &Workspace, format: Format, task: Option<&str>) -> Result<Expo
         titles,
         valid_days,
     } = snapshot(ws)?;
-    let at = generated_at(&items);
-    let (files, left_out) = match format {
-        Format::Mif => (mif_files(&items, &at)?, Vec::new()),
-        Format::Compiled => {
-            let c = compiled::render(&items, &titles, &at);
-            let (documents, entries) = (&c.files[0].1, &c.files[1].1);
-            let problems = compiled::check(documents, entries);
-            if !problems.is_empty() {
-                return Err(invalid(format, "entries.jsonl", problems));
-            }
-            (c.files, c.left_out)
-        }
-        Format::Records => {
-            let replaced = Replaced::of(&items);
-            let mut text = String::new();
-            for i in &items {
-                let line = records::render(i, replaced.by(i), &at);
-                let value = serde_json::from_str(&line).expect("a rendered record is JSON");
-                let problems = records::check(&value);
-                if !problems.is_empty() {
-                    return Err(invalid(format, &i.id, problems));
-                }
-                text.push_str(&line);
-                text.push('\n');
-            }
-            (vec![(format.stream_file().to_owned(), text)], Vec::new())
-        }
-        Format::ContextPack => {
-            let text = pack::render(&items, task.unwrap_or(DEFAULT_TASK), &at, valid_days);
-            let value = serde_json::from_str(&text).expect("a rendered pack is JSON");
-            let problems = pack::check(&value);
-            if !problems.is_empty() {
-                return Err(invalid(format, format.stream_file(), problems));
-            }
-            (vec![(format.stream_file().to_owned(), text)], Vec::new())
-        }
-    };
+    let rendered = interchange::render(
+        format,
+        &items,
+        &titles,
+        task.unwrap_or(DEFAULT_TASK),
+        valid_days,
+    )?;
     Ok(Exported {
         format,
-        facts: items.len() - left_out.len(),
-        files,
-        left_out,
+        facts: items.len() - rendered.left_out.len(),
+        files: rendered.files,
+        left_out: rendered.left_out,
     })
-}
-
-fn invalid(format: Format, name: &str, problems: Vec<String>) -> crate::ops::Error {
-    ExportError::Invalid {
-        format: format.name(),
-        name: name.to_owned(),
-        problems,
-    }
-    .into()
-}
-
-fn mif_files(items: &[Item], at: &str) -> Result<Vec<(String, String)>> {
-    let replaced = Replaced::of(items);
-    items
-        .iter()
-        .map(|i| {
-            let file = mif::render(i, replaced.by(i), at);
-            mif::read(&file.name, &file.text)
-                .map_err(|problems| invalid(Format::Mif, &file.name, problems))?;
-            Ok((file.name, file.text))
-        })
-        .collect()
 }
 
 /// Writes an export into `dir` (docs/formats/README.md says what the directory may hold).

@@ -12,6 +12,7 @@ use mneme::model::ledger::{FactFileEntry, Ledger};
 use mneme::model::merge::merge;
 use mneme::model::proposal::{Operation, Proposal, SCHEMA};
 use proptest::prelude::*;
+use serde_json::json;
 
 /// Lines that exercise the parser: facts with and without ids and metadata, continuations,
 /// breaks that look like front matter, fences, comments, headings and quotes.
@@ -257,5 +258,212 @@ proptest! {
                 "{} was dropped:\n{}", k, merged.text
             );
         }
+    }
+}
+
+/// Pieces of real-world text, reaching all of Unicode: any scalar value of any plane, and the
+/// characters that break naive code: combining marks, right-to-left scripts, direction controls
+/// and zero-width characters, emoji sequences, CJK, box drawing, CR, CRLF, NUL, a byte order
+/// mark, tabs, and the ASCII syntax of the formats (fact items, metadata comments, front matter,
+/// fences, conflict markers) so the readers' syntax paths are reached too.
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => any::<char>().prop_map(String::from),
+        2 => prop::collection::vec(any::<char>(), 1..12).prop_map(|c| c.into_iter().collect()),
+        1 => (0x300u32..0x370).prop_map(|c| char::from_u32(c).unwrap().to_string()),
+        1 => (0x590u32..0x700).prop_filter_map("a scalar", char::from_u32).prop_map(String::from),
+        1 => (0x4e00u32..0x9fff).prop_filter_map("a scalar", char::from_u32).prop_map(String::from),
+        1 => (0x1f300u32..0x1faff).prop_filter_map("a scalar", char::from_u32).prop_map(String::from),
+        2 => prop::sample::select(vec![
+            "\u{202a}", "\u{202b}", "\u{202c}", "\u{202d}", "\u{202e}", "\u{2066}", "\u{2067}",
+            "\u{2068}", "\u{2069}", "\u{200b}", "\u{200c}", "\u{200d}", "\u{200e}", "\u{200f}",
+            "\u{2060}", "\u{feff}", "\u{61c}", "\r", "\r\n", "\n", "\t", "\0", "\u{1b}[2J",
+            "\u{85}", "\u{2028}", "\u{3000}", "👨‍👩‍👧‍👦", "🇩🇪", "👍🏽", "é", "Z̵͇a̷", "┌──┐",
+            "│ x │", "数据库", "ｶﾀｶﾅ", "שלום", "مرحبا", "١٢٣", "𐌰𐌱", "İ", "ß", "ǅ",
+        ])
+        .prop_map(str::to_owned),
+        3 => prop::sample::select(vec![
+            "- ", "- **f-aaaa** ", "- **f-bbbb** ", "* ", "1. ", "  ", "    ", "<!-- ", " -->",
+            "state: stale; ", "by: f-bbbb; ", "evidence: src/a.rs:3 ", "since: 2026-01-01",
+            "---\n", "title: ", "```\n", "~~~\n", "<<<<<<< ours\n", "=======\n",
+            ">>>>>>> theirs\n", "# ", "> ", ": ", "\"", "'", "{", "}", "[", "]", ",", "\\",
+            "**", "`", "|", "http://x/", "t-aaaa", ".md", "-", "_", " ",
+        ])
+        .prop_map(str::to_owned),
+        1 => (any::<char>(), 1000..20_000usize).prop_map(|(c, n)| c.to_string().repeat(n)),
+    ]
+}
+
+/// Text made of [`piece`]s.
+fn unicode_text(max: usize) -> impl Strategy<Value = String> {
+    prop::collection::vec(piece(), 0..max).prop_map(|p| p.concat())
+}
+
+/// Text in fact-file shape: lines of fact items and others, each made of [`piece`]s.
+fn unicode_fact_file() -> impl Strategy<Value = String> {
+    let line = (
+        prop::sample::select(vec![
+            "- **f-aaaa** ",
+            "- **f-bbbb** ",
+            "- **f-cccc** ",
+            "- ",
+            "",
+            "  ",
+            "# ",
+        ]),
+        unicode_text(6),
+    )
+        .prop_map(|(lead, rest)| format!("{lead}{rest}"));
+    (
+        prop::option::of(unicode_text(4)),
+        prop::collection::vec(line, 0..10),
+        prop::sample::select(vec!["\n", "\r\n"]),
+        any::<bool>(),
+    )
+        .prop_map(|(front, lines, eol, bom)| {
+            let mut text = String::from(if bom { "\u{feff}" } else { "" });
+            if let Some(front) = front {
+                text.push_str(&format!("---{eol}title: {front}{eol}---{eol}"));
+            }
+            text.push_str(&lines.join(eol));
+            text.push_str(eol);
+            text
+        })
+}
+
+/// A proposal file as an agent's branch could carry it, every text field any Unicode.
+fn unicode_proposal() -> impl Strategy<Value = String> {
+    (
+        unicode_text(6),
+        unicode_text(4),
+        unicode_text(3),
+        unicode_text(2),
+        0..4u8,
+    )
+        .prop_map(|(text, reason, agent, evidence, op)| {
+            let operation = match op {
+                0 => json!({"op": "add", "file": "architecture.md", "fact_id": "f-zz01", "text": text}),
+                1 => json!({"op": "update", "file": "architecture.md", "fact_id": "f-aaaa", "before": "One fact.", "text": text}),
+                2 => json!({"op": "remove", "file": "architecture.md", "fact_id": "f-aaaa", "before": text}),
+                _ => json!({"op": "supersede", "file": "architecture.md", "fact_id": "f-aaaa", "before": "One fact.", "new_fact_id": "f-zz02", "text": text}),
+            };
+            json!({
+                "schema": 1,
+                "id": "20261123T000000Z-00000000",
+                "created_at": "2026-11-23T00:00:00.000000Z",
+                "agent": agent,
+                "author": null,
+                "reason": reason,
+                "evidence": [evidence],
+                "operations": [operation],
+                "base": {}
+            })
+            .to_string()
+        })
+}
+
+/// A task file with any Unicode in its texts.
+fn unicode_task() -> impl Strategy<Value = String> {
+    (unicode_text(6), unicode_text(4), unicode_text(3), unicode_text(4)).prop_map(
+        |(title, description, assignee, note)| {
+            json!({
+                "id": "t-a3f8", "title": title, "description": description, "type": "bug",
+                "priority": 1, "status": "in_progress", "assignee": assignee, "labels": [note.clone()],
+                "deps": [], "notes": [{"at": "2026-11-22T13:05:00.123456Z", "author": assignee, "text": note}],
+                "created_at": "2026-11-22T13:00:00.000000Z", "updated_at": "2026-11-22T13:05:00.123456Z",
+                "closed_at": null, "close_reason": null
+            })
+            .to_string()
+        },
+    )
+}
+
+/// A commit message with decision trailers whose values are any Unicode.
+fn decision_message() -> impl Strategy<Value = String> {
+    (
+        unicode_text(4),
+        unicode_text(6),
+        prop::collection::vec((0..8usize, unicode_text(3)), 0..8),
+    )
+        .prop_map(|(subject, body, trailers)| {
+            const KEYS: [&str; 8] = [
+                "Mneme-Decision",
+                "Mneme-Proposal",
+                "Mneme-Operation",
+                "Mneme-Proposed-By",
+                "Mneme-Approved-By",
+                "Mneme-Rejected-By",
+                "Mneme-Proposed-Text",
+                "Mneme-Evidence",
+            ];
+            let mut message = format!("{subject}\n\n{body}\n\nMneme-Decision: approve\n");
+            for (k, v) in trailers {
+                message.push_str(&format!("{}: {v}\n", KEYS[k]));
+            }
+            message
+        })
+}
+
+// Every reader of untrusted text over any Unicode (mneme::fuzzing holds the assertions the
+// fuzz targets share). `PROPTEST_CASES=20000 cargo test --release properties` searches harder.
+proptest! {
+    #[test]
+    fn fact_files_in_any_script_are_read_by_every_reader(
+        text in prop_oneof![unicode_fact_file(), unicode_text(40)],
+        name in prop_oneof![Just("architecture".to_owned()), unicode_text(3)],
+    ) {
+        mneme::fuzzing::fact_file(&format!("{name}.md"), &text);
+    }
+
+    #[test]
+    fn proposals_in_any_script_are_validated_applied_and_previewed(
+        proposal in prop_oneof![unicode_proposal(), unicode_text(20)],
+        ledger in unicode_fact_file(),
+    ) {
+        mneme::fuzzing::proposal(&proposal, "# A\n\n- **f-aaaa** One fact.\n");
+        mneme::fuzzing::proposal(&proposal, &ledger);
+    }
+
+    #[test]
+    fn any_statement_applies_to_any_fact_file(
+        selector in any::<u8>(),
+        file in unicode_fact_file(),
+        statement in unicode_text(8),
+    ) {
+        mneme::fuzzing::apply_one(selector, &file, &statement);
+    }
+
+    #[test]
+    fn the_merge_driver_takes_any_script(
+        base in unicode_fact_file(),
+        ours in unicode_fact_file(),
+        theirs in unicode_fact_file(),
+    ) {
+        mneme::fuzzing::merge3(&base, &ours, &theirs);
+    }
+
+    #[test]
+    fn every_importer_reads_any_text(text in prop_oneof![unicode_text(40), unicode_fact_file()]) {
+        mneme::fuzzing::every_import(&text);
+    }
+
+    #[test]
+    fn tasks_config_signers_and_decisions_in_any_script(
+        task in prop_oneof![unicode_task(), unicode_text(20)],
+        config in unicode_text(20),
+        signers in unicode_text(20),
+        message in prop_oneof![decision_message(), unicode_text(20)],
+    ) {
+        mneme::fuzzing::task(&task);
+        mneme::fuzzing::config(&config);
+        mneme::fuzzing::config(&format!("budget_lines: {config}\nmax_fact_chars: 10\n"));
+        mneme::fuzzing::allowed_signers(&signers);
+        mneme::fuzzing::allowed_signers(&format!("{signers} ssh-ed25519 AAAA {signers}\n"));
+        mneme::fuzzing::decision(message.as_bytes());
+    }
+
+    #[test]
+    fn whatever_is_shown_hides_nothing(text in unicode_text(30)) {
+        mneme::fuzzing::shown(&text);
     }
 }

@@ -9,7 +9,7 @@ pub mod notes;
 pub mod pack;
 pub mod records;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use sha1::{Digest, Sha1};
 
@@ -31,6 +31,13 @@ pub enum Format {
 }
 
 impl Format {
+    pub const ALL: [Format; 4] = [
+        Format::Mif,
+        Format::Compiled,
+        Format::Records,
+        Format::ContextPack,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Format::Mif => "mif",
@@ -71,6 +78,115 @@ pub enum ExportError {
         name: String,
         problems: Vec<String>,
     },
+}
+
+/// The files of an export: `(file name, text)`, one for the formats that are one stream.
+#[derive(Debug)]
+pub struct Rendered {
+    pub files: Vec<(String, String)>,
+    /// Facts the format cannot hold (compiled entries need evidence), by id.
+    pub left_out: Vec<String>,
+}
+
+/// Renders `items` in `format` (a context pack for `task`, good for `valid_days`) and checks
+/// every file against the format's rules: a file that breaks them is an error, never written.
+/// A fact with no words (a hand-written `- **f-…**` and nothing else) is left out: no format
+/// holds a memory without a statement.
+pub fn render(
+    format: Format,
+    items: &[Item],
+    titles: &BTreeMap<String, String>,
+    task: &str,
+    valid_days: u32,
+) -> Result<Rendered, ExportError> {
+    let blank = |i: &Item| i.text.split_whitespace().next().is_none();
+    let blank_ids: Vec<String> = items
+        .iter()
+        .filter(|i| blank(i))
+        .map(|i| i.id.clone())
+        .collect();
+    let kept: Vec<Item>;
+    let items = if blank_ids.is_empty() {
+        items
+    } else {
+        kept = items.iter().filter(|i| !blank(i)).cloned().collect();
+        &kept
+    };
+    let mut rendered = render_kept(format, items, titles, task, valid_days)?;
+    rendered.left_out.extend(blank_ids);
+    Ok(rendered)
+}
+
+fn render_kept(
+    format: Format,
+    items: &[Item],
+    titles: &BTreeMap<String, String>,
+    task: &str,
+    valid_days: u32,
+) -> Result<Rendered, ExportError> {
+    let at = generated_at(items);
+    let invalid = |name: &str, problems: Vec<String>| ExportError::Invalid {
+        format: format.name(),
+        name: name.to_owned(),
+        problems,
+    };
+    let stream = |text: String| vec![(format.stream_file().to_owned(), text)];
+    let replaced = Replaced::of(items);
+    Ok(match format {
+        Format::Mif => Rendered {
+            files: items
+                .iter()
+                .map(|i| {
+                    let file = mif::render(i, replaced.by(i), &at);
+                    mif::read(&file.name, &file.text)
+                        .map_err(|problems| invalid(&file.name, problems))?;
+                    Ok((file.name, file.text))
+                })
+                .collect::<Result<_, ExportError>>()?,
+            left_out: Vec::new(),
+        },
+        Format::Compiled => {
+            let c = compiled::render(items, titles, &at);
+            let (documents, entries) = (&c.files[0].1, &c.files[1].1);
+            let problems = compiled::check(documents, entries);
+            if !problems.is_empty() {
+                return Err(invalid("entries.jsonl", problems));
+            }
+            Rendered {
+                files: c.files,
+                left_out: c.left_out,
+            }
+        }
+        Format::Records => {
+            let mut text = String::new();
+            for i in items {
+                let line = records::render(i, replaced.by(i), &at);
+                let value = serde_json::from_str(&line).expect("a rendered record is JSON");
+                let problems = records::check(&value);
+                if !problems.is_empty() {
+                    return Err(invalid(&i.id, problems));
+                }
+                text.push_str(&line);
+                text.push('\n');
+            }
+            Rendered {
+                files: stream(text),
+                left_out: Vec::new(),
+            }
+        }
+        Format::ContextPack => {
+            let text = pack::render(items, task, &at, valid_days);
+            let value = serde_json::from_str(&text).expect("a rendered pack is JSON");
+            let problems = pack::check(&value);
+            if !problems.is_empty() {
+                return Err(invalid(format.stream_file(), problems));
+            }
+            Rendered {
+                files: stream(text),
+                left_out: Vec::new(),
+            }
+        }
+    })
 }
 
 /// A fact as the exports see it: the ledger's values and its approved decisions.
@@ -293,9 +409,30 @@ pub fn is_hyphenated(s: &str) -> bool {
         })
 }
 
-/// `s` as a YAML (and JSON) double-quoted scalar: the same bytes whatever the content.
+/// `s` as a YAML (and JSON) double-quoted scalar: the same bytes whatever the content. JSON
+/// escapes only what JSON must; YAML also refuses DEL, C1 controls and U+FFFE/U+FFFF raw, and
+/// some readers break lines at NEL, U+2028 and U+2029, so those are escaped too (`\u007f`,
+/// valid in both).
 fn quoted(s: &str) -> String {
-    serde_json::to_string(s).expect("a string serialises")
+    let json = serde_json::to_string(s).expect("a string serialises");
+    let unsafe_in_yaml = |c: char| {
+        matches!(
+            c,
+            '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+        )
+    };
+    if !json.contains(unsafe_in_yaml) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 12);
+    for c in json.chars() {
+        if unsafe_in_yaml(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// An active fact `Fact <id>.` of `file`, dated 2026-11-01, citing `evidence`, with no
@@ -319,6 +456,32 @@ pub(crate) fn sample(id: &str, file: &str, evidence: &[&str]) -> Item {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the Unicode property tests: a hand-written fact holding DEL broke the MIF front
+    /// matter, and a fact with no words broke every format.
+    #[test]
+    fn exports_hold_any_text_and_leave_out_facts_without_words() {
+        assert_eq!(
+            quoted("a\u{7f}b\u{85}\u{2028}"),
+            r#""a\u007fb\u0085\u2028""#
+        );
+        let value: serde_json::Value = serde_json::from_str(&quoted("a\u{7f}\u{feff}")).unwrap();
+        assert_eq!(value, "a\u{7f}\u{feff}");
+        let mut items = vec![sample("f-0001", "architecture.md", &[])];
+        items[0].text = "Del \u{7f} and NEL \u{85} in a hand-written fact.".into();
+        let mut blank = sample("f-0002", "architecture.md", &[]);
+        blank.text = " \n ".into();
+        items.push(blank);
+        for format in Format::ALL {
+            let rendered = render(format, &items, &BTreeMap::new(), "t", 30)
+                .unwrap_or_else(|e| panic!("{}: {e}", format.name()));
+            assert!(
+                rendered.left_out.contains(&"f-0002".to_owned()),
+                "{}",
+                format.name()
+            );
+        }
+    }
 
     #[test]
     fn uuids_are_stable_version_4_and_differ_by_name() {

@@ -1,0 +1,10 @@
+//! `.ledger/config.yaml`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data) {
+        mneme::fuzzing::config(text);
+    }
+});

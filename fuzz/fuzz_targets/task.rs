@@ -1,0 +1,10 @@
+//! A task file: a task that parses is written back in the form it is read.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data) {
+        mneme::fuzzing::task(text);
+    }
+});

@@ -1,0 +1,403 @@
+//! Every reader of untrusted text, each run on one input with the promises its format makes
+//! checked: no panic, a byte-for-byte round trip where the format promises one, and nothing
+//! hidden or acting on a terminal in what is shown. The fuzz targets (`fuzz/`) and the property
+//! tests (`tests/it/properties.rs`) both drive these, so the two search the same code with the
+//! same assertions. Compiled with the `fuzzing` feature only.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::git::history::decision_in;
+use crate::model::apply::apply;
+use crate::model::briefing;
+use crate::model::config::Config;
+use crate::model::drift::Watched;
+use crate::model::evidence::classify;
+use crate::model::facts::{conflict_marker_line, looks_like_fact_item, Fact, FactFile};
+use crate::model::fields::{check_text, has_control};
+use crate::model::interchange::import::{found_in, plan, Read, Source};
+use crate::model::interchange::{self, ExportError, Format, Item};
+use crate::model::ledger::{FactFileEntry, Ledger};
+use crate::model::lint::{self, FileInput, Input, ProposalInput};
+use crate::model::merge::merge;
+use crate::model::preview::preview;
+use crate::model::proposal::{Operation, Proposal, SCHEMA};
+use crate::model::queue::Queue;
+use crate::model::runtimes::Runtime;
+use crate::model::signing::AllowedSigners;
+use crate::model::standing::Standings;
+use crate::model::tasks::Task;
+use crate::model::text::{escape_controls, escape_line, hidden_chars};
+use crate::model::time::Timestamp;
+use crate::model::views::{Context, FactView, Proposals};
+
+/// The day every reader is run on.
+const TODAY: &str = "2026-11-23";
+
+fn now() -> Timestamp {
+    Timestamp::from_unix(1_795_392_000)
+}
+
+/// What mneme prints of `text` on one line, or in a block, shows nothing hidden and nothing a
+/// terminal would act on.
+pub fn shown(text: &str) {
+    let line = escape_line(text);
+    assert!(!line.chars().any(char::is_control), "{line:?}");
+    assert!(hidden_chars(&line).is_empty(), "{line:?}");
+    let block = escape_controls(text);
+    assert!(!has_control(&block), "{block:?}");
+    assert!(hidden_chars(&block).is_empty(), "{block:?}");
+}
+
+/// A fact file named `name` as every reader of the ledger takes it: parsed and rendered back
+/// byte for byte, linted and fixed, briefed to agents and their hooks, its evidence classified
+/// and watched, and exported in every format. The ledger lists `*.md` files whose name does
+/// not start with a dot; other names are read as `facts.md`.
+pub fn fact_file(name: &str, text: &str) {
+    let name = if name.ends_with(".md") && !name.starts_with('.') {
+        name
+    } else {
+        "facts.md"
+    };
+    let _ = conflict_marker_line(text);
+    for line in text.lines() {
+        let _ = looks_like_fact_item(line);
+    }
+    let Ok(entry) = FactFileEntry::parse(name.to_owned(), text.to_owned()) else {
+        return;
+    };
+    assert_eq!(entry.file.render(), text);
+    assert_eq!(FactFile::parse(text).as_ref(), Ok(&entry.file));
+    for fact in entry.file.facts() {
+        let _ = fact.raw_with_meta(&fact.meta);
+        let _ = fact.key();
+        shown(&fact.text);
+        for e in &fact.meta.evidence {
+            let _ = classify(e);
+        }
+        let _ = Watched::of(name, fact);
+    }
+    let ledger = Ledger::new(vec![entry.clone()], Config::default());
+    lint_and_fix(&ledger, &entry);
+    brief(&ledger);
+    export(&ledger);
+}
+
+fn lint_and_fix(ledger: &Ledger, entry: &FactFileEntry) {
+    let input = Input {
+        files: vec![FileInput::Parsed(entry)],
+        proposals: Vec::new(),
+        config: Ok(&ledger.config),
+        symlinks: Vec::new(),
+        tasks: &[],
+        broken_tasks: Vec::new(),
+        merge_driver: true,
+        now: now(),
+        drift: &[],
+    };
+    for finding in lint::check(&input, |_, _| true) {
+        shown(&finding.message);
+    }
+    let mut taken: BTreeSet<String> = ledger.facts().filter_map(|(_, f)| f.id.clone()).collect();
+    if let Some((fixed, _)) = lint::fix(entry, &mut taken, now()) {
+        let file = FactFile::parse(&fixed).expect("a fixed file parses");
+        let texts = |f: &FactFile| f.facts().map(|x| x.text.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            texts(&file),
+            texts(&entry.file),
+            "a fix changed what a fact says"
+        );
+    }
+}
+
+/// The agents' context, whole and cut to budgets, in the shape of every runtime's hook.
+fn brief(ledger: &Ledger) {
+    let standings = Standings::of(ledger, now());
+    for (file, fact) in ledger.facts() {
+        let _ = FactView::new(file, fact, &standings);
+    }
+    let context = Context::build(ledger, &standings, Proposals::default(), &[]);
+    for budget in [None, Some(0), Some(300), Some(9000)] {
+        let text = briefing::render(&context, budget);
+        assert!(!has_control(&text), "{text:?}");
+        assert!(hidden_chars(&text).is_empty(), "{text:?}");
+        for runtime in Runtime::ALL {
+            let out = runtime.output("SessionStart", &text);
+            if runtime != Runtime::Opencode {
+                serde_json::from_str::<serde_json::Value>(&out).expect("hook output is JSON");
+            }
+        }
+    }
+}
+
+/// Every export format over the ledger's facts: a ledger whose facts all have distinct ids
+/// exports without breaking any format's rules.
+fn export(ledger: &Ledger) {
+    let mut ids = BTreeSet::new();
+    let mut items = Vec::new();
+    for (file, fact) in ledger.facts() {
+        let Some(id) = fact.id.clone() else { return };
+        if !ids.insert(id.clone()) {
+            return;
+        }
+        items.push(item(file, fact, id));
+    }
+    let titles: BTreeMap<String, String> = ledger
+        .files()
+        .iter()
+        .map(|f| (f.name.clone(), f.title().to_owned()))
+        .collect();
+    for format in Format::ALL {
+        match interchange::render(format, &items, &titles, "任务 ✓", 30) {
+            Ok(rendered) => {
+                for (name, text) in &rendered.files {
+                    if let Some(source) = format_source(format) {
+                        import(source, name, text);
+                    }
+                }
+            }
+            Err(ExportError::Invalid { problems, name, .. }) => {
+                panic!(
+                    "{} export of {name} breaks its rules: {problems:?}",
+                    format.name()
+                )
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+fn item(file: &FactFileEntry, fact: &Fact, id: String) -> Item {
+    Item {
+        id,
+        file: file.name.clone(),
+        text: fact.text.clone(),
+        state: fact.meta.state().clone(),
+        superseded_by: fact.meta.by.clone(),
+        since: fact.meta.since.clone(),
+        verified: fact.meta.verified.clone(),
+        evidence: fact.meta.evidence.clone(),
+        relations: fact.meta.relations.clone(),
+        history: Vec::new(),
+    }
+}
+
+/// The import that reads what an export in `format` wrote; a context pack has none.
+fn format_source(format: Format) -> Option<Source> {
+    match format {
+        Format::Mif => Some(Source::Mif),
+        Format::Compiled => Some(Source::Compiled),
+        Format::Records => Some(Source::Records),
+        Format::ContextPack => None,
+    }
+}
+
+/// A file named `name` read by the importer of `source`, and the statements it finds planned
+/// against a small ledger as `mneme import` plans them.
+pub fn import(source: Source, name: &str, text: &str) {
+    let read = Read {
+        shown: format!("notes/{name}"),
+        name: name.to_owned(),
+        text: text.to_owned(),
+    };
+    let Ok((found, _skipped)) = found_in(source, &[read]) else {
+        return;
+    };
+    let ledger = Ledger::new(
+        vec![FactFileEntry::parse(
+            "architecture.md".into(),
+            "# Architecture\n\n- **f-aaaa** One fact.\n".into(),
+        )
+        .expect("the seed parses")],
+        Config::default(),
+    );
+    let mut n = 0;
+    let planned = plan(&ledger, &Queue::default(), &found, || {
+        n += 1;
+        format!("f-m{n}")
+    });
+    for (_, why) in &planned.refused {
+        shown(why);
+    }
+    for op in &planned.operations {
+        if let Some(text) = op.text() {
+            // What an import proposes passes the checks `propose` makes.
+            assert_eq!(check_text(text, usize::MAX).as_deref(), Ok(text));
+        }
+    }
+}
+
+/// Every importer on one file, named as each source expects its files.
+pub fn every_import(text: &str) {
+    for (source, name) in [
+        (
+            Source::Mif,
+            "4f0c2a4e-5b1e-4c2a-9f1e-2b3c4d5e6f70-fact.memory.md",
+        ),
+        (Source::Compiled, "entries.jsonl"),
+        (Source::Records, "records.jsonl"),
+        (Source::Claude, "CLAUDE.md"),
+        (Source::Agents, "AGENTS.md"),
+        (Source::Cursor, "rules.mdc"),
+        (Source::MemoryBank, "activeContext.md"),
+        (Source::Adr, "0001-record.md"),
+        (Source::Notes, "notes.md"),
+    ] {
+        import(source, name, text);
+    }
+}
+
+/// A proposal file: parsed, validated as review validates it, previewed against a ledger,
+/// and written back the same.
+pub fn proposal(text: &str, ledger_text: &str) {
+    let Ok(p) = Proposal::parse(text) else { return };
+    let Ok(entry) = FactFileEntry::parse("architecture.md".into(), ledger_text.to_owned()) else {
+        return;
+    };
+    let ledger = Ledger::new(vec![entry], Config::default());
+    let valid = p.validate(&ledger.limits()).is_ok();
+    if valid {
+        shown(&p.reason);
+        for op in &p.operations {
+            let _ = op.summary();
+            assert!(op.text().is_none_or(|t| !has_control(t)));
+        }
+        assert_eq!(Proposal::parse(&p.to_json()).as_ref(), Ok(&p));
+    }
+    let _ = preview(&ledger, &Queue::default(), &p, TODAY);
+    let input = Input {
+        files: Vec::new(),
+        proposals: vec![ProposalInput {
+            path: ".ledger/proposals/p.json".into(),
+            raw: Ok(&p),
+        }],
+        config: Ok(&ledger.config),
+        symlinks: Vec::new(),
+        tasks: &[],
+        broken_tasks: Vec::new(),
+        merge_driver: true,
+        now: now(),
+        drift: &[],
+    };
+    let _ = lint::check(&input, |_, _| true);
+}
+
+/// Applying one operation, picked by `selector`, to a fact file: a result parses, keeps the
+/// front matter, and holds the proposed text.
+pub fn apply_one(selector: u8, file_text: &str, statement: &str) {
+    let Ok(entry) = FactFileEntry::parse("a.md".into(), file_text.to_owned()) else {
+        return;
+    };
+    let ids: Vec<(String, String)> = entry
+        .file
+        .facts()
+        .filter_map(|f| f.id.clone().map(|id| (id, f.text.clone())))
+        .collect();
+    let file = "a.md".to_owned();
+    let target = ids.get(usize::from(selector / 4) % ids.len().max(1));
+    let op = match (selector % 4, target) {
+        (1, Some((id, before))) => Operation::Update {
+            file,
+            fact_id: id.clone(),
+            before: before.clone(),
+            text: statement.to_owned(),
+            relations: Default::default(),
+        },
+        (2, Some((id, before))) => Operation::Remove {
+            file,
+            fact_id: id.clone(),
+            before: before.clone(),
+        },
+        (3, Some((id, before))) => Operation::Supersede {
+            file,
+            fact_id: id.clone(),
+            before: before.clone(),
+            new_fact_id: "f-new1".into(),
+            text: statement.to_owned(),
+            relations: Default::default(),
+        },
+        _ => Operation::Add {
+            file,
+            fact_id: "f-new1".into(),
+            text: statement.to_owned(),
+            relations: Default::default(),
+            evidence: Vec::new(),
+            state: None,
+            by: None,
+        },
+    };
+    let ledger = Ledger::new(vec![entry], Config::default());
+    let proposal = Proposal {
+        schema: SCHEMA,
+        id: "20261123T000000Z-00000000".into(),
+        created_at: "2026-11-23T00:00:00.000000Z".into(),
+        agent: None,
+        author: None,
+        reason: "r".into(),
+        evidence: Vec::new(),
+        operations: vec![op.clone()],
+        base: Default::default(),
+    };
+    let Ok(applied) = apply(&ledger, &proposal, TODAY) else {
+        return;
+    };
+    for change in &applied.files {
+        let after = FactFile::parse(&change.new).expect("an applied file parses");
+        assert_eq!(after.front_matter, ledger.files()[0].file.front_matter);
+        if let Some(t) = op.text() {
+            let id = op.new_id().unwrap_or(op.fact_id());
+            let fact = after.facts().find(|f| f.id.as_deref() == Some(id));
+            assert_eq!(fact.map(|f| f.text.as_str()), Some(t));
+        }
+    }
+}
+
+/// The merge driver on three versions: a result without conflicts keeps every fact that
+/// neither side removed.
+pub fn merge3(base: &str, ours: &str, theirs: &str) {
+    let merged = merge(base, ours, theirs);
+    if merged.conflicts > 0 {
+        return;
+    }
+    let keys = |text: &str| -> Vec<String> {
+        FactFile::parse(text)
+            .map(|f| f.facts().map(Fact::key).collect())
+            .unwrap_or_default()
+    };
+    let (o, a, b, result) = (keys(base), keys(ours), keys(theirs), keys(&merged.text));
+    for k in a.iter().chain(&b) {
+        let removed = o.contains(k) && (!a.contains(k) || !b.contains(k));
+        assert!(result.contains(k) || removed, "{k} was dropped");
+    }
+}
+
+/// A task file: a task that parses is written back in the form it is read.
+pub fn task(text: &str) {
+    if let Ok(t) = Task::parse(text) {
+        shown(&t.title);
+        assert_eq!(Task::parse(&t.to_json()).as_ref(), Ok(&t));
+    }
+}
+
+/// `.ledger/config.yaml`.
+pub fn config(text: &str) {
+    let _ = Config::parse(text);
+}
+
+/// A commit message, as the history reads decisions from it.
+pub fn decision(message: &[u8]) {
+    let (subject, decision) = decision_in(message);
+    shown(&subject);
+    if let Some(d) = decision {
+        let _ = d.rejection_reason();
+        let _ = d.touches("f-aaaa");
+    }
+}
+
+/// `.ledger/allowed_signers`: every line is a signer or listed as skipped with why.
+pub fn allowed_signers(text: &str) {
+    let signers = AllowedSigners::parse(text);
+    for why in &signers.skipped {
+        shown(why);
+    }
+    let _ = signers.lists("f", "a@b");
+}
