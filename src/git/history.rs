@@ -281,7 +281,7 @@ pub fn decision_in(message: &[u8]) -> (String, Option<Recorded>) {
         .unwrap_or_default();
     let trailers: Vec<(String, String)> = body
         .iter()
-        .flat_map(|b| b.trailers())
+        .flat_map(gix::objs::commit::message::BodyRef::trailers)
         .map(|t| {
             (
                 t.token.to_str_lossy().into_owned(),
