@@ -225,3 +225,16 @@ fn the_rule_sees_imports() {
         .collect();
     assert_eq!(found, expected);
 }
+
+/// A cut of a `str` at a byte offset panics inside a character: no code that reads untrusted
+/// text may make one. Clippy's `string_slice` lint is denied in both crates, and stays so.
+#[test]
+fn no_str_is_cut_at_a_byte_offset() {
+    for root in ["lib.rs", "main.rs"] {
+        let code = fs::read_to_string(src().join(root)).unwrap();
+        assert!(
+            code.contains("#![deny(clippy::string_slice)]"),
+            "src/{root} must deny clippy::string_slice"
+        );
+    }
+}
