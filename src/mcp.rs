@@ -25,7 +25,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::cli::{CliError, Result};
+use crate::cli::{panic, CliError, Result};
 
 /// Serves MCP on stdin/stdout until the client closes it.
 pub fn serve(cwd: PathBuf) -> Result<()> {
@@ -76,7 +76,9 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, McpError> {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let client = context.client_info().map(|info| info.name);
-        let outcome = match request.name.as_ref() {
+        let mut unknown = None;
+        // A bug in one call is that call's error; the session goes on serving.
+        let outcome = panic::catch(|| match request.name.as_ref() {
             "context" => parse(args).and_then(|a| self.context(a)),
             "facts" => parse(args).and_then(|a| self.facts(a)),
             "search" => parse(args).and_then(|a| self.search(a)),
@@ -88,12 +90,16 @@ impl ServerHandler for Server {
             "task_update" => parse(args).and_then(|a| self.task_update(a, client)),
             "task_close" => parse(args).and_then(|a| self.task_close(a)),
             other => {
-                return Err(McpError::invalid_params(
-                    format!("no tool named `{other}`; tools/list names them"),
-                    None,
-                ))
+                unknown = Some(other.to_owned());
+                Ok(Value::Null)
             }
-        };
+        });
+        if let Some(other) = unknown {
+            return Err(McpError::invalid_params(
+                format!("no tool named `{other}`; tools/list names them"),
+                None,
+            ));
+        }
         Ok(match outcome {
             Ok(value) => CallToolResult::structured(value),
             Err(e) => CallToolResult::structured_error(e.to_json()),

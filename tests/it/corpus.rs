@@ -343,6 +343,54 @@ async fn the_mcp_tools_serve_every_script() {
     let shown =
         crate::mcp::structured(&crate::mcp::call(&client, "show", json!({"id": "f-ja03"})).await);
     assert!(shown["text"].as_str().unwrap().contains("👨‍👩‍👧‍👦"), "{shown}");
+    let stale = crate::mcp::call(&client, "stale", json!({})).await;
+    assert_ne!(stale.is_error, Some(true), "{stale:?}");
+    let proposed = crate::mcp::call(
+        &client,
+        "propose",
+        json!({
+            "reason": "压力测试 📈",
+            "operations": [{"op": "update", "fact_id": "f-zh01", "text": "数据库连接池的大小固定为 64。"}]
+        }),
+    )
+    .await;
+    assert_ne!(proposed.is_error, Some(true), "{proposed:?}");
+    let refused = crate::mcp::call(
+        &client,
+        "propose",
+        json!({"reason": "x", "operations": [{"op": "add", "file": "rtl", "text": HIDDEN}]}),
+    )
+    .await;
+    assert_eq!(refused.is_error, Some(true), "{refused:?}");
+    assert_eq!(crate::mcp::structured(&refused)["code"], "invalid_text");
+    client.cancel().await.unwrap();
+}
+
+/// A bug inside one tool call is that call's `internal` error; the server goes on serving.
+#[tokio::test(flavor = "current_thread")]
+async fn a_panic_in_an_mcp_tool_is_an_error_result() {
+    let repo = corpus_repo();
+    let client = crate::mcp::connect_with(
+        &repo,
+        rmcp::ClientLifecycleMode::Initialize,
+        &[("MNEME_FAULT", "load")],
+    )
+    .await;
+    for _ in 0..2 {
+        let result = crate::mcp::call(&client, "context", json!({})).await;
+        assert_eq!(result.is_error, Some(true), "{result:?}");
+        let error = crate::mcp::structured(&result);
+        assert_eq!(error["code"], "internal", "{error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("src/store/fault.rs"),
+            "{error}"
+        );
+    }
+    let ready = crate::mcp::call(&client, "task_ready", json!({})).await;
+    assert_ne!(ready.is_error, Some(true), "{ready:?}");
     client.cancel().await.unwrap();
 }
 
@@ -522,4 +570,29 @@ fn a_panic_is_one_line_and_exit_70_and_the_hook_still_explains() {
             );
         }
     }
+}
+
+#[test]
+fn task_listings_line_up_by_terminal_width() {
+    let repo = corpus_repo();
+    let mut ids = Vec::new();
+    for (title, agent) in [
+        ("修复缓存失效", "克劳德"),
+        ("Fix the cache", "bob"),
+        ("Кэш", "Агент"),
+    ] {
+        let task = repo.json(&["create", title, "--json"]);
+        let id = task["id"].as_str().unwrap().to_owned();
+        run(&repo, &["update", &id, "--claim", "--agent", agent]);
+        ids.push((id, title));
+    }
+    let out = stdout(&run(&repo, &["list"]));
+    let columns: Vec<usize> = ids
+        .iter()
+        .map(|(id, title)| {
+            let line = out.lines().find(|l| l.starts_with(id.as_str())).unwrap();
+            display_width(&line[..line.find(title).unwrap()])
+        })
+        .collect();
+    assert!(columns.windows(2).all(|w| w[0] == w[1]), "{out}");
 }

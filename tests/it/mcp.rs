@@ -11,7 +11,17 @@ use crate::common::{path_with_mneme, Repo};
 type Client = RunningService<RoleClient, ()>;
 
 pub async fn connect(repo: &Repo, lifecycle: ClientLifecycleMode) -> Client {
+    connect_with(repo, lifecycle, &[]).await
+}
+
+/// [`connect`] with more environment variables for the server.
+pub async fn connect_with(
+    repo: &Repo,
+    lifecycle: ClientLifecycleMode,
+    env: &[(&str, &str)],
+) -> Client {
     let mut cmd = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("mneme"));
+    cmd.envs(env.iter().copied());
     cmd.arg("mcp")
         .current_dir(repo.path())
         .env("PATH", path_with_mneme())
@@ -45,6 +55,8 @@ pub async fn call(client: &Client, tool: &'static str, args: Value) -> CallToolR
                 Value::String(_) => "string",
                 Value::Array(_) => "array",
                 Value::Object(_) => "object",
+                Value::Bool(_) => "boolean",
+                Value::Number(n) if n.is_u64() || n.is_i64() => "integer",
                 other => panic!("{tool}: `{key}` is {other}"),
             };
             assert_eq!(actual, expected, "{tool}: `{key}`");

@@ -273,9 +273,15 @@ impl Item {
         matches!(self.state, State::Superseded | State::Archived)
     }
 
-    /// The fact file's name without `.md`.
+    /// The fact file's name without `.md`; `facts` for a hand-made file whose name is only
+    /// blanks, since the formats name a subject with it.
     pub fn stem(&self) -> &str {
-        self.file.strip_suffix(".md").unwrap_or(&self.file)
+        let stem = self.file.strip_suffix(".md").unwrap_or(&self.file);
+        if stem.trim().is_empty() {
+            "facts"
+        } else {
+            stem
+        }
     }
 }
 
@@ -472,6 +478,7 @@ mod tests {
         let mut blank = sample("f-0002", "architecture.md", &[]);
         blank.text = " \n ".into();
         items.push(blank);
+        items.push(sample("f-0003", "\r.md", &[]));
         for format in Format::ALL {
             let rendered = render(format, &items, &BTreeMap::new(), "t", 30)
                 .unwrap_or_else(|e| panic!("{}: {e}", format.name()));
