@@ -11,7 +11,7 @@ use crate::model::apply::apply;
 use crate::model::briefing;
 use crate::model::config::Config;
 use crate::model::drift::Watched;
-use crate::model::evidence::classify;
+use crate::model::evidence::{classify, line_fate};
 use crate::model::facts::{conflict_marker_line, looks_like_fact_item, Fact, FactFile};
 use crate::model::fields::{check_text, has_control};
 use crate::model::interchange::import::{found_in, plan, Read, Source};
@@ -354,6 +354,13 @@ pub fn apply_one(selector: u8, file_text: &str, statement: &str) {
 /// The merge driver on three versions: a result without conflicts keeps every fact that
 /// neither side removed.
 pub fn merge3(base: &str, ours: &str, theirs: &str) {
+    // Evidence drift follows cited lines between two versions of a file. Its line diff costs
+    // O(N·D) comparisons of whole lines, so only small versions are tried here.
+    if base.len() + ours.len() < 4096 {
+        for lines in [(1, 1), (2, 5), (usize::MAX, usize::MAX)] {
+            let _ = line_fate(base, ours, lines);
+        }
+    }
     let merged = merge(base, ours, theirs);
     if merged.conflicts > 0 {
         return;
