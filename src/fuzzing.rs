@@ -82,18 +82,27 @@ pub fn fact_file(name: &str, text: &str) {
     export(&ledger);
 }
 
-fn lint_and_fix(ledger: &Ledger, entry: &FactFileEntry) {
-    let input = Input {
-        files: vec![FileInput::Parsed(entry)],
-        proposals: Vec::new(),
-        config: Ok(&ledger.config),
+/// What `check` reads, for one fact file or proposal: every repository file exists.
+fn lint_input<'a>(
+    files: Vec<FileInput<'a>>,
+    proposals: Vec<ProposalInput<'a>>,
+    config: &'a Config,
+) -> Input<'a> {
+    Input {
+        files,
+        proposals,
+        config: Ok(config),
         symlinks: Vec::new(),
         tasks: &[],
         broken_tasks: Vec::new(),
         merge_driver: true,
         now: now(),
         drift: &[],
-    };
+    }
+}
+
+fn lint_and_fix(ledger: &Ledger, entry: &FactFileEntry) {
+    let input = lint_input(vec![FileInput::Parsed(entry)], Vec::new(), &ledger.config);
     for finding in lint::check(&input, |_, _| true) {
         shown(&finding.message);
     }
@@ -139,7 +148,7 @@ fn export(ledger: &Ledger) {
         if !ids.insert(id.clone()) {
             return;
         }
-        items.push(item(file, fact, id));
+        items.push(Item::of(&file.name, fact, id, Vec::new()));
     }
     let titles: BTreeMap<String, String> = ledger
         .files()
@@ -163,21 +172,6 @@ fn export(ledger: &Ledger) {
             }
             Err(_) => {}
         }
-    }
-}
-
-fn item(file: &FactFileEntry, fact: &Fact, id: String) -> Item {
-    Item {
-        id,
-        file: file.name.clone(),
-        text: fact.text.clone(),
-        state: fact.meta.state().clone(),
-        superseded_by: fact.meta.by.clone(),
-        since: fact.meta.since.clone(),
-        verified: fact.meta.verified.clone(),
-        evidence: fact.meta.evidence.clone(),
-        relations: fact.meta.relations.clone(),
-        history: Vec::new(),
     }
 }
 
@@ -264,21 +258,14 @@ pub fn proposal(text: &str, ledger_text: &str) {
         assert_eq!(Proposal::parse(&p.to_json()).as_ref(), Ok(&p));
     }
     let _ = preview(&ledger, &Queue::default(), &p, TODAY);
-    let input = Input {
-        files: Vec::new(),
-        proposals: vec![ProposalInput {
-            path: ".ledger/proposals/p.json".into(),
-            raw: Ok(&p),
-        }],
-        config: Ok(&ledger.config),
-        symlinks: Vec::new(),
-        tasks: &[],
-        broken_tasks: Vec::new(),
-        merge_driver: true,
-        now: now(),
-        drift: &[],
-    };
-    let _ = lint::check(&input, |_, _| true);
+    let proposals = vec![ProposalInput {
+        path: ".ledger/proposals/p.json".into(),
+        raw: Ok(&p),
+    }];
+    let _ = lint::check(
+        &lint_input(Vec::new(), proposals, &ledger.config),
+        |_, _| true,
+    );
 }
 
 /// Applying one operation, picked by `selector`, to a fact file: a result parses, keeps the
@@ -326,18 +313,7 @@ pub fn apply_one(selector: u8, file_text: &str, statement: &str) {
         },
     };
     let ledger = Ledger::new(vec![entry], Config::default());
-    let proposal = Proposal {
-        schema: SCHEMA,
-        id: "20261123T000000Z-00000000".into(),
-        created_at: "2026-11-23T00:00:00.000000Z".into(),
-        agent: None,
-        author: None,
-        reason: "r".into(),
-        evidence: Vec::new(),
-        operations: vec![op.clone()],
-        base: Default::default(),
-    };
-    let Ok(applied) = apply(&ledger, &proposal, TODAY) else {
+    let Ok(applied) = apply(&ledger, &proposal_of(op.clone(), &ledger), TODAY) else {
         return;
     };
     for change in &applied.files {
@@ -348,6 +324,25 @@ pub fn apply_one(selector: u8, file_text: &str, statement: &str) {
             let fact = after.facts().find(|f| f.id.as_deref() == Some(id));
             assert_eq!(fact.map(|f| f.text.as_str()), Some(t));
         }
+    }
+}
+
+/// A proposal of `op` made against `ledger` as it is.
+pub fn proposal_of(op: Operation, ledger: &Ledger) -> Proposal {
+    Proposal {
+        schema: SCHEMA,
+        id: "20261123T000000Z-00000000".into(),
+        created_at: "2026-11-23T00:00:00.000000Z".into(),
+        agent: None,
+        author: None,
+        reason: "r".into(),
+        evidence: Vec::new(),
+        base: ledger
+            .files()
+            .iter()
+            .map(|f| (f.name.clone(), f.sha256.clone()))
+            .collect(),
+        operations: vec![op],
     }
 }
 

@@ -76,18 +76,8 @@ pub fn snapshot(ws: &Workspace) -> Result<Snapshot> {
                 }
                 .into());
             }
-            Ok(Item {
-                history: history.remove(&id).unwrap_or_default(),
-                id,
-                file: file.name.clone(),
-                text: fact.text.clone(),
-                state: fact.meta.state().clone(),
-                superseded_by: fact.meta.by.clone(),
-                since: fact.meta.since.clone(),
-                verified: fact.meta.verified.clone(),
-                evidence: fact.meta.evidence.clone(),
-                relations: fact.meta.relations.clone(),
-            })
+            let events = history.remove(&id).unwrap_or_default();
+            Ok(Item::of(&file.name, fact, id, events))
         })
         .collect::<Result<Vec<Item>>>()?;
     Ok(Snapshot {

@@ -447,34 +447,25 @@ fn hidden_characters_are_shown_escaped_warned_and_refused() {
         .any(|f| f["code"] == "hidden_text" && f["path"] != ".ledger/facts/rtl.md"));
 
     let before = repo.snapshot();
-    for args in [
-        &[
-            "propose", "--json", "add", "--file", "rtl", HIDDEN, "--reason", "x",
-        ][..],
-        &[
-            "propose",
-            "--json",
-            "add",
-            "--file",
-            "rtl",
-            "Plain text.",
-            "--reason",
-            "a\u{2066}b",
-        ],
-        &[
-            "propose",
-            "--json",
-            "add",
-            "--file",
-            "rtl",
-            "Plain text.",
-            "--reason",
-            "x",
-            "--evidence",
-            "src/\u{202e}a.rs",
-        ],
+    // A hidden character in the statement, the reason or the evidence.
+    for (statement, reason, evidence) in [
+        (HIDDEN, "x", "src/a.rs"),
+        ("Plain text.", "a\u{2066}b", "src/a.rs"),
+        ("Plain text.", "x", "src/\u{202e}a.rs"),
     ] {
-        let out = repo.mneme(args).output().unwrap();
+        let args = [
+            "propose",
+            "--json",
+            "add",
+            "--file",
+            "rtl",
+            statement,
+            "--reason",
+            reason,
+            "--evidence",
+            evidence,
+        ];
+        let out = repo.mneme(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         assert_eq!(error_code(&out), "invalid_text", "{args:?}");
         assert!(

@@ -10,7 +10,7 @@ use mneme::model::factdiff::{changes, Files};
 use mneme::model::facts::{Fact, FactFile};
 use mneme::model::ledger::{FactFileEntry, Ledger};
 use mneme::model::merge::merge;
-use mneme::model::proposal::{Operation, Proposal, SCHEMA};
+use mneme::model::proposal::Operation;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -89,24 +89,6 @@ fn edited_pair() -> impl Strategy<Value = (String, String)> {
 fn ledger_of(raw: &str) -> Option<Ledger> {
     let entry = FactFileEntry::parse("a.md".into(), raw.to_owned()).ok()?;
     Some(Ledger::new(vec![entry], Config::default()))
-}
-
-fn proposal(op: Operation, ledger: &Ledger) -> Proposal {
-    Proposal {
-        schema: SCHEMA,
-        id: "20261123T000000Z-00000000".into(),
-        created_at: "2026-11-23T00:00:00.000000Z".into(),
-        agent: None,
-        author: None,
-        reason: "r".into(),
-        evidence: Vec::new(),
-        base: ledger
-            .files()
-            .iter()
-            .map(|f| (f.name.clone(), f.sha256.clone()))
-            .collect(),
-        operations: vec![op],
-    }
 }
 
 /// An operation on one of the file's facts (or an add), as an agent would propose it.
@@ -197,7 +179,7 @@ proptest! {
     ) {
         let Some(ledger) = ledger_of(&text) else { return Ok(()) };
         let op = operation(&ledger.files()[0].file, pick, kind, new);
-        let Ok(applied) = apply(&ledger, &proposal(op.clone(), &ledger), "2026-11-23") else {
+        let Ok(applied) = apply(&ledger, &mneme::fuzzing::proposal_of(op.clone(), &ledger), "2026-11-23") else {
             return Ok(());
         };
         for change in &applied.files {

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use sha1::{Digest, Sha1};
 
-use crate::model::facts::{Relations, State};
+use crate::model::facts::{Fact, Relations, State};
 use crate::model::proposal::OpKind;
 use crate::model::time::Timestamp;
 
@@ -112,18 +112,6 @@ pub fn render(
         kept = items.iter().filter(|i| !blank(i)).cloned().collect();
         &kept
     };
-    let mut rendered = render_kept(format, items, titles, task, valid_days)?;
-    rendered.left_out.extend(blank_ids);
-    Ok(rendered)
-}
-
-fn render_kept(
-    format: Format,
-    items: &[Item],
-    titles: &BTreeMap<String, String>,
-    task: &str,
-    valid_days: u32,
-) -> Result<Rendered, ExportError> {
     let at = generated_at(items);
     let invalid = |name: &str, problems: Vec<String>| ExportError::Invalid {
         format: format.name(),
@@ -132,7 +120,7 @@ fn render_kept(
     };
     let stream = |text: String| vec![(format.stream_file().to_owned(), text)];
     let replaced = Replaced::of(items);
-    Ok(match format {
+    let mut rendered = match format {
         Format::Mif => Rendered {
             files: items
                 .iter()
@@ -186,7 +174,9 @@ fn render_kept(
                 left_out: Vec::new(),
             }
         }
-    })
+    };
+    rendered.left_out.extend(blank_ids);
+    Ok(rendered)
 }
 
 /// A fact as the exports see it: the ledger's values and its approved decisions.
@@ -221,6 +211,22 @@ pub struct Event {
 }
 
 impl Item {
+    /// The fact `fact` of the fact file `file`, under `id`, with the approvals that touched it.
+    pub fn of(file: &str, fact: &Fact, id: String, history: Vec<Event>) -> Item {
+        Item {
+            id,
+            file: file.to_owned(),
+            text: fact.text.clone(),
+            state: fact.meta.state().clone(),
+            superseded_by: fact.meta.by.clone(),
+            since: fact.meta.since.clone(),
+            verified: fact.meta.verified.clone(),
+            evidence: fact.meta.evidence.clone(),
+            relations: fact.meta.relations.clone(),
+            history,
+        }
+    }
+
     /// When the fact entered the ledger: its first approval, else its `since` date (midnight
     /// UTC), else `fallback`.
     pub fn created(&self, fallback: &str) -> String {
