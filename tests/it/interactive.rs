@@ -14,7 +14,10 @@ struct Tmux {
 
 impl Tmux {
     fn cmd(&self, args: &[&str]) -> std::process::Output {
+        // UTF-8 whatever the caller's locale, so the screen holds every script as it is.
         Command::new("tmux")
+            .env("LC_ALL", "C.UTF-8")
+            .arg("-u")
             .arg("-L")
             .arg(&self.socket)
             .args(args)
@@ -382,4 +385,58 @@ fn approve_with_a_message_then_approve_the_rest_in_a_real_terminal() {
         .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
         .collect();
     assert_eq!(left, [up2], "the conflicting update stays pending");
+}
+
+/// The reviewer sees text in any script as it is, and hidden characters as escapes: the fact
+/// around the change that holds a right-to-left override cannot read differently on screen.
+#[test]
+fn the_review_screen_shows_every_script_and_escapes_hidden_characters() {
+    if !tmux_available() {
+        return;
+    }
+    let repo = Repo::committed();
+    repo.seed_facts(
+        "architecture",
+        &[
+            ("f-zh01", "数据库连接池的大小固定为 32。"),
+            ("f-hid1", "Access is \u{202e}denied\u{202c} for guests."),
+            ("f-ar01", "يجب أن تكون جميع الاستجابات بترميز UTF-8."),
+        ],
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "facts"]);
+    let p = repo.propose(&[
+        "update",
+        "f-zh01",
+        "数据库连接池的大小固定为 64。🚀",
+        "--reason",
+        "负载测试",
+        "--agent",
+        "克劳德",
+    ]);
+    let editor = repo.file(".git/test-editor.sh");
+    script(&editor, "true");
+    let tmux = Tmux::review(&repo, &editor, "scripts");
+    tmux.wait_for(PROMPT, 1);
+    let screen = tmux.screen(false);
+    for shown in [
+        "数据库连接池的大小固定为 64。🚀",
+        "负载测试",
+        "克劳德",
+        "Access is \\u{202e}denied\\u{202c}",
+        "يجب أن تكون",
+    ] {
+        assert!(screen.contains(shown), "{shown:?} not on screen:\n{screen}");
+    }
+    assert!(
+        !screen.contains('\u{202e}'),
+        "a raw override reached the screen:\n{screen}"
+    );
+    tmux.keys(&["y"]);
+    tmux.wait_for("EXIT=", 1);
+    assert!(tmux.screen(false).contains("EXIT=0"));
+    assert!(repo
+        .read(".ledger/facts/architecture.md")
+        .contains("- **f-zh01** 数据库连接池的大小固定为 64。🚀"));
+    assert_eq!(repo.trailer("HEAD", "Mneme-Proposal"), [p]);
 }
