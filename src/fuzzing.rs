@@ -30,6 +30,68 @@ use crate::model::text::{escape_controls, escape_line, hidden_chars};
 use crate::model::time::Timestamp;
 use crate::model::views::{Context, FactView, Proposals};
 
+/// The fuzz targets, each named after the reader it drives.
+pub const TARGETS: [&str; 9] = [
+    "fact_file",
+    "proposal",
+    "apply",
+    "merge",
+    "import",
+    "task",
+    "config",
+    "decision",
+    "allowed_signers",
+];
+
+/// Runs the fuzz target `target` on `data`, decoded as that target's input: the fuzz targets
+/// call this, and so does the test that replays every crash ever found
+/// (`tests/fuzz-regressions/<target>/`). Text inputs that are not UTF-8 are skipped, as the
+/// store refuses them before any reader sees them.
+pub fn run(target: &str, data: &[u8]) {
+    if target == "decision" {
+        return decision(data);
+    }
+    if target == "apply" {
+        let Some((&selector, rest)) = data.split_first() else {
+            return;
+        };
+        let Ok(text) = std::str::from_utf8(rest) else {
+            return;
+        };
+        let (file, statement) = text.split_once('\0').unwrap_or((text, "New statement."));
+        return apply_one(selector, file, statement);
+    }
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    match target {
+        // `name\0text`, or text alone for `architecture.md`.
+        "fact_file" => match text.split_once('\0') {
+            Some((name, body)) => fact_file(&format!("{name}.md"), body),
+            None => fact_file("architecture.md", text),
+        },
+        // `proposal\0fact file`.
+        "proposal" => {
+            let (p, ledger) = text
+                .split_once('\0')
+                .unwrap_or((text, "# A\n\n- **f-aaaa** One fact.\n"));
+            proposal(p, ledger);
+        }
+        // `base\0ours\0theirs`.
+        "merge" => {
+            let mut parts = text.splitn(3, '\0');
+            let mut next = || parts.next().unwrap_or("");
+            let (base, ours, theirs) = (next(), next(), next());
+            merge3(base, ours, theirs);
+        }
+        "import" => every_import(text),
+        "task" => task(text),
+        "config" => config(text),
+        "allowed_signers" => allowed_signers(text),
+        other => panic!("no fuzz target named {other}"),
+    }
+}
+
 /// The day every reader is run on.
 const TODAY: &str = "2026-11-23";
 

@@ -3,6 +3,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    mneme::fuzzing::decision(data);
-});
+fuzz_target!(|data: &[u8]| mneme::fuzzing::run("decision", data));

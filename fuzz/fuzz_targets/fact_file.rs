@@ -4,12 +4,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    match text.split_once('\0') {
-        Some((name, body)) => mneme::fuzzing::fact_file(&format!("{name}.md"), body),
-        None => mneme::fuzzing::fact_file("architecture.md", text),
-    }
-});
+fuzz_target!(|data: &[u8]| mneme::fuzzing::run("fact_file", data));

@@ -449,3 +449,28 @@ proptest! {
         mneme::fuzzing::shown(&text);
     }
 }
+
+/// Every input a fuzz target ever crashed on (`tests/fuzz-regressions/<target>/<what it found>`,
+/// copied from `fuzz/artifacts/`), replayed through the same harness.
+#[test]
+fn every_crash_the_fuzzers_found_stays_fixed() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
+    let mut replayed = 0;
+    for target in mneme::fuzzing::TARGETS {
+        let Ok(entries) = std::fs::read_dir(root.join(target)) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let data = std::fs::read(&path).unwrap();
+            let outcome = std::panic::catch_unwind(|| mneme::fuzzing::run(target, &data));
+            assert!(outcome.is_ok(), "{} crashes again", path.display());
+            replayed += 1;
+        }
+    }
+    assert!(
+        replayed > 0,
+        "no regression inputs under {}",
+        root.display()
+    );
+}

@@ -182,7 +182,9 @@ pub fn render(item: &Item, supersedes: &[&str], fallback: &str) -> MemoryFile {
     let mut citations = String::new();
     for e in &item.evidence {
         match classify(e) {
-            Evidence::File { path, lines } => {
+            // A hand-written reference MIF cannot hold as a file (`C:\x`, `../x`, `a.rs:.2`)
+            // stays in the body's evidence section only.
+            Evidence::File { path, lines } if is_relative(path) => {
                 code_refs.push_str(&format!("  - file: {}\n", quoted(path)));
                 if let Some((first, _)) = lines {
                     code_refs.push_str(&format!("    line: {first}\n"));
@@ -200,7 +202,7 @@ pub fn render(item: &Item, supersedes: &[&str], fallback: &str) -> MemoryFile {
                     quoted(e)
                 ));
             }
-            Evidence::Other => {}
+            Evidence::File { .. } | Evidence::Other => {}
         }
     }
     if !code_refs.is_empty() {
