@@ -1,0 +1,105 @@
+// Claude Code, installed from npm, run headless against the Messages API stand-in: the facts
+// reach the model at session start and exactly once after a compaction.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { startMessages } from './standins/messages.mjs';
+import { count, repoWithFacts, runAsync, runtimeBin, sh, strings } from './lib.mjs';
+
+const FACT = 'The cache keeps entries for 5 minutes (marker QX7-CACHE).';
+const MARK = 'QX7-CACHE';
+
+/** Runs `claude -p ARGS` in the repository against the stand-in. */
+function claude(ctx, api, args) {
+  return runAsync(path.join(runtimeBin('claude'), 'claude'), ['-p', ...args], {
+    cwd: ctx.repo,
+    env: {
+      HOME: ctx.home,
+      CLAUDE_CONFIG_DIR: path.join(ctx.home, '.claude'),
+      ANTHROPIC_BASE_URL: api.url,
+      ANTHROPIC_API_KEY: 'stand-in',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      MNEME_AGENT: '',
+    },
+  });
+}
+
+test('the facts reach the model at session start, once after /compact, and once later', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'claude' });
+  // The summary a compaction asks for never repeats the facts: any copy after it is mneme's.
+  const api = await startMessages(() => 'Summary of the conversation so far.');
+  try {
+    await claude(ctx, api, ['first question about the build']);
+    const start = api.requests.at(-1);
+    assert.equal(count(start, MARK), 1, 'session start carries the fact once');
+
+    const before = api.requests.length;
+    await claude(ctx, api, ['--continue', '/compact']);
+    assert.ok(api.requests.length > before, 'the compaction asked the model for a summary');
+    const afterCompaction = api.requests.length;
+
+    await claude(ctx, api, ['--continue', 'second question']);
+    const next = api.requests[afterCompaction];
+    assert.equal(count(next, MARK), 1, 'the first request after the compaction carries the fact once');
+    assert.equal(count(next, 'first question about the build'), 0, 'the old conversation is gone');
+    assert.ok(JSON.stringify(next).includes('Summary of the conversation so far.'), 'the summary replaced it');
+
+    await claude(ctx, api, ['--continue', 'third question']);
+    assert.equal(count(api.requests.at(-1), MARK), 1, 'a later turn carries it once, not more');
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('a repository without setup sends nothing of the ledger', async () => {
+  const ctx = repoWithFacts([FACT]);
+  const api = await startMessages();
+  try {
+    await claude(ctx, api, ['hello']);
+    assert.ok(api.requests.length > 0);
+    for (const request of api.requests) assert.equal(count(request, MARK), 0);
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('a ledger at its 800-line budget stays within the hook output Claude Code keeps', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'claude' });
+  // Fill the ledger to its 800-line budget with hand-written facts, committed.
+  const file = path.join(ctx.repo, '.ledger/facts/architecture.md');
+  const lines = fs.readFileSync(file, 'utf8').split('\n').length;
+  let more = '';
+  for (let i = 0; i < 800 - lines - 40; i++) {
+    more += `- **f-r${i.toString(36).padStart(3, '0')}** Rule ${i}: the service ${i} keeps its own pool of ${(i % 32) + 1} connections.\n`;
+  }
+  fs.appendFileSync(file, more);
+  sh('git', ['commit', '-qam', 'a full ledger'], { cwd: ctx.repo });
+  const status = JSON.parse(sh('mneme', ['status', '--json'], { cwd: ctx.repo }));
+  assert.ok(status.budget_used >= 750 && status.budget_used <= 800, `${status.budget_used} lines`);
+  const api = await startMessages();
+  try {
+    await claude(ctx, api, ['hello']);
+    const hook = JSON.parse(
+      await runAsync('mneme', ['context', '--for', 'claude', '--event', 'SessionStart'], {
+        cwd: ctx.repo,
+        env: { MNEME_AGENT: 'claude-code' },
+      }),
+    );
+    const context = hook.hookSpecificOutput.additionalContext;
+    // Claude Code cuts hook output past about 10,000 characters to a preview.
+    assert.ok(context.length <= 10_000, `${context.length} characters from the hook`);
+    assert.match(context, /not shown|left out|more fact/, 'what did not fit is named');
+    assert.ok(
+      strings(api.requests.at(-1)).some((s) => s.includes(context)),
+      'the model got the whole context, not a preview',
+    );
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});

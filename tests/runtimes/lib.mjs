@@ -1,0 +1,97 @@
+// Helpers for the real-runtime tests: scratch repositories with a ledger, the pinned runtimes
+// installed by `tests/runtimes/run`, and what reached the model.
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The directory `run` installed the runtime `name` into (`bin` under its node_modules). */
+export function runtimeBin(name) {
+  const dir = process.env[`MNEME_RUNTIME_${name.toUpperCase()}`];
+  if (!dir) throw new Error(`MNEME_RUNTIME_${name.toUpperCase()} is unset: run tests/runtimes/run`);
+  return dir;
+}
+
+/** PATH with the mneme under test first: the hooks run `mneme`. */
+export function pathWithMneme() {
+  return `${process.env.MNEME_BIN_DIR}${path.delimiter}${process.env.PATH}`;
+}
+
+/** Runs `cmd args` in `cwd`; throws with its output when it fails. */
+export function sh(cmd, args, { cwd, env = {}, timeout = 120_000, input } = {}) {
+  return execFileSync(cmd, args, {
+    cwd,
+    env: { ...process.env, PATH: pathWithMneme(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...env },
+    encoding: 'utf8',
+    timeout,
+    input,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+/**
+ * Runs `cmd args` without blocking this process, which serves the stand-ins the command talks
+ * to; resolves to its stdout, rejects with its output when it fails or outlives `timeout`.
+ */
+export function runAsync(cmd, args, { cwd, env = {}, timeout = 120_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(
+      cmd,
+      args,
+      {
+        cwd,
+        env: { ...process.env, PATH: pathWithMneme(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...env },
+        encoding: 'utf8',
+        timeout,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${cmd} ${args.join(' ')}: ${error.message}\n${stdout}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
+    // No input: a runtime waiting on stdin would wait for ever.
+  }).finally(() => {});
+}
+
+/**
+ * A git repository with a ledger whose facts are `facts` (statements), approved; `setup` runs
+ * `mneme setup <setup>` when given. Returns its path and a scratch HOME beside it.
+ */
+export function repoWithFacts(facts, { setup } = {}) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'mneme-runtime-'));
+  const repo = path.join(root, 'repo');
+  const home = path.join(root, 'home');
+  fs.mkdirSync(repo);
+  fs.mkdirSync(home);
+  const git = (...args) => sh('git', args, { cwd: repo });
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.name', 'Test Human');
+  git('config', 'user.email', 'human@example.com');
+  sh('mneme', ['init'], { cwd: repo });
+  git('add', '-A');
+  git('commit', '-qm', 'init');
+  for (const text of facts) {
+    sh('mneme', ['propose', 'add', '--file', 'architecture', text, '--reason', 'test', '--agent', 'test'], { cwd: repo });
+  }
+  if (facts.length) sh('mneme', ['review', 'approve', '--all'], { cwd: repo });
+  if (setup) {
+    sh('mneme', ['setup', setup], { cwd: repo });
+    git('add', '-A');
+    git('commit', '-qm', `setup ${setup}`);
+  }
+  return { root, repo, home, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+/** How many times `needle` occurs in the JSON of a recorded request. */
+export function count(request, needle) {
+  return JSON.stringify(request).split(needle).length - 1;
+}
+
+/** Every string in a recorded request (messages, system prompt, tool results), depth first. */
+export function strings(value, out = []) {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) value.forEach((v) => strings(v, out));
+  else if (value && typeof value === 'object') Object.values(value).forEach((v) => strings(v, out));
+  return out;
+}
