@@ -765,21 +765,42 @@ pub fn fix(
 fn stamp_id(fact: &Fact, raw: &str, id: &str) -> String {
     let (marker, content) = raw.split_at_checked(fact.marker.len()).unwrap_or((raw, ""));
     let body = content.trim_start_matches([' ', '\t']);
-    // The id goes after the first blank of the gap, so the rest of the gap stays as it was.
-    let (blank, rest) = match content.split_at_checked(1) {
-        Some(split) if body.len() < content.len() => split,
-        _ => (" ", content),
-    };
-    format!("{marker}{blank}**{id}** {rest}")
+    // The whole gap stays before the id: it sets the column continuation lines must reach, so
+    // a narrower one would pull the lines after the item into it.
+    let gap = content.strip_suffix(body).unwrap_or("");
+    let sep = if gap.is_empty() { " " } else { "" };
+    format!("{marker}{gap}{sep}**{id}** {body}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::facts::FactFile;
     use crate::model::ledger::tests::ledger;
 
     fn now() -> Timestamp {
         Timestamp::parse("2026-11-22T00:00:00Z").unwrap()
+    }
+
+    /// Found by fuzzing: stamping after the first blank of a wider gap narrowed the item's
+    /// content column, and the indented fence after it became part of the fact.
+    #[test]
+    fn stamping_an_id_keeps_the_gap_after_the_marker() {
+        for (raw, stamped) in [
+            (
+                "-  Größe ändern.\n  ```𝔢\n",
+                "-  **f-new1** Größe ändern.\n",
+            ),
+            ("-\tTab gap.\n", "-\t**f-new1** Tab gap.\n"),
+            ("- One space.\n", "- **f-new1** One space.\n"),
+        ] {
+            let file = FactFile::parse(raw).unwrap();
+            let fact = file.facts().next().unwrap();
+            assert_eq!(stamp_id(fact, &fact.raw, "f-new1"), stamped);
+            let again = format!("{stamped}{}", raw.strip_prefix(fact.raw.as_str()).unwrap());
+            let after = FactFile::parse(&again).unwrap();
+            assert_eq!(after.facts().next().unwrap().text, fact.text, "{raw:?}");
+        }
     }
 
     fn run(
