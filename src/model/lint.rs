@@ -973,7 +973,7 @@ mod tests {
         let mut taken: BTreeSet<String> = l.ids().map(str::to_owned).collect();
         let (new, changes) = fix(&l.files()[0], &mut taken, now()).unwrap();
         assert_eq!(changes.len(), 3, "{changes:?}");
-        let parsed = crate::model::facts::FactFile::parse(&new).unwrap();
+        let parsed = FactFile::parse(&new).unwrap();
         let facts: Vec<_> = parsed.facts().collect();
         assert!(facts.iter().all(|f| f.id.is_some()));
         assert_eq!(facts[1].text, "Needs an id\non two lines.");
