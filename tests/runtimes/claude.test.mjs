@@ -103,3 +103,39 @@ test('a ledger at its 800-line budget stays within the hook output Claude Code k
     ctx.cleanup();
   }
 });
+
+test('Claude Code calls the MCP server: context, then a proposal that lands as a file', async () => {
+  const ctx = repoWithFacts([FACT]);
+  fs.writeFileSync(
+    path.join(ctx.repo, '.mcp.json'),
+    JSON.stringify({ mcpServers: { mneme: { command: 'mneme', args: ['mcp'] } } }),
+  );
+  const statement = 'Retries back off exponentially, at most 5 attempts (marker QX8-RETRY).';
+  // The model asks for the context, then proposes a fact, then answers in text.
+  const api = await startMessages((body) => {
+    const results = strings(body.messages?.at(-1)?.content ?? []).join('\n');
+    if (results.includes('QX8-RETRY') || results.includes('.ledger/proposals/')) return 'Proposed.';
+    if (results.includes(MARK)) {
+      return {
+        tool: 'mcp__mneme__propose',
+        input: { reason: 'seen in the retry code', operations: [{ op: 'add', file: 'pitfalls', text: statement }] },
+      };
+    }
+    return { tool: 'mcp__mneme__context', input: {} };
+  });
+  try {
+    await claude(ctx, api, [
+      'Check the project facts, then record the retry rule.',
+      '--mcp-config', path.join(ctx.repo, '.mcp.json'), '--strict-mcp-config',
+      '--allowedTools', 'mcp__mneme__context,mcp__mneme__propose',
+    ]);
+    const proposals = fs.readdirSync(path.join(ctx.repo, '.ledger/proposals')).filter((f) => f.endsWith('.json'));
+    assert.equal(proposals.length, 1, `proposals: ${proposals}`);
+    const proposal = JSON.parse(fs.readFileSync(path.join(ctx.repo, '.ledger/proposals', proposals[0]), 'utf8'));
+    assert.equal(proposal.operations[0].text, statement);
+    assert.ok(api.requests.some((r) => count(r, MARK) > 0), 'the context tool answered with the facts');
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});

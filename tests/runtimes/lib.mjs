@@ -35,7 +35,7 @@ export function sh(cmd, args, { cwd, env = {}, timeout = 120_000, input } = {}) 
  */
 export function runAsync(cmd, args, { cwd, env = {}, timeout = 120_000 } = {}) {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       cmd,
       args,
       {
@@ -50,8 +50,9 @@ export function runAsync(cmd, args, { cwd, env = {}, timeout = 120_000 } = {}) {
         else resolve(stdout);
       },
     );
-    // No input: a runtime waiting on stdin would wait for ever.
-  }).finally(() => {});
+    // No input: a runtime waiting on stdin would wait for it.
+    child.stdin.end();
+  });
 }
 
 /**
