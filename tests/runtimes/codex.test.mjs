@@ -1,0 +1,97 @@
+// Codex CLI, installed from npm, run headless (`codex exec`) against the Responses API stand-in.
+// Hook trust is bypassed for the run (`--dangerously-bypass-hook-trust`): Codex skips untrusted
+// project hooks without a word in `codex exec`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { startResponses } from './standins/responses.mjs';
+import { count, repoWithFacts, runAsync, runtimeBin } from './lib.mjs';
+
+const FACT = 'The cache keeps entries for 5 minutes (marker QX7-CACHE).';
+const MARK = 'QX7-CACHE';
+const SUMMARY = 'Summary of the conversation so far.';
+
+/** Writes `$CODEX_HOME/config.toml`: the stand-in as the model provider, the repository trusted. */
+function configure(ctx, api) {
+  const home = path.join(ctx.home, '.codex');
+  fs.mkdirSync(home, { recursive: true });
+  fs.writeFileSync(
+    path.join(home, 'config.toml'),
+    [
+      'model = "gpt-5"',
+      'model_provider = "standin"',
+      '[model_providers.standin]',
+      'name = "stand-in"',
+      `base_url = "${api.url}"`,
+      'wire_api = "responses"',
+      'env_key = "STANDIN_KEY"',
+      'supports_websockets = false',
+      `[projects."${ctx.repo}"]`,
+      'trust_level = "trusted"',
+      '',
+    ].join('\n'),
+  );
+  return home;
+}
+
+function codex(ctx, home, args) {
+  return runAsync(path.join(runtimeBin('codex'), 'codex'), ['exec', '--dangerously-bypass-hook-trust', ...args], {
+    cwd: ctx.repo,
+    env: { HOME: ctx.home, CODEX_HOME: home, STANDIN_KEY: 'stand-in', MNEME_AGENT: '' },
+  });
+}
+
+test('the facts reach the model at session start', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'codex' });
+  const api = await startResponses();
+  try {
+    await codex(ctx, configure(ctx, api), ['first question']);
+    assert.equal(count(api.requests[0], MARK), 1);
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+// Known broken (issue: facts reach the model exactly once after every compaction): Codex fires
+// SessionStart `compact`, PostCompact (whose marker UserPromptSubmit consumes) and SessionStart
+// `resume`, and each injects; measured 3 copies in the first request after an automatic
+// compaction and 4 in the next turn. Remove `todo` once the hook deduplicates per session.
+test('after an automatic compaction the facts are in the next request exactly once', { todo: 'per-session deduplication' }, async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'codex' });
+  // The compaction request gets the summary; every other request a numbered answer.
+  let answers = 0;
+  const compaction = (r) => JSON.stringify(r).includes('CONTEXT CHECKPOINT COMPACTION');
+  const api = await startResponses((r) => (compaction(r) ? SUMMARY : `Answer ${++answers}.`));
+  try {
+    const home = configure(ctx, api);
+    await codex(ctx, home, ['first question']);
+    await codex(ctx, home, ['-c', 'model_auto_compact_token_limit=5', 'resume', '--last', 'second question']);
+    const at = api.requests.findIndex(compaction);
+    assert.ok(at > 0, 'the resumed session was compacted');
+    const next = api.requests[at + 1];
+    assert.equal(count(next, SUMMARY), 1, 'the summary replaced the conversation');
+    assert.equal(count(next, 'Answer 1.'), 0, 'the old conversation is gone');
+    assert.equal(count(next, MARK), 1, 'the first request after the compaction carries the fact once');
+    await codex(ctx, home, ['resume', '--last', 'third question']);
+    assert.equal(count(api.requests.at(-1), MARK), 1, 'a later turn carries it once, not more');
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('a repository without setup sends nothing of the ledger', async () => {
+  const ctx = repoWithFacts([FACT]);
+  const api = await startResponses();
+  try {
+    await codex(ctx, configure(ctx, api), ['hello']);
+    assert.ok(api.requests.length > 0);
+    for (const request of api.requests) assert.equal(count(request, MARK), 0);
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
