@@ -4,8 +4,12 @@
 
 use clap::builder::TypedValueParser;
 use mneme::model::briefing::render;
-use mneme::model::runtimes::{Runtime, Step};
-use mneme::ops::context::{context, mark_compacted, take_compacted};
+use std::io::{IsTerminal, Read};
+
+use mneme::model::runtimes::{HookInput, Runtime, Step};
+use mneme::ops::context::{
+    context, mark_compacted, remember_session, session_holds, take_compacted,
+};
 use mneme::ops::tasks::env_agent;
 use mneme::ops::Workspace;
 
@@ -17,8 +21,9 @@ pub fn runtime_parser() -> impl TypedValueParser<Value = Runtime> {
 }
 
 pub fn run(cx: &Cx, runtime: Runtime, event: &str, budget: usize) -> Result<ExitStatus> {
+    let input = hook_input(runtime);
     // Never an empty context in silence: any failure, a panic included, is explained.
-    let text = match panic::catch(|| briefing(cx, runtime, event, budget)) {
+    let text = match panic::catch(|| briefing(cx, runtime, event, &input, budget)) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(ExitStatus::Success),
         Err(e) => format!(
@@ -33,21 +38,46 @@ pub fn run(cx: &Cx, runtime: Runtime, event: &str, budget: usize) -> Result<Exit
     Ok(ExitStatus::Success)
 }
 
+/// What the runtime says on stdin: its session and the event's source. Read only where mneme
+/// uses it (Codex: a runtime that sends nothing may leave stdin open), never from a terminal (a
+/// person trying the hook by hand), and at most 1 MiB.
+fn hook_input(runtime: Runtime) -> HookInput {
+    let stdin = std::io::stdin();
+    if runtime != Runtime::Codex || stdin.is_terminal() {
+        return HookInput::default();
+    }
+    let mut text = String::new();
+    match stdin.lock().take(1 << 20).read_to_string(&mut text) {
+        Ok(_) => HookInput::parse(&text),
+        Err(_) => HookInput::default(),
+    }
+}
+
 /// The text to inject at `event`, if any.
 fn briefing(
     cx: &Cx,
     runtime: Runtime,
     event: &str,
+    input: &HookInput,
     budget: usize,
 ) -> Result<Option<String>, CliError> {
     let ws = Workspace::discover(&cx.cwd)?;
     let name = runtime.as_str();
-    match runtime.on(event) {
+    let session = input.session_id.as_deref();
+    match runtime.on(event, input.source.as_deref()) {
+        Step::Skip => return Ok(None),
         Step::Mark => {
             mark_compacted(&ws, name)?;
             return Ok(None);
         }
         Step::IfMarked if !take_compacted(&ws, name)? => return Ok(None),
+        Step::InjectIfNew => {
+            if let Some(session) = session {
+                if session_holds(&ws, name, session)? {
+                    return Ok(None);
+                }
+            }
+        }
         Step::IfMarked | Step::Inject => {}
     }
     let context = context(&ws, cx.ui)?;
@@ -58,5 +88,8 @@ fn briefing(
     };
     let mut text = render(&context, Some(budget.saturating_sub(hint.len())));
     text.push_str(&hint);
+    if let Some(session) = session {
+        remember_session(&ws, name, session)?;
+    }
     Ok(Some(text))
 }

@@ -11,9 +11,9 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 ///
 /// Adds mneme's hooks to the runtime's settings, merged into what is there (other keys and hooks
 /// stay as they are): Claude Code's `SessionStart` (which also fires after a compaction) in
-/// `.claude/settings.json`, with `MNEME_AGENT` set for its commands; Codex's `SessionStart`, and a
-/// `PostCompact` mark taken back by the next `UserPromptSubmit`, in `.codex/hooks.json`, with its
-/// hooks feature flag and `MNEME_AGENT` in `.codex/config.toml`; Gemini
+/// `.claude/settings.json`, with `MNEME_AGENT` set for its commands; Codex's `SessionStart` (also
+/// after a compaction; a resumed session that already got the facts gets nothing), in
+/// `.codex/hooks.json`, with its hooks feature flag and `MNEME_AGENT` in `.codex/config.toml`; Gemini
 /// CLI's `SessionStart`, and a `PreCompress` mark taken back by the next `BeforeAgent`, in
 /// `.gemini/settings.json`; Cursor's `sessionStart` in `.cursor/hooks.json` and an always-apply
 /// rule, `.cursor/rules/mneme.mdc`; an OpenCode plugin, `.opencode/plugins/mneme.js`, that adds the

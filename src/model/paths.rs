@@ -41,6 +41,12 @@ pub fn compacted_marker(runtime: &str) -> String {
     format!("mneme-compacted-{runtime}")
 }
 
+/// In the git directory: a runtime's session (by a hash of its id) already holds the facts in its
+/// history, so a hook that runs again in it (a resumed session) adds nothing.
+pub fn session_marker(runtime: &str, session_hash: &str) -> String {
+    format!("mneme-sessions/{runtime}-{session_hash}")
+}
+
 /// Where `mneme setup` keeps a runtime's hooks, relative to the repository (`--project`) or to
 /// the home directory (`--user`): the same place in both.
 pub fn runtime_settings(runtime: &str) -> Option<&'static str> {

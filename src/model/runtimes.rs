@@ -52,14 +52,19 @@ impl Runtime {
         )
     }
 
-    /// What the hook does at `event`: put the context back, remember that a compaction happened
-    /// (the event cannot carry context; the next turn's event takes it), or take it back.
-    pub fn on(self, event: &str) -> Step {
+    /// What the hook does at `event` (with the session's `source`, where the runtime gives
+    /// one): put the context in, remember that a compaction happened (the event cannot carry
+    /// context; the next turn's event takes it), take it back, or nothing.
+    ///
+    /// Codex keeps hook context in the session's history: a resumed session already holds the
+    /// facts, and SessionStart `compact` puts them back after a compaction. The PostCompact and
+    /// UserPromptSubmit hooks of older setups would add copies, so they do nothing.
+    pub fn on(self, event: &str, source: Option<&str>) -> Step {
         match (self, event) {
-            (Runtime::Codex, "PostCompact") | (Runtime::Gemini, "PreCompress") => Step::Mark,
-            (Runtime::Codex, "UserPromptSubmit") | (Runtime::Gemini, "BeforeAgent") => {
-                Step::IfMarked
-            }
+            (Runtime::Codex, "SessionStart") if source == Some("resume") => Step::InjectIfNew,
+            (Runtime::Codex, "PostCompact" | "UserPromptSubmit") => Step::Skip,
+            (Runtime::Gemini, "PreCompress") => Step::Mark,
+            (Runtime::Gemini, "BeforeAgent") => Step::IfMarked,
             _ => Step::Inject,
         }
     }
@@ -84,8 +89,38 @@ impl Runtime {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
     Inject,
+    /// Inject unless this session's history already holds the facts.
+    InjectIfNew,
     Mark,
     IfMarked,
+    Skip,
+}
+
+/// What a runtime tells its hook on stdin, as far as mneme uses it. The JSON is the runtime's
+/// (or anyone's): anything missing or malformed is `None`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HookInput {
+    pub session_id: Option<String>,
+    /// SessionStart's source: `startup`, `resume`, `clear` or `compact`.
+    pub source: Option<String>,
+}
+
+impl HookInput {
+    pub fn parse(text: &str) -> HookInput {
+        let Ok(Value::Object(v)) = serde_json::from_str::<Value>(text) else {
+            return HookInput::default();
+        };
+        let field = |k: &str| {
+            v.get(k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty() && s.len() <= 256)
+                .map(str::to_owned)
+        };
+        HookInput {
+            session_id: field("session_id"),
+            source: field("source"),
+        }
+    }
 }
 
 /// One hook `mneme setup` installs: the event, its matcher, and the command.
@@ -96,8 +131,8 @@ pub struct Hook {
     pub command: String,
 }
 
-/// The hooks each runtime with a JSON hook file gets. Claude Code's `SessionStart` also fires
-/// after a compaction (`compact`); Codex and Gemini CLI carry the context across a compaction
+/// The hooks each runtime with a JSON hook file gets. Claude Code's and Codex's `SessionStart`
+/// also fire after a compaction (`compact`); Gemini CLI carries the context across a compaction
 /// with a marker.
 pub fn hooks(runtime: Runtime) -> Vec<Hook> {
     let command = |event: &str| format!("mneme context --for {} --event {event}", runtime.as_str());
@@ -108,11 +143,7 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
     };
     match runtime {
         Runtime::Claude => vec![hook("SessionStart", Some("startup|resume|clear|compact"))],
-        Runtime::Codex => vec![
-            hook("SessionStart", Some("startup|resume|clear|compact")),
-            hook("PostCompact", None),
-            hook("UserPromptSubmit", None),
-        ],
+        Runtime::Codex => vec![hook("SessionStart", Some("startup|resume|clear|compact"))],
         Runtime::Gemini => vec![
             hook("SessionStart", Some("startup|resume|clear")),
             hook("PreCompress", None),
@@ -338,10 +369,25 @@ mod tests {
         let v: Value =
             serde_json::from_str(&edit_settings("", Runtime::Codex, false).unwrap()).unwrap();
         let events: Vec<&String> = v["hooks"].as_object().unwrap().keys().collect();
-        assert_eq!(events, ["SessionStart", "PostCompact", "UserPromptSubmit"]);
-        assert_eq!(Runtime::Codex.on("PostCompact"), Step::Mark);
-        assert_eq!(Runtime::Gemini.on("BeforeAgent"), Step::IfMarked);
-        assert_eq!(Runtime::Claude.on("SessionStart"), Step::Inject);
+        assert_eq!(events, ["SessionStart"]);
+        assert_eq!(Runtime::Codex.on("PostCompact", None), Step::Skip);
+        assert_eq!(
+            Runtime::Codex.on("SessionStart", Some("resume")),
+            Step::InjectIfNew
+        );
+        assert_eq!(
+            Runtime::Codex.on("SessionStart", Some("compact")),
+            Step::Inject
+        );
+        assert_eq!(Runtime::Gemini.on("BeforeAgent", None), Step::IfMarked);
+        assert_eq!(
+            Runtime::Claude.on("SessionStart", Some("resume")),
+            Step::Inject
+        );
+        let input = HookInput::parse(r#"{"session_id":"0199-abc","source":"resume","x":1}"#);
+        assert_eq!(input.session_id.as_deref(), Some("0199-abc"));
+        assert_eq!(input.source.as_deref(), Some("resume"));
+        assert_eq!(HookInput::parse("not json"), HookInput::default());
         assert_eq!(edit_settings("", Runtime::Gemini, true).unwrap(), "{}\n");
     }
 

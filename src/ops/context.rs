@@ -1,7 +1,9 @@
 //! `context`: what an agent reads at session start.
 
+use crate::model::ids::sha256_hex;
 use crate::model::paths;
 use crate::model::standing::Standings;
+use crate::model::text::first_chars;
 use crate::model::views::{Context, ProposalLine, Proposals, CONTEXT_PROPOSALS};
 use crate::ops::{now, tasks, Notes, Result, Workspace};
 use crate::store::{self, write_atomic};
@@ -21,6 +23,29 @@ pub fn take_compacted(ws: &Workspace, runtime: &str) -> Result<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(store::Error::io(&path)(e).into()),
     }
+}
+
+/// Whether `runtime`'s session `session` already got the facts in its history.
+pub fn session_holds(ws: &Workspace, runtime: &str, session: &str) -> Result<bool> {
+    Ok(session_path(ws, runtime, session).exists())
+}
+
+/// Records that `runtime`'s session `session` got the facts.
+pub fn remember_session(ws: &Workspace, runtime: &str, session: &str) -> Result<()> {
+    let path = session_path(ws, runtime, session);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
+    }
+    write_atomic(&path, b"")?;
+    Ok(())
+}
+
+/// The marker of a session, by a hash of its id: the id is the runtime's text, not a file name.
+fn session_path(ws: &Workspace, runtime: &str, session: &str) -> std::path::PathBuf {
+    let hash = sha256_hex(session.as_bytes());
+    ws.repo
+        .git_dir()
+        .join(paths::session_marker(runtime, first_chars(&hash, 32)))
 }
 
 pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {

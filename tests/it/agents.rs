@@ -1,7 +1,7 @@
 //! Agent runtimes: `mneme setup` merges hooks into their settings, and `mneme context --for`
 //! prints what their hooks expect, within the budget, and never fails their session.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::common::{json, Repo};
 
@@ -92,25 +92,61 @@ fn outside_a_repository_the_hook_explains_and_exits_0() {
     assert!(String::from_utf8_lossy(&plain.stdout).contains("could not load"));
 }
 
+/// The hook as Codex runs it: the event's JSON on stdin.
+fn codex_hook(repo: &Repo, session: &str, source: &str) -> String {
+    let input = json!({"session_id": session, "hook_event_name": "SessionStart", "source": source});
+    let out = repo
+        .mneme(&["context", "--for", "codex", "--event", "SessionStart"])
+        .write_stdin(input.to_string())
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Codex keeps hook context in a session's history: a resumed session already holds the facts,
+/// and SessionStart `compact` puts them back once after a compaction (the real runtime's
+/// requests are checked by tests/runtimes/codex.test.mjs).
 #[test]
-fn codex_and_gemini_get_the_context_back_once_after_a_compaction() {
+fn codex_gets_the_facts_once_per_session_history() {
     let repo = seeded();
-    for (runtime, compacted, next) in [
-        ("codex", "PostCompact", "UserPromptSubmit"),
-        ("gemini", "PreCompress", "BeforeAgent"),
+    assert!(additional_context(&codex_hook(&repo, "s-1", "startup")).contains("# Project facts"));
+    assert_eq!(
+        codex_hook(&repo, "s-1", "resume"),
+        "",
+        "a resumed session holds them"
+    );
+    assert!(additional_context(&codex_hook(&repo, "s-1", "compact")).contains("# Project facts"));
+    assert_eq!(codex_hook(&repo, "s-1", "resume"), "");
+    // A session mneme never saw, such as one from before `setup`, gets them on resume.
+    assert!(additional_context(&codex_hook(&repo, "s-2", "resume")).contains("# Project facts"));
+    // The PostCompact and UserPromptSubmit hooks of older setups add nothing.
+    for event in [
+        "PostCompact",
+        "UserPromptSubmit",
+        "PostCompact",
+        "UserPromptSubmit",
     ] {
-        assert_eq!(
-            hook(&repo, runtime, next),
-            "",
-            "{runtime}: nothing before a compaction"
-        );
-        assert_eq!(hook(&repo, runtime, compacted), "");
-        let out = hook(&repo, runtime, next);
-        let v: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v["hookSpecificOutput"]["hookEventName"], next);
-        assert!(additional_context(&out).contains("# Project facts"));
-        assert_eq!(hook(&repo, runtime, next), "", "{runtime}: only once");
+        assert_eq!(hook(&repo, "codex", event), "", "{event}");
     }
+}
+
+#[test]
+fn gemini_gets_the_context_back_once_after_a_compaction() {
+    let repo = seeded();
+    let (runtime, compacted, next) = ("gemini", "PreCompress", "BeforeAgent");
+    assert_eq!(
+        hook(&repo, runtime, next),
+        "",
+        "nothing before a compaction"
+    );
+    assert_eq!(hook(&repo, runtime, compacted), "");
+    let out = hook(&repo, runtime, next);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], next);
+    assert!(additional_context(&out).contains("# Project facts"));
+    assert_eq!(hook(&repo, runtime, next), "", "only once");
 }
 
 #[test]
@@ -151,11 +187,7 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
     assert_eq!(back, serde_json::from_str::<Value>(existing).unwrap());
 
     for (runtime, file, events) in [
-        (
-            "codex",
-            ".codex/hooks.json",
-            vec!["SessionStart", "PostCompact", "UserPromptSubmit"],
-        ),
+        ("codex", ".codex/hooks.json", vec!["SessionStart"]),
         (
             "gemini",
             ".gemini/settings.json",

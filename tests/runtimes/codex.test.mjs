@@ -55,11 +55,10 @@ test('the facts reach the model at session start', async () => {
   }
 });
 
-// Known broken (issue: facts reach the model exactly once after every compaction): Codex fires
-// SessionStart `compact`, PostCompact (whose marker UserPromptSubmit consumes) and SessionStart
-// `resume`, and each injects; measured 3 copies in the first request after an automatic
-// compaction and 4 in the next turn. Remove `todo` once the hook deduplicates per session.
-test('after an automatic compaction the facts are in the next request exactly once', { todo: 'per-session deduplication' }, async () => {
+// Codex fires SessionStart `compact` after a compaction, and SessionStart `resume` when a session
+// goes on; before the hook kept track of sessions, each injected (with the PostCompact marker
+// taken by UserPromptSubmit): 3 copies in the first request after a compaction, 4 in the next.
+test('after an automatic compaction the facts are in the next request exactly once', async () => {
   const ctx = repoWithFacts([FACT], { setup: 'codex' });
   // The compaction request gets the summary; every other request a numbered answer.
   let answers = 0;
