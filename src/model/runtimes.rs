@@ -271,16 +271,16 @@ fn set_agent_env(object: &mut Map<String, Value>, remove: bool) -> Result<(), Se
     Ok(())
 }
 
-/// Codex's `config.toml` (or empty) with hooks switched on (`[features] codex_hooks`) and the
-/// agent's name set for the commands it runs (`[shell_environment_policy] set`), comments and
-/// every other key kept. With `remove`, only the name goes: the feature flag may serve other
-/// hooks.
+/// Codex's `config.toml` (or empty) with hooks on (their default; see [`hooks_on_by_default`])
+/// and the agent's name set for the commands it runs (`[shell_environment_policy] set`),
+/// comments and every other key kept. With `remove`, the name goes too.
 pub fn edit_codex_config(config: &str, remove: bool) -> Result<String, SettingsError> {
     use toml_edit::{value, DocumentMut, Item};
     let mut doc: DocumentMut = config
         .parse()
         .map_err(|e: toml_edit::TomlError| SettingsError::Toml(e.to_string()))?;
     let name = Runtime::Codex.agent_name();
+    hooks_on_by_default(&mut doc);
     if remove {
         let Some(policy) = doc
             .get_mut("shell_environment_policy")
@@ -301,7 +301,6 @@ pub fn edit_codex_config(config: &str, remove: bool) -> Result<String, SettingsE
         }
         return Ok(doc.to_string());
     }
-    table_at(&mut doc["features"], "features")?.insert("codex_hooks", value(true));
     let policy = table_at(
         &mut doc["shell_environment_policy"],
         "shell_environment_policy",
@@ -314,6 +313,29 @@ pub fn edit_codex_config(config: &str, remove: bool) -> Result<String, SettingsE
         set.insert("MNEME_AGENT", value(name));
     }
     Ok(doc.to_string())
+}
+
+/// Codex runs hooks by default (`[features] hooks`). The alias `codex_hooks = true`, which
+/// earlier setups wrote, is deprecated and warned about on every run: it goes. Hooks switched
+/// off by either key are switched on, since hooks are what setup installs.
+fn hooks_on_by_default(doc: &mut toml_edit::DocumentMut) {
+    let Some(features) = doc
+        .get_mut("features")
+        .and_then(toml_edit::Item::as_table_like_mut)
+    else {
+        return;
+    };
+    let off = |v: Option<&toml_edit::Item>| v.and_then(toml_edit::Item::as_bool) == Some(false);
+    let was_off = off(features.get("hooks")) || off(features.get("codex_hooks"));
+    if features.get("codex_hooks").is_some() {
+        features.remove("codex_hooks");
+    }
+    if was_off {
+        features.remove("hooks");
+    }
+    if features.is_empty() {
+        doc.remove("features");
+    }
 }
 
 /// The table at `item`, made if absent.
@@ -423,7 +445,7 @@ mod tests {
         assert!(added.starts_with("# mine\nmodel = \"gpt-5\"\n"), "{added}");
         let doc: toml_edit::DocumentMut = added.parse().unwrap();
         assert_eq!(doc["features"]["web_search"].as_bool(), Some(true));
-        assert_eq!(doc["features"]["codex_hooks"].as_bool(), Some(true));
+        assert!(doc["features"].get("codex_hooks").is_none(), "{added}");
         assert_eq!(
             doc["shell_environment_policy"]["set"]["MNEME_AGENT"].as_str(),
             Some("codex")
@@ -434,10 +456,15 @@ mod tests {
             "idempotent"
         );
         let removed = edit_codex_config(&added, true).unwrap();
-        assert_eq!(
-            removed,
-            "# mine\nmodel = \"gpt-5\"\n\n[features]\nweb_search = true\ncodex_hooks = true\n"
-        );
+        assert_eq!(removed, existing);
+        // The deprecated alias of earlier setups goes; hooks switched off are switched on.
+        for old in [
+            "[features]\ncodex_hooks = true\n",
+            "[features]\nhooks = false\n",
+        ] {
+            let fixed = edit_codex_config(old, false).unwrap();
+            assert!(!fixed.contains("features"), "{fixed}");
+        }
         // A name the user chose stays.
         let own = "[shell_environment_policy]\nset = { MNEME_AGENT = \"bot\" }\n";
         assert_eq!(edit_codex_config(own, true).unwrap(), own);
@@ -447,8 +474,8 @@ mod tests {
             Err(SettingsError::Toml(_))
         ));
         assert!(matches!(
-            edit_codex_config("features = 1\n", false),
-            Err(SettingsError::Shape("features"))
+            edit_codex_config("shell_environment_policy = 1\n", false),
+            Err(SettingsError::Shape("shell_environment_policy"))
         ));
     }
 }

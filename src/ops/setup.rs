@@ -172,12 +172,7 @@ fn write(file: &FileReport, new: Option<&str>) -> Result<()> {
 
 fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
     if remove {
-        return match runtime {
-            Runtime::Codex => vec![
-                "`[features] codex_hooks` stays in config.toml: other hooks may need it".into(),
-            ],
-            _ => Vec::new(),
-        };
+        return Vec::new();
     }
     let mut notes = vec![format!(
         "the hooks run `mneme`: it must be on the PATH of {} (`{}`)",

@@ -172,7 +172,7 @@ pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
             let config = read_optional_text(&ws.store.path(rel), rel)?.unwrap_or_default();
             if edit_codex_config(&config, false).ok().as_deref() != Some(config.as_str()) {
                 problem(
-                    format!("{rel} does not switch Codex hooks on (`[features] codex_hooks`)"),
+                    format!("{rel} is not as `mneme setup codex` leaves it: hooks switched off, the deprecated `[features] codex_hooks` (Codex warns about it on every run) or no MNEME_AGENT"),
                     "mneme setup codex",
                 );
             }

@@ -227,8 +227,8 @@ fn setup_codex_switches_its_hooks_on_and_names_the_agent_in_config_toml() {
     let config = repo.read(".codex/config.toml");
     assert!(config.starts_with(mine), "{config}");
     assert!(
-        config.contains("[features]\ncodex_hooks = true\n"),
-        "{config}"
+        !config.contains("codex_hooks"),
+        "hooks are on by default: {config}"
     );
     assert!(config.contains("MNEME_AGENT = \"codex\""), "{config}");
 
@@ -237,7 +237,7 @@ fn setup_codex_switches_its_hooks_on_and_names_the_agent_in_config_toml() {
         .success();
     let config = repo.read(".codex/config.toml");
     assert!(!config.contains("MNEME_AGENT"), "{config}");
-    assert_eq!(config, format!("{mine}\n[features]\ncodex_hooks = true\n"));
+    assert_eq!(config, mine);
     assert!(!repo.path().join(".codex/hooks.json").exists());
 
     // A config.toml it cannot parse: refused, and no file of the setup is written.

@@ -84,12 +84,11 @@ test('a ledger at its 800-line budget stays within the hook output Claude Code k
   const api = await startMessages();
   try {
     await claude(ctx, api, ['hello']);
-    const hook = JSON.parse(
-      await runAsync('mneme', ['context', '--for', 'claude', '--event', 'SessionStart'], {
-        cwd: ctx.repo,
-        env: { MNEME_AGENT: 'claude-code' },
-      }),
-    );
+    const { stdout } = await runAsync('mneme', ['context', '--for', 'claude', '--event', 'SessionStart'], {
+      cwd: ctx.repo,
+      env: { MNEME_AGENT: 'claude-code' },
+    });
+    const hook = JSON.parse(stdout);
     const context = hook.hookSpecificOutput.additionalContext;
     // Claude Code cuts hook output past about 10,000 characters to a preview.
     assert.ok(context.length <= 10_000, `${context.length} characters from the hook`);

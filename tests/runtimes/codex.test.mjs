@@ -47,8 +47,9 @@ test('the facts reach the model at session start', async () => {
   const ctx = repoWithFacts([FACT], { setup: 'codex' });
   const api = await startResponses();
   try {
-    await codex(ctx, configure(ctx, api), ['first question']);
+    const { stderr } = await codex(ctx, configure(ctx, api), ['first question']);
     assert.equal(count(api.requests[0], MARK), 1);
+    assert.doesNotMatch(stderr, /deprecat/i, 'the project config setup wrote draws no warning');
   } finally {
     await api.close();
     ctx.cleanup();

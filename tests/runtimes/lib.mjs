@@ -31,7 +31,8 @@ export function sh(cmd, args, { cwd, env = {}, timeout = 120_000, input } = {}) 
 
 /**
  * Runs `cmd args` without blocking this process, which serves the stand-ins the command talks
- * to; resolves to its stdout, rejects with its output when it fails or outlives `timeout`.
+ * to; resolves to `{ stdout, stderr }`, rejects with its output when it fails or outlives
+ * `timeout`.
  */
 export function runAsync(cmd, args, { cwd, env = {}, timeout = 120_000 } = {}) {
   return new Promise((resolve, reject) => {
@@ -47,7 +48,7 @@ export function runAsync(cmd, args, { cwd, env = {}, timeout = 120_000 } = {}) {
       },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`${cmd} ${args.join(' ')}: ${error.message}\n${stdout}\n${stderr}`));
-        else resolve(stdout);
+        else resolve({ stdout, stderr });
       },
     );
     // No input: a runtime waiting on stdin would wait for it.
