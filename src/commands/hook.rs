@@ -3,13 +3,11 @@
 //! and the exit code is 0.
 
 use clap::builder::TypedValueParser;
-use mneme::model::briefing::render;
+use mneme::model::briefing::{render, HEADING};
 use std::io::{IsTerminal, Read};
 
 use mneme::model::runtimes::{HookInput, Runtime, Step};
-use mneme::ops::context::{
-    context, mark_compacted, remember_session, session_holds, take_compacted,
-};
+use mneme::ops::context::{context, remember_session, session_holds, transcript_holds};
 use mneme::ops::tasks::env_agent;
 use mneme::ops::Workspace;
 
@@ -38,12 +36,12 @@ pub fn run(cx: &Cx, runtime: Runtime, event: &str, budget: usize) -> Result<Exit
     Ok(ExitStatus::Success)
 }
 
-/// What the runtime says on stdin: its session and the event's source. Read only where mneme
-/// uses it (Codex: a runtime that sends nothing may leave stdin open), never from a terminal (a
-/// person trying the hook by hand), and at most 1 MiB.
+/// What the runtime says on stdin: its session, the event's source and the transcript. Read
+/// only where mneme uses it (Codex, Gemini CLI: a runtime that sends nothing may leave stdin
+/// open), never from a terminal (a person trying the hook by hand), and at most 1 MiB.
 fn hook_input(runtime: Runtime) -> HookInput {
     let stdin = std::io::stdin();
-    if runtime != Runtime::Codex || stdin.is_terminal() {
+    if !matches!(runtime, Runtime::Codex | Runtime::Gemini) || stdin.is_terminal() {
         return HookInput::default();
     }
     let mut text = String::new();
@@ -66,11 +64,6 @@ fn briefing(
     let session = input.session_id.as_deref();
     match runtime.on(event, input.source.as_deref()) {
         Step::Skip => return Ok(None),
-        Step::Mark => {
-            mark_compacted(&ws, name)?;
-            return Ok(None);
-        }
-        Step::IfMarked if !take_compacted(&ws, name)? => return Ok(None),
         Step::InjectIfNew => {
             if let Some(session) = session {
                 if session_holds(&ws, name, session)? {
@@ -78,7 +71,17 @@ fn briefing(
                 }
             }
         }
-        Step::IfMarked | Step::Inject => {}
+        Step::IfAbsent => {
+            let in_prompt = input.prompt.as_deref().is_some_and(|p| p.contains(HEADING));
+            let in_history = input
+                .transcript_path
+                .as_deref()
+                .is_some_and(|p| transcript_holds(std::path::Path::new(p)));
+            if in_prompt || in_history {
+                return Ok(None);
+            }
+        }
+        Step::Inject => {}
     }
     let context = context(&ws, cx.ui)?;
     let hint = if env_agent().is_some() {

@@ -14,13 +14,16 @@ pub const HOOK_BUDGET: usize = 9000;
 /// Room kept for the closing lines that name what did not fit.
 const CLOSING_RESERVE: usize = 300;
 
+/// How the context starts: what shows that a runtime's history holds it.
+pub const HEADING: &str = "# Project facts (";
+
 /// The context as Markdown in at most `max_chars` characters (no limit with `None`).
 pub fn render(c: &Context, max_chars: Option<usize>) -> String {
     let limit = max_chars.unwrap_or(usize::MAX);
     let mut out = Budget::new(limit.saturating_sub(CLOSING_RESERVE));
     let facts: usize = c.files.iter().map(|f| f.facts.len()).sum();
     out.always(&format!(
-        "# Project facts ({facts}) — verified by humans; they outrank conversation history\n\
+        "{HEADING}{facts}) — verified by humans; they outrank conversation history\n\
          Cite facts by id. Never edit {}/; change them with `mneme propose`.\n",
         paths::FACTS
     ));

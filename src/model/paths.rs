@@ -36,11 +36,6 @@ pub const QUEUE_INDEX: &str = "mneme-queue.idx";
 /// In the git directory: the index `pre-commit` sees during a decision commit.
 pub const HOOK_INDEX: &str = "mneme-hook-index";
 
-/// In the git directory: a runtime compacted its context and the next turn must get it back.
-pub fn compacted_marker(runtime: &str) -> String {
-    format!("mneme-compacted-{runtime}")
-}
-
 /// In the git directory: a runtime's session (by a hash of its id) already holds the facts in its
 /// history, so a hook that runs again in it (a resumed session) adds nothing.
 pub fn session_marker(runtime: &str, session_hash: &str) -> String {

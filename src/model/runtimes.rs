@@ -32,6 +32,15 @@ impl Runtime {
         }
     }
 
+    /// A hook's time limit in the unit the runtime reads: 10 seconds. Gemini CLI counts
+    /// milliseconds (10 there was 10 ms, and every hook timed out).
+    pub fn hook_timeout(self) -> u64 {
+        match self {
+            Runtime::Gemini => 10_000,
+            _ => 10,
+        }
+    }
+
     /// The name claims and proposals record for an agent of this runtime (`MNEME_AGENT`).
     pub fn agent_name(self) -> &'static str {
         match self {
@@ -53,8 +62,8 @@ impl Runtime {
     }
 
     /// What the hook does at `event` (with the session's `source`, where the runtime gives
-    /// one): put the context in, remember that a compaction happened (the event cannot carry
-    /// context; the next turn's event takes it), take it back, or nothing.
+    /// one): put the context in, put it in only where the session's history lacks it, or
+    /// nothing.
     ///
     /// Codex keeps hook context in the session's history: a resumed session already holds the
     /// facts, and SessionStart `compact` puts them back after a compaction. The PostCompact and
@@ -63,8 +72,11 @@ impl Runtime {
         match (self, event) {
             (Runtime::Codex, "SessionStart") if source == Some("resume") => Step::InjectIfNew,
             (Runtime::Codex, "PostCompact" | "UserPromptSubmit") => Step::Skip,
-            (Runtime::Gemini, "PreCompress") => Step::Mark,
-            (Runtime::Gemini, "BeforeAgent") => Step::IfMarked,
+            // PreCompress fires before every model request, compressed or not: no mark. Each
+            // turn's BeforeAgent (and SessionStart) puts the facts in when the session's
+            // transcript shows them gone from the history (a compression replaced it).
+            (Runtime::Gemini, "PreCompress") => Step::Skip,
+            (Runtime::Gemini, "SessionStart" | "BeforeAgent") => Step::IfAbsent,
             _ => Step::Inject,
         }
     }
@@ -91,8 +103,8 @@ pub enum Step {
     Inject,
     /// Inject unless this session's history already holds the facts.
     InjectIfNew,
-    Mark,
-    IfMarked,
+    /// Inject unless the session's transcript shows the facts in its current history.
+    IfAbsent,
     Skip,
 }
 
@@ -103,6 +115,11 @@ pub struct HookInput {
     pub session_id: Option<String>,
     /// SessionStart's source: `startup`, `resume`, `clear` or `compact`.
     pub source: Option<String>,
+    /// The session's transcript (Gemini CLI: JSON lines).
+    pub transcript_path: Option<String>,
+    /// The turn's prompt (Gemini CLI's BeforeAgent), which carries SessionStart's context at a
+    /// session's first turn.
+    pub prompt: Option<String>,
 }
 
 impl HookInput {
@@ -119,8 +136,30 @@ impl HookInput {
         HookInput {
             session_id: field("session_id"),
             source: field("source"),
+            transcript_path: v
+                .get("transcript_path")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+            prompt: v.get("prompt").and_then(Value::as_str).map(str::to_owned),
         }
     }
+}
+
+/// Whether a Gemini CLI transcript's current history holds `needle`. The transcript is JSON
+/// lines: a message record appends to the history, a `$set` of `messages` replaces it (a
+/// resume, or a compression that leaves only its summary). Lines are matched as text: `needle`
+/// is ASCII with nothing JSON escapes.
+pub fn transcript_holds(transcript: &str, needle: &str) -> bool {
+    let mut held = false;
+    for line in transcript.lines() {
+        if line.contains("\"$set\"") && line.contains("\"messages\"") {
+            held = line.contains(needle);
+        } else if line.contains(needle) {
+            held = true;
+        }
+    }
+    held
 }
 
 /// One hook `mneme setup` installs: the event, its matcher, and the command.
@@ -132,8 +171,8 @@ pub struct Hook {
 }
 
 /// The hooks each runtime with a JSON hook file gets. Claude Code's and Codex's `SessionStart`
-/// also fire after a compaction (`compact`); Gemini CLI carries the context across a compaction
-/// with a marker.
+/// also fire after a compaction (`compact`); Gemini CLI's `BeforeAgent` puts the facts back at
+/// the turn after a compression, read from the session's transcript.
 pub fn hooks(runtime: Runtime) -> Vec<Hook> {
     let command = |event: &str| format!("mneme context --for {} --event {event}", runtime.as_str());
     let hook = |event, matcher| Hook {
@@ -144,11 +183,8 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
     match runtime {
         Runtime::Claude => vec![hook("SessionStart", Some("startup|resume|clear|compact"))],
         Runtime::Codex => vec![hook("SessionStart", Some("startup|resume|clear|compact"))],
-        Runtime::Gemini => vec![
-            hook("SessionStart", Some("startup|resume|clear")),
-            hook("PreCompress", None),
-            hook("BeforeAgent", None),
-        ],
+        // Gemini compares lifecycle matchers as exact strings; no matcher matches every source.
+        Runtime::Gemini => vec![hook("SessionStart", None), hook("BeforeAgent", None)],
         Runtime::Cursor => vec![hook("sessionStart", None)],
         Runtime::Opencode => Vec::new(),
     }
@@ -225,7 +261,7 @@ pub fn edit_settings(
             } else {
                 group.insert(
                     "hooks".into(),
-                    json!([{ "type": "command", "command": hook.command, "timeout": 10 }]),
+                    json!([{ "type": "command", "command": hook.command, "timeout": runtime.hook_timeout() }]),
                 );
             }
             hooks
@@ -401,7 +437,24 @@ mod tests {
             Runtime::Codex.on("SessionStart", Some("compact")),
             Step::Inject
         );
-        assert_eq!(Runtime::Gemini.on("BeforeAgent", None), Step::IfMarked);
+        assert_eq!(Runtime::Gemini.on("BeforeAgent", None), Step::IfAbsent);
+        assert_eq!(Runtime::Gemini.on("PreCompress", None), Step::Skip);
+        let first =
+            r#"{"id":"1","type":"user","content":[{"text":"<hook_context># Project facts (1)"}]}"#;
+        let reply = r#"{"id":"2","type":"gemini","content":"OK."}"#;
+        let compressed =
+            r#"{"$set":{"messages":[{"type":"user","content":[{"text":"summary"}]}]}}"#;
+        let needle = "# Project facts (";
+        assert!(!transcript_holds("", needle));
+        assert!(transcript_holds(&[first, reply].join("\n"), needle));
+        assert!(!transcript_holds(
+            &[first, reply, compressed].join("\n"),
+            needle
+        ));
+        assert!(transcript_holds(
+            &[first, compressed, first].join("\n"),
+            needle
+        ));
         assert_eq!(
             Runtime::Claude.on("SessionStart", Some("resume")),
             Step::Inject

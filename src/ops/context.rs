@@ -1,5 +1,6 @@
 //! `context`: what an agent reads at session start.
 
+use crate::model::briefing::HEADING;
 use crate::model::ids::sha256_hex;
 use crate::model::paths;
 use crate::model::standing::Standings;
@@ -8,21 +9,11 @@ use crate::model::views::{Context, ProposalLine, Proposals, CONTEXT_PROPOSALS};
 use crate::ops::{now, tasks, Notes, Result, Workspace};
 use crate::store::{self, write_atomic};
 
-/// Remembers that `runtime` compacted its context, for its next turn to take it back.
-pub fn mark_compacted(ws: &Workspace, runtime: &str) -> Result<()> {
-    let path = ws.repo.git_dir().join(paths::compacted_marker(runtime));
-    write_atomic(&path, b"")?;
-    Ok(())
-}
-
-/// Whether `runtime` compacted since the last call; the mark is consumed.
-pub fn take_compacted(ws: &Workspace, runtime: &str) -> Result<bool> {
-    let path = ws.repo.git_dir().join(paths::compacted_marker(runtime));
-    match std::fs::remove_file(&path) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(store::Error::io(&path)(e).into()),
-    }
+/// Whether the transcript at `path` shows the facts in the session's current history; a
+/// transcript that cannot be read shows nothing.
+pub fn transcript_holds(path: &std::path::Path) -> bool {
+    std::fs::read_to_string(path)
+        .is_ok_and(|text| crate::model::runtimes::transcript_holds(&text, HEADING))
 }
 
 /// Whether `runtime`'s session `session` already got the facts in its history.

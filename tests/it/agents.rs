@@ -132,21 +132,63 @@ fn codex_gets_the_facts_once_per_session_history() {
     }
 }
 
+/// The hook as Gemini CLI runs it: the event's JSON, with the session's transcript, on stdin.
+fn gemini_hook(repo: &Repo, event: &str, transcript: &std::path::Path) -> String {
+    let input = json!({"session_id": "g-1", "hook_event_name": event, "source": "startup", "transcript_path": transcript});
+    let out = repo
+        .mneme(&["context", "--for", "gemini", "--event", event])
+        .write_stdin(input.to_string())
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Gemini CLI fires PreCompress before every request: the facts go in where the session's
+/// transcript shows them missing from the current history, and only there (the real runtime's
+/// requests are checked by tests/runtimes/gemini.test.mjs).
 #[test]
-fn gemini_gets_the_context_back_once_after_a_compaction() {
+fn gemini_gets_the_facts_where_its_history_lacks_them() {
     let repo = seeded();
-    let (runtime, compacted, next) = ("gemini", "PreCompress", "BeforeAgent");
-    assert_eq!(
-        hook(&repo, runtime, next),
-        "",
-        "nothing before a compaction"
+    let transcript = repo.file(".git/transcript.jsonl");
+    repo.write(
+        ".git/transcript.jsonl",
+        "{\"sessionId\":\"g-1\",\"kind\":\"main\"}\n",
     );
-    assert_eq!(hook(&repo, runtime, compacted), "");
-    let out = hook(&repo, runtime, next);
-    let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["hookSpecificOutput"]["hookEventName"], next);
+    let out = gemini_hook(&repo, "SessionStart", &transcript);
     assert!(additional_context(&out).contains("# Project facts"));
-    assert_eq!(hook(&repo, runtime, next), "", "only once");
+    // The first turn's prompt carries SessionStart's context: BeforeAgent adds no second copy.
+    let first_turn = json!({"hook_event_name": "BeforeAgent", "transcript_path": transcript,
+        "prompt": format!("<hook_context>{}</hook_context>\n\nfirst question", additional_context(&out))});
+    repo.mneme(&["context", "--for", "gemini", "--event", "BeforeAgent"])
+        .write_stdin(first_turn.to_string())
+        .assert()
+        .success()
+        .stdout("");
+    let held = format!(
+        "{{\"id\":\"1\",\"type\":\"user\",\"content\":[{{\"text\":{}}}]}}\n",
+        serde_json::to_string(&additional_context(&out)).unwrap()
+    );
+    let mut text = repo.read(".git/transcript.jsonl") + &held;
+    repo.write(".git/transcript.jsonl", &text);
+    assert_eq!(
+        gemini_hook(&repo, "BeforeAgent", &transcript),
+        "",
+        "the history holds them"
+    );
+    assert_eq!(gemini_hook(&repo, "PreCompress", &transcript), "");
+    // A compression replaces the history with its summary: the next turn gets them back.
+    text.push_str(
+        "{\"$set\":{\"messages\":[{\"type\":\"user\",\"content\":[{\"text\":\"summary\"}]}]}}\n",
+    );
+    repo.write(".git/transcript.jsonl", &text);
+    let out = gemini_hook(&repo, "BeforeAgent", &transcript);
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap()["hookSpecificOutput"]["hookEventName"],
+        "BeforeAgent"
+    );
+    assert!(additional_context(&out).contains("# Project facts"));
 }
 
 #[test]
@@ -191,7 +233,7 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
         (
             "gemini",
             ".gemini/settings.json",
-            vec!["SessionStart", "PreCompress", "BeforeAgent"],
+            vec!["SessionStart", "BeforeAgent"],
         ),
     ] {
         let report = repo.json(&["setup", runtime, "--json"]);
