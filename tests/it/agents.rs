@@ -92,17 +92,21 @@ fn outside_a_repository_the_hook_explains_and_exits_0() {
     assert!(String::from_utf8_lossy(&plain.stdout).contains("could not load"));
 }
 
-/// The hook as Codex runs it: the event's JSON on stdin.
-fn codex_hook(repo: &Repo, session: &str, source: &str) -> String {
-    let input = json!({"session_id": session, "hook_event_name": "SessionStart", "source": source});
+/// The hook as Codex and Gemini CLI run it: the event's JSON on stdin.
+fn hook_with(repo: &Repo, runtime: &str, event: &str, input: Value) -> String {
     let out = repo
-        .mneme(&["context", "--for", "codex", "--event", "SessionStart"])
+        .mneme(&["context", "--for", runtime, "--event", event])
         .write_stdin(input.to_string())
         .assert()
         .success()
         .get_output()
         .clone();
     String::from_utf8(out.stdout).unwrap()
+}
+
+fn codex_hook(repo: &Repo, session: &str, source: &str) -> String {
+    let input = json!({"session_id": session, "hook_event_name": "SessionStart", "source": source});
+    hook_with(repo, "codex", "SessionStart", input)
 }
 
 /// Codex keeps hook context in a session's history: a resumed session already holds the facts,
@@ -132,17 +136,10 @@ fn codex_gets_the_facts_once_per_session_history() {
     }
 }
 
-/// The hook as Gemini CLI runs it: the event's JSON, with the session's transcript, on stdin.
+/// Gemini CLI's hook input, with the session's transcript.
 fn gemini_hook(repo: &Repo, event: &str, transcript: &std::path::Path) -> String {
     let input = json!({"session_id": "g-1", "hook_event_name": event, "source": "startup", "transcript_path": transcript});
-    let out = repo
-        .mneme(&["context", "--for", "gemini", "--event", event])
-        .write_stdin(input.to_string())
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    String::from_utf8(out.stdout).unwrap()
+    hook_with(repo, "gemini", event, input)
 }
 
 /// Gemini CLI fires PreCompress before every request: the facts go in where the session's
@@ -161,11 +158,7 @@ fn gemini_gets_the_facts_where_its_history_lacks_them() {
     // The first turn's prompt carries SessionStart's context: BeforeAgent adds no second copy.
     let first_turn = json!({"hook_event_name": "BeforeAgent", "transcript_path": transcript,
         "prompt": format!("<hook_context>{}</hook_context>\n\nfirst question", additional_context(&out))});
-    repo.mneme(&["context", "--for", "gemini", "--event", "BeforeAgent"])
-        .write_stdin(first_turn.to_string())
-        .assert()
-        .success()
-        .stdout("");
+    assert_eq!(hook_with(&repo, "gemini", "BeforeAgent", first_turn), "");
     let held = format!(
         "{{\"id\":\"1\",\"type\":\"user\",\"content\":[{{\"text\":{}}}]}}\n",
         serde_json::to_string(&additional_context(&out)).unwrap()

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { startMessages } from './standins/messages.mjs';
-import { count, repoWithFacts, runAsync, runtimeBin, sh, strings } from './lib.mjs';
+import { count, repoWithFacts, runAsync, runtimeBin, sendsNothingWithoutSetup, sh, strings } from './lib.mjs';
 
 const FACT = 'The cache keeps entries for 5 minutes (marker QX7-CACHE).';
 const MARK = 'QX7-CACHE';
@@ -55,18 +55,8 @@ test('the facts reach the model at session start, once after /compact, and once 
   }
 });
 
-test('a repository without setup sends nothing of the ledger', async () => {
-  const ctx = repoWithFacts([FACT]);
-  const api = await startMessages();
-  try {
-    await claude(ctx, api, ['hello']);
-    assert.ok(api.requests.length > 0);
-    for (const request of api.requests) assert.equal(count(request, MARK), 0);
-  } finally {
-    await api.close();
-    ctx.cleanup();
-  }
-});
+test('a repository without setup sends nothing of the ledger', () =>
+  sendsNothingWithoutSetup(FACT, MARK, startMessages, (ctx, api) => claude(ctx, api, ['hello'])));
 
 test('a ledger at its 800-line budget stays within the hook output Claude Code keeps', async () => {
   const ctx = repoWithFacts([FACT], { setup: 'claude' });

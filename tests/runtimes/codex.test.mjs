@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { startResponses } from './standins/responses.mjs';
-import { count, repoWithFacts, runAsync, runtimeBin } from './lib.mjs';
+import { count, repoWithFacts, runAsync, runtimeBin, sendsNothingWithoutSetup } from './lib.mjs';
 
 const FACT = 'The cache keeps entries for 5 minutes (marker QX7-CACHE).';
 const MARK = 'QX7-CACHE';
@@ -83,15 +83,5 @@ test('after an automatic compaction the facts are in the next request exactly on
   }
 });
 
-test('a repository without setup sends nothing of the ledger', async () => {
-  const ctx = repoWithFacts([FACT]);
-  const api = await startResponses();
-  try {
-    await codex(ctx, configure(ctx, api), ['hello']);
-    assert.ok(api.requests.length > 0);
-    for (const request of api.requests) assert.equal(count(request, MARK), 0);
-  } finally {
-    await api.close();
-    ctx.cleanup();
-  }
-});
+test('a repository without setup sends nothing of the ledger', () =>
+  sendsNothingWithoutSetup(FACT, MARK, startResponses, (ctx, api) => codex(ctx, configure(ctx, api), ['hello'])));

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { startGemini } from './standins/gemini.mjs';
-import { count, repoWithFacts, runAsync, runtimeBin } from './lib.mjs';
+import { count, repoWithFacts, runAsync, runtimeBin, sendsNothingWithoutSetup } from './lib.mjs';
 
 const FACT = 'The cache keeps entries for 5 minutes (marker QX7-CACHE).';
 const MARK = 'QX7-CACHE';
@@ -49,15 +49,5 @@ test('the facts reach the model at session start and once in later turns, with n
   }
 });
 
-test('a repository without setup sends nothing of the ledger', async () => {
-  const ctx = repoWithFacts([FACT]);
-  const api = await startGemini();
-  try {
-    await gemini(ctx, api, ['-p', 'hello']);
-    assert.ok(api.requests.length > 0);
-    for (const request of api.requests) assert.equal(count(request, MARK), 0);
-  } finally {
-    await api.close();
-    ctx.cleanup();
-  }
-});
+test('a repository without setup sends nothing of the ledger', () =>
+  sendsNothingWithoutSetup(FACT, MARK, startGemini, (ctx, api) => gemini(ctx, api, ['-p', 'hello'])));

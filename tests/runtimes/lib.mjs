@@ -97,3 +97,22 @@ export function strings(value, out = []) {
   else if (value && typeof value === 'object') Object.values(value).forEach((v) => strings(v, out));
   return out;
 }
+
+/**
+ * The control run: a repository whose ledger holds `fact` but that never ran `setup` sends
+ * nothing of it. `start` starts the runtime's stand-in; `run(ctx, api)` runs one turn.
+ */
+export async function sendsNothingWithoutSetup(fact, mark, start, run) {
+  const ctx = repoWithFacts([fact]);
+  const api = await start();
+  try {
+    await run(ctx, api);
+    if (api.requests.length === 0) throw new Error('no request reached the stand-in');
+    for (const request of api.requests) {
+      if (count(request, mark) > 0) throw new Error(`a request carries ${mark}`);
+    }
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+}
