@@ -165,7 +165,14 @@ fn write(file: &FileReport, new: Option<&str>) -> Result<()> {
             }
             write_atomic(path, text.as_bytes())?;
         }
-        None => std::fs::remove_file(path).map_err(crate::store::Error::io(path))?,
+        None => {
+            std::fs::remove_file(path).map_err(crate::store::Error::io(path))?;
+            // A runtime directory left empty (`.gemini/`) goes too; one with anything else in
+            // it cannot be removed, and stays.
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
     }
     Ok(())
 }
@@ -180,8 +187,12 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
         templates::INSTALL
     )];
     match runtime {
-        Runtime::Codex => notes.push(
-            "Codex asks you to trust new hooks once; a project's .codex/config.toml applies only in a trusted project".into(),
+        Runtime::Codex => notes.extend([
+            "Codex loads a project's .codex/ files only in a trusted project: trust it when Codex asks, or add `[projects.\"<this repository's path>\"] trust_level = \"trusted\"` to ~/.codex/config.toml".into(),
+            "Codex runs each new hook only after you trust its exact definition: start `codex`, run `/hooks` and trust mneme's; `codex exec` skips untrusted hooks without a word".into(),
+        ]),
+        Runtime::Gemini => notes.push(
+            "Gemini CLI runs a project's hooks only in a trusted folder: trust it when Gemini asks; headless runs (`gemini -p`) need `--skip-trust` or GEMINI_CLI_TRUST_WORKSPACE=true".into(),
         ),
         Runtime::Cursor => notes.push(
             "some Cursor versions ignore sessionStart hooks; the always-apply rule tells the agent to run `mneme context` in any case".into(),

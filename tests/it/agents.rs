@@ -245,7 +245,29 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
                 format!("mneme context --for {runtime} --event {event}")
             );
         }
+        // What the runtime needs before the hooks run: trust, with the commands.
+        let notes = report["notes"].to_string();
+        assert!(notes.contains("trust"), "{notes}");
     }
+    // Gemini's timeouts are milliseconds; the others' seconds.
+    let gemini: Value = serde_json::from_str(&repo.read(".gemini/settings.json")).unwrap();
+    assert_eq!(
+        gemini["hooks"]["SessionStart"][0]["hooks"][0]["timeout"],
+        10_000
+    );
+    assert!(gemini["hooks"]["SessionStart"][0].get("matcher").is_none());
+    let notes = repo.json(&["setup", "codex", "--json"])["notes"].to_string();
+    assert!(
+        notes.contains("/hooks") && notes.contains("trust_level"),
+        "{notes}"
+    );
+    repo.mneme(&["setup", "gemini", "--remove"])
+        .assert()
+        .success();
+    assert!(
+        !repo.path().join(".gemini").exists(),
+        "an empty .gemini/ is left"
+    );
 }
 
 #[test]
