@@ -26,7 +26,7 @@ use crate::model::runtimes::Runtime;
 use crate::model::signing::AllowedSigners;
 use crate::model::standing::Standings;
 use crate::model::tasks::Task;
-use crate::model::text::{escape_controls, escape_line, hidden_chars};
+use crate::model::text::{escape_controls, escape_line, first_hidden};
 use crate::model::time::Timestamp;
 use crate::model::views::{Context, FactView, Proposals};
 
@@ -104,10 +104,10 @@ fn now() -> Timestamp {
 pub fn shown(text: &str) {
     let line = escape_line(text);
     assert!(!line.chars().any(char::is_control), "{line:?}");
-    assert!(hidden_chars(&line).is_empty(), "{line:?}");
+    assert!(first_hidden(&line).is_none(), "{line:?}");
     let block = escape_controls(text);
     assert!(!has_control(&block), "{block:?}");
-    assert!(hidden_chars(&block).is_empty(), "{block:?}");
+    assert!(first_hidden(&block).is_none(), "{block:?}");
 }
 
 /// A fact file named `name` as every reader of the ledger takes it: parsed and rendered back
@@ -190,7 +190,7 @@ fn brief(ledger: &Ledger) {
     for budget in [None, Some(0), Some(300), Some(9000)] {
         let text = briefing::render(&context, budget);
         assert!(!has_control(&text), "{text:?}");
-        assert!(hidden_chars(&text).is_empty(), "{text:?}");
+        assert!(first_hidden(&text).is_none(), "{text:?}");
         for runtime in Runtime::ALL {
             let out = runtime.output("SessionStart", &text);
             if runtime != Runtime::Opencode {

@@ -3,7 +3,7 @@
 //! branch or a hand edit is held to what `propose` would have written.
 
 use crate::model::facts::looks_like_fact_item;
-use crate::model::text::{describe_hidden, hidden_chars};
+use crate::model::text::first_hidden;
 
 /// Longest reason accepted, in characters.
 pub const MAX_REASON: usize = 4000;
@@ -75,11 +75,10 @@ pub fn has_control(s: &str) -> bool {
 /// Why `s` cannot be shown as it is stored: the first invisible or direction-changing
 /// character in it, and where.
 pub fn hidden(s: &str) -> Option<String> {
-    let (at, c) = *hidden_chars(s).first()?;
     Some(format!(
-        "it contains {} at character {at}, an invisible or direction-changing character that \
-         makes text read differently from what is stored; remove it",
-        describe_hidden(c)
+        "it contains {}, an invisible or direction-changing character that makes text read \
+         differently from what is stored; remove it",
+        first_hidden(s)?
     ))
 }
 

@@ -16,7 +16,7 @@ use crate::model::proposal::{Limits, Operation, Proposal, ProposalError, FACT_PR
 use crate::model::secrets;
 use crate::model::standing;
 use crate::model::tasks::{is_task_id, Task};
-use crate::model::text::{describe_hidden, first_chars, hidden_chars, normalize, truncate};
+use crate::model::text::{first_chars, first_hidden, normalize, truncate};
 use crate::model::time::Timestamp;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -307,14 +307,13 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
 fn hidden_text(entry: &FactFileEntry, out: &mut Findings) {
     let text = entry.raw.strip_prefix('\u{feff}').unwrap_or(&entry.raw);
     for (i, line) in text.lines().enumerate() {
-        if let Some(&(at, c)) = hidden_chars(line).first() {
+        if let Some(what) = first_hidden(line) {
             out.push(
                 Code::HiddenText,
                 &paths::fact_file(&entry.name),
                 Some(i + 1),
                 format!(
-                    "{} at character {at} is invisible or changes the text's direction: the line reads differently from what is stored; propose the text without it",
-                    describe_hidden(c)
+                    "{what} is invisible or changes the text's direction: the line reads differently from what is stored; propose the text without it"
                 ),
             );
         }

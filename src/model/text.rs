@@ -104,7 +104,7 @@ fn word_hash(word: &str) -> u64 {
 }
 
 /// `s` with every control character but line feed and tab, and every hidden character
-/// ([`hidden_chars`]), written as an escape (`\u{1b}`, `\r`, `\u{202e}`), so text from a file
+/// ([`is_hidden`], joiners in context), written as an escape (`\u{1b}`, `\r`, `\u{202e}`), so text from a file
 /// can reach a terminal without acting on it or reading differently from what is stored.
 pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
     escape(s, |c| c.is_control() && c != '\n' && c != '\t')
@@ -125,16 +125,13 @@ fn escape(s: &str, control: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> 
     }
     let mut out = String::with_capacity(s.len() + 8);
     let mut escaped = false;
-    let mut prev = None;
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if control(c) || hidden_at(prev, c, chars.peek().copied()) {
+    for (c, hidden) in with_hidden(s) {
+        if hidden || control(c) {
             out.extend(c.escape_default());
             escaped = true;
         } else {
             out.push(c);
         }
-        prev = Some(c);
     }
     if escaped {
         std::borrow::Cow::Owned(out)
@@ -172,25 +169,33 @@ fn hidden_at(prev: Option<char>, c: char, next: Option<char>) -> bool {
     }
 }
 
-/// The hidden characters of `s` ([`is_hidden`], joiners in context), with the 1-based position
-/// in characters of each.
-pub fn hidden_chars(s: &str) -> Vec<(usize, char)> {
-    let mut found = Vec::new();
+/// Each character of `s` with whether it hides something there ([`hidden_at`]).
+fn with_hidden(s: &str) -> impl Iterator<Item = (char, bool)> + '_ {
     let mut prev = None;
     let mut chars = s.chars().peekable();
-    let mut at = 0;
-    while let Some(c) = chars.next() {
-        at += 1;
-        if hidden_at(prev, c, chars.peek().copied()) {
-            found.push((at, c));
-        }
+    std::iter::from_fn(move || {
+        let c = chars.next()?;
+        let hidden = hidden_at(prev, c, chars.peek().copied());
         prev = Some(c);
-    }
-    found
+        Some((c, hidden))
+    })
 }
 
-/// A hidden character as a reader can find it: `U+202E (right-to-left override)`.
-pub fn describe_hidden(c: char) -> String {
+/// The first hidden character of `s` ([`is_hidden`], joiners in context), as a reader can find
+/// it: `U+202E (right-to-left override) at character 12`.
+pub fn first_hidden(s: &str) -> Option<String> {
+    // Every hidden character is outside ASCII.
+    if s.is_ascii() {
+        return None;
+    }
+    let (at, (c, _)) = with_hidden(s)
+        .enumerate()
+        .find(|(_, (_, hidden))| *hidden)?;
+    Some(format!("{} at character {}", describe_hidden(c), at + 1))
+}
+
+/// A hidden character by code point and name: `U+202E (right-to-left override)`.
+fn describe_hidden(c: char) -> String {
     let name = match c {
         '\u{061c}' => "Arabic letter mark",
         '\u{200b}' => "zero-width space",
