@@ -21,12 +21,8 @@ pub fn upsert(existing: &str, body: &str) -> Result<String, String> {
         block.push_str(line);
         block.push_str(eol);
     }
-    let begin = existing.find(BEGIN_PREFIX);
-    let end = existing.find(END);
-    match (begin, end) {
-        (Some(b), Some(e)) if b < e => {
-            let (before, _) = existing.split_once(BEGIN_PREFIX).unwrap_or((existing, ""));
-            let (_, after) = existing.split_once(END).unwrap_or((existing, ""));
+    match (existing.split_once(BEGIN_PREFIX), existing.split_once(END)) {
+        (Some((before, _)), Some((through_end, after))) if before.len() < through_end.len() => {
             if after.contains(BEGIN_PREFIX) {
                 return Err("more than one mneme block".into());
             }
