@@ -2,12 +2,12 @@
 //! It never fails the agent's session: any problem becomes a short explanation in that shape,
 //! and the exit code is 0.
 
-use clap::builder::TypedValueParser;
-use mneme::model::briefing::{render, HEADING};
 use std::io::{IsTerminal, Read};
 
+use clap::builder::TypedValueParser;
+use mneme::model::briefing::render;
 use mneme::model::runtimes::{HookInput, Runtime, Step};
-use mneme::ops::context::{context, remember_session, session_holds, transcript_holds};
+use mneme::ops::context::{context, history_holds, remember_session, session_holds};
 use mneme::ops::tasks::env_agent;
 use mneme::ops::Workspace;
 
@@ -64,24 +64,11 @@ fn briefing(
     let session = input.session_id.as_deref();
     match runtime.on(event, input.source.as_deref()) {
         Step::Skip => return Ok(None),
-        Step::InjectIfNew => {
-            if let Some(session) = session {
-                if session_holds(&ws, name, session)? {
-                    return Ok(None);
-                }
-            }
+        Step::InjectIfNew if session.is_some_and(|s| session_holds(&ws, name, s)) => {
+            return Ok(None)
         }
-        Step::IfAbsent => {
-            let in_prompt = input.prompt.as_deref().is_some_and(|p| p.contains(HEADING));
-            let in_history = input
-                .transcript_path
-                .as_deref()
-                .is_some_and(|p| transcript_holds(std::path::Path::new(p)));
-            if in_prompt || in_history {
-                return Ok(None);
-            }
-        }
-        Step::Inject => {}
+        Step::IfAbsent if history_holds(input) => return Ok(None),
+        Step::InjectIfNew | Step::IfAbsent | Step::Inject => {}
     }
     let context = context(&ws, cx.ui)?;
     let hint = if env_agent().is_some() {

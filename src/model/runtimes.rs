@@ -127,21 +127,19 @@ impl HookInput {
         let Ok(Value::Object(v)) = serde_json::from_str::<Value>(text) else {
             return HookInput::default();
         };
-        let field = |k: &str| {
+        let text = |k: &str| {
             v.get(k)
                 .and_then(Value::as_str)
-                .filter(|s| !s.is_empty() && s.len() <= 256)
+                .filter(|s| !s.is_empty())
                 .map(str::to_owned)
         };
+        // An id or a source longer than this is nothing a runtime sends.
+        let short = |k: &str| text(k).filter(|s| s.len() <= 256);
         HookInput {
-            session_id: field("session_id"),
-            source: field("source"),
-            transcript_path: v
-                .get("transcript_path")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned),
-            prompt: v.get("prompt").and_then(Value::as_str).map(str::to_owned),
+            session_id: short("session_id"),
+            source: short("source"),
+            transcript_path: text("transcript_path"),
+            prompt: text("prompt"),
         }
     }
 }

@@ -3,22 +3,27 @@
 use crate::model::briefing::HEADING;
 use crate::model::ids::sha256_hex;
 use crate::model::paths;
+use crate::model::runtimes::{transcript_holds, HookInput};
 use crate::model::standing::Standings;
 use crate::model::text::first_chars;
 use crate::model::views::{Context, ProposalLine, Proposals, CONTEXT_PROPOSALS};
 use crate::ops::{now, tasks, Notes, Result, Workspace};
 use crate::store::{self, write_atomic};
 
-/// Whether the transcript at `path` shows the facts in the session's current history; a
-/// transcript that cannot be read shows nothing.
-pub fn transcript_holds(path: &std::path::Path) -> bool {
-    std::fs::read_to_string(path)
-        .is_ok_and(|text| crate::model::runtimes::transcript_holds(&text, HEADING))
+/// Whether the runtime's history already holds the facts, as its hook input shows: the turn's
+/// prompt carries them (Gemini CLI puts SessionStart's context there at a session's first
+/// turn), or the session's transcript does. A transcript that cannot be read shows nothing.
+pub fn history_holds(input: &HookInput) -> bool {
+    let in_prompt = input.prompt.as_deref().is_some_and(|p| p.contains(HEADING));
+    in_prompt
+        || input.transcript_path.as_deref().is_some_and(|path| {
+            std::fs::read_to_string(path).is_ok_and(|text| transcript_holds(&text, HEADING))
+        })
 }
 
 /// Whether `runtime`'s session `session` already got the facts in its history.
-pub fn session_holds(ws: &Workspace, runtime: &str, session: &str) -> Result<bool> {
-    Ok(session_path(ws, runtime, session).exists())
+pub fn session_holds(ws: &Workspace, runtime: &str, session: &str) -> bool {
+    session_path(ws, runtime, session).exists()
 }
 
 /// Records that `runtime`'s session `session` got the facts.
