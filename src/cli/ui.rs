@@ -100,6 +100,12 @@ pub fn short(commit: &str) -> &str {
     first_chars(commit, 10)
 }
 
+/// `2026-11-23` of an RFC 3339 time (or the first ten characters of anything read where one
+/// should be).
+pub fn day(rfc3339: &str) -> &str {
+    first_chars(rfc3339, 10)
+}
+
 /// `text` wrapped in `style` (reset after).
 pub fn paint(style: Style, text: impl std::fmt::Display) -> String {
     format!("{style}{text}{style:#}")

@@ -1,9 +1,8 @@
 use mneme::git::history::decisions;
 use mneme::model::decision::{Recorded, Verdict};
 
-use crate::cli::ui::{esc1, old_new, paint, short, DIM, ID, WARN};
+use crate::cli::ui::{day, esc1, old_new, paint, short, DIM, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
-use mneme::model::text::first_chars;
 
 /// Show the review decisions in git history, newest first.
 ///
@@ -89,7 +88,7 @@ pub fn line(r: &Recorded) -> String {
     }
     format!(
         "{} {} {:<7} {} {}{flags}\n",
-        paint(DIM, first_chars(&r.date, 10)),
+        paint(DIM, day(&r.date)),
         paint(ID, short(&r.commit)),
         r.verdict.as_str(),
         esc1(&ops),

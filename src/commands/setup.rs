@@ -13,10 +13,10 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 /// stay as they are): Claude Code's `SessionStart` (which also fires after a compaction) in
 /// `.claude/settings.json`, with `MNEME_AGENT` set for its commands; Codex's `SessionStart` (also
 /// after a compaction; a resumed session that already got the facts gets nothing), in
-/// `.codex/hooks.json`, with its hooks feature flag and `MNEME_AGENT` in `.codex/config.toml`; Gemini
-/// CLI's `SessionStart` and `BeforeAgent` (each adds the facts where the session's transcript
-/// lacks them, as after a compression), in `.gemini/settings.json`; Cursor's `sessionStart` in `.cursor/hooks.json` and an always-apply
-/// rule, `.cursor/rules/mneme.mdc`; an OpenCode plugin, `.opencode/plugins/mneme.js`, that adds the
+/// `.codex/hooks.json`, with `MNEME_AGENT` in `.codex/config.toml`; Gemini CLI's `SessionStart`
+/// and `BeforeAgent` (each adds the facts where the session's transcript lacks them, as after a
+/// compression), in `.gemini/settings.json`; Cursor's `sessionStart` in `.cursor/hooks.json` and
+/// an always-apply rule, `.cursor/rules/mneme.mdc`; an OpenCode plugin, `.opencode/plugins/mneme.js`, that adds the
 /// facts to every request's system prompt and to the compaction prompt. Each hook runs
 /// `mneme context --for <runtime>`. Safe to re-run;
 /// `--remove` takes mneme's hooks out again. A settings file it cannot parse is refused, and

@@ -1,9 +1,8 @@
 use mneme::model::drift::{Drifted, EvidenceDrift};
 use mneme::ops::stale::{stale, Stale};
 
-use crate::cli::ui::{esc1, paint, short, DIM, GOOD, ID, WARN};
+use crate::cli::ui::{day, esc1, paint, short, DIM, GOOD, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
-use mneme::model::text::first_chars;
 
 /// List facts whose evidence changed since a person last vouched for them.
 ///
@@ -116,11 +115,6 @@ fn citation(e: &EvidenceDrift) -> String {
         paint(WARN, e.kind.as_str()),
         e.commits.len()
     )
-}
-
-/// `2026-11-23` of an RFC 3339 time.
-fn day(rfc3339: &str) -> &str {
-    first_chars(rfc3339, 10)
 }
 
 fn first_line(text: &str) -> &str {
