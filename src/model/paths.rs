@@ -54,7 +54,7 @@ pub fn runtime_settings(runtime: &str) -> Option<&'static str> {
     }
 }
 
-/// Codex's settings, where its hooks feature flag lives, relative to the repository or home.
+/// Codex's settings (features, the agents' environment), relative to the repository or home.
 pub const CODEX_CONFIG: &str = ".codex/config.toml";
 
 /// The plugin `mneme setup opencode` writes: in the repository, or in OpenCode's configuration

@@ -79,7 +79,7 @@ pub fn setup(runtime: Runtime, scope: &Scope, remove: bool, dry_run: bool) -> Re
     }
     match runtime {
         Runtime::Codex => {
-            // Codex runs hooks only with its feature flag on.
+            // The agent's name for the commands Codex runs, and hooks left on.
             let file = path(paths::CODEX_CONFIG);
             files.push(change(&file, |old| {
                 edit_codex_config(old.unwrap_or(""), remove)
