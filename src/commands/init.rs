@@ -1,7 +1,7 @@
 use mneme::model::paths;
 use mneme::ops::init::init;
 
-use crate::cli::ui::{paint, DIM, GOOD};
+use crate::cli::ui::{esc, paint, DIM, GOOD};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Set up the ledger in this git repository (teammates run it once after cloning).
@@ -19,9 +19,11 @@ pub struct Args {
     /// Also write a CI workflow that runs `mneme check`, `verify` and `diff`.
     #[arg(long, value_enum, value_name = "PROVIDER")]
     ci: Option<Ci>,
-    /// The instructions file that gets the mneme block, relative to the repository root.
-    #[arg(long, value_name = "FILE", default_value = "AGENTS.md")]
-    agents_file: String,
+    /// The instructions file that gets the mneme block, relative to the repository root;
+    /// remembered in .ledger/config.yaml (`agents_file`, default AGENTS.md), so a teammate's
+    /// `mneme init` refreshes the same file.
+    #[arg(long, value_name = "FILE")]
+    agents_file: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -31,17 +33,11 @@ enum Ci {
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
-    let file = std::path::Path::new(&args.agents_file);
-    if file.is_absolute()
-        || file
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir))
-    {
-        return Err(crate::cli::CliError::invalid_input(
-            "--agents-file names a file inside the repository, such as CLAUDE.md",
-        ));
-    }
-    let report = init(&ws, matches!(args.ci, Some(Ci::Github)), &args.agents_file)?;
+    let report = init(
+        &ws,
+        matches!(args.ci, Some(Ci::Github)),
+        args.agents_file.as_deref(),
+    )?;
     if cx.ui.json {
         cx.ui.json(&report)?;
         return Ok(ExitStatus::Success);
@@ -64,7 +60,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
          To require SSH-signed approvals, list the reviewers' keys in {} (`mneme doctor` checks \
          each clone's setup; docs/ci.md, \"Signed approvals\").\n",
         paths::LEDGER,
-        paths::AGENTS_MD,
+        esc(&report.agents_file),
         paths::GITATTRIBUTES,
         paths::ALLOWED_SIGNERS
     ));

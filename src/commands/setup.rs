@@ -1,5 +1,6 @@
 use std::path::PathBuf;
 
+use mneme::model::paths;
 use mneme::model::runtimes::Runtime;
 use mneme::ops::setup::{setup, Scope};
 
@@ -47,7 +48,7 @@ pub struct Args {
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
-    let scope = if args.user {
+    let (scope, agents_file) = if args.user {
         let home: PathBuf = std::env::var_os("HOME")
             .or_else(|| std::env::var_os("USERPROFILE"))
             .ok_or_else(|| CliError::invalid_input("no HOME directory is set; use --project"))?
@@ -62,15 +63,24 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             .into_iter()
             .filter_map(|(name, var)| Some((name, dir(var)?)))
             .collect();
-        Scope::User {
+        let scope = Scope::User {
             home,
             config,
             moved,
-        }
+        };
+        (scope, paths::AGENTS_MD.to_owned())
     } else {
-        Scope::Project(cx.workspace()?.store.root().to_owned())
+        let store = cx.workspace()?.store;
+        let agents_file = store.load_config()?.agents_file;
+        (Scope::Project(store.root().to_owned()), agents_file)
     };
-    let report = setup(args.runtime, &scope, args.remove, args.dry_run)?;
+    let report = setup(
+        args.runtime,
+        &scope,
+        &agents_file,
+        args.remove,
+        args.dry_run,
+    )?;
     if cx.ui.json {
         cx.ui.json(&report)?;
         return Ok(ExitStatus::Success);

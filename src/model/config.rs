@@ -2,6 +2,8 @@
 
 use serde::Deserialize;
 
+use crate::model::paths;
+
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
@@ -15,6 +17,9 @@ pub struct Config {
     pub stale_fact_days: u32,
     /// `mneme check` warns about proposals pending for longer; 0: never.
     pub stale_proposal_days: u32,
+    /// The instructions file that holds mneme's block (`init --agents-file`), relative to the
+    /// repository's root, so a teammate's `init` refreshes that file and no other.
+    pub agents_file: String,
 }
 
 impl Default for Config {
@@ -25,6 +30,7 @@ impl Default for Config {
             max_fact_chars: 1000,
             stale_fact_days: 365,
             stale_proposal_days: 14,
+            agents_file: paths::AGENTS_MD.to_owned(),
         }
     }
 }
@@ -39,6 +45,8 @@ pub enum ConfigError {
     TooLarge,
     #[error("{0}")]
     Yaml(#[from] serde_saphyr::Error),
+    #[error("agents_file: {0}")]
+    AgentsFile(&'static str),
 }
 
 impl Config {
@@ -52,8 +60,38 @@ impl Config {
         if !has_content {
             return Ok(Config::default());
         }
-        Ok(serde_saphyr::from_str(src)?)
+        let config: Config = serde_saphyr::from_str(src)?;
+        paths::check_repo_file(&config.agents_file).map_err(ConfigError::AgentsFile)?;
+        Ok(config)
     }
+}
+
+/// `config.yaml`'s text with `agents_file` set to `file`, comments and other keys kept.
+pub fn with_agents_file(src: &str, file: &str) -> String {
+    // A JSON string is a YAML double-quoted scalar.
+    let line = format!("agents_file: {}", serde_json::Value::from(file));
+    let mut out = String::with_capacity(src.len() + line.len() + 80);
+    let mut replaced = false;
+    for l in src.split_inclusive('\n') {
+        if !replaced && l.starts_with("agents_file:") {
+            out.push_str(&line);
+            out.push('\n');
+            replaced = true;
+        } else {
+            out.push_str(l);
+        }
+    }
+    if !replaced {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(
+            "\n# The instructions file with mneme's block (`mneme init --agents-file`).\n",
+        );
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -74,6 +112,28 @@ mod tests {
         assert!(Config::parse("budget_line: 100\n").is_err());
         assert!(Config::parse("budget_lines: lots\n").is_err());
         assert!(Config::parse("require_evidence: maybe\n").is_err());
+    }
+
+    #[test]
+    fn agents_file_is_a_file_inside_the_repository_and_init_can_set_it() {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../AGENTS.md",
+            "docs/../../x",
+            ".git/config",
+            ".ledger/facts/x.md",
+        ] {
+            let src = format!("agents_file: {}\n", serde_json::Value::from(bad));
+            assert!(Config::parse(&src).is_err(), "{bad}");
+        }
+        let set = with_agents_file(crate::model::templates::CONFIG, "CLAUDE.md");
+        assert_eq!(Config::parse(&set).unwrap().agents_file, "CLAUDE.md");
+        assert_eq!(set.matches("agents_file:").count(), 1, "{set}");
+        let added = with_agents_file("budget_lines: 100", "docs/AI \"rules\".md");
+        let c = Config::parse(&added).unwrap();
+        assert_eq!(c.agents_file, "docs/AI \"rules\".md");
+        assert_eq!(c.budget_lines, 100);
     }
 
     #[test]

@@ -18,6 +18,30 @@ pub const ALLOWED_SIGNERS: &str = ".ledger/allowed_signers";
 pub const PROPOSALS_KEEP: &str = ".ledger/proposals/.gitkeep";
 /// Where agents are told the protocol.
 pub const AGENTS_MD: &str = "AGENTS.md";
+/// Whether `file` names a file inside the work tree, as a user's `--agents-file` or the config
+/// may: relative, without `..`, outside `.git` and the ledger. The reason when not.
+pub fn check_repo_file(file: &str) -> Result<(), &'static str> {
+    let path = std::path::Path::new(file);
+    let mut parts = path.components();
+    if file.is_empty() || file.len() > 1024 {
+        Err("name a file inside the repository, such as CLAUDE.md")
+    } else if path.is_absolute() || file.starts_with(['/', '\\']) {
+        Err("name the file relative to the repository's root, such as CLAUDE.md")
+    } else if parts.any(|c| matches!(c, std::path::Component::ParentDir)) {
+        Err("name a file inside the repository: `..` leaves it")
+    } else if path
+        .components()
+        .next()
+        .is_some_and(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+    {
+        Err("name a file of the work tree, not of .git")
+    } else if path.starts_with(LEDGER) {
+        Err("name a file outside .ledger, whose files mneme owns")
+    } else {
+        Ok(())
+    }
+}
+
 /// Where the merge driver is attached to fact files.
 pub const GITATTRIBUTES: &str = ".gitattributes";
 /// The workflow `mneme init --ci github` writes.

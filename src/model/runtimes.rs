@@ -172,11 +172,10 @@ pub struct Hook {
 /// also fire after a compaction (`compact`); Gemini CLI's `BeforeAgent` puts the facts back at
 /// the turn after a compression, read from the session's transcript.
 pub fn hooks(runtime: Runtime) -> Vec<Hook> {
-    let command = |event: &str| format!("mneme context --for {} --event {event}", runtime.as_str());
     let hook = |event, matcher| Hook {
         event,
         matcher,
-        command: command(event),
+        command: hook_command(runtime, event),
     };
     match runtime {
         Runtime::Claude => vec![hook("SessionStart", Some("startup|resume|clear|compact"))],
@@ -186,6 +185,27 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
         Runtime::Cursor => vec![hook("sessionStart", None)],
         Runtime::Opencode => Vec::new(),
     }
+}
+
+/// What the agent reads when the hook finds no `mneme` to run.
+pub const NOT_INSTALLED: &str = "mneme is not installed where this hook runs (no `mneme` on its PATH), so the approved facts of this project were not loaded into this session. Read the Markdown files in .ledger/facts/ before you change code: they outrank the conversation. Tell the user that mneme needs installing; `mneme doctor` then checks the setup.";
+
+/// The POSIX shell command of a hook: `mneme context …` where `mneme` is on the hook's PATH,
+/// else exit 0 with [`NOT_INSTALLED`] in the runtime's shape at session start (and nothing at
+/// each turn, where copies would pile up). A bare `mneme` would exit 127, which Gemini CLI
+/// takes as "deny" and blocks every prompt.
+pub fn hook_command(runtime: Runtime, event: &str) -> String {
+    let run = format!("mneme context --for {} --event {event}", runtime.as_str());
+    if event == "BeforeAgent" {
+        return format!("if command -v mneme >/dev/null 2>&1; then {run}; fi");
+    }
+    let notice = shell_quote(&runtime.output(event, NOT_INSTALLED));
+    format!("if command -v mneme >/dev/null 2>&1; then {run}; else printf '%s\\n' {notice}; fi")
+}
+
+/// `text` as one POSIX shell word.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// Why a settings file cannot be edited.
@@ -205,11 +225,13 @@ fn is_ours(command: &str) -> bool {
 }
 
 /// `settings` (a JSON document, or empty) with mneme's hooks for `runtime` in place and every
-/// other key and hook as it was. With `remove`, mneme's hooks are taken out instead, and what
-/// that leaves empty goes too.
+/// other key and hook as it was; `agents_file` is the instructions file with mneme's block,
+/// which Gemini CLI is told to read. With `remove`, mneme's hooks are taken out instead, and
+/// what that leaves empty goes too.
 pub fn edit_settings(
     settings: &str,
     runtime: Runtime,
+    agents_file: &str,
     remove: bool,
 ) -> Result<String, SettingsError> {
     let mut root: Value = if settings.trim().is_empty() {
@@ -279,6 +301,9 @@ pub fn edit_settings(
     if runtime == Runtime::Claude {
         set_agent_env(object, remove)?;
     }
+    if runtime == Runtime::Gemini {
+        set_context_file(object, agents_file, remove)?;
+    }
     let mut text = serde_json::to_string_pretty(&root).expect("JSON serializes");
     text.push('\n');
     Ok(text)
@@ -301,6 +326,55 @@ fn set_agent_env(object: &mut Map<String, Value>, remove: bool) -> Result<(), Se
     }
     if env.is_empty() {
         object.remove("env");
+    }
+    Ok(())
+}
+
+/// Gemini CLI's own instructions file, which it reads unless `context.fileName` says otherwise.
+const GEMINI_MD: &str = "GEMINI.md";
+
+/// Gemini CLI's `context.fileName`: the file with mneme's block joins the files Gemini reads
+/// (GEMINI.md alone by default). It names files, looked up in each directory, not paths: a file
+/// in a subdirectory cannot be named there. With `remove`, only the value setup wrote goes.
+fn set_context_file(
+    object: &mut Map<String, Value>,
+    agents_file: &str,
+    remove: bool,
+) -> Result<(), SettingsError> {
+    if agents_file == GEMINI_MD || agents_file.contains(['/', '\\']) {
+        return Ok(());
+    }
+    let ours = json!([agents_file, GEMINI_MD]);
+    let context = object
+        .entry("context")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or(SettingsError::Shape("context"))?;
+    match context.get_mut("fileName") {
+        Some(names) if remove => {
+            if *names == ours {
+                context.remove("fileName");
+            }
+        }
+        None if remove => {}
+        None => {
+            context.insert("fileName".into(), ours);
+        }
+        Some(Value::String(name)) => {
+            if name != agents_file {
+                let name = std::mem::take(name);
+                context.insert("fileName".into(), json!([name, agents_file]));
+            }
+        }
+        Some(Value::Array(names)) => {
+            if !names.iter().any(|n| n == agents_file) {
+                names.push(json!(agents_file));
+            }
+        }
+        Some(_) => return Err(SettingsError::Shape("context.fileName")),
+    }
+    if context.is_empty() {
+        object.remove("context");
     }
     Ok(())
 }
@@ -396,7 +470,7 @@ mod tests {
     "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]
   }
 }"#;
-        let added = edit_settings(existing, Runtime::Claude, false).unwrap();
+        let added = edit_settings(existing, Runtime::Claude, "AGENTS.md", false).unwrap();
         let v: Value = serde_json::from_str(&added).unwrap();
         assert_eq!(v["model"], "opus");
         assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "guard");
@@ -404,18 +478,20 @@ mod tests {
         assert_eq!(start.len(), 2);
         assert_eq!(start[0]["hooks"][0]["command"], "echo hi");
         assert_eq!(start[1]["matcher"], "startup|resume|clear|compact");
-        assert_eq!(
-            start[1]["hooks"][0]["command"],
-            "mneme context --for claude --event SessionStart"
-        );
+        let command = start[1]["hooks"][0]["command"].as_str().unwrap();
+        assert_eq!(command, hook_command(Runtime::Claude, "SessionStart"));
+        assert!(command.contains("then mneme context --for claude --event SessionStart;"));
+        assert!(!command.contains(r"'\''"), "quoted plainly: {command}");
         assert_eq!(v["env"]["MNEME_AGENT"], "claude-code");
         assert_eq!(
-            edit_settings(&added, Runtime::Claude, false).unwrap(),
+            edit_settings(&added, Runtime::Claude, "AGENTS.md", false).unwrap(),
             added,
             "idempotent"
         );
-        let removed: Value =
-            serde_json::from_str(&edit_settings(&added, Runtime::Claude, true).unwrap()).unwrap();
+        let removed: Value = serde_json::from_str(
+            &edit_settings(&added, Runtime::Claude, "AGENTS.md", true).unwrap(),
+        )
+        .unwrap();
         let original: Value = serde_json::from_str(existing).unwrap();
         assert_eq!(removed, original);
     }
@@ -423,7 +499,8 @@ mod tests {
     #[test]
     fn codex_and_gemini_carry_context_across_a_compaction() {
         let v: Value =
-            serde_json::from_str(&edit_settings("", Runtime::Codex, false).unwrap()).unwrap();
+            serde_json::from_str(&edit_settings("", Runtime::Codex, "AGENTS.md", false).unwrap())
+                .unwrap();
         let events: Vec<&String> = v["hooks"].as_object().unwrap().keys().collect();
         assert_eq!(events, ["SessionStart"]);
         assert_eq!(Runtime::Codex.on("PostCompact", None), Step::Skip);
@@ -461,21 +538,67 @@ mod tests {
         assert_eq!(input.session_id.as_deref(), Some("0199-abc"));
         assert_eq!(input.source.as_deref(), Some("resume"));
         assert_eq!(HookInput::parse("not json"), HookInput::default());
-        assert_eq!(edit_settings("", Runtime::Gemini, true).unwrap(), "{}\n");
+        assert_eq!(
+            edit_settings("", Runtime::Gemini, "AGENTS.md", true).unwrap(),
+            "{}\n"
+        );
+    }
+
+    #[test]
+    fn gemini_reads_the_file_with_the_block_besides_its_own() {
+        let edit = |settings: &str, file, remove| {
+            let text = edit_settings(settings, Runtime::Gemini, file, remove).unwrap();
+            serde_json::from_str::<Value>(&text).unwrap()
+        };
+        let set = edit("", "AGENTS.md", false);
+        assert_eq!(
+            set["context"]["fileName"],
+            json!(["AGENTS.md", "GEMINI.md"])
+        );
+        assert_eq!(edit(&set.to_string(), "AGENTS.md", true), json!({}));
+        assert!(edit("", "GEMINI.md", false).get("context").is_none());
+        assert!(edit("", "docs/AI.md", false).get("context").is_none());
+        // The user's own choice is kept, and stays on removal.
+        let own = r#"{"context": {"fileName": "RULES.md", "x": 1}}"#;
+        let joined = edit(own, "AGENTS.md", false);
+        assert_eq!(
+            joined["context"]["fileName"],
+            json!(["RULES.md", "AGENTS.md"])
+        );
+        assert_eq!(joined["context"]["x"], 1);
+        let listed = edit(
+            r#"{"context": {"fileName": ["A.md", "AGENTS.md"]}}"#,
+            "AGENTS.md",
+            false,
+        );
+        assert_eq!(listed["context"]["fileName"], json!(["A.md", "AGENTS.md"]));
+        assert_eq!(
+            edit(own, "AGENTS.md", true)["context"]["fileName"],
+            "RULES.md"
+        );
+        assert!(matches!(
+            edit_settings(
+                r#"{"context": {"fileName": 3}}"#,
+                Runtime::Gemini,
+                "AGENTS.md",
+                false
+            ),
+            Err(SettingsError::Shape("context.fileName"))
+        ));
     }
 
     #[test]
     fn unparseable_or_odd_settings_are_refused() {
         assert!(matches!(
-            edit_settings("{", Runtime::Claude, false),
+            edit_settings("{", Runtime::Claude, "AGENTS.md", false),
             Err(SettingsError::Json(_))
         ));
         assert!(matches!(
-            edit_settings("[]", Runtime::Claude, false),
+            edit_settings("[]", Runtime::Claude, "AGENTS.md", false),
             Err(SettingsError::Shape(_))
         ));
         assert!(matches!(
-            edit_settings(r#"{"hooks": []}"#, Runtime::Claude, false),
+            edit_settings(r#"{"hooks": []}"#, Runtime::Claude, "AGENTS.md", false),
             Err(SettingsError::Shape(_))
         ));
     }

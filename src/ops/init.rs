@@ -5,6 +5,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::git::config::{set_local_config, MERGE_DRIVER};
+use crate::model::config::with_agents_file;
 use crate::model::{agents_md, paths, templates};
 use crate::ops::{Error, Result, Workspace};
 use crate::store::{create_new, read_optional_text, write_atomic};
@@ -13,6 +14,8 @@ use crate::store::{create_new, read_optional_text, write_atomic};
 #[derive(Debug, Default, Serialize)]
 pub struct Report {
     pub root: String,
+    /// The instructions file that holds mneme's block.
+    pub agents_file: String,
     pub created: Vec<String>,
     pub updated: Vec<String>,
     pub unchanged: Vec<String>,
@@ -37,14 +40,23 @@ impl Report {
 }
 
 /// Sets up the ledger. `agents_file` is the instructions file that gets the mneme block
-/// (`AGENTS.md`, or `CLAUDE.md`, `GEMINI.md` for runtimes that read those).
-pub fn init(ws: &Workspace, github_ci: bool, agents_file: &str) -> Result<Report> {
+/// (`AGENTS.md`, or `CLAUDE.md`, `GEMINI.md` for runtimes that read those); it is remembered in
+/// the config, which names the file when it is `None`.
+pub fn init(ws: &Workspace, github_ci: bool, agents_file: Option<&str>) -> Result<Report> {
     let store = &ws.store;
     let _lock = store.lock()?;
     let mut report = Report {
         root: store.root().display().to_string(),
         ..Report::default()
     };
+    if let Some(file) = agents_file {
+        paths::check_repo_file(file).map_err(|why| Error::AgentsFile {
+            file: file.to_owned(),
+            why,
+        })?;
+    }
+    // A config that does not parse stops here, before anything is written.
+    let remembered = store.load_config()?.agents_file;
     for dir in [paths::LEDGER, paths::FACTS, paths::PROPOSALS] {
         store.create_dir(dir)?;
     }
@@ -52,7 +64,20 @@ pub fn init(ws: &Workspace, github_ci: bool, agents_file: &str) -> Result<Report
         seed(ws, &mut report, &paths::fact_file(name), contents)?;
     }
     seed(ws, &mut report, paths::PROPOSALS_KEEP, "")?;
-    seed(ws, &mut report, paths::CONFIG, templates::CONFIG)?;
+    let agents_file = agents_file.unwrap_or(&remembered);
+    let created = create_new(&store.path(paths::CONFIG), templates::CONFIG.as_bytes())?;
+    let config = edit_file(ws, paths::CONFIG, |old| {
+        Ok(if agents_file == remembered {
+            old.to_owned()
+        } else {
+            with_agents_file(old, agents_file)
+        })
+    })?;
+    report.record(
+        paths::CONFIG,
+        if created { Outcome::Created } else { config },
+    );
+    report.agents_file = agents_file.to_owned();
     let block = agents_block(ws)?;
     let agents = edit_file(ws, agents_file, |old| {
         agents_md::upsert(old, &block).map_err(|message| Error::AgentsBlock {

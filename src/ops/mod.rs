@@ -73,6 +73,8 @@ pub enum Error {
     AmbiguousProposal { id: String, matches: Vec<String> },
     #[error("{}: {message}", path.display())]
     AgentsBlock { path: PathBuf, message: String },
+    #[error("--agents-file {file:?}: {why}")]
+    AgentsFile { file: String, why: &'static str },
     #[error("{} exists and was not written by mneme", path.display())]
     ForeignHook { path: PathBuf },
     #[error("{} cannot be edited: {why}", path.display())]

@@ -62,13 +62,21 @@ pub struct FileReport {
     pub diff: String,
 }
 
-pub fn setup(runtime: Runtime, scope: &Scope, remove: bool, dry_run: bool) -> Result<Report> {
+/// Sets `runtime` up (or, with `remove`, takes mneme out of it). `agents_file` is the
+/// instructions file with mneme's block, for runtimes that must be told to read it.
+pub fn setup(
+    runtime: Runtime,
+    scope: &Scope,
+    agents_file: &str,
+    remove: bool,
+    dry_run: bool,
+) -> Result<Report> {
     let path = |rel| scope.path(runtime, rel);
     let mut files = Vec::new();
     if let Some(rel) = paths::runtime_settings(runtime.as_str()) {
         let file = path(rel);
         files.push(change(&file, |old| {
-            edit_settings(old.unwrap_or(""), runtime, remove)
+            edit_settings(old.unwrap_or(""), runtime, agents_file, remove)
                 // A file that held only mneme's hooks goes with them.
                 .map(|text| (!(remove && text == "{}\n")).then_some(text))
                 .map_err(|why| Error::Settings {

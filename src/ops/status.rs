@@ -134,14 +134,13 @@ pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
             templates::INSTALL,
         );
     }
-    let agents = read_optional_text(&ws.store.path(paths::AGENTS_MD), paths::AGENTS_MD)?;
+    let config = ws.store.load_config()?;
+    let agents_file = &config.agents_file;
+    let agents = read_optional_text(&ws.store.path(agents_file), agents_file)?;
     let block = agents_md::upsert(agents.as_deref().unwrap_or(""), &agents_block(ws)?);
     if block.as_deref().ok() != agents.as_deref() {
         problem(
-            format!(
-                "the mneme block in {} is missing or out of date",
-                paths::AGENTS_MD
-            ),
+            format!("the mneme block in {agents_file} is missing or out of date"),
             "mneme init",
         );
     }
@@ -161,7 +160,11 @@ pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
         let Some(settings) = read_optional_text(&ws.store.path(rel), rel)? else {
             continue;
         };
-        if edit_settings(&settings, runtime, false).ok().as_deref() != Some(settings.as_str()) {
+        if edit_settings(&settings, runtime, agents_file, false)
+            .ok()
+            .as_deref()
+            != Some(settings.as_str())
+        {
             problem(
                 format!("{rel} does not hold mneme's current hooks"),
                 &format!("mneme setup {}", runtime.as_str()),

@@ -240,9 +240,12 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
             .collect();
         assert_eq!(keys, events);
         for event in events {
-            assert_eq!(
-                v["hooks"][event][0]["hooks"][0]["command"],
-                format!("mneme context --for {runtime} --event {event}")
+            let command = v["hooks"][event][0]["hooks"][0]["command"]
+                .as_str()
+                .unwrap();
+            assert!(
+                command.contains(&format!("mneme context --for {runtime} --event {event}")),
+                "{command}"
             );
         }
         // What the runtime needs before the hooks run: trust, with the commands.
@@ -553,10 +556,10 @@ fn cursor_gets_an_always_apply_rule_and_its_session_start_hook() {
     let hooks: Value = serde_json::from_str(&repo.read(".cursor/hooks.json")).unwrap();
     assert_eq!(hooks["version"], 1);
     assert_eq!(hooks["hooks"]["stop"][0]["command"], "audit");
-    assert_eq!(
-        hooks["hooks"]["sessionStart"][0]["command"],
-        "mneme context --for cursor --event sessionStart"
-    );
+    assert!(hooks["hooks"]["sessionStart"][0]["command"]
+        .as_str()
+        .unwrap()
+        .contains("mneme context --for cursor --event sessionStart"));
     let rule = repo.read(".cursor/rules/mneme.mdc");
     assert!(rule.starts_with("---\n") && rule.contains("alwaysApply: true"));
     assert!(rule.contains("mneme context"));
@@ -569,4 +572,54 @@ fn cursor_gets_an_always_apply_rule_and_its_session_start_hook() {
         hooks,
         serde_json::json!({"version": 1, "hooks": {"stop": [{"command": "audit"}]}})
     );
+}
+
+/// The commands `setup` writes, run by a real `sh` as the runtimes do: with `mneme` on the PATH
+/// they print the facts; without it, a notice in the runtime's shape and exit 0 (Gemini CLI
+/// blocks every prompt on the exit 127 of a bare `mneme`).
+#[test]
+fn hook_commands_degrade_to_a_notice_when_mneme_is_not_installed() {
+    let repo = Repo::committed();
+    repo.seed_facts(
+        "architecture",
+        &[("f-0001", "The cache keeps entries for 5 minutes.")],
+    );
+    for (runtime, file) in [
+        ("claude", ".claude/settings.json"),
+        ("codex", ".codex/hooks.json"),
+        ("gemini", ".gemini/settings.json"),
+    ] {
+        repo.mneme(&["setup", runtime]).assert().success();
+        let v: Value = serde_json::from_str(&repo.read(file)).unwrap();
+        let command = v["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let run = |path: &std::ffi::OsStr| {
+            let out = std::process::Command::new("sh")
+                .args(["-c", &command])
+                .current_dir(repo.path())
+                .env("PATH", path)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{runtime}: {out:?}");
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            v["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        };
+        let facts = run(&crate::common::path_with_mneme());
+        assert!(
+            facts.contains("The cache keeps entries for 5 minutes."),
+            "{facts}"
+        );
+        // A PATH with the shell's tools but no mneme.
+        let notice = run(std::ffi::OsStr::new("/usr/bin:/bin"));
+        assert!(notice.contains("mneme is not installed"), "{notice}");
+        assert!(notice.contains(".ledger/facts/"), "{notice}");
+    }
 }

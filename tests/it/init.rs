@@ -183,3 +183,48 @@ fn the_block_names_the_fact_files_and_can_live_in_another_instructions_file() {
         .assert()
         .code(1);
 }
+
+/// A teammate's `init` after cloning refreshes the file the project chose, and writes no stray
+/// AGENTS.md with a second copy of the block.
+#[test]
+fn the_agents_file_is_remembered_for_the_teammates_init() {
+    let repo = Repo::bare_init();
+    let out = repo
+        .mneme(&["init", "--agents-file", "CLAUDE.md"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(said.contains("commit .ledger/, CLAUDE.md and"), "{said}");
+    assert!(!repo.file("AGENTS.md").exists());
+    assert!(repo
+        .read(".ledger/config.yaml")
+        .contains("agents_file: \"CLAUDE.md\""));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "ledger"]);
+
+    let clone = tempfile::tempdir().unwrap();
+    let dir = clone.path().join("clone");
+    repo.git(&["clone", "-q", ".", dir.to_str().unwrap()]);
+    repo.mneme_in(&dir, &["init"]).assert().success();
+    assert!(!dir.join("AGENTS.md").exists(), "a stray AGENTS.md");
+    let status = repo.mneme_in(&dir, &["--json", "doctor"]).output().unwrap();
+    let problems = crate::common::json(&status)["problems"].to_string();
+    assert!(!problems.contains("block"), "{problems}");
+
+    // A hand-edited config that names a file outside the repository is refused, not written to.
+    repo.write(".ledger/config.yaml", "agents_file: ../outside.md\n");
+    let out = repo
+        .mneme(&["--json", "init"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(crate::common::error_code(&out), "config");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("agents_file"),
+        "{out:?}"
+    );
+    assert!(!repo.path().join("../outside.md").exists());
+}

@@ -6,13 +6,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { startMessages } from './standins/messages.mjs';
-import { count, repoWithFacts, runAsync, runtimeBin, sendsNothingWithoutSetup, sh, strings } from './lib.mjs';
+import {
+  count,
+  pathWithoutMneme,
+  repoWithFacts,
+  runAsync,
+  runtimeBin,
+  sendsNothingWithoutSetup,
+  sh,
+  strings,
+} from './lib.mjs';
 
 const FACT = 'The cache keeps entries for 5 minutes (marker QX7-CACHE).';
 const MARK = 'QX7-CACHE';
 
 /** Runs `claude -p ARGS` in the repository against the stand-in. */
-function claude(ctx, api, args) {
+function claude(ctx, api, args, env = {}) {
   return runAsync(path.join(runtimeBin('claude'), 'claude'), ['-p', ...args], {
     cwd: ctx.repo,
     env: {
@@ -23,6 +32,7 @@ function claude(ctx, api, args) {
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_AUTOUPDATER: '1',
       MNEME_AGENT: '',
+      ...env,
     },
   });
 }
@@ -49,6 +59,20 @@ test('the facts reach the model at session start, once after /compact, and once 
 
     await claude(ctx, api, ['--continue', 'third question']);
     assert.equal(count(api.requests.at(-1), MARK), 1, 'a later turn carries it once, not more');
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('without mneme installed, the session gets a notice instead of the facts', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'claude' });
+  const api = await startMessages(() => 'OK.');
+  try {
+    await claude(ctx, api, ['first question'], { PATH: pathWithoutMneme() });
+    const last = api.requests.at(-1);
+    assert.equal(count(last, 'mneme is not installed'), 1, 'one notice');
+    assert.equal(count(last, MARK), 0);
   } finally {
     await api.close();
     ctx.cleanup();

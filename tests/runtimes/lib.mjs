@@ -17,6 +17,13 @@ export function pathWithMneme() {
   return `${process.env.MNEME_BIN_DIR}${path.delimiter}${process.env.PATH}`;
 }
 
+/** PATH without any `mneme`: what a teammate who never installed it has. */
+export function pathWithoutMneme() {
+  return process.env.PATH.split(path.delimiter)
+    .filter((dir) => dir && !fs.existsSync(path.join(dir, 'mneme')))
+    .join(path.delimiter);
+}
+
 /** Runs `cmd args` in `cwd`; throws with its output when it fails. */
 export function sh(cmd, args, { cwd, env = {}, timeout = 120_000, input } = {}) {
   return execFileSync(cmd, args, {
