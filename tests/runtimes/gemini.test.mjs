@@ -12,30 +12,38 @@ import {
   runAsync,
   runtimeBin,
   sendsNothingWithoutSetup,
+  terminal,
 } from './lib.mjs';
 
 const FACT = 'The cache keeps entries for 5 minutes (marker QX7-CACHE).';
 const MARK = 'QX7-CACHE';
 
-/** A scratch HOME whose settings pick API-key auth; the folder is trusted for the run. */
-function gemini(ctx, api, args, env = {}) {
+/**
+ * The environment of a run against `api`: a scratch HOME whose settings pick API-key auth, and
+ * the folder trusted.
+ */
+function geminiEnv(ctx, api) {
   const dir = path.join(ctx.home, '.gemini');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
     path.join(dir, 'settings.json'),
     JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, general: { enableAutoUpdate: false } }),
   );
+  return {
+    HOME: ctx.home,
+    GEMINI_CLI_HOME: ctx.home,
+    GOOGLE_GEMINI_BASE_URL: api.url,
+    GEMINI_API_KEY: 'stand-in',
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    MNEME_AGENT: '',
+  };
+}
+
+/** Runs `gemini ARGS` headless. */
+function gemini(ctx, api, args, env = {}) {
   return runAsync(path.join(runtimeBin('gemini'), 'gemini'), args, {
     cwd: ctx.repo,
-    env: {
-      HOME: ctx.home,
-      GEMINI_CLI_HOME: ctx.home,
-      GOOGLE_GEMINI_BASE_URL: api.url,
-      GEMINI_API_KEY: 'stand-in',
-      GEMINI_CLI_TRUST_WORKSPACE: 'true',
-      MNEME_AGENT: '',
-      ...env,
-    },
+    env: { ...geminiEnv(ctx, api), ...env },
   });
 }
 
@@ -52,6 +60,52 @@ test('the facts reach the model at session start and once in later turns, with n
       assert.equal(count(api.requests.at(-1), MARK), 1, `${prompt}: once, not more`);
     }
   } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+// Headless `/compress` is sent as a prompt: the compression is driven in the interactive UI.
+test('after /compress in the terminal UI, the facts are in the next request once, the old turns gone', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'gemini' });
+  // Long answers give the compression something to shrink; its summary never has the facts.
+  const long = Array.from({ length: 3000 }, (_, i) => `word${i % 97}`).join(' ');
+  const summary = '<state_snapshot>Summary of the conversation so far.</state_snapshot>';
+  const api = await startGemini((body) => (JSON.stringify(body).includes('state_snapshot') ? summary : long));
+  const ui = terminal(`mneme-gemini-${process.pid}`, path.join(runtimeBin('gemini'), 'gemini'), [], {
+    cwd: ctx.repo,
+    env: { ...geminiEnv(ctx, api), TERM: 'xterm-256color' },
+  });
+  /** Types `prompt` and waits for the model's answer and the prompt to come back. */
+  const turn = async (prompt) => {
+    const before = api.requests.length;
+    await ui.type(prompt);
+    const deadline = Date.now() + 60_000;
+    while (api.requests.length === before) {
+      if (Date.now() > deadline) throw new Error(`no request for ${prompt}:\n${ui.screen()}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await ui.settle(/Type your message/);
+  };
+  try {
+    await ui.settle(/Type your message/);
+    await turn('first question about the build');
+    assert.equal(count(api.requests.at(-1), MARK), 1, 'session start carries the fact once');
+    await turn('second question');
+    assert.equal(count(api.requests.at(-1), MARK), 1, 'a later turn: once');
+    await ui.type('/compress');
+    await ui.waitFor(/Chat history compressed/);
+    const compressed = api.requests.length;
+    await turn('question after compression');
+    const next = api.requests.slice(compressed).find((r) => count(r, 'question after compression') > 0);
+    assert.ok(next, 'the turn after the compression reached the model');
+    assert.equal(count(next, MARK), 1, 'the first request after the compression carries the fact once');
+    assert.equal(count(next, 'first question about the build'), 0, 'the old conversation is gone');
+    assert.equal(count(next, 'Summary of the conversation so far.'), 1, 'the summary replaced it');
+    await turn('one more question');
+    assert.equal(count(api.requests.at(-1), MARK), 1, 'and once in the turn after');
+  } finally {
+    ui.close();
     await api.close();
     ctx.cleanup();
   }

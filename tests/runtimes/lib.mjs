@@ -123,3 +123,60 @@ export async function sendsNothingWithoutSetup(fact, mark, start, run) {
     ctx.cleanup();
   }
 }
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A program in a real terminal: its own tmux server (socket `name`), whose environment is
+ * `env`, running `cmd args` in `cwd` on a 200x50 screen. `type(text)` types a line and presses
+ * Enter; `waitFor(regex)` polls the screen until it matches (or throws with the screen after
+ * `timeout`), `settle(regex)` until it also stays still; `screen()` is what it shows;
+ * `close()` ends it.
+ */
+export function terminal(name, cmd, args, { cwd, env = {} }) {
+  const tmuxEnv = { ...process.env, PATH: pathWithMneme(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...env };
+  const tmux = (...a) => execFileSync('tmux', ['-L', name, ...a], { cwd, env: tmuxEnv, encoding: 'utf8' });
+  tmux('-f', '/dev/null', 'new-session', '-d', '-x', '200', '-y', '50', '-c', cwd, '--', cmd, ...args);
+  const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-200');
+  return {
+    screen,
+    type: async (text) => {
+      tmux('send-keys', '-l', text);
+      await sleep(300);
+      tmux('send-keys', 'Enter');
+    },
+    waitFor: async (regex, timeout = 60_000) => {
+      const end = Date.now() + timeout;
+      for (;;) {
+        const shown = screen();
+        if (regex.test(shown)) return shown;
+        if (Date.now() > end) throw new Error(`no ${regex} on the screen after ${timeout} ms:\n${shown}`);
+        await sleep(250);
+      }
+    },
+    /** Waits until the screen shows `regex` and has not changed for a second. */
+    settle: async (regex, timeout = 60_000) => {
+      const end = Date.now() + timeout;
+      let last = '';
+      let since = Date.now();
+      for (;;) {
+        const shown = screen();
+        if (shown !== last) {
+          last = shown;
+          since = Date.now();
+        } else if (regex.test(shown) && Date.now() - since >= 1000) {
+          return shown;
+        }
+        if (Date.now() > end) throw new Error(`the screen did not settle on ${regex} in ${timeout} ms:\n${shown}`);
+        await sleep(250);
+      }
+    },
+    close: () => {
+      try {
+        tmux('kill-server');
+      } catch {
+        // Already gone with its program.
+      }
+    },
+  };
+}
