@@ -1,36 +1,52 @@
 // Written by `mneme setup opencode`; `mneme setup opencode --remove` deletes it.
 //
-// Keeps the project's facts in OpenCode's context: they are added to the system prompt of every
-// request (read once per session, again after a compaction) and to the compaction prompt, so
-// a summary never drops them. Needs `mneme` on the PATH.
-export const Mneme = async ({ $, directory }) => {
+// Keeps the project's facts in OpenCode's context: they are added once to the system prompt of
+// every request an agent works from, read once per session and again after a compaction (so
+// the facts approved meanwhile arrive). Title and compaction requests get none: a summary that
+// copied them would carry a second copy, stale once the facts change. Needs `mneme` on the
+// PATH; without it the session goes on, and OpenCode's log says why.
+export const Mneme = async ({ $, directory, client }) => {
   // The agent's commands inherit OpenCode's environment: claims and proposals record this name.
   process.env.MNEME_AGENT ??= "opencode";
-  const briefing = async (event) => {
+  const log = (message) => {
     try {
-      const out = await $`mneme context --for opencode --event ${event}`
+      Promise.resolve(
+        client?.app?.log?.({ body: { service: "mneme", level: "warn", message } }),
+      ).catch(() => {});
+    } catch {
+      // Logging is a courtesy: the session never depends on it.
+    }
+  };
+  const briefing = async () => {
+    try {
+      const out = await $`mneme context --for opencode --event session`
         .cwd(directory)
         .quiet()
-        .nothrow()
-        .text();
-      return out.trim();
-    } catch {
-      // The session goes on without the facts rather than failing.
+        .nothrow();
+      if (out.exitCode !== 0) {
+        const why = out.stderr.toString().trim() || `exit code ${out.exitCode}`;
+        log(`the project facts were not loaded: ${why}. Install mneme and put it on OpenCode's PATH; \`mneme doctor\` checks the setup.`);
+        return "";
+      }
+      return out.stdout.toString().trim();
+    } catch (error) {
+      log(`the project facts were not loaded: ${error}`);
       return "";
     }
   };
   const sessions = new Map();
   return {
     "experimental.chat.system.transform": async (input, output) => {
+      // OpenCode gives the agents that work an <env> block; its title, compaction and summary
+      // requests have none.
+      if (!output.system.some((part) => part.includes("<env>"))) return;
       const key = input?.sessionID ?? "";
-      if (!sessions.has(key)) sessions.set(key, await briefing("session"));
+      if (!sessions.has(key)) sessions.set(key, await briefing());
       const text = sessions.get(key);
       if (text) output.system.push(text);
     },
-    "experimental.session.compacting": async (input, output) => {
-      const text = await briefing("compacting");
+    "experimental.session.compacting": async (input) => {
       sessions.delete(input?.sessionID ?? "");
-      if (text) output.context.push(text);
     },
   };
 };

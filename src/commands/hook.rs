@@ -1,6 +1,6 @@
 //! `mneme context --for <runtime>`: the context in the shape an agent runtime's hook expects.
 //! It never fails the agent's session: any problem becomes a short explanation in that shape,
-//! and the exit code is 0.
+//! and the exit code is 0. Where there is no ledger, it prints nothing.
 
 use std::io::{IsTerminal, Read};
 
@@ -11,6 +11,7 @@ use mneme::ops::context::{context, history_holds, remember_session, session_hold
 use mneme::ops::tasks::env_agent;
 use mneme::ops::Workspace;
 
+use crate::cli::error::Code;
 use crate::cli::{names, panic, CliError, Cx, ExitStatus, Result};
 
 /// `--for`: the runtimes mneme knows.
@@ -24,6 +25,11 @@ pub fn run(cx: &Cx, runtime: Runtime, event: &str, budget: usize) -> Result<Exit
     let text = match panic::catch(|| briefing(cx, runtime, event, &input, budget)) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(ExitStatus::Success),
+        // Hooks set up for every repository (`setup --user`) also run where there is no ledger:
+        // there is nothing to load, and nothing is wrong.
+        Err(e) if matches!(e.code, Code::NotARepository | Code::NotInitialized) => {
+            return Ok(ExitStatus::Success)
+        }
         Err(e) => format!(
             "mneme could not load the project facts: {}. Tell the user; `mneme check` shows what is wrong with the ledger's files, `mneme context` in a terminal shows the error, and `mneme doctor` checks the setup.",
             e.message

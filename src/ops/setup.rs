@@ -115,11 +115,25 @@ pub fn setup(
             write(file, new.as_deref())?;
         }
     }
+    let mut notes = notes(runtime, remove);
+    if remove {
+        // A file mneme writes whole that --remove leaves in place was changed since.
+        let kept = files.iter().filter(|(file, new)| {
+            file.action == "unchanged" && new.is_some() && is_template(&file.path)
+        });
+        notes.extend(kept.map(|(file, _)| {
+            format!(
+                "{} was changed by hand since setup wrote it, so it stays: delete it yourself to take mneme out of {}",
+                file.path.display(),
+                runtime.as_str()
+            )
+        }));
+    }
     Ok(Report {
         runtime: runtime.as_str(),
         dry_run,
         files: files.into_iter().map(|(file, _)| file).collect(),
-        notes: notes(runtime, remove),
+        notes,
     })
 }
 
@@ -150,6 +164,17 @@ fn change(
     };
     let path = path.to_owned();
     Ok((FileReport { path, action, diff }, new))
+}
+
+/// Whether `path` is one of the files mneme writes whole (a rule, a plugin).
+fn is_template(path: &Path) -> bool {
+    [
+        paths::CURSOR_RULE,
+        paths::opencode_plugin(false),
+        paths::opencode_plugin(true),
+    ]
+    .iter()
+    .any(|rel| path.ends_with(rel))
 }
 
 /// A file mneme writes whole from `text`; `remove` deletes it unless someone changed it.

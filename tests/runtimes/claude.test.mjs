@@ -7,13 +7,15 @@ import path from 'node:path';
 
 import { startMessages } from './standins/messages.mjs';
 import {
+  carriesWhole,
   count,
+  fillToBudget,
+  hookContext,
   pathWithoutMneme,
   repoWithFacts,
   runAsync,
   runtimeBin,
   sendsNothingWithoutSetup,
-  sh,
   strings,
 } from './lib.mjs';
 
@@ -84,33 +86,16 @@ test('a repository without setup sends nothing of the ledger', () =>
 
 test('a ledger at its 800-line budget stays within the hook output Claude Code keeps', async () => {
   const ctx = repoWithFacts([FACT], { setup: 'claude' });
-  // Fill the ledger to its 800-line budget with hand-written facts, committed.
-  const file = path.join(ctx.repo, '.ledger/facts/architecture.md');
-  const lines = fs.readFileSync(file, 'utf8').split('\n').length;
-  let more = '';
-  for (let i = 0; i < 800 - lines - 40; i++) {
-    more += `- **f-r${i.toString(36).padStart(3, '0')}** Rule ${i}: the service ${i} keeps its own pool of ${(i % 32) + 1} connections.\n`;
-  }
-  fs.appendFileSync(file, more);
-  sh('git', ['commit', '-qam', 'a full ledger'], { cwd: ctx.repo });
-  const status = JSON.parse(sh('mneme', ['status', '--json'], { cwd: ctx.repo }));
-  assert.ok(status.budget_used >= 750 && status.budget_used <= 800, `${status.budget_used} lines`);
+  const used = fillToBudget(ctx);
+  assert.ok(used >= 750 && used <= 800, `${used} lines`);
   const api = await startMessages();
   try {
     await claude(ctx, api, ['hello']);
-    const { stdout } = await runAsync('mneme', ['context', '--for', 'claude', '--event', 'SessionStart'], {
-      cwd: ctx.repo,
-      env: { MNEME_AGENT: 'claude-code' },
-    });
-    const hook = JSON.parse(stdout);
-    const context = hook.hookSpecificOutput.additionalContext;
+    const context = hookContext(ctx, 'claude', 'SessionStart', 'claude-code');
     // Claude Code cuts hook output past about 10,000 characters to a preview.
     assert.ok(context.length <= 10_000, `${context.length} characters from the hook`);
     assert.match(context, /not shown|left out|more fact/, 'what did not fit is named');
-    assert.ok(
-      strings(api.requests.at(-1)).some((s) => s.includes(context)),
-      'the model got the whole context, not a preview',
-    );
+    assert.ok(carriesWhole(api.requests.at(-1), context), 'the model got the whole context, not a preview');
   } finally {
     await api.close();
     ctx.cleanup();

@@ -7,7 +7,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { startResponses } from './standins/responses.mjs';
-import { count, repoWithFacts, runAsync, runtimeBin, sendsNothingWithoutSetup } from './lib.mjs';
+import {
+  carriesWhole,
+  count,
+  fillToBudget,
+  hookContext,
+  pathWithoutMneme,
+  repoWithFacts,
+  runAsync,
+  runtimeBin,
+  sendsNothingWithoutSetup,
+} from './lib.mjs';
 
 const FACT = 'The cache keeps entries for 5 minutes (marker QX7-CACHE).';
 const MARK = 'QX7-CACHE';
@@ -36,10 +46,10 @@ function configure(ctx, api) {
   return home;
 }
 
-function codex(ctx, home, args) {
+function codex(ctx, home, args, env = {}) {
   return runAsync(path.join(runtimeBin('codex'), 'codex'), ['exec', '--dangerously-bypass-hook-trust', ...args], {
     cwd: ctx.repo,
-    env: { HOME: ctx.home, CODEX_HOME: home, STANDIN_KEY: 'stand-in', MNEME_AGENT: '' },
+    env: { HOME: ctx.home, CODEX_HOME: home, STANDIN_KEY: 'stand-in', MNEME_AGENT: '', ...env },
   });
 }
 
@@ -50,6 +60,19 @@ test('the facts reach the model at session start', async () => {
     const { stderr } = await codex(ctx, configure(ctx, api), ['first question']);
     assert.equal(count(api.requests[0], MARK), 1);
     assert.doesNotMatch(stderr, /deprecat/i, 'the project config setup wrote draws no warning');
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('without mneme installed, the session gets a notice instead of the facts', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'codex' });
+  const api = await startResponses();
+  try {
+    await codex(ctx, configure(ctx, api), ['first question'], { PATH: pathWithoutMneme() });
+    assert.equal(count(api.requests[0], 'mneme is not installed'), 1, 'one notice');
+    assert.equal(count(api.requests[0], MARK), 0);
   } finally {
     await api.close();
     ctx.cleanup();
@@ -77,6 +100,21 @@ test('after an automatic compaction the facts are in the next request exactly on
     assert.equal(count(next, MARK), 1, 'the first request after the compaction carries the fact once');
     await codex(ctx, home, ['resume', '--last', 'third question']);
     assert.equal(count(api.requests.at(-1), MARK), 1, 'a later turn carries it once, not more');
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('a ledger at its 800-line budget reaches the model whole', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'codex' });
+  assert.ok(fillToBudget(ctx) >= 750);
+  const api = await startResponses();
+  try {
+    await codex(ctx, configure(ctx, api), ['hello']);
+    const context = hookContext(ctx, 'codex', 'SessionStart');
+    assert.match(context, /not shown|left out|more fact/, 'what did not fit is named');
+    assert.ok(carriesWhole(api.requests[0], context), 'the model got the whole context');
   } finally {
     await api.close();
     ctx.cleanup();

@@ -6,7 +6,10 @@ import path from 'node:path';
 
 import { startGemini } from './standins/gemini.mjs';
 import {
+  carriesWhole,
   count,
+  fillToBudget,
+  hookContext,
   pathWithoutMneme,
   repoWithFacts,
   runAsync,
@@ -133,6 +136,21 @@ test('without mneme installed, the prompt goes through with a notice instead of 
     assert.equal(count(last, 'first question'), 1, 'the prompt reached the model');
     assert.equal(count(last, 'mneme is not installed'), 1, 'one notice');
     assert.equal(count(last, MARK), 0);
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('a ledger at its 800-line budget reaches the model whole', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'gemini' });
+  assert.ok(fillToBudget(ctx) >= 750);
+  const api = await startGemini();
+  try {
+    await gemini(ctx, api, ['-p', 'hello']);
+    const context = hookContext(ctx, 'gemini', 'SessionStart');
+    assert.match(context, /not shown|left out|more fact/, 'what did not fit is named');
+    assert.ok(carriesWhole(api.requests.at(-1), context), 'the model got the whole context');
   } finally {
     await api.close();
     ctx.cleanup();

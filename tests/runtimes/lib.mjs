@@ -180,3 +180,37 @@ export function terminal(name, cmd, args, { cwd, env = {} }) {
     },
   };
 }
+
+/**
+ * Fills the ledger of `ctx` to its 800-line budget with hand-written facts, committed; returns
+ * the lines `mneme status` counts.
+ */
+export function fillToBudget(ctx) {
+  const file = path.join(ctx.repo, '.ledger/facts/architecture.md');
+  const lines = fs.readFileSync(file, 'utf8').split('\n').length;
+  let more = '';
+  for (let i = 0; i < 800 - lines - 40; i++) {
+    more += `- **f-r${i.toString(36).padStart(3, '0')}** Rule ${i}: the service ${i} keeps its own pool of ${(i % 32) + 1} connections.\n`;
+  }
+  fs.appendFileSync(file, more);
+  sh('git', ['commit', '-qam', 'a full ledger'], { cwd: ctx.repo });
+  return JSON.parse(sh('mneme', ['status', '--json'], { cwd: ctx.repo })).budget_used;
+}
+
+/**
+ * What `mneme context --for RUNTIME --event EVENT` gives the runtime: the text it injects. `agent`
+ * is the MNEME_AGENT the runtime sets for its hooks, if any.
+ */
+export function hookContext(ctx, runtime, event, agent = '') {
+  const out = sh('mneme', ['context', '--for', runtime, '--event', event], {
+    cwd: ctx.repo,
+    env: { MNEME_AGENT: agent },
+    input: '',
+  });
+  return runtime === 'opencode' ? out.trim() : JSON.parse(out).hookSpecificOutput.additionalContext;
+}
+
+/** Whether a recorded request carries `text` whole, in one of its strings. */
+export function carriesWhole(request, text) {
+  return strings(request).some((s) => s.includes(text.trim()));
+}

@@ -1,0 +1,224 @@
+// OpenCode, installed from npm, served headless (`opencode serve`) against the Messages API
+// stand-in: mneme's plugin puts the facts in each request once, after a compaction too, and
+// nowhere a summary could copy them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+import { startMessages } from './standins/messages.mjs';
+import {
+  carriesWhole,
+  count,
+  fillToBudget,
+  hookContext,
+  pathWithMneme,
+  pathWithoutMneme,
+  repoWithFacts,
+  runtimeBin,
+  sendsNothingWithoutSetup,
+  sh,
+} from './lib.mjs';
+
+const FACT = 'The cache keeps entries for 5 minutes (marker QX7-CACHE).';
+const MARK = 'QX7-CACHE';
+const MODEL = { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' };
+
+/** A free port on 127.0.0.1. */
+function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * `opencode serve` in the repository, configured for the stand-in `api`, with a scratch HOME.
+ * Resolves to `{ call(method, path, body), log(), close() }` once it answers.
+ */
+async function serve(ctx, api, env = {}) {
+  fs.writeFileSync(
+    path.join(ctx.repo, 'opencode.json'),
+    JSON.stringify({
+      $schema: 'https://opencode.ai/config.json',
+      model: `${MODEL.providerID}/${MODEL.modelID}`,
+      provider: { anthropic: { options: { baseURL: `${api.url}/v1`, apiKey: 'stand-in' } } },
+      autoupdate: false,
+      share: 'disabled',
+    }),
+  );
+  const port = await freePort();
+  const xdg = (dir) => path.join(ctx.home, dir);
+  const child = spawn(path.join(runtimeBin('opencode'), 'opencode'), ['serve', '--port', String(port), '--hostname', '127.0.0.1', '--print-logs'], {
+    cwd: ctx.repo,
+    env: {
+      ...process.env,
+      PATH: pathWithMneme(),
+      HOME: ctx.home,
+      XDG_CONFIG_HOME: xdg('.config'),
+      XDG_DATA_HOME: xdg('.local/share'),
+      XDG_CACHE_HOME: xdg('.cache'),
+      XDG_STATE_HOME: xdg('.local/state'),
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+      OPENCODE_DISABLE_SHARE: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_CONFIG_NOSYSTEM: '1',
+      MNEME_AGENT: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const base = `http://127.0.0.1:${port}`;
+  const call = async (method, route, body) => {
+    const res = await fetch(`${base}${route}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(180_000),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text}\n${output}`);
+    return text ? JSON.parse(text) : null;
+  };
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('server listening')) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`opencode serve did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    call,
+    log: () => output,
+    close: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A turn in `session`; resolves once OpenCode answered it. */
+const say = (oc, session, text) => oc.call('POST', `/session/${session.id}/message`, { parts: [{ type: 'text', text }] });
+
+/** The model's requests an agent works from: not OpenCode's title and compaction requests. */
+const working = (api) =>
+  api.requests.filter((r) => {
+    const text = JSON.stringify(r);
+    return !text.includes('<conversation>') && !text.includes('title generator');
+  });
+
+test('the facts reach each working request once, after a compaction too, and never a summary or title', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'opencode' });
+  const summary = 'Summary of the conversation so far.';
+  const api = await startMessages((body) => (JSON.stringify(body.messages).includes('<conversation>') ? summary : 'OK.'));
+  const oc = await serve(ctx, api);
+  try {
+    const session = await oc.call('POST', '/session', {});
+    await say(oc, session, 'first question about the build');
+    assert.equal(count(working(api).at(-1), MARK), 1, 'the first turn carries the fact once');
+    await say(oc, session, 'second question');
+    assert.equal(count(working(api).at(-1), MARK), 1, 'a later turn: once, not more');
+
+    const before = api.requests.length;
+    await oc.call('POST', `/session/${session.id}/summarize`, MODEL);
+    const compaction = api.requests.slice(before);
+    assert.ok(compaction.length > 0, 'the compaction asked the model for a summary');
+    for (const request of compaction) assert.equal(count(request, MARK), 0, 'nothing for a summary to copy');
+
+    const after = api.requests.length;
+    await say(oc, session, 'question after compaction');
+    const next = working({ requests: api.requests.slice(after) })[0];
+    assert.equal(count(next, MARK), 1, 'the first request after the compaction carries the fact once');
+    assert.equal(count(next, 'first question about the build'), 0, 'the old conversation is gone');
+    assert.equal(count(next, summary), 1, 'the summary replaced it');
+    await say(oc, session, 'one more question');
+    assert.equal(count(working(api).at(-1), MARK), 1, 'and once in the turn after');
+
+    for (const request of api.requests.filter((r) => JSON.stringify(r).includes('title generator'))) {
+      assert.equal(count(request, MARK), 0, 'the title request carries nothing of the ledger');
+    }
+  } finally {
+    await oc.close();
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('without mneme installed, the session goes on and OpenCode logs why', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'opencode' });
+  const api = await startMessages(() => 'OK.');
+  const oc = await serve(ctx, api, { PATH: pathWithoutMneme() });
+  try {
+    const session = await oc.call('POST', '/session', {});
+    await say(oc, session, 'first question');
+    assert.equal(count(working(api).at(-1), 'first question'), 1, 'the turn reached the model');
+    assert.equal(count(working(api).at(-1), MARK), 0);
+    assert.match(oc.log(), /level=WARN.*the project facts were not loaded: .*mneme/);
+  } finally {
+    await oc.close();
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('set up for every repository, the plugin adds nothing where there is no ledger', async () => {
+  const ctx = repoWithFacts([]);
+  fs.rmSync(path.join(ctx.repo, '.ledger'), { recursive: true });
+  sh('mneme', ['setup', 'opencode', '--user'], { cwd: ctx.repo, env: { HOME: ctx.home, XDG_CONFIG_HOME: path.join(ctx.home, '.config') } });
+  assert.ok(fs.existsSync(path.join(ctx.home, '.config/opencode/plugins/mneme.js')));
+  const api = await startMessages(() => 'OK.');
+  const oc = await serve(ctx, api);
+  try {
+    const session = await oc.call('POST', '/session', {});
+    await say(oc, session, 'first question');
+    assert.ok(working(api).length > 0);
+    for (const request of api.requests) {
+      assert.equal(count(request, 'mneme could not'), 0, 'no error about a missing ledger');
+      assert.equal(count(request, '# Project facts'), 0);
+    }
+  } finally {
+    await oc.close();
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('a ledger at its 800-line budget reaches the model whole', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'opencode' });
+  assert.ok(fillToBudget(ctx) >= 750);
+  const api = await startMessages(() => 'OK.');
+  try {
+    const oc = await serve(ctx, api);
+    try {
+      await say(oc, await oc.call('POST', '/session', {}), 'hello');
+    } finally {
+      await oc.close();
+    }
+    const context = hookContext(ctx, 'opencode', 'session');
+    assert.match(context, /not shown|left out|more fact/, 'what did not fit is named');
+    assert.ok(carriesWhole(working(api).at(-1), context), 'the model got the whole context');
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('a repository without setup sends nothing of the ledger', () =>
+  sendsNothingWithoutSetup(FACT, MARK, startMessages, async (ctx, api) => {
+    const oc = await serve(ctx, api);
+    try {
+      await say(oc, await oc.call('POST', '/session', {}), 'hello');
+    } finally {
+      await oc.close();
+    }
+  }));
