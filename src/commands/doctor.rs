@@ -4,7 +4,9 @@ use crate::cli::ui::{esc1, paint, DIM, GOOD, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Check that this clone is set up: the merge driver, `mneme` on the PATH, the commit-msg hook,
-/// the agent runtimes' hooks, the AGENTS.md block, signing (when `.ledger/allowed_signers`
+/// the agent runtimes' hooks and whether each runtime will run them here (its trust of the
+/// project and the hooks, the `mneme` they find, its version against the tested ones, a
+/// warning), the AGENTS.md block, signing (when `.ledger/allowed_signers`
 /// requires signed decisions: this clone signs with SSH, with a key listed for its email), and
 /// `mneme check`. Each problem comes with the
 /// command that fixes it; the exit code is 1 when there is one.
@@ -14,7 +16,8 @@ pub struct Args {}
 
 pub fn run(cx: &Cx, _args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
-    let d = doctor(&ws)?;
+    let dirs = super::setup::user_dirs().ok();
+    let d = doctor(&ws, dirs.as_ref())?;
     let healthy = d.problems.is_empty() && d.check_errors == 0;
     if cx.ui.json {
         cx.ui.json(&d)?;
@@ -26,6 +29,14 @@ pub fn run(cx: &Cx, _args: &Args) -> Result<ExitStatus> {
                 paint(WARN, "problem:"),
                 esc1(&p.what),
                 paint(DIM, format!("fix: {}", p.fix))
+            ));
+        }
+        for w in &d.warnings {
+            out.push_str(&format!(
+                "{} {}\n  {}\n",
+                paint(WARN, "warning:"),
+                esc1(&w.what),
+                paint(DIM, format!("fix: {}", w.fix))
             ));
         }
         for note in &d.notes {

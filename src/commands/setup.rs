@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use mneme::model::paths;
 use mneme::model::runtimes::Runtime;
-use mneme::ops::setup::{setup, Scope};
+use mneme::ops::setup::{setup, Scope, UserDirs};
 
 use super::hook::runtime_parser;
 use crate::cli::ui::{esc, paint, DIM, GOOD};
@@ -49,26 +49,7 @@ pub struct Args {
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let (scope, agents_file) = if args.user {
-        let home: PathBuf = std::env::var_os("HOME")
-            .or_else(|| std::env::var_os("USERPROFILE"))
-            .ok_or_else(|| CliError::invalid_input("no HOME directory is set; use --project"))?
-            .into();
-        let dir = |var| {
-            std::env::var_os(var)
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-        };
-        let config = dir("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config"));
-        let moved = [(".codex", "CODEX_HOME"), (".claude", "CLAUDE_CONFIG_DIR")]
-            .into_iter()
-            .filter_map(|(name, var)| Some((name, dir(var)?)))
-            .collect();
-        let scope = Scope::User {
-            home,
-            config,
-            moved,
-        };
-        (scope, paths::AGENTS_MD.to_owned())
+        (Scope::User(user_dirs()?), paths::AGENTS_MD.to_owned())
     } else {
         let store = cx.workspace()?.store;
         let agents_file = store.load_config()?.agents_file;
@@ -106,4 +87,33 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     }
     cx.ui.out(&out)?;
     Ok(ExitStatus::Success)
+}
+
+/// The user's directories, as the runtimes find them: HOME, XDG_CONFIG_HOME, and the variables
+/// that move a runtime's own directory.
+pub fn user_dirs() -> Result<UserDirs> {
+    let home: PathBuf = std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .ok_or_else(|| CliError::invalid_input("no HOME directory is set; use --project"))?
+        .into();
+    let dir = |var| {
+        std::env::var_os(var)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    let config = dir("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config"));
+    let moved = [
+        (".codex", dir("CODEX_HOME")),
+        (".claude", dir("CLAUDE_CONFIG_DIR")),
+        // Gemini CLI's variable moves the home directory that holds `.gemini/`.
+        (".gemini", dir("GEMINI_CLI_HOME").map(|h| h.join(".gemini"))),
+    ]
+    .into_iter()
+    .filter_map(|(name, to)| Some((name, to?)))
+    .collect();
+    Ok(UserDirs {
+        home,
+        config,
+        moved,
+    })
 }

@@ -34,4 +34,5 @@ pub mod templates;
 pub mod text;
 pub mod textdiff;
 pub mod time;
+pub mod trust;
 pub mod views;

@@ -11,6 +11,7 @@ pub mod import;
 pub mod init;
 pub mod propose;
 pub mod review;
+pub mod runtimes;
 pub mod setup;
 pub mod show;
 pub mod stale;

@@ -11,19 +11,36 @@ use crate::model::{paths, templates};
 use crate::ops::{Error, Result};
 use crate::store::{read_optional_text, write_atomic};
 
+/// The user's directories where runtimes keep their settings.
+#[derive(Debug, Clone)]
+pub struct UserDirs {
+    pub home: PathBuf,
+    /// The XDG configuration directory, where OpenCode keeps its user files.
+    pub config: PathBuf,
+    /// A runtime's own directory moved by its environment variable (`CODEX_HOME`,
+    /// `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`), keyed by the directory it replaces (`.codex`).
+    pub moved: Vec<(&'static str, PathBuf)>,
+}
+
+impl UserDirs {
+    /// Where the file `rel` (as laid out in a home directory, `.codex/config.toml`) is.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.moved
+            .iter()
+            .find_map(|(dir, to)| {
+                let rest = rel.strip_prefix(dir)?.strip_prefix('/')?;
+                Some(to.join(rest))
+            })
+            .unwrap_or_else(|| self.home.join(rel))
+    }
+}
+
 /// Where the settings go: the repository's root (`--project`, to be committed), or the user's
 /// directories (`--user`, for every repository).
 #[derive(Debug, Clone)]
 pub enum Scope {
     Project(PathBuf),
-    User {
-        home: PathBuf,
-        /// The XDG configuration directory, where OpenCode keeps its user files.
-        config: PathBuf,
-        /// A runtime's own directory moved by its environment variable (`CODEX_HOME`,
-        /// `CLAUDE_CONFIG_DIR`), keyed by the directory it replaces (`.codex`).
-        moved: Vec<(&'static str, PathBuf)>,
-    },
+    User(UserDirs),
 }
 
 impl Scope {
@@ -31,14 +48,8 @@ impl Scope {
     fn path(&self, runtime: Runtime, rel: &str) -> PathBuf {
         match self {
             Scope::Project(root) => root.join(rel),
-            Scope::User { config, .. } if runtime == Runtime::Opencode => config.join(rel),
-            Scope::User { home, moved, .. } => moved
-                .iter()
-                .find_map(|(dir, to)| {
-                    let rest = rel.strip_prefix(dir)?.strip_prefix('/')?;
-                    Some(to.join(rest))
-                })
-                .unwrap_or_else(|| home.join(rel)),
+            Scope::User(dirs) if runtime == Runtime::Opencode => dirs.config.join(rel),
+            Scope::User(dirs) => dirs.path(rel),
         }
     }
 }
@@ -105,7 +116,7 @@ pub fn setup(
             remove,
         )?),
         Runtime::Opencode => {
-            let rel = paths::opencode_plugin(matches!(scope, Scope::User { .. }));
+            let rel = paths::opencode_plugin(matches!(scope, Scope::User(_)));
             files.push(template(&path(rel), templates::OPENCODE_PLUGIN, remove)?);
         }
         Runtime::Claude | Runtime::Gemini => {}

@@ -12,7 +12,8 @@ use crate::model::tasks::Status as TaskStatus;
 use crate::model::time::Timestamp;
 use crate::model::{agents_md, paths, templates};
 use crate::ops::init::agents_block;
-use crate::ops::{check, context, now, tasks, Notes, Result, Workspace};
+use crate::ops::setup::UserDirs;
+use crate::ops::{check, context, now, runtimes, tasks, Notes, Result, Workspace};
 use crate::store::read_optional_text;
 
 /// `mneme status` (the `--json` shape, docs/json.md).
@@ -107,6 +108,9 @@ pub struct Problem {
 #[derive(Debug, Serialize)]
 pub struct Diagnosis {
     pub problems: Vec<Problem>,
+    /// What may keep something from working but is not known to: a runtime version mneme's
+    /// hooks were not tested with.
+    pub warnings: Vec<Problem>,
     /// What is worth knowing but not wrong, such as approvals not being required to be signed.
     pub notes: Vec<String>,
     /// `mneme check`'s tally.
@@ -114,7 +118,9 @@ pub struct Diagnosis {
     pub check_warnings: usize,
 }
 
-pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
+/// Checks this clone's setup; `dirs` are the user's directories, where agent runtimes record
+/// whether they trust this repository and its hooks.
+pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
     let mut problems = Vec::new();
     let mut problem = |what: String, fix: &str| {
         problems.push(Problem {
@@ -128,7 +134,7 @@ pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
             "mneme init",
         );
     }
-    if !on_path("mneme") {
+    if runtimes::find_program("mneme").is_none() {
         problem(
             "`mneme` is not on the PATH, so git and agent runtimes cannot run it".into(),
             templates::INSTALL,
@@ -190,7 +196,11 @@ pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
             "mneme setup opencode",
         );
     }
-    let mut notes = Vec::new();
+    let agents = runtimes::check(ws, dirs)?;
+    for p in agents.problems {
+        problem(p.what, &p.fix);
+    }
+    let mut notes = agents.notes;
     match read_optional_text(&ws.store.path(paths::ALLOWED_SIGNERS), paths::ALLOWED_SIGNERS)? {
         Some(text) => {
             for (what, fix) in signing_problems(&AllowedSigners::parse(&text), &signing_setup(&ws.repo)) {
@@ -206,6 +216,7 @@ pub fn doctor(ws: &Workspace) -> Result<Diagnosis> {
     let report = check::check(ws, false)?;
     Ok(Diagnosis {
         problems,
+        warnings: agents.warnings,
         notes,
         check_errors: report.errors,
         check_warnings: report.warnings,
@@ -276,12 +287,4 @@ fn signing_public_key(key: &str) -> Option<String> {
         path.with_extension("pub")
     };
     std::fs::read_to_string(public).ok()
-}
-
-/// Whether an executable named `program` is in a directory of `PATH`.
-fn on_path(program: &str) -> bool {
-    let names = [program.to_owned(), format!("{program}.exe")];
-    std::env::var_os("PATH").is_some_and(|path| {
-        std::env::split_paths(&path).any(|dir| names.iter().any(|n| dir.join(n).is_file()))
-    })
 }

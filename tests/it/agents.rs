@@ -608,3 +608,116 @@ fn hook_commands_degrade_to_a_notice_when_mneme_is_not_installed() {
         assert!(notice.contains(".ledger/facts/"), "{notice}");
     }
 }
+
+/// `doctor` says whether each runtime set up here will run mneme's hooks on this machine: the
+/// trust Codex and Gemini CLI record in the user's files, the `mneme` the hooks find, and the
+/// runtime's version against the tested ones (a warning, not a failure).
+#[cfg(unix)]
+#[test]
+fn doctor_checks_that_the_runtimes_will_run_the_hooks() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::committed();
+    repo.mneme(&["setup", "codex"]).assert().success();
+    repo.mneme(&["setup", "gemini"]).assert().success();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "setup"]);
+    let home = tempfile::tempdir().unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let program = |dir: &std::path::Path, name: &str, version: &str| {
+        let file = dir.join(name);
+        std::fs::write(&file, format!("#!/bin/sh\necho '{version}'\n")).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        file
+    };
+    let mneme_dir = assert_cmd::cargo::cargo_bin("mneme")
+        .parent()
+        .unwrap()
+        .to_owned();
+    let doctor = |path: &[&std::path::Path]| {
+        let path = std::env::join_paths(
+            path.iter()
+                .map(|p| p.to_path_buf())
+                .chain([std::path::PathBuf::from("/usr/bin"), "/bin".into()]),
+        )
+        .unwrap();
+        let out = repo
+            .mneme(&["--json", "doctor"])
+            .env("PATH", path)
+            .env("HOME", home.path())
+            .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME")
+            .env_remove("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+            .output()
+            .unwrap();
+        json(&out)
+    };
+    let root = std::fs::canonicalize(repo.path()).unwrap();
+
+    let d = doctor(&[&mneme_dir]);
+    let problems = d["problems"].to_string();
+    assert!(
+        problems.contains("Codex does not trust this project"),
+        "{problems}"
+    );
+    assert!(problems.contains("run `/hooks`"), "{problems}");
+    assert!(
+        problems.contains("Gemini CLI does not trust this folder"),
+        "{problems}"
+    );
+    assert!(
+        problems.contains(&format!("{}", root.display())),
+        "{problems}"
+    );
+    assert!(d["notes"]
+        .to_string()
+        .contains("codex is set up here but not on this PATH"));
+
+    // Trusted as the runtimes record it; a tested Codex, a Gemini of another series (found by
+    // its npm package, as npm installs it), and an old mneme first on the PATH.
+    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    std::fs::write(
+        home.path().join(".codex/config.toml"),
+        format!(
+            "[projects.\"{0}\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"{0}/.codex/hooks.json:session_start:0:0\"]\ntrusted_hash = \"sha256:00\"\n",
+            root.display()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
+    std::fs::write(
+        home.path().join(".gemini/trustedFolders.json"),
+        serde_json::json!({ root.to_str().unwrap(): "TRUST_FOLDER" }).to_string(),
+    )
+    .unwrap();
+    program(bin.path(), "codex", "codex-cli 0.169.4");
+    let package = bin.path().join("lib/node_modules/@google/gemini-cli");
+    std::fs::create_dir_all(package.join("dist")).unwrap();
+    std::fs::write(
+        package.join("package.json"),
+        r#"{"name": "@google/gemini-cli", "version": "0.70.1"}"#,
+    )
+    .unwrap();
+    let gemini = program(&package.join("dist"), "index.js", "never run");
+    std::os::unix::fs::symlink(&gemini, bin.path().join("gemini")).unwrap();
+    let old = tempfile::tempdir().unwrap();
+    program(old.path(), "mneme", "mneme 0.0.1");
+
+    let d = doctor(&[&mneme_dir, bin.path()]);
+    let problems = d["problems"].to_string();
+    for runtime in ["Codex", "Gemini", "the hooks run"] {
+        assert!(!problems.contains(runtime), "{problems}");
+    }
+    let warnings = d["warnings"].to_string();
+    assert!(
+        warnings.contains("gemini 0.70.1 is not a version"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("codex"), "{warnings}");
+
+    let d = doctor(&[old.path(), &mneme_dir, bin.path()]);
+    let problems = d["problems"].to_string();
+    assert!(
+        problems.contains("(mneme 0.0.1), not this mneme"),
+        "{problems}"
+    );
+}

@@ -10,6 +10,7 @@ import { startResponses } from './standins/responses.mjs';
 import {
   carriesWhole,
   count,
+  doctor,
   fillToBudget,
   hookContext,
   pathWithoutMneme,
@@ -46,8 +47,8 @@ function configure(ctx, api) {
   return home;
 }
 
-function codex(ctx, home, args, env = {}) {
-  return runAsync(path.join(runtimeBin('codex'), 'codex'), ['exec', '--dangerously-bypass-hook-trust', ...args], {
+function codex(ctx, home, args, env = {}, bypass = ['--dangerously-bypass-hook-trust']) {
+  return runAsync(path.join(runtimeBin('codex'), 'codex'), ['exec', ...bypass, ...args], {
     cwd: ctx.repo,
     env: { HOME: ctx.home, CODEX_HOME: home, STANDIN_KEY: 'stand-in', MNEME_AGENT: '', ...env },
   });
@@ -60,6 +61,22 @@ test('the facts reach the model at session start', async () => {
     const { stderr } = await codex(ctx, configure(ctx, api), ['first question']);
     assert.equal(count(api.requests[0], MARK), 1);
     assert.doesNotMatch(stderr, /deprecat/i, 'the project config setup wrote draws no warning');
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('an untrusted hook is skipped without a word, and doctor says so', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'codex' });
+  const api = await startResponses();
+  try {
+    const home = configure(ctx, api);
+    await codex(ctx, home, ['first question'], {}, []);
+    assert.equal(count(api.requests[0], MARK), 0, 'Codex skipped the untrusted hook');
+    const problems = JSON.stringify(doctor(ctx, { CODEX_HOME: home }).problems);
+    assert.match(problems, /Codex has not trusted mneme's SessionStart hook/);
+    assert.doesNotMatch(problems, /Codex does not trust this project/, 'the project trust is read');
   } finally {
     await api.close();
     ctx.cleanup();

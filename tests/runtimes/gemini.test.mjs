@@ -8,6 +8,7 @@ import { startGemini } from './standins/gemini.mjs';
 import {
   carriesWhole,
   count,
+  doctor,
   fillToBudget,
   hookContext,
   pathWithoutMneme,
@@ -151,6 +152,25 @@ test('a ledger at its 800-line budget reaches the model whole', async () => {
     const context = hookContext(ctx, 'gemini', 'SessionStart');
     assert.match(context, /not shown|left out|more fact/, 'what did not fit is named');
     assert.ok(carriesWhole(api.requests.at(-1), context), 'the model got the whole context');
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+test('a folder trusted in trustedFolders.json runs the hooks, and doctor reads that trust', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'gemini' });
+  const api = await startGemini();
+  try {
+    assert.match(JSON.stringify(doctor(ctx).problems), /Gemini CLI does not trust this folder/);
+    fs.mkdirSync(path.join(ctx.home, '.gemini'), { recursive: true });
+    fs.writeFileSync(
+      path.join(ctx.home, '.gemini', 'trustedFolders.json'),
+      JSON.stringify({ [fs.realpathSync(ctx.repo)]: 'TRUST_FOLDER' }),
+    );
+    assert.doesNotMatch(JSON.stringify(doctor(ctx).problems), /Gemini/);
+    await gemini(ctx, api, ['-p', 'hello'], { GEMINI_CLI_TRUST_WORKSPACE: '' });
+    assert.equal(count(api.requests.at(-1), MARK), 1, 'the hooks ran in the trusted folder');
   } finally {
     await api.close();
     ctx.cleanup();

@@ -1,6 +1,6 @@
 // Helpers for the real-runtime tests: scratch repositories with a ledger, the pinned runtimes
 // installed by `tests/runtimes/run`, and what reached the model.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -213,4 +213,14 @@ export function hookContext(ctx, runtime, event, agent = '') {
 /** Whether a recorded request carries `text` whole, in one of its strings. */
 export function carriesWhole(request, text) {
   return strings(request).some((s) => s.includes(text.trim()));
+}
+
+/** `mneme doctor --json` in the repository of `ctx` (it exits 1 on a problem). */
+export function doctor(ctx, env = {}) {
+  const out = spawnSync('mneme', ['--json', 'doctor'], {
+    cwd: ctx.repo,
+    env: { ...process.env, PATH: pathWithMneme(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: ctx.home, ...env },
+    encoding: 'utf8',
+  });
+  return JSON.parse(out.stdout);
 }

@@ -1,0 +1,215 @@
+//! Whether the agent runtimes set up in this repository will run mneme's hooks on this machine:
+//! the `mneme` their hooks find, the trust each runtime records in its own files, and whether
+//! its version is one the real-runtime suite ran. Part of `mneme doctor`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::model::paths;
+use crate::model::runtimes::Runtime;
+use crate::model::trust::{codex_trust, gemini_folder_trusted, in_tested_range, tested};
+use crate::ops::setup::UserDirs;
+use crate::ops::status::Problem;
+use crate::ops::{Result, Workspace};
+use crate::store::read_optional_text;
+
+/// What `doctor` found about the runtimes: problems keep hooks from running; warnings do not
+/// (a runtime version the suite did not run); notes are for information.
+#[derive(Debug, Default)]
+pub struct Findings {
+    pub problems: Vec<Problem>,
+    pub warnings: Vec<Problem>,
+    pub notes: Vec<String>,
+}
+
+impl Findings {
+    fn problem(&mut self, what: String, fix: String) {
+        self.problems.push(Problem { what, fix });
+    }
+}
+
+/// The runtimes whose hooks (or plugin) this repository holds.
+fn set_up(ws: &Workspace) -> Result<Vec<Runtime>> {
+    let mut out = Vec::new();
+    for runtime in Runtime::ALL {
+        let rel = match runtime {
+            Runtime::Opencode => Some(paths::opencode_plugin(false)),
+            _ => paths::runtime_settings(runtime.as_str()),
+        };
+        let Some(rel) = rel else { continue };
+        let text = read_optional_text(&ws.store.path(rel), rel)?;
+        let ours = match runtime {
+            Runtime::Opencode => text.is_some(),
+            _ => text.is_some_and(|t| t.contains("mneme context --for ")),
+        };
+        if ours {
+            out.push(runtime);
+        }
+    }
+    Ok(out)
+}
+
+/// Checks each runtime set up here. `dirs` are the user's directories, where runtimes record
+/// trust (none without a HOME).
+pub fn check(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Findings> {
+    let mut found = Findings::default();
+    let runtimes = set_up(ws)?;
+    if runtimes.is_empty() {
+        return Ok(found);
+    }
+    check_mneme(&mut found);
+    // Runtimes key their trust by the real path.
+    let root = std::fs::canonicalize(ws.store.root()).unwrap_or_else(|_| ws.store.root().into());
+    for runtime in runtimes {
+        check_version(runtime, &mut found);
+        let Some(dirs) = dirs else { continue };
+        match runtime {
+            Runtime::Codex => check_codex(&root, dirs, &mut found)?,
+            Runtime::Gemini => check_gemini(&root, dirs, &mut found)?,
+            _ => {}
+        }
+    }
+    Ok(found)
+}
+
+/// The hooks run the first `mneme` on the PATH: an older one than this answers them.
+fn check_mneme(found: &mut Findings) {
+    let Some(on_path) = find_program("mneme") else {
+        return; // doctor reports a missing `mneme` on its own
+    };
+    let this = std::env::current_exe().and_then(std::fs::canonicalize).ok();
+    if this.is_some_and(|this| Some(this) == std::fs::canonicalize(&on_path).ok()) {
+        return;
+    }
+    let ours = env!("CARGO_PKG_VERSION");
+    match program_version(&on_path, None) {
+        Some(version) if version.contains(ours) => {}
+        version => found.problem(
+            format!(
+                "the hooks run {} ({}), not this mneme ({ours})",
+                on_path.display(),
+                version.as_deref().unwrap_or("its version unknown"),
+            ),
+            format!("install mneme {ours} there, or put this one first on the PATH"),
+        ),
+    }
+}
+
+/// A runtime version the suite did not run is a warning: its hooks may behave differently.
+fn check_version(runtime: Runtime, found: &mut Findings) {
+    let Some((package, version)) = tested(runtime) else {
+        return;
+    };
+    let name = runtime.as_str();
+    let Some(program) = find_program(name) else {
+        found.notes.push(format!(
+            "{name} is set up here but not on this PATH, so its version was not checked"
+        ));
+        return;
+    };
+    match program_version(&program, Some(package)) {
+        Some(v) if in_tested_range(version, &v) => {}
+        v => found.warnings.push(Problem {
+            what: format!(
+                "{name} {} is not a version mneme's hooks were tested with ({version}; docs/agents.md has the table)",
+                v.as_deref().unwrap_or("of unknown version")
+            ),
+            fix: format!("npm install -g {package}@{version}, or check that the facts reach the agent"),
+        }),
+    }
+}
+
+fn check_codex(root: &Path, dirs: &UserDirs, found: &mut Findings) -> Result<()> {
+    let file = dirs.path(paths::CODEX_CONFIG);
+    let label = file.display().to_string();
+    let config = read_optional_text(&file, &label)?.unwrap_or_default();
+    let trust = codex_trust(&config, root, &root.join(".codex").join("hooks.json"));
+    if !trust.project {
+        found.problem(
+            format!("Codex does not trust this project, so it ignores its .codex/ files and mneme's hook ({label})"),
+            format!(
+                "trust the project when `codex` asks, or add [projects.\"{}\"] trust_level = \"trusted\" to {label}",
+                root.display()
+            ),
+        );
+    }
+    if !trust.hook {
+        found.problem(
+            "Codex has not trusted mneme's SessionStart hook, and skips it without a word".into(),
+            "start `codex` in this repository, run `/hooks` and trust mneme's SessionStart hook"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+fn check_gemini(root: &Path, dirs: &UserDirs, found: &mut Findings) -> Result<()> {
+    let read = |rel: &str| {
+        let file = dirs.path(rel);
+        read_optional_text(&file, &file.display().to_string())
+    };
+    let settings = read(".gemini/settings.json")?;
+    let folders_file = std::env::var_os("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dirs.path(".gemini/trustedFolders.json"));
+    let label = folders_file.display().to_string();
+    let folders = read_optional_text(&folders_file, &label)?;
+    if gemini_folder_trusted(settings.as_deref(), folders.as_deref(), root) != Some(true) {
+        found.problem(
+            "Gemini CLI does not trust this folder, so it runs none of its hooks".into(),
+            format!(
+                "trust the folder when `gemini` asks, or add \"{}\": \"TRUST_FOLDER\" to {label}; headless runs: --skip-trust",
+                root.display()
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// The first executable `program` in a directory of `PATH`.
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    let names = [program.to_owned(), format!("{program}.exe")];
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+        .find(|p| p.is_file())
+}
+
+/// The version of the program at `path`: from the package.json of the npm `package` it belongs
+/// to (no process to start), or else what `--version` prints within a few seconds.
+fn program_version(path: &Path, package: Option<&str>) -> Option<String> {
+    if let Some(package) = package {
+        let real = std::fs::canonicalize(path).ok()?;
+        for dir in real.ancestors().skip(1).take(6) {
+            let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
+                continue;
+            };
+            let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+                continue;
+            };
+            if json["name"] == package {
+                return json["version"].as_str().map(str::to_owned);
+            }
+        }
+    }
+    let mut child = Command::new(path)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while child.try_wait().ok()?.is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(text.lines().next()?.trim().to_owned()).filter(|v| !v.is_empty())
+}
