@@ -10,9 +10,15 @@ use crate::model::paths;
 use crate::model::runtimes::Runtime;
 use crate::model::trust::{codex_trust, gemini_folder_trusted, in_tested_range, tested};
 use crate::ops::setup::UserDirs;
-use crate::ops::status::Problem;
 use crate::ops::{Result, Workspace};
 use crate::store::read_optional_text;
+
+/// One finding of `mneme doctor`, with the command that fixes it.
+#[derive(Debug, serde::Serialize)]
+pub struct Problem {
+    pub what: String,
+    pub fix: String,
+}
 
 /// What `doctor` found about the runtimes: problems keep hooks from running; warnings do not
 /// (a runtime version the suite did not run); notes are for information.

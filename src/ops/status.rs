@@ -97,12 +97,7 @@ pub fn compact(ws: &Workspace, notes: &dyn Notes, agent: &str) -> Result<Checkli
     })
 }
 
-/// One finding of `mneme doctor`, with the command that fixes it.
-#[derive(Debug, Serialize)]
-pub struct Problem {
-    pub what: String,
-    pub fix: String,
-}
+pub use crate::ops::runtimes::Problem;
 
 /// `mneme doctor` (the `--json` shape, docs/json.md).
 #[derive(Debug, Serialize)]
