@@ -26,14 +26,41 @@ pub fn session_holds(ws: &Workspace, runtime: &str, session: &str) -> bool {
     session_path(ws, runtime, session).exists()
 }
 
-/// Records that `runtime`'s session `session` got the facts.
+/// How long a session's marker is kept: a session resumed later gets the facts once more.
+const SESSION_MARKER_DAYS: u64 = 30;
+
+/// Records that `runtime`'s session `session` got the facts. A new session's marker also clears
+/// the markers of sessions older than [`SESSION_MARKER_DAYS`], so they do not pile up.
 pub fn remember_session(ws: &Workspace, runtime: &str, session: &str) -> Result<()> {
     let path = session_path(ws, runtime, session);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
-    }
+    let Some(dir) = path.parent() else {
+        return Ok(());
+    };
+    let new = !path.exists();
+    std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
     write_atomic(&path, b"")?;
+    if new {
+        forget_old_sessions(dir);
+    }
     Ok(())
+}
+
+/// Removes the markers older than [`SESSION_MARKER_DAYS`]. Best effort: a marker left behind
+/// costs a few bytes, and a concurrent hook may remove the same one.
+fn forget_old_sessions(dir: &std::path::Path) {
+    let max_age = std::time::Duration::from_secs(SESSION_MARKER_DAYS * 24 * 60 * 60);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > max_age));
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The marker of a session, by a hash of its id: the id is the runtime's text, not a file name.

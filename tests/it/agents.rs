@@ -148,6 +148,30 @@ fn codex_gets_the_facts_once_per_session_history() {
     }
 }
 
+/// A session marker per Codex session: a new session clears those of sessions a month old.
+#[test]
+fn codex_session_markers_older_than_30_days_are_cleared() {
+    let repo = seeded();
+    codex_hook(&repo, "s-old", "startup");
+    codex_hook(&repo, "s-recent", "startup");
+    let dir = repo.path().join(".git/mneme-sessions");
+    let markers = || std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(markers(), 2);
+    let day = std::time::Duration::from_secs(24 * 60 * 60);
+    let mut ages = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path());
+    let (old, recent) = (ages.next().unwrap(), ages.next().unwrap());
+    let age = |path: &std::path::Path, days: u32| {
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(std::time::SystemTime::now() - day * days)
+            .unwrap();
+    };
+    age(&old, 31);
+    age(&recent, 29);
+    codex_hook(&repo, "s-new", "startup");
+    assert!(!old.exists() && recent.exists());
+    assert_eq!(markers(), 2);
+}
+
 /// Gemini CLI's hook input, with the session's transcript.
 fn gemini_hook(repo: &Repo, event: &str, transcript: &std::path::Path) -> String {
     let input = json!({"session_id": "g-1", "hook_event_name": event, "source": "startup", "transcript_path": transcript});
