@@ -226,7 +226,7 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
         return Vec::new();
     }
     let mut notes = vec![format!(
-        "the hooks run `mneme`: it must be on the PATH of {} (`{}`)",
+        "the hooks run `mneme`: it must be on the PATH of {} (`{}`); without it the agent gets a notice instead of the facts. `mneme doctor` checks what each runtime needs",
         runtime.as_str(),
         templates::INSTALL
     )];
@@ -241,9 +241,10 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
         Runtime::Cursor => notes.push(
             "some Cursor versions ignore sessionStart hooks; the always-apply rule tells the agent to run `mneme context` in any case".into(),
         ),
-        Runtime::Opencode => notes.push(
+        Runtime::Opencode => notes.extend([
             "the plugin uses OpenCode's experimental hooks (`experimental.chat.system.transform`, `experimental.session.compacting`); AGENTS.md still tells the agent to run `mneme context`".into(),
-        ),
+            "OpenCode installs `@opencode-ai/plugin` from npm the first time it starts with a project plugin (about 18 s; without a network it gives up after about a minute)".into(),
+        ]),
         _ => {}
     }
     notes
