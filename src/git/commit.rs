@@ -38,6 +38,18 @@ pub struct FileWrite {
     pub pristine: Option<&'static str>,
 }
 
+impl FileWrite {
+    /// A file the commit creates; it must not exist yet.
+    pub fn create(path: String, new: Vec<u8>) -> FileWrite {
+        FileWrite {
+            path,
+            old: Vec::new(),
+            new,
+            pristine: Some(""),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct LedgerCommit {
     pub writes: Vec<FileWrite>,
@@ -220,6 +232,8 @@ fn check_unedited(
         kind,
     };
     let on_disk = read_optional(&root.join(&w.path))?;
+    // A file the commit creates is empty before it (`FileWrite::create`).
+    let on_disk = on_disk.or_else(|| (w.pristine == Some("") && w.old.is_empty()).then(Vec::new));
     if on_disk.as_deref() != Some(w.old.as_slice()) {
         return Err(edits(EditKind::Unstaged));
     }
@@ -410,6 +424,10 @@ fn finish(
     let mut added = false;
     for (path, id, data) in written {
         let file = repo.root().join(path);
+        // The first decision record of a ledger makes its directory.
+        if let Some(dir) = file.parent() {
+            fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
+        }
         write_atomic(&file, &data)?;
         let stat = stat_of(&file)?;
         let key = path.as_bytes().as_bstr();

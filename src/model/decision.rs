@@ -14,7 +14,7 @@
 //! Mneme-Approved-By: Grace <grace@example.com>
 //! ```
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::change::FactChange;
 use crate::model::proposal::{OpKind, Operation, Proposal};
@@ -40,7 +40,7 @@ const REJECTED_PREFIX: &str = "Rejected: ";
 /// Longest subject line before the statement is cut with `…`.
 const SUBJECT_MAX: usize = 72;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Approve,

@@ -24,6 +24,7 @@ pub mod plan;
 pub mod preview;
 pub mod proposal;
 pub mod queue;
+pub mod record;
 pub mod runtimes;
 pub mod secrets;
 pub mod signing;

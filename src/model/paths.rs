@@ -7,6 +7,8 @@ pub const LEDGER: &str = ".ledger";
 pub const FACTS: &str = ".ledger/facts";
 /// Pending proposals: `<id>.json`.
 pub const PROPOSALS: &str = ".ledger/proposals";
+/// Decision records: `<id>.json`, one per review decision, committed with it.
+pub const DECISIONS: &str = ".ledger/decisions";
 /// Tasks: `<id>.json`.
 pub const TASKS: &str = ".ledger/tasks";
 /// The ledger's configuration.
@@ -95,6 +97,10 @@ pub fn opencode_plugin(user: bool) -> &'static str {
 pub const CURSOR_RULE: &str = ".cursor/rules/mneme.mdc";
 
 /// `.ledger/facts/<name>`, for a file name such as `architecture.md`.
+pub fn decision_file(id: &str) -> String {
+    format!("{DECISIONS}/{id}.json")
+}
+
 pub fn fact_file(name: &str) -> String {
     format!("{FACTS}/{name}")
 }

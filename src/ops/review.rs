@@ -4,12 +4,15 @@ use std::path::PathBuf;
 
 use crate::git::commit::{self, Committed, FileWrite, LedgerCommit};
 use crate::model::apply::apply;
+use crate::model::apply::FileChange;
 use crate::model::decision::{invalid_rejection, Decision, Verdict};
+use crate::model::factdiff::Files;
 use crate::model::ledger::Ledger;
 use crate::model::paths;
 use crate::model::preview::BudgetAfter;
-use crate::model::proposal::{Proposal, ProposalError};
+use crate::model::proposal::{is_proposal_id, Proposal, ProposalError};
 use crate::model::queue::Queue;
+use crate::model::record::Record;
 use crate::model::templates;
 use crate::model::text::escape_line;
 use crate::ops::{now, Error, Notes, Result, Workspace};
@@ -153,15 +156,41 @@ pub fn approve(
                 .map(|(_, t)| *t),
         })
         .collect();
+    let reviewer = ws.repo.reviewer()?;
+    let files = |pick: fn(&FileChange) -> &String| -> Files {
+        applied
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), pick(f).clone()))
+            .collect()
+    };
+    let proof = Record::new(
+        Verdict::Approve,
+        &proposal.id,
+        &reviewer,
+        now(),
+        &files(|f| &f.old),
+        &files(|f| &f.new),
+    );
+    let mut writes: Vec<FileWrite> = writes;
+    writes.push(record_file(&proof));
     let decision = Decision {
         verdict: Verdict::Approve,
         proposal,
-        reviewer: ws.repo.reviewer()?,
+        reviewer,
         note: how.note.clone(),
         rebased: applied.rebased,
         original: item.original.as_ref(),
     };
     record(ws, item, decision.message(), writes, how.no_verify)
+}
+
+/// The record file of a decision, created by its commit.
+fn record_file(proof: &Record) -> FileWrite {
+    FileWrite::create(
+        paths::decision_file(&proof.id()),
+        proof.render().into_bytes(),
+    )
 }
 
 /// Records the rejection of `item` as a commit that removes its file. An invalid proposal is
@@ -174,6 +203,25 @@ pub fn reject(
 ) -> Result<Committed> {
     let reviewer = ws.repo.reviewer()?;
     let note = reason.filter(|r| !r.trim().is_empty());
+    // A rejection changes no fact; its record says the proposal was decided. An invalid file
+    // that is not named as a proposal has no id to record.
+    let writes = match &item.proposal {
+        Ok(p) => Some(p.id.as_str()),
+        Err(_) => is_proposal_id(&item.id).then_some(item.id.as_str()),
+    }
+    .map(|id| {
+        let none = Files::new();
+        record_file(&Record::new(
+            Verdict::Reject,
+            id,
+            &reviewer,
+            now(),
+            &none,
+            &none,
+        ))
+    })
+    .into_iter()
+    .collect();
     let message = match &item.proposal {
         Ok(proposal) => Decision {
             verdict: Verdict::Reject,
@@ -186,7 +234,7 @@ pub fn reject(
         .message(),
         Err(why) => invalid_rejection(&item.id, &why.to_string(), &reviewer, note.as_deref()),
     };
-    record(ws, item, message, Vec::new(), no_verify)
+    record(ws, item, message, writes, no_verify)
 }
 
 fn record(

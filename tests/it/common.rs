@@ -260,6 +260,26 @@ impl Repo {
     }
 
     /// Paths changed by the HEAD commit, as `git show --name-status` lines.
+    /// HEAD's changes other than the decision record a decision commit adds.
+    pub fn fact_changes(&self) -> Vec<String> {
+        self.head_changes()
+            .into_iter()
+            .filter(|c| !c.starts_with("A\t.ledger/decisions/"))
+            .collect()
+    }
+
+    /// The decision record HEAD added, parsed.
+    pub fn head_record(&self) -> Value {
+        let added: Vec<String> = self
+            .head_changes()
+            .into_iter()
+            .filter_map(|c| c.strip_prefix("A\t").map(str::to_owned))
+            .filter(|p| p.starts_with(".ledger/decisions/"))
+            .collect();
+        assert_eq!(added.len(), 1, "one record per decision: {added:?}");
+        serde_json::from_str(&self.read(&added[0])).unwrap()
+    }
+
     pub fn head_changes(&self) -> Vec<String> {
         self.git(&["show", "--format=", "--name-status", "HEAD"])
             .lines()

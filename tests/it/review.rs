@@ -27,7 +27,18 @@ fn approving_an_add_commits_only_the_ledger_with_trailers() {
     approve(&repo, &id);
 
     assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), before);
-    assert_eq!(repo.head_changes(), ["M\t.ledger/facts/architecture.md"]);
+    assert_eq!(repo.fact_changes(), ["M\t.ledger/facts/architecture.md"]);
+    // The proof that survives a squash: the record names the proposal, the reviewer and the fact.
+    let record = repo.head_record();
+    assert_eq!(record["verdict"], "approve");
+    assert_eq!(record["proposal"], id.as_str());
+    assert_eq!(record["by"], "Test Human <human@example.com>");
+    assert_eq!(record["facts"][0]["id"], fact.as_str());
+    assert!(record["facts"][0]["before"].is_null());
+    assert!(record["facts"][0]["after"]
+        .as_str()
+        .unwrap()
+        .starts_with("sha256:"));
     let subject = repo.git(&["log", "-1", "--format=%s"]);
     assert_eq!(
         subject.trim(),
@@ -84,7 +95,7 @@ fn other_work_is_left_exactly_as_it_was() {
     ]);
     approve(&repo, &id);
 
-    assert_eq!(repo.head_changes(), ["M\t.ledger/facts/pitfalls.md"]);
+    assert_eq!(repo.fact_changes(), ["M\t.ledger/facts/pitfalls.md"]);
     assert_eq!(
         repo.git(&["diff", "--cached", "--name-only"]),
         "staged.txt\n"
@@ -123,9 +134,10 @@ fn rejecting_records_the_reason_and_removes_a_committed_proposal() {
         .success();
 
     assert_eq!(
-        repo.head_changes(),
+        repo.fact_changes(),
         [format!("D\t.ledger/proposals/{id}.json")]
     );
+    assert_eq!(repo.head_record()["verdict"], "reject");
     assert_eq!(repo.trailer("HEAD", "Mneme-Decision"), ["reject"]);
     assert_eq!(
         repo.trailer("HEAD", "Mneme-Rejected-By"),
@@ -153,7 +165,8 @@ fn rejecting_an_untracked_proposal_still_records_the_decision() {
     let before = repo.head();
     repo.mneme(&["review", "reject", &id]).assert().success();
     assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), before);
-    assert!(repo.head_changes().is_empty());
+    assert!(repo.fact_changes().is_empty());
+    assert_eq!(repo.head_record()["facts"], serde_json::json!([]));
     assert!(repo
         .git(&["log", "-1", "--format=%b"])
         .starts_with("Rejected without a reason.\n"));
@@ -264,7 +277,7 @@ fn works_from_a_subdirectory_and_on_an_unborn_head() {
         .assert()
         .success();
     assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim(), "1");
-    assert_eq!(repo.head_changes(), ["A\t.ledger/facts/invariants.md"]);
+    assert_eq!(repo.fact_changes(), ["A\t.ledger/facts/invariants.md"]);
     // Only the approved file was committed; the rest of the ledger stays untracked.
     assert!(repo.status().contains("?? .ledger/config.yaml"));
     assert_eq!(
@@ -516,9 +529,11 @@ fn hooks_run_and_can_be_skipped() {
         "r",
     ]);
     approve(&repo, &good);
-    assert_eq!(
-        repo.read(".git/precommit-saw"),
-        ".ledger/facts/pitfalls.md\n"
+    let saw = repo.read(".git/precommit-saw");
+    let saw: Vec<&str> = saw.lines().collect();
+    assert!(
+        matches!(&saw[..], [record, ".ledger/facts/pitfalls.md"] if record.starts_with(".ledger/decisions/")),
+        "{saw:?}"
     );
     assert_eq!(repo.trailer("HEAD", "Reviewed-by"), ["hook"]);
     assert_eq!(repo.trailer("HEAD", "Mneme-Decision"), ["approve"]);

@@ -1,0 +1,406 @@
+//! Decision records: the proof of each review decision that lives in the tree, one file per
+//! decision under `.ledger/decisions/`, committed with the fact change it explains. A squash, a
+//! rebase merge or a cherry-pick rewrites commits and drops their trailers; it carries these
+//! files. Replaying the records gives the facts the tree must hold (docs/format.md).
+//!
+//! ```json
+//! {"mneme_decision": 1, "verdict": "approve", "proposal": "20261122T135300Z-3f9a1c2b",
+//!  "by": "Grace <grace@example.com>", "at": "2026-11-24T18:30:00Z",
+//!  "facts": [{"id": "f-7f3c", "before": null, "after": "sha256:…"}]}
+//! ```
+//!
+//! Pure: values in, values out. Every record read back is untrusted input.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::decision::Verdict;
+use crate::model::factdiff::{fact_map, FactState, Files};
+use crate::model::ids::sha256_hex;
+use crate::model::proposal::{is_fact_id, is_proposal_id};
+use crate::model::text::first_hidden;
+use crate::model::time::Timestamp;
+
+/// The format version a record declares.
+pub const VERSION: u32 = 1;
+/// Largest record read: a decision on a large import stays far below.
+pub const MAX_BYTES: usize = 256 * 1024;
+
+/// One fact a decision changed: its content hash before and after (`None`: absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactHashes {
+    pub id: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// A decision, as its record file holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    pub mneme_decision: u32,
+    pub verdict: Verdict,
+    pub proposal: String,
+    /// `Name <email>` of the reviewer.
+    pub by: String,
+    /// RFC 3339, UTC.
+    pub at: String,
+    pub facts: Vec<FactHashes>,
+}
+
+/// Why a record file cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    #[error("larger than {MAX_BYTES} bytes")]
+    TooLarge,
+    #[error("not a decision record: {0}")]
+    Json(String),
+    #[error("`{field}`: {why}")]
+    Field { field: &'static str, why: String },
+    #[error("named `{name}`, but its content makes it `{id}`")]
+    Name { name: String, id: String },
+}
+
+fn field(field: &'static str, why: impl Into<String>) -> RecordError {
+    RecordError::Field {
+        field,
+        why: why.into(),
+    }
+}
+
+/// The hash a record keeps of a fact: what it means (file, statement, metadata), not how it is
+/// formatted.
+pub fn fact_hash(state: &FactState) -> String {
+    let canonical = format!("{}\0{}\0{}", state.file, state.text, state.meta.render());
+    format!("sha256:{}", sha256_hex(canonical.as_bytes()))
+}
+
+fn is_hash(s: &str) -> bool {
+    s.strip_prefix("sha256:")
+        .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+}
+
+impl Record {
+    /// The record of `verdict` on `proposal`, whose approval turned the fact files `before` into
+    /// `after` (only the files it touched; empty for a rejection).
+    pub fn new(
+        verdict: Verdict,
+        proposal: &str,
+        by: &str,
+        at: Timestamp,
+        before: &Files,
+        after: &Files,
+    ) -> Record {
+        let old = fact_map(before);
+        let new = fact_map(after);
+        let hash = |states: Option<&Vec<FactState>>| states.and_then(|s| s.first()).map(fact_hash);
+        let mut ids: Vec<&String> = old.keys().chain(new.keys()).collect();
+        ids.sort();
+        ids.dedup();
+        let facts = ids
+            .into_iter()
+            .filter(|id| is_fact_id(id))
+            .filter_map(|id| {
+                let (b, a) = (hash(old.get(id)), hash(new.get(id)));
+                (b != a).then(|| FactHashes {
+                    id: id.clone(),
+                    before: b,
+                    after: a,
+                })
+            })
+            .collect();
+        Record {
+            mneme_decision: VERSION,
+            verdict,
+            proposal: proposal.to_owned(),
+            by: by.to_owned(),
+            at: at.rfc3339_seconds(),
+            facts,
+        }
+    }
+
+    /// The record's file contents: pretty JSON, one key order, a final newline.
+    pub fn render(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("a record serializes");
+        text.push('\n');
+        text
+    }
+
+    /// The record's id, and its file's name without `.json`: when it was decided and a hash of
+    /// what, so two decisions never share a file and a merge of two branches' records is clean.
+    pub fn id(&self) -> String {
+        let at = Timestamp::parse(&self.at).map_or_else(String::new, Timestamp::compact);
+        let hash = sha256_hex(self.render().as_bytes());
+        format!("{at}-{}", &hash[..8])
+    }
+
+    /// A record file read back, checked as strictly as mneme writes one; `name` is its file
+    /// name without `.json`, which must be the record's id.
+    pub fn parse(name: &str, text: &str) -> Result<Record, RecordError> {
+        if text.len() > MAX_BYTES {
+            return Err(RecordError::TooLarge);
+        }
+        let record: Record =
+            serde_json::from_str(text).map_err(|e| RecordError::Json(e.to_string()))?;
+        record.validate()?;
+        let id = record.id();
+        if id != name {
+            return Err(RecordError::Name {
+                name: name.to_owned(),
+                id,
+            });
+        }
+        Ok(record)
+    }
+
+    fn validate(&self) -> Result<(), RecordError> {
+        if self.mneme_decision != VERSION {
+            return Err(field(
+                "mneme_decision",
+                format!(
+                    "version {} is not known; this mneme reads {VERSION}",
+                    self.mneme_decision
+                ),
+            ));
+        }
+        if !is_proposal_id(&self.proposal) {
+            return Err(field("proposal", "not a proposal id"));
+        }
+        if self.by.trim().is_empty() || self.by.len() > 512 || self.by.chars().any(char::is_control)
+        {
+            return Err(field("by", "not a `Name <email>`"));
+        }
+        if let Some(hidden) = first_hidden(&self.by) {
+            return Err(field("by", format!("holds {hidden}")));
+        }
+        if Timestamp::parse(&self.at).is_none() {
+            return Err(field("at", "not an RFC 3339 time"));
+        }
+        for f in &self.facts {
+            if !is_fact_id(&f.id) {
+                return Err(field(
+                    "facts",
+                    format!("`{}` is not a fact id", f.id.escape_debug()),
+                ));
+            }
+            let hashes = [&f.before, &f.after];
+            if hashes
+                .iter()
+                .any(|h| h.as_deref().is_some_and(|h| !is_hash(h)))
+            {
+                return Err(field(
+                    "facts",
+                    format!("{}: a hash is not `sha256:` and 64 hex digits", f.id),
+                ));
+            }
+            if f.before == f.after {
+                return Err(field(
+                    "facts",
+                    format!("{}: before and after are the same", f.id),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the records say a fact must be: its hash (`None`: removed), and the record that said so
+/// last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expected {
+    pub hash: Option<String>,
+    pub record: String,
+}
+
+/// The facts the records leave, by id: each fact as the latest approval that changed it left
+/// it. Records are ordered by time, then id, so every clone replays them alike.
+pub fn replay(records: &[(String, Record)]) -> BTreeMap<String, Expected> {
+    let mut ordered: Vec<&(String, Record)> = records
+        .iter()
+        .filter(|(_, r)| r.verdict == Verdict::Approve)
+        .collect();
+    ordered.sort_by_key(|(id, r)| (Timestamp::parse(&r.at), id.as_str()));
+    let mut out = BTreeMap::new();
+    for (id, record) in ordered {
+        for f in &record.facts {
+            out.insert(
+                f.id.clone(),
+                Expected {
+                    hash: f.after.clone(),
+                    record: id.clone(),
+                },
+            );
+        }
+    }
+    out
+}
+
+/// How the facts in the tree differ from what the records approved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StateIssue {
+    /// A fact no approval explains.
+    Unapproved { fact: String, file: String },
+    /// A fact whose latest approval left it otherwise (`record`), or removed it.
+    Differs {
+        fact: String,
+        file: String,
+        record: String,
+    },
+    /// An approved fact that is not in the tree, and no record removed it.
+    Missing { fact: String, record: String },
+}
+
+impl std::fmt::Display for StateIssue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StateIssue::Unapproved { fact, file } => {
+                write!(
+                    f,
+                    "{fact} in {file} was never approved (no decision record explains it)"
+                )
+            }
+            StateIssue::Differs { fact, file, record } => write!(
+                f,
+                "{fact} in {file} is not as its latest approval left it (decision {record})"
+            ),
+            StateIssue::Missing { fact, record } => write!(
+                f,
+                "{fact} was approved (decision {record}) but is missing, and no decision removed it"
+            ),
+        }
+    }
+}
+
+/// Checks the fact files `files` against the replayed `records`: every fact explained by the
+/// latest approval of it, every approved fact present. Empty when the tree is exactly what the
+/// decisions made it.
+pub fn check_state(records: &[(String, Record)], files: &Files) -> Vec<StateIssue> {
+    let expected = replay(records);
+    let mut issues = Vec::new();
+    let present = fact_map(files);
+    for (key, states) in &present {
+        for state in states {
+            let hash = fact_hash(state);
+            match expected.get(key) {
+                Some(e) if e.hash.as_deref() == Some(hash.as_str()) => {}
+                Some(e) => issues.push(StateIssue::Differs {
+                    fact: key.clone(),
+                    file: state.file.clone(),
+                    record: e.record.clone(),
+                }),
+                None => issues.push(StateIssue::Unapproved {
+                    fact: key.clone(),
+                    file: state.file.clone(),
+                }),
+            }
+        }
+    }
+    for (fact, e) in &expected {
+        if e.hash.is_some() && !present.contains_key(fact) {
+            issues.push(StateIssue::Missing {
+                fact: fact.clone(),
+                record: e.record.clone(),
+            });
+        }
+    }
+    issues
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(pairs: &[(&str, &str)]) -> Files {
+        pairs
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect()
+    }
+
+    const P1: &str = "20261124T100000Z-0000000a";
+    const P2: &str = "20261124T110000Z-0000000b";
+
+    fn at(h: i64) -> Timestamp {
+        Timestamp::from_unix(1_795_500_000 + h * 3600)
+    }
+
+    fn approve(p: &str, h: i64, before: &Files, after: &Files) -> (String, Record) {
+        let r = Record::new(
+            Verdict::Approve,
+            p,
+            "Grace <g@example.com>",
+            at(h),
+            before,
+            after,
+        );
+        (r.id(), r)
+    }
+
+    #[test]
+    fn replaying_approvals_gives_the_facts_and_names_what_differs() {
+        let empty = files(&[("a.md", "# A\n")]);
+        let one = files(&[("a.md", "# A\n\n- **f-0001** One.\n")]);
+        let two = files(&[("a.md", "# A\n\n- **f-0001** One.\n- **f-0002** Two.\n")]);
+        let records = vec![approve(P1, 0, &empty, &one), approve(P2, 1, &one, &two)];
+        assert_eq!(records[0].1.facts.len(), 1);
+        assert_eq!(records[1].1.facts[0].id, "f-0002");
+        assert!(check_state(&records, &two).is_empty());
+        // A squash or a rebase carries the records: the state is all that is checked.
+        let dropped = check_state(&records, &one);
+        assert!(matches!(&dropped[..], [StateIssue::Missing { fact, .. }] if fact == "f-0002"));
+        let edited = files(&[("a.md", "# A\n\n- **f-0001** One!\n- **f-0002** Two.\n")]);
+        assert!(
+            matches!(&check_state(&records, &edited)[..], [StateIssue::Differs { fact, .. }] if fact == "f-0001")
+        );
+        let extra = files(&[(
+            "a.md",
+            "# A\n\n- **f-0001** One.\n- **f-0002** Two.\n- **f-0003** Three.\n",
+        )]);
+        assert!(
+            matches!(&check_state(&records, &extra)[..], [StateIssue::Unapproved { fact, .. }] if fact == "f-0003")
+        );
+        // Formatting is not meaning: another marker, the same facts.
+        let restyled = files(&[("a.md", "# A\n\n* **f-0001** One.\n* **f-0002** Two.\n")]);
+        assert!(check_state(&records, &restyled).is_empty());
+        // A removal approved leaves nothing expected.
+        let removed = approve("20261124T120000Z-0000000c", 2, &two, &one);
+        let all = [records.clone(), vec![removed]].concat();
+        assert!(check_state(&all, &one).is_empty());
+    }
+
+    #[test]
+    fn records_read_back_as_written_and_anything_else_is_refused() {
+        let before = files(&[("a.md", "# A\n")]);
+        let after = files(&[("a.md", "# A\n\n- **f-0001** One.\n")]);
+        let (id, r) = approve(P1, 0, &before, &after);
+        let text = r.render();
+        assert_eq!(Record::parse(&id, &text).unwrap(), r);
+        assert!(matches!(
+            Record::parse("20261124T100000Z-ffffffff", &text),
+            Err(RecordError::Name { .. })
+        ));
+        let bad = text.replace("Grace", "Gr\u{202e}ace");
+        let named: Record = serde_json::from_str(&bad).unwrap();
+        assert!(Record::parse(&named.id(), &bad).is_err());
+        assert!(Record::parse(&id, "{}").is_err());
+        assert!(Record::parse(&id, &text.replace("\"approve\"", "\"maybe\"")).is_err());
+        let unknown = text.replacen('{', "{\"extra\": 1,", 1);
+        assert!(Record::parse(&id, &unknown).is_err());
+        let reject = Record::new(
+            Verdict::Reject,
+            P2,
+            "Grace <g@example.com>",
+            at(1),
+            &Files::new(),
+            &Files::new(),
+        );
+        assert!(reject.facts.is_empty());
+        assert_eq!(
+            Record::parse(&reject.id(), &reject.render()).unwrap(),
+            reject
+        );
+    }
+}
