@@ -19,7 +19,7 @@ use crate::model::decision::Verdict;
 use crate::model::factdiff::{fact_map, FactState, Files};
 use crate::model::ids::sha256_hex;
 use crate::model::proposal::{is_fact_id, is_proposal_id};
-use crate::model::text::first_hidden;
+use crate::model::text::{first_chars, first_hidden};
 use crate::model::time::Timestamp;
 
 /// The format version a record declares.
@@ -133,7 +133,7 @@ impl Record {
     pub fn id(&self) -> String {
         let at = Timestamp::parse(&self.at).map_or_else(String::new, Timestamp::compact);
         let hash = sha256_hex(self.render().as_bytes());
-        format!("{at}-{}", &hash[..8])
+        format!("{at}-{}", first_chars(&hash, 8))
     }
 
     /// A record file read back, checked as strictly as mneme writes one; `name` is its file
