@@ -22,6 +22,7 @@ pub mod log;
 pub mod man;
 pub mod mcp;
 pub mod merge_file;
+pub mod migrate;
 pub mod propose;
 pub mod ready;
 pub mod reopen;

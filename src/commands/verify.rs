@@ -16,6 +16,13 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// file is read from the range's merge-base, so a range cannot allow its own keys.
 /// The facts whose cited files the range changed after they were last approved or verified are
 /// listed to re-check; they do not fail the verification.
+///
+/// A ledger that keeps decision records (`.ledger/decisions/`, written by every decision; older
+/// ledgers: `mneme migrate`) is checked by its state: replaying the records must give exactly
+/// the facts at the range's head (every fact as its latest approval left it, no approved fact
+/// missing unless a decision removed it). The history then only gives notes, so a squash merge,
+/// a rebase merge or a cherry-pick passes; with `.ledger/allowed_signers`, the signed history
+/// stays the proof as well.
 /// Without a range: from the merge-base with the upstream or default branch to HEAD.
 #[derive(Debug, clap::Args)]
 #[command(
@@ -34,7 +41,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     } else {
         cx.ui.out(&render(&report))?;
     }
-    Ok(if report.violations.is_empty() {
+    Ok(if report.passes() {
         ExitStatus::Success
     } else {
         ExitStatus::Failure
@@ -55,6 +62,30 @@ fn render(r: &Verification) -> String {
             n,
             format!(": {}", esc1(&n.problems.join("; "))),
         ));
+    }
+    if let Some(state) = &r.state {
+        for issue in &state.issues {
+            out.push_str(&format!(
+                "{} {}\n",
+                paint(WARN, "state"),
+                esc1(&issue.to_string())
+            ));
+        }
+        for file in &state.removed {
+            out.push_str(&format!(
+                "{} {} was removed: decision records are only ever added (a reverted decision? propose the change instead)\n",
+                paint(WARN, "state"),
+                esc1(file)
+            ));
+        }
+        for bad in &state.invalid {
+            out.push_str(&format!(
+                "{} {}: {}\n",
+                paint(WARN, "invalid record"),
+                esc1(&bad.file),
+                esc1(&bad.why)
+            ));
+        }
     }
     if let Some(sig) = &r.signatures {
         out.push_str(&paint(
@@ -101,7 +132,15 @@ fn render(r: &Verification) -> String {
         r.decisions,
         r.violations.len()
     );
-    let style = if r.violations.is_empty() { GOOD } else { WARN };
+    let tally = match &r.state {
+        Some(state) => format!(
+            "{tally}; {} decision record(s), {} state problem(s)",
+            state.records,
+            state.issues.len() + state.invalid.len() + state.removed.len()
+        ),
+        None => tally,
+    };
+    let style = if r.passes() { GOOD } else { WARN };
     out.push_str(&paint(style, tally));
     out.push('\n');
     out

@@ -71,6 +71,27 @@ fn approved_changes(
     commit: &gix::Commit<'_>,
     r: &Recorded,
 ) -> Result<Vec<FactChange>> {
+    let (before, after) = named_files(repo, commit, r)?;
+    let mut found = changes(&before, &after);
+    found.retain(|c| r.touches(&c.fact));
+    Ok(found)
+}
+
+/// The fact files a recorded approval's operations name, in its first parent and in its
+/// commit.
+pub fn approved_files(repo: &Repo, r: &Recorded) -> Result<(Files, Files)> {
+    let repo = repo.gix();
+    let id = gix::ObjectId::from_hex(r.commit.as_bytes()).map_err(|_| Error::NotACommit {
+        spec: r.commit.clone(),
+    })?;
+    named_files(repo, &repo.find_commit(id)?, r)
+}
+
+fn named_files(
+    repo: &gix::Repository,
+    commit: &gix::Commit<'_>,
+    r: &Recorded,
+) -> Result<(Files, Files)> {
     let mut names: Vec<&str> = r.operations.iter().map(|o| o.file.as_str()).collect();
     names.sort_unstable();
     names.dedup();
@@ -93,9 +114,7 @@ fn approved_changes(
         }
         Ok(files)
     };
-    let mut found = changes(&read(parent)?, &read(Some(tree))?);
-    found.retain(|c| r.touches(&c.fact));
-    Ok(found)
+    Ok((read(parent)?, read(Some(tree))?))
 }
 
 /// A commit range to examine: commits reachable from `head` but not from `base`.
@@ -531,6 +550,31 @@ pub fn fork_point(repo: &Repo, range: &Range, walked: &Walked) -> Result<Option<
         .gix()
         .merge_base(base, range.head)?
         .map(gix::Id::detach))
+}
+
+/// The decision record files committed in `commit`'s tree, as `(name without .json, text)`;
+/// `None` when the tree has no records directory (a ledger from before records).
+pub fn record_files_at(
+    repo: &Repo,
+    commit: gix::ObjectId,
+) -> Result<Option<Vec<(String, String)>>> {
+    let repo = repo.gix();
+    let commit = repo.find_commit(commit)?;
+    if commit
+        .tree()?
+        .lookup_entry_by_path(paths::DECISIONS)?
+        .is_none()
+    {
+        return Ok(None);
+    }
+    let tree = commit.tree_id()?.detach();
+    let mut out = Vec::new();
+    for (name, blob) in blobs_in(repo, tree, paths::DECISIONS)? {
+        if let Some(stem) = name.strip_suffix(".json") {
+            out.push((stem.to_owned(), blob_text(repo, blob)?));
+        }
+    }
+    Ok(Some(out))
 }
 
 /// The proposals committed in `commit`'s tree (those that parse), oldest first.

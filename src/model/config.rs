@@ -20,6 +20,9 @@ pub struct Config {
     /// The instructions file that holds mneme's block (`init --agents-file`), relative to the
     /// repository's root, so a teammate's `init` refreshes that file and no other.
     pub agents_file: String,
+    /// `verify` checks the facts against the decision records (docs/format.md). New ledgers
+    /// start with it; older ones set it with `mneme migrate`. Without the key: off.
+    pub decision_records: bool,
 }
 
 impl Default for Config {
@@ -31,6 +34,7 @@ impl Default for Config {
             stale_fact_days: 365,
             stale_proposal_days: 14,
             agents_file: paths::AGENTS_MD.to_owned(),
+            decision_records: false,
         }
     }
 }
@@ -69,11 +73,33 @@ impl Config {
 /// `config.yaml`'s text with `agents_file` set to `file`, comments and other keys kept.
 pub fn with_agents_file(src: &str, file: &str) -> String {
     // A JSON string is a YAML double-quoted scalar.
-    let line = format!("agents_file: {}", serde_json::Value::from(file));
-    let mut out = String::with_capacity(src.len() + line.len() + 80);
+    let value = serde_json::Value::from(file).to_string();
+    with_key(
+        src,
+        "agents_file",
+        &value,
+        "The instructions file with mneme's block (`mneme init --agents-file`).",
+    )
+}
+
+/// `config.yaml`'s text with `decision_records: true`, comments and other keys kept.
+pub fn with_decision_records(src: &str) -> String {
+    with_key(src, "decision_records", "true", DECISION_RECORDS_COMMENT)
+}
+
+const DECISION_RECORDS_COMMENT: &str =
+    "`mneme verify` checks the facts against the decision records in .ledger/decisions/.";
+
+/// `src` with the top-level `key` set to `value` (YAML), or added at the end under `comment`.
+fn with_key(src: &str, key: &str, value: &str, comment: &str) -> String {
+    let line = format!("{key}: {value}");
+    let mut out = String::with_capacity(src.len() + line.len() + comment.len() + 8);
     let mut replaced = false;
     for l in src.split_inclusive('\n') {
-        if !replaced && l.starts_with("agents_file:") {
+        let is_key = l
+            .strip_prefix(key)
+            .is_some_and(|rest| rest.starts_with(':'));
+        if !replaced && is_key {
             out.push_str(&line);
             out.push('\n');
             replaced = true;
@@ -85,11 +111,7 @@ pub fn with_agents_file(src: &str, file: &str) -> String {
         if !out.is_empty() && !out.ends_with('\n') {
             out.push('\n');
         }
-        out.push_str(
-            "\n# The instructions file with mneme's block (`mneme init --agents-file`).\n",
-        );
-        out.push_str(&line);
-        out.push('\n');
+        out.push_str(&format!("\n# {comment}\n{line}\n"));
     }
     out
 }
@@ -137,10 +159,22 @@ mod tests {
     }
 
     #[test]
-    fn template_parses_to_defaults() {
+    fn template_parses_to_defaults_with_decision_records_on() {
+        let template = Config::parse(crate::model::templates::CONFIG).unwrap();
+        assert!(template.decision_records);
         assert_eq!(
-            Config::parse(crate::model::templates::CONFIG).unwrap(),
-            Config::default()
+            template,
+            Config {
+                decision_records: true,
+                ..Config::default()
+            }
+        );
+        let old = "budget_lines: 100\n";
+        let on = Config::parse(&with_decision_records(old)).unwrap();
+        assert!(on.decision_records && on.budget_lines == 100);
+        assert_eq!(
+            with_decision_records(&with_decision_records(old)),
+            with_decision_records(old)
         );
     }
 }

@@ -45,7 +45,7 @@ pub struct Record {
     pub proposal: String,
     /// `Name <email>` of the reviewer.
     pub by: String,
-    /// RFC 3339, UTC.
+    /// RFC 3339, UTC, in microseconds: decisions of one second stay in order.
     pub at: String,
     pub facts: Vec<FactHashes>,
 }
@@ -116,7 +116,7 @@ impl Record {
             verdict,
             proposal: proposal.to_owned(),
             by: by.to_owned(),
-            at: at.rfc3339_seconds(),
+            at: at.rfc3339(),
             facts,
         }
     }
@@ -214,25 +214,52 @@ pub struct Expected {
     pub record: String,
 }
 
-/// The facts the records leave, by id: each fact as the latest approval that changed it left
-/// it. Records are ordered by time, then id, so every clone replays them alike.
+/// The facts the records leave, by id. A fact's approvals form a chain, each starting from the
+/// text the one before left (`before` is the previous `after`); the fact is as the end of its
+/// chain left it. Where two branches each changed it, the chain forks, and the later end
+/// counts (by time, then id, so every clone replays alike).
 pub fn replay(records: &[(String, Record)]) -> BTreeMap<String, Expected> {
-    let mut ordered: Vec<&(String, Record)> = records
+    type Step<'a> = (&'a FactHashes, Option<Timestamp>, &'a str);
+    let mut by_fact: BTreeMap<&str, Vec<Step<'_>>> = BTreeMap::new();
+    for (id, record) in records
         .iter()
         .filter(|(_, r)| r.verdict == Verdict::Approve)
-        .collect();
-    ordered.sort_by_key(|(id, r)| (Timestamp::parse(&r.at), id.as_str()));
-    let mut out = BTreeMap::new();
-    for (id, record) in ordered {
+    {
+        let at = Timestamp::parse(&record.at);
         for f in &record.facts {
-            out.insert(
-                f.id.clone(),
-                Expected {
-                    hash: f.after.clone(),
-                    record: id.clone(),
-                },
-            );
+            by_fact
+                .entry(f.id.as_str())
+                .or_default()
+                .push((f, at, id.as_str()));
         }
+    }
+    let mut out = BTreeMap::new();
+    for (fact, steps) in by_fact {
+        let consumed = |after: &Option<String>| {
+            after.is_some() && steps.iter().any(|(g, _, _)| &g.before == after)
+        };
+        let ends: Vec<&Step<'_>> = steps
+            .iter()
+            .filter(|(f, _, _)| !consumed(&f.after))
+            .collect();
+        // A chain that loops back (a fact changed, then changed back) has no end: the latest
+        // step counts.
+        let candidates = if ends.is_empty() {
+            steps.iter().collect()
+        } else {
+            ends
+        };
+        let Some((last, _, record)) = candidates.into_iter().max_by_key(|(_, at, id)| (*at, *id))
+        else {
+            continue;
+        };
+        out.insert(
+            fact.to_owned(),
+            Expected {
+                hash: last.after.clone(),
+                record: (*record).to_owned(),
+            },
+        );
     }
     out
 }
@@ -251,6 +278,17 @@ pub enum StateIssue {
     },
     /// An approved fact that is not in the tree, and no record removed it.
     Missing { fact: String, record: String },
+}
+
+impl StateIssue {
+    /// The fact the issue is about.
+    pub fn fact(&self) -> &str {
+        match self {
+            StateIssue::Unapproved { fact, .. }
+            | StateIssue::Differs { fact, .. }
+            | StateIssue::Missing { fact, .. } => fact,
+        }
+    }
 }
 
 impl std::fmt::Display for StateIssue {
@@ -365,6 +403,20 @@ mod tests {
         // Formatting is not meaning: another marker, the same facts.
         let restyled = files(&[("a.md", "# A\n\n* **f-0001** One.\n* **f-0002** Two.\n")]);
         assert!(check_state(&records, &restyled).is_empty());
+        // Decisions of one instant replay in their chain's order, whatever their ids.
+        let three = files(&[(
+            "a.md",
+            "# A\n\n- **f-0001** One, again.\n- **f-0002** Two.\n",
+        )]);
+        let same = [
+            approve(P1, 0, &empty, &one),
+            approve(P2, 0, &one, &two),
+            approve("20261124T120000Z-0000000d", 0, &two, &three),
+        ];
+        for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0]] {
+            let shuffled: Vec<_> = order.iter().map(|&i| same[i].clone()).collect();
+            assert!(check_state(&shuffled, &three).is_empty());
+        }
         // A removal approved leaves nothing expected.
         let removed = approve("20261124T120000Z-0000000c", 2, &two, &one);
         let all = [records.clone(), vec![removed]].concat();

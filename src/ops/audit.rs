@@ -11,8 +11,10 @@ use crate::model::drift::Drifted;
 use crate::model::ledger::FactFileEntry;
 use crate::model::net::{net_summary, NetSummary, RangeEnds};
 use crate::model::paths;
+use crate::model::record::StateIssue;
 use crate::model::signing::AllowedSigners;
 use crate::model::summary::{summarize, Summary};
+use crate::ops::records::{state_at, State};
 use crate::ops::stale::{drifted, watched};
 use crate::ops::{Result, Workspace};
 
@@ -29,6 +31,16 @@ pub struct Verification {
     /// The facts (at the range's head) whose cited files the range changed after they were last
     /// vouched for: the facts to re-check. They do not fail the verification.
     pub recheck: Vec<Drifted>,
+    /// The facts at the range's head against the decision records in its tree; `null` for a
+    /// ledger without records.
+    pub state: Option<State>,
+}
+
+impl Verification {
+    /// Whether the range passes: no unreviewed change, and the facts as the records left them.
+    pub fn passes(&self) -> bool {
+        self.violations.is_empty() && self.state.as_ref().is_none_or(State::holds)
+    }
 }
 
 /// The `allowed_signers` a verification used.
@@ -102,14 +114,33 @@ pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
         (j, recheck)
     });
     let j = j?;
+    let state = state_at(&ws.repo, j.range.head, j.fork)?;
+    let (mut violations, mut notes) = (j.audit.violations, j.audit.notes);
+    // The records prove each approval in the tree: a commit whose facts the records explain (a
+    // squash, a rebase merge, a cherry-pick rewrote the decision's commit) is only noted. Signed
+    // approvals are proven by signed commits, so there the history stays the proof.
+    if let (Some(state), None) = (&state, &j.signatures) {
+        let off: std::collections::BTreeSet<&str> =
+            state.issues.iter().map(StateIssue::fact).collect();
+        let (explained, kept): (Vec<_>, Vec<_>) = violations
+            .into_iter()
+            .partition(|v| v.facts.iter().all(|f| !off.contains(f.as_str())));
+        violations = kept;
+        notes.extend(explained.into_iter().map(|mut v| {
+            v.problems
+                .push("the decision records explain these facts as they stand".into());
+            v
+        }));
+    }
     Ok(Verification {
         recheck: recheck?,
         range: j.range.label,
         commits: j.count,
         decisions: j.commits.iter().filter(|c| c.decision.is_some()).count(),
-        violations: j.audit.violations,
-        notes: j.audit.notes,
+        violations,
+        notes,
         signatures: j.signatures,
+        state,
     })
 }
 

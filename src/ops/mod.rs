@@ -10,6 +10,7 @@ pub mod hooks;
 pub mod import;
 pub mod init;
 pub mod propose;
+pub mod records;
 pub mod review;
 pub mod runtimes;
 pub mod setup;

@@ -131,12 +131,37 @@ impl Repo {
     }
 
     /// Writes a fact file with the given facts (`(id, text)`) under the seed front matter.
+    /// Writes the fact file `file` with `facts`, as approved earlier: with the decision record
+    /// an approval would have written (for `verify`'s state check), left to commit.
     pub fn seed_facts(&self, file: &str, facts: &[(&str, &str)]) {
+        use mneme::model::decision::Verdict;
+        use mneme::model::record::Record;
         let mut src = format!("---\ntitle: {file}\n---\n\n# {file}\n\n");
         for (id, text) in facts {
             src.push_str(&format!("- **{id}** {text}\n"));
         }
-        self.write(&format!(".ledger/facts/{file}.md"), &src);
+        let rel = format!(".ledger/facts/{file}.md");
+        let name = format!("{file}.md");
+        let old = fs::read_to_string(self.file(&rel)).unwrap_or_default();
+        self.write(&rel, &src);
+        let before = [(name.clone(), old)].into_iter().collect();
+        let after = [(name, src)].into_iter().collect();
+        // Seeds are told apart by what they hold: each gets its own proposal id and record.
+        let seed = mneme::model::ids::sha256_hex(rel.as_bytes());
+        let proposal = format!("20260101T000000Z-{}", &seed[..8]);
+        let at = mneme::model::time::Timestamp::from_unix(1_767_225_600);
+        let record = Record::new(
+            Verdict::Approve,
+            &proposal,
+            "Test Human <human@example.com>",
+            at,
+            &before,
+            &after,
+        );
+        self.write(
+            &format!(".ledger/decisions/{}.json", record.id()),
+            &record.render(),
+        );
     }
 }
 

@@ -45,7 +45,8 @@ fn corpus() -> &'static Path {
 fn repo() -> Repo {
     let repo = Repo::committed();
     repo.seed_facts("architecture", &[("f-aaaa", "One.")]);
-    repo.git(&["commit", "-qam", "a fact"]);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "a fact"]);
     repo
 }
 

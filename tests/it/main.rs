@@ -19,6 +19,7 @@ mod interactive;
 mod interchange;
 mod lifecycle;
 mod mcp;
+mod merges;
 mod output;
 mod pr;
 mod properties;

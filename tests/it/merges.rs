@@ -1,0 +1,191 @@
+//! Pull requests as forges merge them. Decision records carry each approval through a squash
+//! merge, a rebase merge and a cherry-pick, which rewrite the decision commits; an approved fact
+//! lost in a merge, or a reverted decision, fails `verify`.
+
+use crate::common::{json, Repo};
+
+/// Proposes `text` for `file` and approves it; the new fact's id.
+fn approve(repo: &Repo, file: &str, text: &str) -> String {
+    let id = repo.propose(&["add", "-f", file, text, "--reason", "r"]);
+    let fact = repo.new_fact_id(&id);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    fact
+}
+
+/// `verify RANGE --json`, whatever its exit code, and whether it passed.
+fn verify(repo: &Repo, range: &str) -> (bool, serde_json::Value) {
+    let out = repo.mneme(&["verify", range, "--json"]).output().unwrap();
+    (out.status.success(), json(&out))
+}
+
+/// A committed ledger with a branch `feature` that approved two facts; back on main.
+fn feature_with_two_approvals(repo: &Repo) -> (String, String) {
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let a = approve(
+        repo,
+        "architecture",
+        "Branch facts are squashed in (marker A).",
+    );
+    let b = approve(repo, "pitfalls", "Squashes keep their proofs (marker B).");
+    repo.git(&["checkout", "-q", "main"]);
+    (a, b)
+}
+
+#[test]
+fn a_squash_merge_of_approvals_passes_verify_by_their_records() {
+    let repo = Repo::committed();
+    let base = repo.head();
+    let (a, b) = feature_with_two_approvals(&repo);
+    repo.git(&["merge", "-q", "--squash", "feature"]);
+    repo.git(&["commit", "-qm", "Add facts (#12)"]);
+    let facts =
+        repo.read(".ledger/facts/architecture.md") + &repo.read(".ledger/facts/pitfalls.md");
+    assert!(facts.contains(&a) && facts.contains(&b));
+
+    let (passed, v) = verify(&repo, &format!("{base}..HEAD"));
+    assert!(passed, "{v:#}");
+    assert_eq!(v["state"]["records"], 2);
+    assert_eq!(v["state"]["issues"], serde_json::json!([]));
+    // The forge's commit is history, noted: the records explain its facts.
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("decision records explain"), "{notes}");
+
+    // A ledger that does not keep records has only the history as proof: the squash fails it.
+    let old = Repo::committed();
+    let config = old
+        .read(".ledger/config.yaml")
+        .replace("decision_records: true", "decision_records: false");
+    old.write(".ledger/config.yaml", &config);
+    old.git(&["commit", "-qam", "a ledger from before records"]);
+    let base = old.head();
+    feature_with_two_approvals(&old);
+    old.git(&["merge", "-q", "--squash", "feature"]);
+    old.git(&["commit", "-qm", "Add facts (#12)"]);
+    let (passed, v) = verify(&old, &format!("{base}..HEAD"));
+    assert!(!passed && v["state"].is_null(), "{v:#}");
+}
+
+#[test]
+fn rebase_merges_and_cherry_picks_pass_verify() {
+    let repo = Repo::committed();
+    let base = repo.head();
+    feature_with_two_approvals(&repo);
+    approve(&repo, "invariants", "Main moved on meanwhile (marker C).");
+    // A rebase merge: the branch's decisions replayed onto main, as new commits.
+    repo.git(&["checkout", "-q", "-b", "rebased", "feature"]);
+    repo.git(&["rebase", "-q", "main"]);
+    let (passed, v) = verify(&repo, &format!("{base}..HEAD"));
+    assert!(passed, "{v:#}");
+    assert_eq!(v["state"]["records"], 3);
+    // A cherry-pick of one approval onto main.
+    repo.git(&["checkout", "-q", "main"]);
+    let first = repo.git(&["rev-parse", "feature~1"]);
+    repo.git(&["cherry-pick", "-x", first.trim()]);
+    let (passed, v) = verify(&repo, &format!("{base}..HEAD"));
+    assert!(passed, "{v:#}");
+    assert_eq!(v["state"]["records"], 2);
+}
+
+/// Two branches approve a fact each in the same file; the merge driver does not run (not on
+/// git's PATH, a GUI client) and the conflict is resolved by taking one side: the other side's
+/// approved fact is gone. Its record came through the merge, so `verify` names it.
+#[test]
+fn a_merge_that_drops_an_approved_fact_fails_verify_naming_it() {
+    let repo = Repo::committed();
+    let base = repo.head();
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    let theirs = approve(&repo, "architecture", "The other branch's fact (marker T).");
+    repo.git(&["checkout", "-q", "main"]);
+    let ours = approve(&repo, "architecture", "Main's fact (marker O).");
+    let merge = repo.git_output(&[
+        "-c",
+        "merge.mneme.driver=false",
+        "merge",
+        "-q",
+        "--no-edit",
+        "other",
+    ]);
+    assert!(!merge.status.success(), "a conflict without the driver");
+    repo.git(&["checkout", "--ours", ".ledger/facts/architecture.md"]);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-edit"]);
+    let arch = repo.read(".ledger/facts/architecture.md");
+    assert!(arch.contains(&ours) && !arch.contains(&theirs));
+
+    let (passed, v) = verify(&repo, &format!("{base}..HEAD"));
+    assert!(!passed, "{v:#}");
+    let issues = v["state"]["issues"].as_array().unwrap();
+    assert_eq!(issues.len(), 1, "{v:#}");
+    assert_eq!(issues[0]["kind"], "missing");
+    assert_eq!(issues[0]["fact"], theirs.as_str());
+    let text = String::from_utf8(
+        repo.mneme(&["verify", &format!("{base}..HEAD")])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(text.contains(&format!("{theirs} was approved")), "{text}");
+}
+
+/// A revert of a decision commit takes the fact and its record out, past review: records are
+/// only ever added, so `verify` of the reverting range fails.
+#[test]
+fn a_reverted_approval_fails_verify() {
+    let repo = Repo::committed();
+    approve(&repo, "architecture", "A fact someone reverts (marker R).");
+    let base = repo.head();
+    repo.git(&["revert", "--no-edit", "HEAD"]);
+    let (passed, v) = verify(&repo, &format!("{base}..HEAD"));
+    assert!(!passed, "{v:#}");
+    assert_eq!(v["state"]["removed"].as_array().unwrap().len(), 1, "{v:#}");
+}
+
+/// An older ledger converts its decisions in history into records once; then a squash passes.
+#[test]
+fn migrate_converts_history_and_turns_the_state_check_on() {
+    let repo = Repo::committed();
+    let config = repo
+        .read(".ledger/config.yaml")
+        .replace("decision_records: true\n", "");
+    repo.write(".ledger/config.yaml", &config);
+    repo.git(&["commit", "-qam", "a ledger from before records"]);
+    // Decisions made before records: their record files are gone from the tree.
+    let a = approve(&repo, "architecture", "An old approval (marker M).");
+    let rejected = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Not this (marker X).",
+        "--reason",
+        "r",
+    ]);
+    repo.mneme(&["review", "reject", &rejected])
+        .assert()
+        .success();
+    repo.git(&["rm", "-rq", ".ledger/decisions"]);
+    repo.git(&["commit", "-qm", "before records existed"]);
+
+    let m = repo.json(&["migrate", "--json"]);
+    assert_eq!(m["written"].as_array().unwrap().len(), 2, "{m:#}");
+    assert_eq!(m["config_updated"], true);
+    assert!(repo
+        .read(".ledger/config.yaml")
+        .contains("decision_records: true"));
+    let again = repo.json(&["migrate", "--json"]);
+    assert_eq!(again["written"], serde_json::json!([]));
+    assert_eq!(again["already"], 2);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "ledger: decision records"]);
+    let base = repo.head();
+    let (passed, v) = verify(&repo, &format!("{base}~1..HEAD"));
+    assert!(passed, "{v:#}");
+    assert_eq!(v["state"]["records"], 2);
+    assert!(repo.read(".ledger/facts/architecture.md").contains(&a));
+
+    feature_with_two_approvals(&repo);
+    repo.git(&["merge", "-q", "--squash", "feature"]);
+    repo.git(&["commit", "-qm", "Add facts (#13)"]);
+    let (passed, v) = verify(&repo, &format!("{base}..HEAD"));
+    assert!(passed, "{v:#}");
+}
