@@ -22,6 +22,7 @@ use crate::model::merge::merge;
 use crate::model::preview::preview;
 use crate::model::proposal::{Operation, Proposal, SCHEMA};
 use crate::model::queue::Queue;
+use crate::model::record::{check_state, Record};
 use crate::model::runtimes::Runtime;
 use crate::model::signing::AllowedSigners;
 use crate::model::standing::Standings;
@@ -31,7 +32,7 @@ use crate::model::time::Timestamp;
 use crate::model::views::{Context, FactView, Proposals};
 
 /// The fuzz targets, each named after the reader it drives.
-pub const TARGETS: [&str; 9] = [
+pub const TARGETS: [&str; 10] = [
     "fact_file",
     "proposal",
     "apply",
@@ -41,6 +42,7 @@ pub const TARGETS: [&str; 9] = [
     "config",
     "decision",
     "allowed_signers",
+    "record",
 ];
 
 /// Runs the fuzz target `target` on `data`, decoded as that target's input: the fuzz targets
@@ -88,6 +90,13 @@ pub fn run(target: &str, data: &[u8]) {
         "task" => task(text),
         "config" => config(text),
         "allowed_signers" => allowed_signers(text),
+        // `record\0fact file`.
+        "record" => {
+            let (r, facts) = text
+                .split_once('\0')
+                .unwrap_or((text, "# A\n\n- **f-aaaa** One fact.\n"));
+            record(r, facts);
+        }
         other => panic!("no fuzz target named {other}"),
     }
 }
@@ -160,6 +169,8 @@ fn lint_input<'a>(
         merge_driver: true,
         now: now(),
         drift: &[],
+        broken_records: Vec::new(),
+        state: Vec::new(),
     }
 }
 
@@ -454,6 +465,30 @@ pub fn decision(message: &[u8]) {
     if let Some(d) = decision {
         let _ = d.rejection_reason();
         let _ = d.touches("f-aaaa");
+    }
+}
+
+/// A decision record file (named by its own id, as a valid one is) replayed against a fact
+/// file: a valid record reads back as written, and every issue prints safely.
+pub fn record(text: &str, facts: &str) {
+    let name = serde_json::from_str::<Record>(text)
+        .map(|r| r.id())
+        .unwrap_or_default();
+    let records: Vec<(String, Record)> = match Record::parse(&name, text) {
+        Ok(r) => {
+            assert_eq!(Record::parse(&r.id(), &r.render()).as_ref(), Ok(&r));
+            vec![(name, r)]
+        }
+        Err(why) => {
+            shown(&why.to_string());
+            Vec::new()
+        }
+    };
+    let files = [("architecture.md".to_owned(), facts.to_owned())]
+        .into_iter()
+        .collect();
+    for issue in check_state(&records, &files) {
+        shown(&issue.to_string());
     }
 }
 

@@ -13,6 +13,7 @@ use crate::model::ids::mint;
 use crate::model::ledger::FactFileEntry;
 use crate::model::paths;
 use crate::model::proposal::{Limits, Operation, Proposal, ProposalError, FACT_PREFIX};
+use crate::model::record::StateIssue;
 use crate::model::secrets;
 use crate::model::standing;
 use crate::model::tasks::{is_task_id, Task};
@@ -59,10 +60,12 @@ pub enum Code {
     EvidenceDrift,
     TaskFactMissing,
     HiddenText,
+    InvalidRecord,
+    NotAsDecided,
 }
 
 impl Code {
-    pub const ALL: [Code; 29] = [
+    pub const ALL: [Code; 31] = [
         Code::FactFileParse,
         Code::ConflictMarkers,
         Code::Secret,
@@ -92,6 +95,8 @@ impl Code {
         Code::EvidenceDrift,
         Code::TaskFactMissing,
         Code::HiddenText,
+        Code::InvalidRecord,
+        Code::NotAsDecided,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -125,6 +130,8 @@ impl Code {
             Code::EvidenceDrift => "evidence_drift",
             Code::TaskFactMissing => "task_fact_missing",
             Code::HiddenText => "hidden_text",
+            Code::InvalidRecord => "invalid_record",
+            Code::NotAsDecided => "not_as_decided",
         }
     }
 
@@ -142,7 +149,9 @@ impl Code {
             | Code::Symlink
             | Code::Config
             | Code::TaskParse
-            | Code::RelationMissing => Severity::Error,
+            | Code::RelationMissing
+            | Code::InvalidRecord
+            | Code::NotAsDecided => Severity::Error,
             _ => Severity::Warning,
         }
     }
@@ -194,6 +203,10 @@ pub struct Input<'a> {
     pub now: Timestamp,
     /// Facts whose cited files changed since they were vouched for, found in history.
     pub drift: &'a [Drifted],
+    /// With `decision_records` on: record files that cannot be used, `(path, why)`, and where
+    /// the facts differ from what the records approved.
+    pub broken_records: Vec<(String, String)>,
+    pub state: Vec<StateIssue>,
 }
 
 /// Findings as the rules report them.
@@ -296,6 +309,7 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
         proposal_rules(p, &file_names, &ids, config, input.now, &mut out);
     }
     task_rules(input, &ids, &task_ids, &mut out);
+    record_rules(input, &mut out);
     let mut found = out.0;
     found.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
     found
@@ -672,6 +686,26 @@ fn proposal_rules(
     }
 }
 
+/// Decision records parse, and the facts are what they approved.
+fn record_rules(input: &Input, out: &mut Findings) {
+    for (path, why) in &input.broken_records {
+        out.push(Code::InvalidRecord, path, None, why.clone());
+    }
+    for issue in &input.state {
+        let path = match issue {
+            StateIssue::Unapproved { file, .. } | StateIssue::Differs { file, .. } => {
+                paths::fact_file(file)
+            }
+            StateIssue::Missing { record, .. } => paths::decision_file(record),
+        };
+        let hint = match issue {
+            StateIssue::Missing { .. } => "restore it as approved (a merge took one side?), or propose its removal",
+            _ => "propose the change with `mneme propose` and approve it, or restore the approved text",
+        };
+        out.push(Code::NotAsDecided, &path, None, format!("{issue}: {hint}"));
+    }
+}
+
 /// Task files parse, and the tasks they depend on and the facts they cite exist.
 fn task_rules(
     input: &Input,
@@ -821,6 +855,8 @@ mod tests {
             symlinks: vec![],
             tasks: &[],
             broken_tasks: vec![],
+            broken_records: vec![],
+            state: vec![],
             merge_driver: true,
             now: now(),
             drift: &[],

@@ -7,8 +7,10 @@ use serde::Serialize;
 
 use crate::git::config::merge_driver_configured;
 use crate::model::drift::Drifted;
+use crate::model::factdiff::Files;
 use crate::model::ledger::FactFileEntry;
 use crate::model::lint::{self, FileInput, Finding, ProposalInput, Severity};
+use crate::model::record::{check_state, Record, StateIssue};
 use crate::model::time::Timestamp;
 use crate::model::{paths, templates};
 use crate::ops::{now, stale, Result, Workspace};
@@ -43,6 +45,34 @@ pub fn check(ws: &Workspace, fix: bool) -> Result<Report> {
     })
 }
 
+/// `(path, why)` of record files that cannot be used.
+type BrokenRecords = Vec<(String, String)>;
+
+/// The decision records in the work tree that cannot be used, and where the facts `files`
+/// differ from what the others approved.
+fn records_state(ws: &Workspace, files: &Files) -> Result<(BrokenRecords, Vec<StateIssue>)> {
+    let dir = ws.store.path(paths::DECISIONS);
+    let mut records = Vec::new();
+    let mut broken = Vec::new();
+    for (name, _) in store::file::list_dir(&dir, ".json")? {
+        let path = dir.join(&name);
+        let stem = name.strip_suffix(".json").unwrap_or(&name);
+        let rel = paths::decision_file(stem);
+        let text = match read_optional_text(&path, &rel) {
+            Ok(text) => text.unwrap_or_default(),
+            Err(e) => {
+                broken.push((rel, crate::error_chain(&e)));
+                continue;
+            }
+        };
+        match Record::parse(stem, &text) {
+            Ok(r) => records.push((stem.to_owned(), r)),
+            Err(why) => broken.push((rel, why.to_string())),
+        }
+    }
+    Ok((broken, check_state(&records, files)))
+}
+
 fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
     let store = &ws.store;
     let files = store.load_files()?;
@@ -54,6 +84,17 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
     let config = store.load_config().map_err(|e| crate::error_chain(&e));
     let drift = drift(ws, &files)?;
     let rel = |p: &Path| store.relative(p).display().to_string();
+    let (broken_records, state) = match &config {
+        Ok(c) if c.decision_records => {
+            let fact_files: Files = files
+                .iter()
+                .filter_map(|(_, e)| e.as_ref().ok())
+                .map(|e| (e.name.clone(), e.raw.clone()))
+                .collect();
+            records_state(ws, &fact_files)?
+        }
+        _ => (Vec::new(), Vec::new()),
+    };
     let input = lint::Input {
         files: files
             .iter()
@@ -80,6 +121,8 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
         merge_driver: merge_driver_registered(ws)?,
         now,
         drift: &drift,
+        broken_records,
+        state,
     };
     Ok(lint::check(&input, |path, line| {
         evidence_exists(store.root(), path, line)

@@ -74,14 +74,76 @@ fn duplicate_ids_across_files() {
     let repo = Repo::new();
     repo.seed_facts("architecture", &[("f-aaaa", "One.")]);
     repo.seed_facts("pitfalls", &[("f-aaaa", "Two.")]);
+    let mut found = findings(&repo, 1);
+    // Both seeds' records claim f-aaaa; the later one's text is the approved one.
+    found.retain(|f| f.0 != "not_as_decided");
     assert_eq!(
-        findings(&repo, 1),
+        found,
         [(
             "duplicate_id".into(),
             ".ledger/facts/pitfalls.md".into(),
             Some(7)
         )]
     );
+}
+
+/// With decision records, `check` names the facts that are not what was approved: a hand edit,
+/// and an approved fact a merge dropped.
+#[test]
+fn facts_not_as_the_decision_records_left_them_are_errors() {
+    let repo = Repo::committed();
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "architecture",
+        "Approved text.",
+        "--reason",
+        "r",
+    ]);
+    let fact = repo.new_fact_id(&id);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    assert_eq!(
+        findings(&repo, 0)
+            .iter()
+            .filter(|f| f.0 == "not_as_decided")
+            .count(),
+        0
+    );
+    let arch = repo.read(".ledger/facts/architecture.md");
+    repo.write(
+        ".ledger/facts/architecture.md",
+        &arch.replace("Approved text.", "Edited by hand."),
+    );
+    let found = findings(&repo, 1);
+    assert!(
+        found.contains(&(
+            "not_as_decided".into(),
+            ".ledger/facts/architecture.md".into(),
+            None
+        )),
+        "{found:?}"
+    );
+    let without: String = arch
+        .lines()
+        .filter(|l| !l.contains(&fact))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    repo.write(".ledger/facts/architecture.md", &without);
+    let found = findings(&repo, 1);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.0 == "not_as_decided" && f.1.starts_with(".ledger/decisions/")),
+        "{found:?}"
+    );
+    // A record that is not what mneme writes explains nothing.
+    repo.write(".ledger/facts/architecture.md", &arch);
+    repo.write(
+        ".ledger/decisions/20261124T000000Z-00000000.json",
+        "{\"mneme_decision\": 1}",
+    );
+    let found = findings(&repo, 1);
+    assert!(found.iter().any(|f| f.0 == "invalid_record"), "{found:?}");
 }
 
 #[test]

@@ -70,7 +70,11 @@ fn problems_found_are_a_report_and_exit_1_not_an_error() {
         );
         json(&out)
     };
-    assert_eq!(report(&["check", "--json"])["errors"], 1);
+    let checked = report(&["check", "--json"]);
+    assert!(
+        checked["findings"].to_string().contains("duplicate_id"),
+        "{checked}"
+    );
     repo.git(&["commit", "-qam", "hand edit"]);
     let verified = report(&["verify", "HEAD~1..HEAD", "--json"]);
     assert_eq!(verified["violations"].as_array().unwrap().len(), 1);
