@@ -326,6 +326,9 @@ impl From<ops::Error> for CliError {
             ),
             ops::Error::Settings { .. } => CliError::of(Code::InvalidInput, &e)
                 .with_hint("fix the file by hand (mneme edits only valid JSON), then run the setup again"),
+            ops::Error::NotAsDecided { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
+                "propose changes with `mneme propose` and approve them with `mneme review`; a merge keeps each side's approved facts as they are; or commit with --no-verify",
+            ),
             ops::Error::DirectFactEdit { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
                 "propose the change with `mneme propose` and approve it with `mneme review`, or commit with --no-verify",
             ),

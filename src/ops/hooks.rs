@@ -2,9 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::git::{hooks::hooks_dir, index::staged_under};
+use crate::git::hooks::hooks_dir;
+use crate::git::index::{staged_dir, staged_under};
 use crate::model::decision::DECISION;
-use crate::model::factdiff::changes;
+use crate::model::factdiff::{changes, Files};
+use crate::model::record::{check_state, Record};
 use crate::model::{paths, templates};
 use crate::ops::{Error, Result, Workspace};
 use crate::store::{self, write_atomic};
@@ -33,8 +35,14 @@ pub fn install(ws: &Workspace, force: bool) -> Result<PathBuf> {
 }
 
 /// Refuses a commit whose staged changes alter facts unless its message is a mneme decision.
-/// Edits around the facts and the repairs of `check --fix` pass.
+/// Edits around the facts and the repairs of `check --fix` pass. A ledger with decision
+/// records is judged by its state instead: the commit passes when the facts it would leave are
+/// what the records approved (a merge, a squash, a cherry-pick of decisions), and no record
+/// goes (a revert of a decision).
 pub fn check_commit(ws: &Workspace, message_file: &Path) -> Result<()> {
+    if ws.store.load_config()?.decision_records {
+        return check_state_staged(ws);
+    }
     let message = std::fs::read_to_string(message_file).map_err(store::Error::io(message_file))?;
     let is_decision = message
         .lines()
@@ -50,4 +58,47 @@ pub fn check_commit(ws: &Workspace, message_file: &Path) -> Result<()> {
     Err(Error::DirectFactEdit {
         facts: found.into_iter().map(|c| c.fact).collect(),
     })
+}
+
+/// The commit the index would make, against the decision records it would hold.
+fn check_state_staged(ws: &Workspace) -> Result<()> {
+    let (before, after) = staged_under(&ws.repo, paths::FACTS)?;
+    let (records, in_head) = staged_dir(&ws.repo, paths::DECISIONS)?;
+    let removed: Vec<String> = in_head
+        .into_iter()
+        .filter(|name| !records.contains_key(name))
+        .collect();
+    if changes(&before, &after).is_empty() && removed.is_empty() {
+        return Ok(());
+    }
+    let mut problems: Vec<String> = removed
+        .iter()
+        .map(|name| {
+            format!(
+                "{}/{name} is removed: decision records are only ever added",
+                paths::DECISIONS
+            )
+        })
+        .collect();
+    let mut parsed = Vec::new();
+    for (name, text) in &records {
+        let Some(stem) = name.strip_suffix(".json") else {
+            continue;
+        };
+        match Record::parse(stem, text) {
+            Ok(r) => parsed.push((stem.to_owned(), r)),
+            Err(why) => problems.push(format!("{}/{name}: {why}", paths::DECISIONS)),
+        }
+    }
+    let (facts, _) = staged_dir(&ws.repo, paths::FACTS)?;
+    let facts: Files = facts
+        .into_iter()
+        .filter(|(name, _)| name.ends_with(".md"))
+        .collect();
+    problems.extend(check_state(&parsed, &facts).iter().map(ToString::to_string));
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::NotAsDecided { problems })
+    }
 }

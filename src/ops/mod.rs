@@ -87,6 +87,8 @@ pub enum Error {
     },
     #[error("this commit changes facts directly ({})", facts.join(", "))]
     DirectFactEdit { facts: Vec<String> },
+    #[error("this commit leaves the facts other than the decision records approved:\n  {}", problems.join("\n  "))]
+    NotAsDecided { problems: Vec<String> },
 }
 
 impl From<TextError> for Error {

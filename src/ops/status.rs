@@ -147,12 +147,21 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
     }
     let hook = hooks_dir(&ws.repo).join("commit-msg");
     let installed = std::fs::read_to_string(&hook).ok();
+    let mut hook_note = None;
     if installed.as_deref() != Some(templates::COMMIT_MSG_HOOK) {
-        problem(
-            "the commit-msg hook that refuses direct fact edits is not installed (or not current)"
-                .into(),
-            "mneme hooks install",
-        );
+        // Without records the hook cannot tell a merge of approvals from an edit, and would
+        // refuse merges: it is recommended once the ledger keeps records.
+        if config.decision_records {
+            problem(
+                "the commit-msg hook that refuses direct fact edits is not installed (or not current)"
+                    .into(),
+                "mneme hooks install",
+            );
+        } else {
+            hook_note = Some(
+                "this ledger keeps no decision records: run `mneme migrate` (and commit), then `mneme hooks install` for the commit-msg hook that refuses unapproved fact changes and lets merges of approvals through".to_owned(),
+            );
+        }
     }
     for runtime in Runtime::ALL {
         let Some(rel) = paths::runtime_settings(runtime.as_str()) else {
@@ -196,6 +205,7 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
         problem(p.what, &p.fix);
     }
     let mut notes = agents.notes;
+    notes.extend(hook_note);
     match read_optional_text(&ws.store.path(paths::ALLOWED_SIGNERS), paths::ALLOWED_SIGNERS)? {
         Some(text) => {
             for (what, fix) in signing_problems(&AllowedSigners::parse(&text), &signing_setup(&ws.repo)) {

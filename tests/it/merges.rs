@@ -189,3 +189,55 @@ fn migrate_converts_history_and_turns_the_state_check_on() {
     let (passed, v) = verify(&repo, &format!("{base}..HEAD"));
     assert!(passed, "{v:#}");
 }
+
+/// The commit-msg hook judges a ledger with records by the state a commit leaves: merges,
+/// squashes and cherry-picks of approvals pass; a hand edit, a dropped approved fact and a
+/// reverted decision are refused.
+#[test]
+fn the_commit_msg_hook_lets_merges_of_decisions_through_and_refuses_the_rest() {
+    let repo = Repo::committed();
+    repo.mneme(&["hooks", "install"]).assert().success();
+    feature_with_two_approvals(&repo);
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    approve(&repo, "architecture", "The other branch's fact (marker H).");
+    repo.git(&["checkout", "-q", "main"]);
+    let ours = approve(&repo, "architecture", "Main's own fact (marker I).");
+    // A merge commit the driver resolved, and a squash: both explained by their records.
+    repo.git(&["merge", "-q", "--no-edit", "feature"]);
+    repo.git(&["merge", "-q", "--squash", "other"]);
+    repo.git(&["commit", "-qm", "Squash other (#3)"]);
+
+    let refused = |what: &str| {
+        let out = repo.git_output(&["commit", "-qam", what]);
+        assert!(!out.status.success(), "{what} went through");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        repo.git(&["reset", "-q", "--hard", "HEAD"]);
+        err
+    };
+    let arch = repo.read(".ledger/facts/architecture.md");
+    repo.write(
+        ".ledger/facts/architecture.md",
+        &arch.replace("(marker I)", "(marker I, edited)"),
+    );
+    let err = refused("hand edit");
+    assert!(
+        err.contains(&ours) && err.contains("not as its latest approval"),
+        "{err}"
+    );
+    let kept: String = arch
+        .lines()
+        .filter(|l| !l.contains(&ours))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    repo.write(".ledger/facts/architecture.md", &kept);
+    let err = refused("drop a fact");
+    assert!(err.contains("is missing"), "{err}");
+    // git runs no commit-msg hook for `git revert` itself (verify is the guard there); a revert
+    // committed with `git commit` meets the hook.
+    let approval = repo.git(&["log", "--format=%H", "-1", "--grep", "marker I"]);
+    repo.git(&["revert", "--no-commit", approval.trim()]);
+    let out = repo.git_output(&["commit", "-qm", "Revert the approval"]);
+    assert!(!out.status.success(), "a revert of a decision went through");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("only ever added"), "{err}");
+}
