@@ -8,13 +8,13 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 
 /// Merge a fact file three ways by fact id (a git merge driver).
 ///
-/// Git calls it as `mneme merge-file %O %A %B` for `.ledger/facts/*.md` once `mneme init` has
-/// registered the driver. Additions from both sides are kept, a fact changed on one side takes
+/// Git calls it as `mneme merge-file %O %A %B %P` for `.ledger/facts/*.md` once `mneme init`
+/// has registered the driver (%P, the file's path in the repository, names it in messages). Additions from both sides are kept, a fact changed on one side takes
 /// that change, and only a fact both sides changed differently gets conflict markers. The result
 /// is written to OURS; the exit code is 1 when conflicts remain.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  mneme merge-file .merge_file_base .merge_file_ours .merge_file_theirs   # what git runs"
+    after_help = "Examples:\n  mneme merge-file .merge_file_base .merge_file_ours .merge_file_theirs .ledger/facts/pitfalls.md   # what git runs"
 )]
 pub struct Args {
     /// The common ancestor's version (%O).
@@ -23,6 +23,8 @@ pub struct Args {
     ours: PathBuf,
     /// Their version (%B).
     theirs: PathBuf,
+    /// The file's path in the repository (%P), for messages; git's temporary names otherwise.
+    path: Option<PathBuf>,
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
@@ -36,10 +38,11 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     if merged.conflicts == 0 {
         return Ok(ExitStatus::Success);
     }
+    let label = args.path.as_ref().unwrap_or(&args.ours);
     cx.ui.warn(&format!(
         "mneme: {} conflicting fact(s) in {}",
         merged.conflicts,
-        args.ours.display()
+        label.display()
     ));
     Ok(ExitStatus::Failure)
 }

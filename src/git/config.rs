@@ -10,15 +10,20 @@ pub const MERGE_DRIVER: [(&str, &str, &str, &str); 2] = [
         "name",
         "mneme: merge fact files by fact id",
     ),
-    ("merge", "mneme", "driver", "mneme merge-file %O %A %B"),
+    ("merge", "mneme", "driver", "mneme merge-file %O %A %B %P"),
 ];
 
 /// Whether git's configuration (any level) defines mneme's merge driver.
 pub fn merge_driver_configured(repo: &Repo) -> bool {
+    merge_driver(repo).is_some()
+}
+
+/// The command git runs to merge fact files (`merge.mneme.driver`), if any.
+pub fn merge_driver(repo: &Repo) -> Option<String> {
     repo.gix()
         .config_snapshot()
         .string("merge.mneme.driver")
-        .is_some()
+        .map(|v| v.to_string())
 }
 
 /// How this clone signs commits: what `commit.gpgSign`, `gpg.format`, `user.signingKey` and

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::git::config::{merge_driver_configured, signing_setup, SigningSetup};
+use crate::git::config::{merge_driver, signing_setup, SigningSetup, MERGE_DRIVER};
 use crate::git::hooks::hooks_dir;
 use crate::git::index::uncommitted_in;
 use crate::model::runtimes::{edit_codex_config, edit_settings, Runtime};
@@ -123,11 +123,32 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
             fix: fix.to_owned(),
         });
     };
-    if !merge_driver_configured(&ws.repo) {
-        problem(
+    let mut driver_note = None;
+    match merge_driver(&ws.repo) {
+        None => problem(
             "this clone has not registered the fact merge driver".into(),
             "mneme init",
-        );
+        ),
+        Some(cmd) if cmd != MERGE_DRIVER[1].3 => problem(
+            format!(
+                "git merges fact files with `{cmd}`, not the current `{}`",
+                MERGE_DRIVER[1].3
+            ),
+            "mneme init",
+        ),
+        Some(cmd) => {
+            // git runs the driver through the shell with its own PATH: without `mneme` there,
+            // it keeps one side and an approved fact of the other is lost.
+            let program = cmd.split_whitespace().next().unwrap_or_default();
+            if runtimes::find_program(program).is_some() {
+                driver_note = Some(format!("git merges fact files with `{cmd}`"));
+            } else {
+                problem(
+                    format!("git merges fact files with `{cmd}`, but `{program}` is not on the PATH: a merge would keep one side's facts"),
+                    templates::INSTALL,
+                );
+            }
+        }
     }
     if runtimes::find_program("mneme").is_none() {
         problem(
@@ -205,6 +226,7 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
         problem(p.what, &p.fix);
     }
     let mut notes = agents.notes;
+    notes.extend(driver_note);
     notes.extend(hook_note);
     match read_optional_text(&ws.store.path(paths::ALLOWED_SIGNERS), paths::ALLOWED_SIGNERS)? {
         Some(text) => {

@@ -241,3 +241,44 @@ fn the_commit_msg_hook_lets_merges_of_decisions_through_and_refuses_the_rest() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("only ever added"), "{err}");
 }
+
+/// The driver's messages name the fact file, not git's temporary copy, and `doctor` shows the
+/// command git runs and whether it resolves.
+#[test]
+fn the_merge_driver_names_the_fact_file_and_doctor_shows_it() {
+    let repo = Repo::committed();
+    let fact = approve(&repo, "architecture", "Retries: 3 (marker D).");
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    let id = repo.propose(&["update", &fact, "Retries: 5 (marker D).", "--reason", "r"]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.git(&["checkout", "-q", "main"]);
+    let id = repo.propose(&["update", &fact, "Retries: 4 (marker D).", "--reason", "r"]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    let out = repo.git_output(&["merge", "--no-edit", "other"]);
+    assert!(!out.status.success());
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("conflicting fact(s) in .ledger/facts/architecture.md"),
+        "{said}"
+    );
+    assert!(!said.contains(".merge_file_"), "{said}");
+    repo.git(&["merge", "--abort"]);
+
+    let doctor = |repo: &Repo| json(&repo.mneme(&["--json", "doctor"]).output().unwrap());
+    let d = doctor(&repo);
+    assert!(
+        d["notes"]
+            .to_string()
+            .contains("git merges fact files with `mneme merge-file %O %A %B %P`"),
+        "{d}"
+    );
+    repo.git(&["config", "merge.mneme.driver", "mneme merge-file %O %A %B"]);
+    assert!(doctor(&repo)["problems"]
+        .to_string()
+        .contains("not the current"));
+    repo.mneme(&["init"]).assert().success();
+    assert!(!doctor(&repo)["problems"]
+        .to_string()
+        .contains("merges fact files"));
+}
