@@ -34,7 +34,8 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
     {
         out.always(
             "Facts marked [stale] may be out of date: check them before relying on them. \
-             [contested] ones are disputed: ask a person before acting on them.\n",
+             [contested] ones are disputed: ask a person before acting on them. \
+             [unapproved] ones differ from what a person approved: do not rely on them.\n",
         );
     }
     let omitted_facts = facts_section(c, &mut out);
@@ -42,6 +43,13 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
         out.always(&format!(
             "\n{} has an unresolved merge conflict; its facts are not shown until it is resolved (see `mneme check`)\n",
             escape_line(&paths::fact_file(name))
+        ));
+    }
+    if !c.unapproved.is_empty() {
+        out.always(&format!(
+            "\n{} fact(s) differ from what was approved (edited outside review), marked [unapproved]: {}. `mneme check` names the changes; tell the user.\n",
+            c.unapproved.len(),
+            escape_line(&c.unapproved.join(", "))
         ));
     }
     if facts == 0 {

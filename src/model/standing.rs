@@ -114,6 +114,8 @@ pub struct Flags {
     pub disputed_in: Vec<String>,
     /// Days since it was last verified, when more than `stale_fact_days`.
     pub overdue_days: Option<i64>,
+    /// Not what the decision records approved: edited outside review (context only).
+    pub unapproved: bool,
 }
 
 /// What the whole ledger says about each fact: computed once for a listing.
@@ -161,6 +163,7 @@ impl Standings {
             contested_by: of(&self.contradictions),
             disputed_in: of(&self.pending),
             overdue_days: overdue(&fact.meta, self.stale_fact_days, self.now),
+            unapproved: false,
         }
     }
 

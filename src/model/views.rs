@@ -74,7 +74,17 @@ impl FactView {
 
     /// What a reader should know of the fact's standing, unless it is plainly active:
     /// `contested by f-9x2b`, `stale: not verified for 400 days`, `superseded by f-m3v8`.
+    /// What a reader must know before relying on the fact: that it is not as approved, and
+    /// its state when that is not plainly `active`.
     pub fn standing_note(&self) -> Option<String> {
+        match (self.flags.unapproved, self.state_note()) {
+            (true, Some(note)) => Some(format!("unapproved; {note}")),
+            (true, None) => Some("unapproved".to_owned()),
+            (false, note) => note,
+        }
+    }
+
+    fn state_note(&self) -> Option<String> {
         let mut note = self.state.as_str().to_owned();
         match &self.state {
             State::Active => return None,
@@ -205,9 +215,26 @@ pub struct Context {
     pub facts_without_id: usize,
     /// Fact files that still hold git conflict markers: their facts are not presented.
     pub unresolved: Vec<String>,
+    /// Facts that are not what the decision records approved (edited outside review), marked
+    /// so: ids, sorted.
+    pub unapproved: Vec<String>,
     pub proposals: Proposals,
     pub budget: Budget,
     pub tasks: TaskSummary,
+}
+
+impl Context {
+    /// The context with the facts `ids` marked unapproved: a fact not as approved is never
+    /// shown as verified.
+    pub fn mark_unapproved(mut self, ids: &std::collections::BTreeSet<String>) -> Context {
+        for fact in self.files.iter_mut().flat_map(|f| &mut f.facts) {
+            if fact.id.as_ref().is_some_and(|id| ids.contains(id)) {
+                fact.flags.unapproved = true;
+            }
+        }
+        self.unapproved = ids.iter().cloned().collect();
+        self
+    }
 }
 
 /// How many ready tasks `mneme context` lists.
@@ -326,6 +353,7 @@ impl Context {
             archived,
             facts_without_id,
             unresolved: conflicted.into_iter().map(|f| f.name.clone()).collect(),
+            unapproved: Vec::new(),
             proposals,
             budget: Budget::of(ledger),
             tasks: TaskSummary::of(tasks),

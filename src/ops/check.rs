@@ -10,9 +10,9 @@ use crate::model::drift::Drifted;
 use crate::model::factdiff::Files;
 use crate::model::ledger::FactFileEntry;
 use crate::model::lint::{self, FileInput, Finding, ProposalInput, Severity};
-use crate::model::record::{check_state, Record, StateIssue};
 use crate::model::time::Timestamp;
 use crate::model::{paths, templates};
+use crate::ops::records::work_tree_state;
 use crate::ops::{now, stale, Result, Workspace};
 use crate::store::{self, read_optional_text, write_atomic};
 
@@ -45,34 +45,6 @@ pub fn check(ws: &Workspace, fix: bool) -> Result<Report> {
     })
 }
 
-/// `(path, why)` of record files that cannot be used.
-type BrokenRecords = Vec<(String, String)>;
-
-/// The decision records in the work tree that cannot be used, and where the facts `files`
-/// differ from what the others approved.
-fn records_state(ws: &Workspace, files: &Files) -> Result<(BrokenRecords, Vec<StateIssue>)> {
-    let dir = ws.store.path(paths::DECISIONS);
-    let mut records = Vec::new();
-    let mut broken = Vec::new();
-    for (name, _) in store::file::list_dir(&dir, ".json")? {
-        let path = dir.join(&name);
-        let stem = name.strip_suffix(".json").unwrap_or(&name);
-        let rel = paths::decision_file(stem);
-        let text = match read_optional_text(&path, &rel) {
-            Ok(text) => text.unwrap_or_default(),
-            Err(e) => {
-                broken.push((rel, crate::error_chain(&e)));
-                continue;
-            }
-        };
-        match Record::parse(stem, &text) {
-            Ok(r) => records.push((stem.to_owned(), r)),
-            Err(why) => broken.push((rel, why.to_string())),
-        }
-    }
-    Ok((broken, check_state(&records, files)))
-}
-
 fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
     let store = &ws.store;
     let files = store.load_files()?;
@@ -91,7 +63,7 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
                 .filter_map(|(_, e)| e.as_ref().ok())
                 .map(|e| (e.name.clone(), e.raw.clone()))
                 .collect();
-            records_state(ws, &fact_files)?
+            work_tree_state(ws, &fact_files)?
         }
         _ => (Vec::new(), Vec::new()),
     };

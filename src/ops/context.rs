@@ -7,7 +7,7 @@ use crate::model::runtimes::{transcript_holds, HookInput};
 use crate::model::standing::Standings;
 use crate::model::text::first_chars;
 use crate::model::views::{Context, ProposalLine, Proposals, CONTEXT_PROPOSALS};
-use crate::ops::{now, tasks, Notes, Result, Workspace};
+use crate::ops::{now, records, tasks, Notes, Result, Workspace};
 use crate::store::{self, write_atomic};
 
 /// Whether the runtime's history already holds the facts, as its hook input shows: the turn's
@@ -91,5 +91,6 @@ pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
         items,
     };
     let tasks = tasks::load(ws, notes)?;
-    Ok(Context::build(&ledger, &standings, proposals, &tasks))
+    let unapproved = records::unapproved(ws, &ledger)?;
+    Ok(Context::build(&ledger, &standings, proposals, &tasks).mark_unapproved(&unapproved))
 }

@@ -10,12 +10,13 @@ use crate::git::Repo;
 use crate::model::config::{with_decision_records, Config};
 use crate::model::decision::Verdict;
 use crate::model::factdiff::Files;
+use crate::model::ledger::Ledger;
 use crate::model::paths;
-use crate::model::proposal::is_proposal_id;
+use crate::model::proposal::{is_fact_id, is_proposal_id};
 use crate::model::record::{check_state, Record, StateIssue};
 use crate::model::time::Timestamp;
 use crate::ops::{Result, Workspace};
-use crate::store::create_new;
+use crate::store::{create_new, read_optional_text};
 
 /// The facts of a commit against the decision records in its tree.
 #[derive(Debug, Serialize)]
@@ -154,11 +155,61 @@ pub fn migrate(ws: &Workspace) -> Result<Migration> {
     }
     // From now on `verify` checks the facts against the records.
     let config = ws.store.path(paths::CONFIG);
-    let text = crate::store::read_optional_text(&config, paths::CONFIG)?.unwrap_or_default();
+    let text = read_optional_text(&config, paths::CONFIG)?.unwrap_or_default();
     let on = with_decision_records(&text);
     if on != text {
         crate::store::write_atomic(&config, on.as_bytes())?;
         out.config_updated = true;
     }
     Ok(out)
+}
+
+/// `(path, why)` of record files that cannot be used.
+pub type BrokenRecords = Vec<(String, String)>;
+
+/// The decision records in the work tree that cannot be used, and where the facts `files`
+/// differ from what the others approved.
+pub fn work_tree_state(ws: &Workspace, files: &Files) -> Result<(BrokenRecords, Vec<StateIssue>)> {
+    let dir = ws.store.path(paths::DECISIONS);
+    let mut records = Vec::new();
+    let mut broken = Vec::new();
+    for (name, _) in crate::store::file::list_dir(&dir, ".json")? {
+        let path = dir.join(&name);
+        let stem = name.strip_suffix(".json").unwrap_or(&name);
+        let rel = paths::decision_file(stem);
+        let text = match read_optional_text(&path, &rel) {
+            Ok(text) => text.unwrap_or_default(),
+            Err(e) => {
+                broken.push((rel, crate::error_chain(&e)));
+                continue;
+            }
+        };
+        match Record::parse(stem, &text) {
+            Ok(r) => records.push((stem.to_owned(), r)),
+            Err(why) => broken.push((rel, why.to_string())),
+        }
+    }
+    Ok((broken, check_state(&records, files)))
+}
+
+/// The ids of the facts in the work tree that are not what the decision records approved, when
+/// the ledger keeps records: what agents must not be shown as verified.
+pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
+    if !ledger.config.decision_records {
+        return Ok(BTreeSet::new());
+    }
+    let files: Files = ledger
+        .files()
+        .iter()
+        .map(|f| (f.name.clone(), f.raw.clone()))
+        .collect();
+    let (_, issues) = work_tree_state(ws, &files)?;
+    Ok(issues
+        .iter()
+        .filter(|i| !matches!(i, StateIssue::Missing { .. }))
+        .map(StateIssue::fact)
+        // A fact without an id is already shown as one.
+        .filter(|fact| is_fact_id(fact))
+        .map(str::to_owned)
+        .collect())
 }

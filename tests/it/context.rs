@@ -35,7 +35,9 @@ fn context_lists_active_facts_proposals_and_budget() {
         .success()
         .stdout(contains("outrank conversation history"))
         .stdout(contains("## Architecture (architecture.md)"))
-        .stdout(contains("- f-aaaa We use PostgreSQL 16."))
+        // Written by hand, not through review: shown, never as verified.
+        .stdout(contains("- f-aaaa [unapproved] We use PostgreSQL 16."))
+        .stdout(contains("fact(s) differ from what was approved"))
         .stdout(contains(
             "- (no id, line 9) A hand-written fact without an id\n  on two lines.",
         ))
@@ -174,4 +176,45 @@ fn hand_written_fixture_files_load_unchanged() {
         .success()
         .stdout(contains("Another one,\ncontinued."));
     assert_eq!(repo.snapshot(), before);
+}
+
+/// Agents read the facts as approved: a fact edited in the work tree after its approval is
+/// marked, in the text and in the JSON, until the edit is approved or undone.
+#[test]
+fn a_fact_edited_outside_review_is_marked_unapproved() {
+    let repo = Repo::committed();
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "architecture",
+        "Approved text.",
+        "--reason",
+        "r",
+    ]);
+    let fact = repo.new_fact_id(&id);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.mneme(&["context"])
+        .assert()
+        .success()
+        .stdout(contains(format!("- {fact} Approved text.")))
+        .stdout(contains("[unapproved]").not());
+    let arch = repo.read(".ledger/facts/architecture.md");
+    repo.write(
+        ".ledger/facts/architecture.md",
+        &arch.replace("Approved text.", "Edited by hand."),
+    );
+    repo.mneme(&["context"])
+        .assert()
+        .success()
+        .stdout(contains(format!("- {fact} [unapproved] Edited by hand.")));
+    let v = repo.json(&["context", "--json"]);
+    assert_eq!(v["unapproved"], serde_json::json!([fact]));
+    let hook = repo
+        .mneme(&["context", "--for", "claude"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8_lossy(&hook).contains("[unapproved] Edited by hand."));
 }
