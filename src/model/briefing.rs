@@ -4,7 +4,7 @@
 //! closing line, never cut in the middle of an item.
 
 use crate::model::paths;
-use crate::model::text::{escape_controls, escape_line};
+use crate::model::text::{escape_controls, escape_line, listing};
 use crate::model::views::{Context, FactView, TaskLine};
 
 /// What a runtime's hook gets unless told otherwise: below the ~10,000 characters at which
@@ -47,9 +47,10 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
     }
     if !c.unapproved.is_empty() {
         out.always(&format!(
-            "\n{} fact(s) differ from what was approved (edited outside review), marked [unapproved]: {}. `mneme check` names the changes; tell the user.\n",
+            "\n{} fact(s) differ from what was approved (edited outside review) and are marked [unapproved]: {}. Tell the user.\n",
             c.unapproved.len(),
-            escape_line(&c.unapproved.join(", "))
+            // Outside the budget: a few ids, never the whole list.
+            escape_line(&listing(&c.unapproved, "mneme check"))
         ));
     }
     if facts == 0 {

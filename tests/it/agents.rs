@@ -745,3 +745,31 @@ fn doctor_checks_that_the_runtimes_will_run_the_hooks() {
         "{problems}"
     );
 }
+
+/// Hundreds of facts edited outside review stay within the budget: the context names a few
+/// and says how many (found by the real-runtime suite: the list of all ids ran past it).
+#[test]
+fn many_unapproved_facts_stay_within_the_budget() {
+    let repo = Repo::committed();
+    let body: String = (0..400)
+        .map(|i| format!("- **f-h{i:03}** Hand-written fact number {i}.\n"))
+        .collect();
+    repo.write(
+        ".ledger/facts/architecture.md",
+        &format!("# Architecture\n\n{body}"),
+    );
+    let out = repo
+        .mneme(&["context", "--max-chars", "1500"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.len() <= 1500 + 100, "{}", text.len());
+    assert!(
+        text.contains("400 fact(s) differ from what was approved"),
+        "{text}"
+    );
+    assert!(text.contains("and 380 more (see `mneme check`)"), "{text}");
+}

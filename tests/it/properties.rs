@@ -6,11 +6,13 @@ use std::collections::BTreeMap;
 
 use mneme::model::apply::apply;
 use mneme::model::config::Config;
+use mneme::model::decision::Verdict;
 use mneme::model::factdiff::{changes, Files};
 use mneme::model::facts::{Fact, FactFile};
 use mneme::model::ledger::{FactFileEntry, Ledger};
 use mneme::model::merge::merge;
 use mneme::model::proposal::Operation;
+use mneme::model::record::{check_state, Record};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -473,4 +475,142 @@ fn every_crash_the_fuzzers_found_stays_fixed() {
         "no regression inputs under {}",
         root.display()
     );
+}
+
+/// A statement in any script, on one line, as a fact file can hold it.
+fn statement() -> impl Strategy<Value = String> {
+    unicode_text(6).prop_map(|t| {
+        let t: String = t
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        format!(
+            "S {}.",
+            t.replace("<!--", "")
+                .replace("-->", "")
+                .replace("**", "")
+                .trim()
+        )
+    })
+}
+
+/// One approval on a branch: a new fact, or new text for one of the branch's facts.
+#[derive(Debug, Clone)]
+enum Step {
+    Add(String),
+    Change(usize, String),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        statement().prop_map(Step::Add),
+        (any::<usize>(), statement()).prop_map(|(i, s)| Step::Change(i, s)),
+    ]
+}
+
+/// The fact file holding `facts` (id → statement), in id order.
+fn fact_file_of(facts: &BTreeMap<String, String>) -> Files {
+    let body: String = facts
+        .iter()
+        .map(|(id, text)| format!("- **{id}** {text}\n"))
+        .collect();
+    [("a.md".to_owned(), format!("# A\n\n{body}"))]
+        .into_iter()
+        .collect()
+}
+
+/// Runs `steps` on one branch (its new facts named `f-<prefix>NNN`) from `base`, approving
+/// each as mneme does; the branch's facts and records. Times are `clock`, advancing.
+fn branch(
+    steps: &[Step],
+    prefix: char,
+    base: &BTreeMap<String, String>,
+    clock: &mut impl FnMut() -> mneme::model::time::Timestamp,
+) -> (BTreeMap<String, String>, Vec<(String, Record)>) {
+    let mut facts = base.clone();
+    let mut own: Vec<String> = Vec::new();
+    let mut records = Vec::new();
+    for (n, step) in steps.iter().enumerate() {
+        let before = fact_file_of(&facts);
+        match step {
+            Step::Add(text) => {
+                let id = format!("f-{prefix}{n:03}");
+                facts.insert(id.clone(), text.clone());
+                own.push(id);
+            }
+            Step::Change(i, text) if !own.is_empty() => {
+                facts.insert(own[i % own.len()].clone(), text.clone());
+            }
+            Step::Change(..) => continue,
+        }
+        let proposal = format!("20261124T1000{n:02}Z-0000{prefix}{n:03}");
+        let r = Record::new(
+            Verdict::Approve,
+            &proposal,
+            "H <h@example.com>",
+            clock(),
+            &before,
+            &fact_file_of(&facts),
+        );
+        records.push((r.id(), r));
+    }
+    (facts, records)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Any interleaving of approvals on two branches, merged (as a merge commit, a squash or a
+    /// rebase all leave: the union of both sides' facts and records), replays to the merged
+    /// facts; a fact lost or changed in the merge is named, and nothing else.
+    #[test]
+    fn decisions_on_two_branches_replay_to_the_merged_facts(
+        a in prop::collection::vec(step(), 1..6),
+        b in prop::collection::vec(step(), 1..6),
+        ticks in prop::collection::vec(1u32..1_000_000, 12),
+        shuffle in any::<u64>(),
+        damage in 0..3u8,
+        victim in any::<usize>(),
+        changed in statement(),
+    ) {
+        let base: BTreeMap<String, String> = [("f-base".to_owned(), "Base fact.".to_owned())].into();
+        // The two branches' clocks interleave in any order.
+        let mut t = 1_795_500_000_000_000i128;
+        let mut ticks = ticks.into_iter().cycle();
+        let mut clock = || {
+            t += i128::from(ticks.next().unwrap()) * 1000;
+            mneme::model::time::Timestamp::from_unix_nanos(t * 1000).unwrap()
+        };
+        let seeded = Record::new(Verdict::Approve, "20261124T090000Z-00000000", "H <h@example.com>", clock(), &Files::new(), &fact_file_of(&base));
+        let (fa, ra) = branch(&a, 'a', &base, &mut clock);
+        let (fb, rb) = branch(&b, 'b', &base, &mut clock);
+        let mut merged = fa.clone();
+        merged.extend(fb.clone());
+        let files = fact_file_of(&merged);
+        // Text the parser reads otherwise (a statement it cannot hold) proves nothing here.
+        let parsed: Vec<String> = FactFile::parse(&files["a.md"]).unwrap().facts().filter_map(|f| f.id.clone()).collect();
+        prop_assume!(parsed == merged.keys().cloned().collect::<Vec<_>>());
+        let mut records: Vec<(String, Record)> = [(seeded.id(), seeded)].into_iter().chain(ra).chain(rb).collect();
+        let n = records.len();
+        records.rotate_left(usize::try_from(shuffle % n as u64).unwrap());
+        prop_assert_eq!(check_state(&records, &files), vec![]);
+
+        let ids: Vec<String> = merged.keys().filter(|id| *id != "f-base").cloned().collect();
+        prop_assume!(!ids.is_empty());
+        let id = ids[victim % ids.len()].clone();
+        let mut damaged = merged.clone();
+        match damage {
+            0 => { damaged.remove(&id); }
+            1 => {
+                prop_assume!(changed != merged[&id]);
+                damaged.insert(id.clone(), changed);
+            }
+            _ => return Ok(()),
+        }
+        let issues = check_state(&records, &fact_file_of(&damaged));
+        prop_assert_eq!(issues.len(), 1, "{:?}", issues);
+        prop_assert_eq!(issues[0].fact(), id.as_str());
+        let expected_kind = if damage == 0 { "Missing" } else { "Differs" };
+        prop_assert!(format!("{:?}", issues[0]).starts_with(expected_kind), "{:?}", issues[0]);
+    }
 }
