@@ -574,7 +574,8 @@ proptest! {
         changed in statement(),
     ) {
         let base: BTreeMap<String, String> = [("f-base".to_owned(), "Base fact.".to_owned())].into();
-        // The two branches' clocks interleave in any order.
+        // Each branch's clock advances by its own steps; chains are per fact, so the order of
+        // the two branches' decisions does not matter (the property below shows where it does).
         let mut t = 1_795_500_000_000_000i128;
         let mut ticks = ticks.into_iter().cycle();
         let mut clock = || {
@@ -612,5 +613,49 @@ proptest! {
         prop_assert_eq!(issues[0].fact(), id.as_str());
         let expected_kind = if damage == 0 { "Missing" } else { "Differs" };
         prop_assert!(format!("{:?}", issues[0]).starts_with(expected_kind), "{:?}", issues[0]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Both branches approve new text for the same fact, and the merge keeps one side: the
+    /// later approval is the fact's approved text. Keeping it passes; keeping the earlier one is
+    /// reported as that fact, and nothing else.
+    #[test]
+    fn a_fact_both_branches_changed_is_as_the_later_approval_left_it(
+        ta in statement(),
+        tb in statement(),
+        a_first in any::<bool>(),
+        keep_a in any::<bool>(),
+        gap in 1i128..1_000_000,
+    ) {
+        prop_assume!(ta != tb);
+        let base: BTreeMap<String, String> = [("f-base".to_owned(), "Base fact.".to_owned())].into();
+        let at = |us: i128| mneme::model::time::Timestamp::from_unix_nanos((1_795_500_000_000_000 + us) * 1000).unwrap();
+        let seeded = Record::new(Verdict::Approve, "20261124T090000Z-00000000", "H <h@example.com>", at(0), &Files::new(), &fact_file_of(&base));
+        let change = |text: &str, proposal: &str, when: i128| {
+            let mut after = base.clone();
+            after.insert("f-base".to_owned(), text.to_owned());
+            let r = Record::new(Verdict::Approve, proposal, "H <h@example.com>", at(when), &fact_file_of(&base), &fact_file_of(&after));
+            ((r.id(), r), after)
+        };
+        let (when_a, when_b) = if a_first { (gap, 2 * gap) } else { (2 * gap, gap) };
+        let (ra, fa) = change(&ta, "20261124T100000Z-0000000a", when_a);
+        let (rb, fb) = change(&tb, "20261124T100000Z-0000000b", when_b);
+        let kept = if keep_a { fa } else { fb };
+        let files = fact_file_of(&kept);
+        let parsed: Vec<Option<String>> = FactFile::parse(&files["a.md"]).unwrap().facts().map(|f| f.id.clone()).collect();
+        prop_assume!(parsed == vec![Some("f-base".to_owned())]);
+        let records = vec![(seeded.id(), seeded), ra, rb];
+        let issues = check_state(&records, &files);
+        let kept_later = keep_a != a_first;
+        if kept_later {
+            prop_assert_eq!(issues, vec![]);
+        } else {
+            prop_assert_eq!(issues.len(), 1, "{:?}", issues);
+            prop_assert_eq!(issues[0].fact(), "f-base");
+            prop_assert!(format!("{:?}", issues[0]).starts_with("Differs"), "{:?}", issues[0]);
+        }
     }
 }
