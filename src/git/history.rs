@@ -552,29 +552,23 @@ pub fn fork_point(repo: &Repo, range: &Range, walked: &Walked) -> Result<Option<
         .map(gix::Id::detach))
 }
 
-/// The decision record files committed in `commit`'s tree, as `(name without .json, text)`;
-/// `None` when the tree has no records directory (a ledger from before records).
-pub fn record_files_at(
-    repo: &Repo,
-    commit: gix::ObjectId,
-) -> Result<Option<Vec<(String, String)>>> {
+/// `file name → text` of the decision record files committed in `commit`'s tree.
+pub fn record_files_at(repo: &Repo, commit: gix::ObjectId) -> Result<Files> {
     let repo = repo.gix();
-    let commit = repo.find_commit(commit)?;
-    if commit
-        .tree()?
-        .lookup_entry_by_path(paths::DECISIONS)?
-        .is_none()
-    {
-        return Ok(None);
-    }
-    let tree = commit.tree_id()?.detach();
-    let mut out = Vec::new();
+    let tree = repo.find_commit(commit)?.tree_id()?.detach();
+    let mut out = Files::new();
     for (name, blob) in blobs_in(repo, tree, paths::DECISIONS)? {
-        if let Some(stem) = name.strip_suffix(".json") {
-            out.push((stem.to_owned(), blob_text(repo, blob)?));
-        }
+        out.insert(name, blob_text(repo, blob)?);
     }
-    Ok(Some(out))
+    Ok(out)
+}
+
+/// The names of the decision record files committed in `commit`'s tree, none read.
+pub fn record_names_at(repo: &Repo, commit: gix::ObjectId) -> Result<Vec<String>> {
+    let tree = repo.gix().find_commit(commit)?.tree_id()?.detach();
+    Ok(blobs_in(repo.gix(), tree, paths::DECISIONS)?
+        .into_keys()
+        .collect())
 }
 
 /// The proposals committed in `commit`'s tree (those that parse), oldest first.

@@ -275,9 +275,9 @@ pub fn staged_under(repo: &Repo, dir: &str) -> Result<(Files, Files)> {
     Ok((before, after))
 }
 
-/// `file name → contents` of every file directly in `dir/` as the index has it (what committing
-/// the index would make the directory), and the names HEAD has there.
-pub fn staged_dir(repo: &Repo, dir: &str) -> Result<(Files, Vec<String>)> {
+/// `file name → contents` of every file directly in `dir/` as the index has it: what committing
+/// the index would make the directory.
+pub fn staged_dir(repo: &Repo, dir: &str) -> Result<Files> {
     let read = read_index(repo.gix())?;
     let index = read.ledger();
     let prefix = format!("{dir}/");
@@ -288,9 +288,7 @@ pub fn staged_dir(repo: &Repo, dir: &str) -> Result<(Files, Vec<String>)> {
             files.insert(name.to_owned(), blob_text(repo.gix(), entry.id)?);
         }
     }
-    let head_tree = repo.gix().head_tree_id_or_empty()?.detach();
-    let in_head = blobs_in(repo.gix(), head_tree, dir)?.into_keys().collect();
-    Ok((files, in_head))
+    Ok(files)
 }
 
 /// Files directly in the work-tree directory `dir` that HEAD does not hold as they are: new or

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::decision::Verdict;
 use crate::model::factdiff::{fact_map, FactState, Files};
 use crate::model::ids::sha256_hex;
+use crate::model::paths;
 use crate::model::proposal::{is_fact_id, is_proposal_id};
 use crate::model::text::{first_chars, first_hidden};
 use crate::model::time::Timestamp;
@@ -345,6 +346,92 @@ pub fn check_state(records: &[(String, Record)], files: &Files) -> Vec<StateIssu
         }
     }
     issues
+}
+
+/// A record file that cannot be used, and why: it explains nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InvalidRecord {
+    pub file: String,
+    pub why: String,
+}
+
+/// The facts against the decision records: what `verify`, `check` and the commit-msg hook judge.
+#[derive(Debug, Default, Serialize)]
+pub struct State {
+    /// Record files read.
+    pub records: usize,
+    /// Where the facts differ from what the records approved.
+    pub issues: Vec<StateIssue>,
+    /// Record files that cannot be used, with why.
+    pub invalid: Vec<InvalidRecord>,
+    /// Records an earlier state had that this one lacks: records are only ever added, so a
+    /// revert of a decision commit or a deleted record shows here.
+    pub removed: Vec<String>,
+}
+
+impl State {
+    pub fn holds(&self) -> bool {
+        self.issues.is_empty() && self.invalid.is_empty() && self.removed.is_empty()
+    }
+
+    /// Every problem, a line each.
+    pub fn problems(&self) -> Vec<String> {
+        let removed = self
+            .removed
+            .iter()
+            .map(|file| format!("{file} is removed: decision records are only ever added"));
+        let invalid = self
+            .invalid
+            .iter()
+            .map(|i| format!("{}: {}", i.file, i.why));
+        removed
+            .chain(invalid)
+            .chain(self.issues.iter().map(ToString::to_string))
+            .collect()
+    }
+}
+
+/// Record files (file name → text, as a decisions directory holds them) read back: the records
+/// by id, and those that cannot be used. Only `.json` files are records.
+pub fn parse_all(files: &Files) -> (Vec<(String, Record)>, Vec<InvalidRecord>) {
+    let mut records = Vec::new();
+    let mut invalid = Vec::new();
+    for (name, text) in files {
+        let Some(id) = name.strip_suffix(".json") else {
+            continue;
+        };
+        match Record::parse(id, text) {
+            Ok(record) => records.push((id.to_owned(), record)),
+            Err(why) => invalid.push(InvalidRecord {
+                file: paths::decision_file(id),
+                why: why.to_string(),
+            }),
+        }
+    }
+    (records, invalid)
+}
+
+/// Judges the fact files `facts` by the record files `records` (file name → text). `earlier`
+/// are the names of the record files an earlier state held (the range's base, HEAD): each must
+/// still be there.
+pub fn judge<'a>(
+    records: &Files,
+    earlier: impl IntoIterator<Item = &'a String>,
+    facts: &Files,
+) -> State {
+    let removed = earlier
+        .into_iter()
+        .filter(|name| !records.contains_key(*name))
+        .filter_map(|name| name.strip_suffix(".json"))
+        .map(paths::decision_file)
+        .collect();
+    let (records, invalid) = parse_all(records);
+    State {
+        records: records.len(),
+        issues: check_state(&records, facts),
+        invalid,
+        removed,
+    }
 }
 
 #[cfg(test)]

@@ -11,10 +11,10 @@ use crate::model::drift::Drifted;
 use crate::model::ledger::FactFileEntry;
 use crate::model::net::{net_summary, NetSummary, RangeEnds};
 use crate::model::paths;
-use crate::model::record::StateIssue;
+use crate::model::record::{State, StateIssue};
 use crate::model::signing::AllowedSigners;
 use crate::model::summary::{summarize, Summary};
-use crate::ops::records::{state_at, State};
+use crate::ops::records::state_at;
 use crate::ops::stale::{drifted, watched};
 use crate::ops::{Result, Workspace};
 

@@ -63,7 +63,9 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
                 .filter_map(|(_, e)| e.as_ref().ok())
                 .map(|e| (e.name.clone(), e.raw.clone()))
                 .collect();
-            work_tree_state(ws, &fact_files)?
+            let state = work_tree_state(ws, &fact_files)?;
+            let broken = state.invalid.into_iter().map(|i| (i.file, i.why)).collect();
+            (broken, state.issues)
         }
         _ => (Vec::new(), Vec::new()),
     };

@@ -6,7 +6,7 @@ use crate::git::hooks::hooks_dir;
 use crate::git::index::{staged_dir, staged_under};
 use crate::model::decision::DECISION;
 use crate::model::factdiff::{changes, Files};
-use crate::model::record::{check_state, Record};
+use crate::model::record::judge;
 use crate::model::{paths, templates};
 use crate::ops::{Error, Result, Workspace};
 use crate::store::{self, write_atomic};
@@ -63,42 +63,22 @@ pub fn check_commit(ws: &Workspace, message_file: &Path) -> Result<()> {
 /// The commit the index would make, against the decision records it would hold.
 fn check_state_staged(ws: &Workspace) -> Result<()> {
     let (before, after) = staged_under(&ws.repo, paths::FACTS)?;
-    let (records, in_head) = staged_dir(&ws.repo, paths::DECISIONS)?;
-    let removed: Vec<String> = in_head
-        .into_iter()
-        .filter(|name| !records.contains_key(name))
-        .collect();
-    if changes(&before, &after).is_empty() && removed.is_empty() {
+    // HEAD's versions of the record files the index changes or removes.
+    let (changed_records, _) = staged_under(&ws.repo, paths::DECISIONS)?;
+    if changes(&before, &after).is_empty() && changed_records.is_empty() {
         return Ok(());
     }
-    let mut problems: Vec<String> = removed
-        .iter()
-        .map(|name| {
-            format!(
-                "{}/{name} is removed: decision records are only ever added",
-                paths::DECISIONS
-            )
-        })
-        .collect();
-    let mut parsed = Vec::new();
-    for (name, text) in &records {
-        let Some(stem) = name.strip_suffix(".json") else {
-            continue;
-        };
-        match Record::parse(stem, text) {
-            Ok(r) => parsed.push((stem.to_owned(), r)),
-            Err(why) => problems.push(format!("{}/{name}: {why}", paths::DECISIONS)),
-        }
-    }
-    let (facts, _) = staged_dir(&ws.repo, paths::FACTS)?;
-    let facts: Files = facts
+    let facts: Files = staged_dir(&ws.repo, paths::FACTS)?
         .into_iter()
         .filter(|(name, _)| name.ends_with(".md"))
         .collect();
-    problems.extend(check_state(&parsed, &facts).iter().map(ToString::to_string));
-    if problems.is_empty() {
+    let records = staged_dir(&ws.repo, paths::DECISIONS)?;
+    let state = judge(&records, changed_records.keys(), &facts);
+    if state.holds() {
         Ok(())
     } else {
-        Err(Error::NotAsDecided { problems })
+        Err(Error::NotAsDecided {
+            problems: state.problems(),
+        })
     }
 }

@@ -22,7 +22,7 @@ pub struct Report {
 }
 
 /// What happened to one file.
-enum Outcome {
+pub(crate) enum Outcome {
     Created,
     Updated,
     Unchanged,
@@ -136,7 +136,7 @@ fn seed(ws: &Workspace, report: &mut Report, rel: &str, contents: &str) -> Resul
 
 /// Rewrites the text file `rel` with `edit` (given "" when it does not exist) and says what
 /// happened to it.
-fn edit_file(
+pub(crate) fn edit_file(
     ws: &Workspace,
     rel: &str,
     edit: impl FnOnce(&str) -> Result<String>,

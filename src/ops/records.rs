@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::git::history::{approved_files, decisions, facts_of, record_files_at, text_at};
+use crate::git::history::{
+    approved_files, decisions, facts_of, record_files_at, record_names_at, text_at,
+};
 use crate::git::Repo;
 use crate::model::config::{with_decision_records, Config};
 use crate::model::decision::Verdict;
@@ -13,38 +15,11 @@ use crate::model::factdiff::Files;
 use crate::model::ledger::Ledger;
 use crate::model::paths;
 use crate::model::proposal::{is_fact_id, is_proposal_id};
-use crate::model::record::{check_state, Record, StateIssue};
+use crate::model::record::{judge, parse_all, InvalidRecord, Record, State, StateIssue};
 use crate::model::time::Timestamp;
+use crate::ops::init::{edit_file, Outcome};
 use crate::ops::{Result, Workspace};
 use crate::store::{create_new, read_optional_text};
-
-/// The facts of a commit against the decision records in its tree.
-#[derive(Debug, Serialize)]
-pub struct State {
-    /// Record files read.
-    pub records: usize,
-    /// Where the facts differ from what the records approved.
-    pub issues: Vec<StateIssue>,
-    /// Record files that cannot be used, with why: they explain nothing.
-    pub invalid: Vec<InvalidRecord>,
-    /// Records the range's base had that its head lacks: records are only ever added, so a
-    /// revert of a decision commit or a deleted record shows here.
-    pub removed: Vec<String>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct InvalidRecord {
-    pub file: String,
-    pub why: String,
-    #[serde(skip)]
-    name: String,
-}
-
-impl State {
-    pub fn holds(&self) -> bool {
-        self.issues.is_empty() && self.invalid.is_empty() && self.removed.is_empty()
-    }
-}
 
 /// The state of `commit`'s facts; `None` when its ledger does not keep decision records
 /// (`decision_records` in its config; `mneme migrate` converts an older ledger's history).
@@ -61,39 +36,16 @@ pub fn state_at(
     if !config.decision_records {
         return Ok(None);
     }
-    let files = record_files_at(repo, commit)?.unwrap_or_default();
-    let mut records = Vec::new();
-    let mut invalid = Vec::new();
-    for (name, text) in files {
-        match Record::parse(&name, &text) {
-            Ok(record) => records.push((name, record)),
-            Err(why) => invalid.push(InvalidRecord {
-                file: paths::decision_file(&name),
-                why: why.to_string(),
-                name,
-            }),
-        }
-    }
-    let at_head: BTreeSet<&str> = records
-        .iter()
-        .map(|(name, _)| name.as_str())
-        .chain(invalid.iter().map(|i| i.name.as_str()))
-        .collect();
-    let mut removed = Vec::new();
-    if let Some(base) = base {
-        for (name, _) in record_files_at(repo, base)?.unwrap_or_default() {
-            if !at_head.contains(name.as_str()) {
-                removed.push(paths::decision_file(&name));
-            }
-        }
-    }
-    let facts = facts_of(repo, Some(commit))?;
-    Ok(Some(State {
-        records: records.len(),
-        issues: check_state(&records, &facts),
-        invalid,
-        removed,
-    }))
+    let earlier = match base {
+        Some(base) => record_names_at(repo, base)?,
+        None => Vec::new(),
+    };
+    let records = record_files_at(repo, commit)?;
+    Ok(Some(judge(
+        &records,
+        &earlier,
+        &facts_of(repo, Some(commit))?,
+    )))
 }
 
 /// What `migrate` did (the `--json` shape, docs/json.md).
@@ -115,15 +67,12 @@ pub struct Migration {
 pub fn migrate(ws: &Workspace) -> Result<Migration> {
     let _lock = ws.store.lock()?;
     let dir = ws.store.path(paths::DECISIONS);
-    let mut known: BTreeSet<(String, &'static str)> = BTreeSet::new();
-    for (name, _) in crate::store::file::list_dir(&dir, ".json")? {
-        let path = dir.join(&name);
-        let text = std::fs::read_to_string(&path).map_err(crate::store::Error::io(&path))?;
-        let stem = name.strip_suffix(".json").unwrap_or(&name);
-        if let Ok(r) = Record::parse(stem, &text) {
-            known.insert((r.proposal, r.verdict.as_str()));
-        }
-    }
+    let (files, _) = work_tree_records(ws)?;
+    let mut known: BTreeSet<(String, &'static str)> = parse_all(&files)
+        .0
+        .into_iter()
+        .map(|(_, r)| (r.proposal, r.verdict.as_str()))
+        .collect();
     let mut out = Migration {
         written: Vec::new(),
         already: 0,
@@ -154,42 +103,37 @@ pub fn migrate(ws: &Workspace) -> Result<Migration> {
         }
     }
     // From now on `verify` checks the facts against the records.
-    let config = ws.store.path(paths::CONFIG);
-    let text = read_optional_text(&config, paths::CONFIG)?.unwrap_or_default();
-    let on = with_decision_records(&text);
-    if on != text {
-        crate::store::write_atomic(&config, on.as_bytes())?;
-        out.config_updated = true;
-    }
+    let config = edit_file(ws, paths::CONFIG, |old| Ok(with_decision_records(old)))?;
+    out.config_updated = !matches!(config, Outcome::Unchanged);
     Ok(out)
 }
 
-/// `(path, why)` of record files that cannot be used.
-pub type BrokenRecords = Vec<(String, String)>;
-
-/// The decision records in the work tree that cannot be used, and where the facts `files`
-/// differ from what the others approved.
-pub fn work_tree_state(ws: &Workspace, files: &Files) -> Result<(BrokenRecords, Vec<StateIssue>)> {
+/// The record files in the work tree (file name → text), and those that cannot be read.
+fn work_tree_records(ws: &Workspace) -> Result<(Files, Vec<InvalidRecord>)> {
     let dir = ws.store.path(paths::DECISIONS);
-    let mut records = Vec::new();
-    let mut broken = Vec::new();
-    for (name, _) in crate::store::file::list_dir(&dir, ".json")? {
-        let path = dir.join(&name);
-        let stem = name.strip_suffix(".json").unwrap_or(&name);
-        let rel = paths::decision_file(stem);
-        let text = match read_optional_text(&path, &rel) {
-            Ok(text) => text.unwrap_or_default(),
-            Err(e) => {
-                broken.push((rel, crate::error_chain(&e)));
-                continue;
+    let mut files = Files::new();
+    let mut unreadable = Vec::new();
+    for (name, path) in crate::store::file::list_dir(&dir, ".json")? {
+        let rel = paths::decision_file(name.strip_suffix(".json").unwrap_or(&name));
+        match read_optional_text(&path, &rel) {
+            Ok(text) => {
+                files.insert(name, text.unwrap_or_default());
             }
-        };
-        match Record::parse(stem, &text) {
-            Ok(r) => records.push((stem.to_owned(), r)),
-            Err(why) => broken.push((rel, why.to_string())),
+            Err(e) => unreadable.push(InvalidRecord {
+                file: rel,
+                why: crate::error_chain(&e),
+            }),
         }
     }
-    Ok((broken, check_state(&records, files)))
+    Ok((files, unreadable))
+}
+
+/// The fact files `facts` of the work tree against the decision records there.
+pub fn work_tree_state(ws: &Workspace, facts: &Files) -> Result<State> {
+    let (files, unreadable) = work_tree_records(ws)?;
+    let mut state = judge(&files, &[], facts);
+    state.invalid.extend(unreadable);
+    Ok(state)
 }
 
 /// The ids of the facts in the work tree that are not what the decision records approved, when
@@ -203,8 +147,8 @@ pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
         .iter()
         .map(|f| (f.name.clone(), f.raw.clone()))
         .collect();
-    let (_, issues) = work_tree_state(ws, &files)?;
-    Ok(issues
+    Ok(work_tree_state(ws, &files)?
+        .issues
         .iter()
         .filter(|i| !matches!(i, StateIssue::Missing { .. }))
         .map(StateIssue::fact)
