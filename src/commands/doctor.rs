@@ -23,21 +23,16 @@ pub fn run(cx: &Cx, _args: &Args) -> Result<ExitStatus> {
         cx.ui.json(&d)?;
     } else {
         let mut out = String::new();
-        for p in &d.problems {
-            out.push_str(&format!(
-                "{} {}\n  {}\n",
-                paint(WARN, "problem:"),
-                esc1(&p.what),
-                paint(DIM, format!("fix: {}", p.fix))
-            ));
-        }
-        for w in &d.warnings {
-            out.push_str(&format!(
-                "{} {}\n  {}\n",
-                paint(WARN, "warning:"),
-                esc1(&w.what),
-                paint(DIM, format!("fix: {}", w.fix))
-            ));
+        let found = [("problem:", &d.problems), ("warning:", &d.warnings)];
+        for (label, list) in found {
+            for p in list {
+                out.push_str(&format!(
+                    "{} {}\n  {}\n",
+                    paint(WARN, label),
+                    esc1(&p.what),
+                    paint(DIM, format!("fix: {}", p.fix))
+                ));
+            }
         }
         for note in &d.notes {
             out.push_str(&format!("{} {}\n", paint(DIM, "note:"), esc1(note)));

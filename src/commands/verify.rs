@@ -64,27 +64,8 @@ fn render(r: &Verification) -> String {
         ));
     }
     if let Some(state) = &r.state {
-        for issue in &state.issues {
-            out.push_str(&format!(
-                "{} {}\n",
-                paint(WARN, "state"),
-                esc1(&issue.to_string())
-            ));
-        }
-        for file in &state.removed {
-            out.push_str(&format!(
-                "{} {} was removed: decision records are only ever added (a reverted decision? propose the change instead)\n",
-                paint(WARN, "state"),
-                esc1(file)
-            ));
-        }
-        for bad in &state.invalid {
-            out.push_str(&format!(
-                "{} {}: {}\n",
-                paint(WARN, "invalid record"),
-                esc1(&bad.file),
-                esc1(&bad.why)
-            ));
+        for problem in state.problems() {
+            out.push_str(&format!("{} {}\n", paint(WARN, "state"), esc1(&problem)));
         }
     }
     if let Some(sig) = &r.signatures {
@@ -136,7 +117,7 @@ fn render(r: &Verification) -> String {
         Some(state) => format!(
             "{tally}; {} decision record(s), {} state problem(s)",
             state.records,
-            state.issues.len() + state.invalid.len() + state.removed.len()
+            state.problems().len()
         ),
         None => tally,
     };

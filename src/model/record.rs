@@ -379,7 +379,9 @@ impl State {
         let removed = self
             .removed
             .iter()
-            .map(|file| format!("{file} is removed: decision records are only ever added"));
+            .map(|file| {
+                format!("{file} is removed: decision records are only ever added (a reverted decision? propose the change instead)")
+            });
         let invalid = self
             .invalid
             .iter()

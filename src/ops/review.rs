@@ -143,7 +143,7 @@ pub fn approve(
             item.id, budget.lines, budget.limit
         ));
     }
-    let writes = applied
+    let mut writes: Vec<FileWrite> = applied
         .files
         .iter()
         .map(|f| FileWrite {
@@ -172,7 +172,6 @@ pub fn approve(
         &files(|f| &f.old),
         &files(|f| &f.new),
     );
-    let mut writes: Vec<FileWrite> = writes;
     writes.push(record_file(&proof));
     let decision = Decision {
         verdict: Verdict::Approve,
