@@ -84,6 +84,8 @@ pub fn setup(
 ) -> Result<Report> {
     let path = |rel| scope.path(runtime, rel);
     let mut files = Vec::new();
+    // Files mneme writes whole that `remove` leaves, since someone changed them.
+    let mut kept = Vec::new();
     if let Some(rel) = paths::runtime_settings(runtime.as_str()) {
         let file = path(rel);
         files.push(change(&file, |old| {
@@ -114,10 +116,16 @@ pub fn setup(
             &path(paths::CURSOR_RULE),
             templates::CURSOR_RULE,
             remove,
+            &mut kept,
         )?),
         Runtime::Opencode => {
             let rel = paths::opencode_plugin(matches!(scope, Scope::User(_)));
-            files.push(template(&path(rel), templates::OPENCODE_PLUGIN, remove)?);
+            files.push(template(
+                &path(rel),
+                templates::OPENCODE_PLUGIN,
+                remove,
+                &mut kept,
+            )?);
         }
         Runtime::Claude | Runtime::Gemini => {}
     }
@@ -127,19 +135,13 @@ pub fn setup(
         }
     }
     let mut notes = notes(runtime, remove);
-    if remove {
-        // A file mneme writes whole that --remove leaves in place was changed since.
-        let kept = files.iter().filter(|(file, new)| {
-            file.action == "unchanged" && new.is_some() && is_template(&file.path)
-        });
-        notes.extend(kept.map(|(file, _)| {
-            format!(
-                "{} was changed by hand since setup wrote it, so it stays: delete it yourself to take mneme out of {}",
-                file.path.display(),
-                runtime.as_str()
-            )
-        }));
-    }
+    notes.extend(kept.iter().map(|file: &PathBuf| {
+        format!(
+            "{} was changed by hand since setup wrote it, so it stays: delete it yourself to take mneme out of {}",
+            file.display(),
+            runtime.as_str()
+        )
+    }));
     Ok(Report {
         runtime: runtime.as_str(),
         dry_run,
@@ -177,24 +179,23 @@ fn change(
     Ok((FileReport { path, action, diff }, new))
 }
 
-/// Whether `path` is one of the files mneme writes whole (a rule, a plugin).
-fn is_template(path: &Path) -> bool {
-    [
-        paths::CURSOR_RULE,
-        paths::opencode_plugin(false),
-        paths::opencode_plugin(true),
-    ]
-    .iter()
-    .any(|rel| path.ends_with(rel))
-}
-
-/// A file mneme writes whole from `text`; `remove` deletes it unless someone changed it.
-fn template(path: &Path, text: &str, remove: bool) -> Result<(FileReport, Option<String>)> {
+/// A file mneme writes whole from `text`; `remove` deletes it unless someone changed it, and
+/// then adds it to `kept`.
+fn template(
+    path: &Path,
+    text: &str,
+    remove: bool,
+    kept: &mut Vec<PathBuf>,
+) -> Result<(FileReport, Option<String>)> {
     change(path, |old| {
         Ok(match (remove, old) {
             (false, _) => Some(text.to_owned()),
             (true, Some(old)) if old == text => None,
-            (true, old) => old.map(str::to_owned),
+            (true, Some(old)) => {
+                kept.push(path.to_owned());
+                Some(old.to_owned())
+            }
+            (true, None) => None,
         })
     })
 }
