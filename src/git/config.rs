@@ -2,6 +2,9 @@
 
 use gix::bstr::ByteSlice;
 
+/// What git runs to merge a fact file (`merge.mneme.driver`).
+pub const DRIVER_COMMAND: &str = "mneme merge-file %O %A %B %P";
+
 /// The git config keys `mneme init` sets so that git merges fact files by fact id.
 pub const MERGE_DRIVER: [(&str, &str, &str, &str); 2] = [
     (
@@ -10,7 +13,7 @@ pub const MERGE_DRIVER: [(&str, &str, &str, &str); 2] = [
         "name",
         "mneme: merge fact files by fact id",
     ),
-    ("merge", "mneme", "driver", "mneme merge-file %O %A %B %P"),
+    ("merge", "mneme", "driver", DRIVER_COMMAND),
 ];
 
 /// Whether git's configuration (any level) defines mneme's merge driver.

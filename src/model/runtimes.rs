@@ -224,6 +224,11 @@ fn is_ours(command: &str) -> bool {
     command.contains("mneme context --for ")
 }
 
+/// Whether a runtime's settings file holds any of mneme's hooks.
+pub fn holds_hooks(settings: &str) -> bool {
+    is_ours(settings)
+}
+
 /// `settings` (a JSON document, or empty) with mneme's hooks for `runtime` in place and every
 /// other key and hook as it was; `agents_file` is the instructions file with mneme's block,
 /// which Gemini CLI is told to read. With `remove`, mneme's hooks are taken out instead, and

@@ -35,39 +35,17 @@ impl Findings {
     }
 }
 
-/// The runtimes whose hooks (or plugin) this repository holds.
-fn set_up(ws: &Workspace) -> Result<Vec<Runtime>> {
-    let mut out = Vec::new();
-    for runtime in Runtime::ALL {
-        let rel = match runtime {
-            Runtime::Opencode => Some(paths::opencode_plugin(false)),
-            _ => paths::runtime_settings(runtime.as_str()),
-        };
-        let Some(rel) = rel else { continue };
-        let text = read_optional_text(&ws.store.path(rel), rel)?;
-        let ours = match runtime {
-            Runtime::Opencode => text.is_some(),
-            _ => text.is_some_and(|t| t.contains("mneme context --for ")),
-        };
-        if ours {
-            out.push(runtime);
-        }
-    }
-    Ok(out)
-}
-
-/// Checks each runtime set up here. `dirs` are the user's directories, where runtimes record
-/// trust (none without a HOME).
-pub fn check(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Findings> {
+/// Checks the `runtimes` set up in this repository (whose hooks or plugin it holds). `dirs`
+/// are the user's directories, where runtimes record trust (none without a HOME).
+pub fn check(ws: &Workspace, runtimes: &[Runtime], dirs: Option<&UserDirs>) -> Result<Findings> {
     let mut found = Findings::default();
-    let runtimes = set_up(ws)?;
     if runtimes.is_empty() {
         return Ok(found);
     }
     check_mneme(&mut found);
     // Runtimes key their trust by the real path.
     let root = std::fs::canonicalize(ws.store.root()).unwrap_or_else(|_| ws.store.root().into());
-    for runtime in runtimes {
+    for &runtime in runtimes {
         check_version(runtime, &mut found);
         let Some(dirs) = dirs else { continue };
         match runtime {

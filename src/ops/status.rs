@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
-use crate::git::config::{merge_driver, signing_setup, SigningSetup, MERGE_DRIVER};
+use crate::git::config::{merge_driver, signing_setup, SigningSetup, DRIVER_COMMAND};
 use crate::git::hooks::hooks_dir;
 use crate::git::index::uncommitted_in;
-use crate::model::runtimes::{edit_codex_config, edit_settings, Runtime};
+use crate::model::runtimes::{edit_codex_config, edit_settings, holds_hooks, Runtime};
 use crate::model::signing::AllowedSigners;
 use crate::model::tasks::Status as TaskStatus;
 use crate::model::time::Timestamp;
@@ -129,11 +129,8 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
             "this clone has not registered the fact merge driver".into(),
             "mneme init",
         ),
-        Some(cmd) if cmd != MERGE_DRIVER[1].3 => problem(
-            format!(
-                "git merges fact files with `{cmd}`, not the current `{}`",
-                MERGE_DRIVER[1].3
-            ),
+        Some(cmd) if cmd != DRIVER_COMMAND => problem(
+            format!("git merges fact files with `{cmd}`, not the current `{DRIVER_COMMAND}`"),
             "mneme init",
         ),
         Some(cmd) => {
@@ -184,6 +181,8 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
             );
         }
     }
+    // The runtimes whose hooks (or plugin) this repository holds.
+    let mut set_up = Vec::new();
     for runtime in Runtime::ALL {
         let Some(rel) = paths::runtime_settings(runtime.as_str()) else {
             continue;
@@ -191,6 +190,9 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
         let Some(settings) = read_optional_text(&ws.store.path(rel), rel)? else {
             continue;
         };
+        if holds_hooks(&settings) {
+            set_up.push(runtime);
+        }
         if edit_settings(&settings, runtime, agents_file, false)
             .ok()
             .as_deref()
@@ -213,15 +215,16 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
         }
     }
     let rel = paths::opencode_plugin(false);
-    if read_optional_text(&ws.store.path(rel), rel)?
-        .is_some_and(|plugin| plugin != templates::OPENCODE_PLUGIN)
-    {
-        problem(
-            format!("{rel} is not mneme's current plugin"),
-            "mneme setup opencode",
-        );
+    if let Some(plugin) = read_optional_text(&ws.store.path(rel), rel)? {
+        set_up.push(Runtime::Opencode);
+        if plugin != templates::OPENCODE_PLUGIN {
+            problem(
+                format!("{rel} is not mneme's current plugin"),
+                "mneme setup opencode",
+            );
+        }
     }
-    let agents = runtimes::check(ws, dirs)?;
+    let agents = runtimes::check(ws, &set_up, dirs)?;
     for p in agents.problems {
         problem(p.what, &p.fix);
     }
