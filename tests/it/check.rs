@@ -92,16 +92,7 @@ fn duplicate_ids_across_files() {
 #[test]
 fn facts_not_as_the_decision_records_left_them_are_errors() {
     let repo = Repo::committed();
-    let id = repo.propose(&[
-        "add",
-        "-f",
-        "architecture",
-        "Approved text.",
-        "--reason",
-        "r",
-    ]);
-    let fact = repo.new_fact_id(&id);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    let fact = repo.approve_new("architecture", "Approved text.");
     assert_eq!(
         findings(&repo, 0)
             .iter()

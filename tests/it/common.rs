@@ -234,6 +234,14 @@ impl Repo {
     }
 
     /// The id of the one fact the proposal adds (add or supersede).
+    /// Proposes `text` as a new fact of `file` and approves it; the new fact's id.
+    pub fn approve_new(&self, file: &str, text: &str) -> String {
+        let id = self.propose(&["add", "-f", file, text, "--reason", "r"]);
+        let fact = self.new_fact_id(&id);
+        self.mneme(&["review", "approve", &id]).assert().success();
+        fact
+    }
+
     pub fn new_fact_id(&self, proposal: &str) -> String {
         let p: Value =
             serde_json::from_str(&self.read(&format!(".ledger/proposals/{proposal}.json")))

@@ -183,16 +183,7 @@ fn hand_written_fixture_files_load_unchanged() {
 #[test]
 fn a_fact_edited_outside_review_is_marked_unapproved() {
     let repo = Repo::committed();
-    let id = repo.propose(&[
-        "add",
-        "-f",
-        "architecture",
-        "Approved text.",
-        "--reason",
-        "r",
-    ]);
-    let fact = repo.new_fact_id(&id);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    let fact = repo.approve_new("architecture", "Approved text.");
     repo.mneme(&["context"])
         .assert()
         .success()

@@ -4,14 +4,6 @@
 
 use crate::common::{json, Repo};
 
-/// Proposes `text` for `file` and approves it; the new fact's id.
-fn approve(repo: &Repo, file: &str, text: &str) -> String {
-    let id = repo.propose(&["add", "-f", file, text, "--reason", "r"]);
-    let fact = repo.new_fact_id(&id);
-    repo.mneme(&["review", "approve", &id]).assert().success();
-    fact
-}
-
 /// `verify RANGE --json`, whatever its exit code, and whether it passed.
 fn verify(repo: &Repo, range: &str) -> (bool, serde_json::Value) {
     let out = repo.mneme(&["verify", range, "--json"]).output().unwrap();
@@ -21,12 +13,8 @@ fn verify(repo: &Repo, range: &str) -> (bool, serde_json::Value) {
 /// A committed ledger with a branch `feature` that approved two facts; back on main.
 fn feature_with_two_approvals(repo: &Repo) -> (String, String) {
     repo.git(&["checkout", "-q", "-b", "feature"]);
-    let a = approve(
-        repo,
-        "architecture",
-        "Branch facts are squashed in (marker A).",
-    );
-    let b = approve(repo, "pitfalls", "Squashes keep their proofs (marker B).");
+    let a = repo.approve_new("architecture", "Branch facts are squashed in (marker A).");
+    let b = repo.approve_new("pitfalls", "Squashes keep their proofs (marker B).");
     repo.git(&["checkout", "-q", "main"]);
     (a, b)
 }
@@ -70,7 +58,7 @@ fn rebase_merges_and_cherry_picks_pass_verify() {
     let repo = Repo::committed();
     let base = repo.head();
     feature_with_two_approvals(&repo);
-    approve(&repo, "invariants", "Main moved on meanwhile (marker C).");
+    repo.approve_new("invariants", "Main moved on meanwhile (marker C).");
     // A rebase merge: the branch's decisions replayed onto main, as new commits.
     repo.git(&["checkout", "-q", "-b", "rebased", "feature"]);
     repo.git(&["rebase", "-q", "main"]);
@@ -94,9 +82,9 @@ fn a_merge_that_drops_an_approved_fact_fails_verify_naming_it() {
     let repo = Repo::committed();
     let base = repo.head();
     repo.git(&["checkout", "-q", "-b", "other"]);
-    let theirs = approve(&repo, "architecture", "The other branch's fact (marker T).");
+    let theirs = repo.approve_new("architecture", "The other branch's fact (marker T).");
     repo.git(&["checkout", "-q", "main"]);
-    let ours = approve(&repo, "architecture", "Main's fact (marker O).");
+    let ours = repo.approve_new("architecture", "Main's fact (marker O).");
     let merge = repo.git_output(&[
         "-c",
         "merge.mneme.driver=false",
@@ -133,7 +121,7 @@ fn a_merge_that_drops_an_approved_fact_fails_verify_naming_it() {
 #[test]
 fn a_reverted_approval_fails_verify() {
     let repo = Repo::committed();
-    approve(&repo, "architecture", "A fact someone reverts (marker R).");
+    repo.approve_new("architecture", "A fact someone reverts (marker R).");
     let base = repo.head();
     repo.git(&["revert", "--no-edit", "HEAD"]);
     let (passed, v) = verify(&repo, &format!("{base}..HEAD"));
@@ -151,7 +139,7 @@ fn migrate_converts_history_and_turns_the_state_check_on() {
     repo.write(".ledger/config.yaml", &config);
     repo.git(&["commit", "-qam", "a ledger from before records"]);
     // Decisions made before records: their record files are gone from the tree.
-    let a = approve(&repo, "architecture", "An old approval (marker M).");
+    let a = repo.approve_new("architecture", "An old approval (marker M).");
     let rejected = repo.propose(&[
         "add",
         "-f",
@@ -199,9 +187,9 @@ fn the_commit_msg_hook_lets_merges_of_decisions_through_and_refuses_the_rest() {
     repo.mneme(&["hooks", "install"]).assert().success();
     feature_with_two_approvals(&repo);
     repo.git(&["checkout", "-q", "-b", "other"]);
-    approve(&repo, "architecture", "The other branch's fact (marker H).");
+    repo.approve_new("architecture", "The other branch's fact (marker H).");
     repo.git(&["checkout", "-q", "main"]);
-    let ours = approve(&repo, "architecture", "Main's own fact (marker I).");
+    let ours = repo.approve_new("architecture", "Main's own fact (marker I).");
     // A merge commit the driver resolved, and a squash: both explained by their records.
     repo.git(&["merge", "-q", "--no-edit", "feature"]);
     repo.git(&["merge", "-q", "--squash", "other"]);
@@ -247,7 +235,7 @@ fn the_commit_msg_hook_lets_merges_of_decisions_through_and_refuses_the_rest() {
 #[test]
 fn the_merge_driver_names_the_fact_file_and_doctor_shows_it() {
     let repo = Repo::committed();
-    let fact = approve(&repo, "architecture", "Retries: 3 (marker D).");
+    let fact = repo.approve_new("architecture", "Retries: 3 (marker D).");
     repo.git(&["checkout", "-q", "-b", "other"]);
     let id = repo.propose(&["update", &fact, "Retries: 5 (marker D).", "--reason", "r"]);
     repo.mneme(&["review", "approve", &id]).assert().success();
