@@ -9,9 +9,11 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 /// Merge a fact file three ways by fact id (a git merge driver).
 ///
 /// Git calls it as `mneme merge-file %O %A %B %P` for `.ledger/facts/*.md` once `mneme init`
-/// has registered the driver (%P, the file's path in the repository, names it in messages). Additions from both sides are kept, a fact changed on one side takes
-/// that change, and only a fact both sides changed differently gets conflict markers. The result
-/// is written to OURS; the exit code is 1 when conflicts remain.
+/// has registered the driver (%P, the file's path in the repository, names it in messages).
+/// Additions from both sides are kept, a fact changed on one side takes that change, and only a
+/// fact both sides changed differently gets conflict markers; the text around the facts is
+/// merged line by line, as `git merge-file` does. The result is written to OURS; the exit code
+/// is 1 when conflicts remain.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  mneme merge-file .merge_file_base .merge_file_ours .merge_file_theirs .ledger/facts/pitfalls.md   # what git runs"

@@ -2,11 +2,13 @@
 //!
 //! Facts are matched by id (facts without one by their text). A fact only one side changed takes
 //! that side's version; additions from both sides are kept; a fact both sides changed
-//! differently is wrapped alone in conflict markers. The text around the facts comes from the
-//! side that changed it; if both changed it differently the whole file is a conflict.
+//! differently is wrapped alone in conflict markers. The text around the facts is merged line by
+//! line, as `git merge-file` does, with each fact standing as one line at its place: a stretch of
+//! text both sides changed differently is a conflict of its own.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::model::diff3::{self, Chunk};
 use crate::model::facts::{Block, Fact, FactFile};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +23,30 @@ enum Outcome {
     Keep(String),
     Drop,
     Conflict { ours: String, theirs: String },
+}
+
+/// A line of a fact file's outline: a line of text, or the place of a fact (by key).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Line {
+    Text(String),
+    Fact(String),
+}
+
+/// A piece of the merged outline: a line, or a stretch of text both sides changed.
+enum Piece {
+    Line(Line),
+    Conflict { ours: String, theirs: String },
+}
+
+fn outline(file: &FactFile) -> Vec<Line> {
+    let mut out = Vec::new();
+    for block in &file.blocks {
+        match block {
+            Block::Text(t) => out.extend(t.split_inclusive('\n').map(|l| Line::Text(l.to_owned()))),
+            Block::Fact(f) => out.push(Line::Fact(f.key())),
+        }
+    }
+    out
 }
 
 pub fn merge(base: &str, ours: &str, theirs: &str) -> Merged {
@@ -41,13 +67,6 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Merged {
     if [&o, &a, &b].into_iter().any(repeats_a_key) {
         return whole_file_conflict(ours, theirs);
     }
-    let ctx_o: Vec<&str> = o.text_blocks().collect();
-    let ctx_a: Vec<&str> = a.text_blocks().collect();
-    let ctx_b: Vec<&str> = b.text_blocks().collect();
-    let layout_is_theirs = ctx_a == ctx_o && ctx_b != ctx_o;
-    if ctx_a != ctx_o && ctx_b != ctx_o && ctx_a != ctx_b {
-        return whole_file_conflict(ours, theirs);
-    }
     let (facts_o, facts_a, facts_b) = (by_key(&o), by_key(&a), by_key(&b));
     let keys: BTreeSet<&String> = facts_o
         .keys()
@@ -64,63 +83,71 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Merged {
             )
         })
         .collect();
-
-    let (layout, other) = if layout_is_theirs { (&b, &a) } else { (&a, &b) };
-    let eol = layout.line_ending();
-    // (key, text) in output order; key is None for the text between facts.
-    let mut out: Vec<(Option<String>, String)> = Vec::new();
-    for block in &layout.blocks {
-        match block {
-            Block::Text(t) => out.push((None, t.clone())),
-            Block::Fact(f) => out.push((Some(f.key()), String::new())),
-        }
-    }
-    // Facts the layout side does not have go after their predecessor on the other side, and
-    // after the layout side's own additions there.
-    let in_layout: BTreeSet<String> = layout.facts().map(Fact::key).collect();
-    let in_other: BTreeSet<String> = other.facts().map(Fact::key).collect();
-    let mut previous: Option<String> = None;
-    for f in other.facts() {
-        let k = f.key();
-        if !in_layout.contains(&k) {
-            let mut at = previous
-                .as_ref()
-                .and_then(|p| out.iter().position(|(key, _)| key.as_ref() == Some(p)))
-                .or_else(|| out.iter().rposition(|(key, _)| key.is_some()))
-                .map(|i| i + 1)
-                .unwrap_or(out.len());
-            while out
-                .get(at)
-                .is_some_and(|(key, _)| key.as_ref().is_some_and(|k| !in_other.contains(k)))
-            {
-                at += 1;
+    let eol = a.line_ending();
+    let (outline_a, outline_b) = (outline(&a), outline(&b));
+    let mut pieces = Vec::new();
+    for chunk in diff3::merge(&outline(&o), &outline_a, &outline_b) {
+        match chunk {
+            Chunk::Clean(lines) => pieces.extend(lines.into_iter().map(Piece::Line)),
+            Chunk::Conflict { base, ours, theirs } => {
+                let words = |v: &[Line]| -> Vec<Line> {
+                    v.iter()
+                        .filter(|l| matches!(l, Line::Text(_)))
+                        .cloned()
+                        .collect()
+                };
+                let (text_o, text_a, text_b) = (words(&base), words(&ours), words(&theirs));
+                if text_a == text_o || text_b == text_o || text_a == text_b {
+                    // Only facts differ here (or one side's text change): both sides' facts.
+                    let (first, second) = if text_a == text_o && text_b != text_o {
+                        (theirs, ours)
+                    } else {
+                        (ours, theirs)
+                    };
+                    pieces.extend(unite(first, &second).into_iter().map(Piece::Line));
+                } else {
+                    let side = |lines: &[Line], facts: &BTreeMap<String, &Fact>| {
+                        let mut text = String::new();
+                        for line in lines {
+                            match line {
+                                Line::Text(t) => push_item(&mut text, t, eol),
+                                Line::Fact(k) => push_item(&mut text, &facts[k].raw, eol),
+                            }
+                        }
+                        text
+                    };
+                    pieces.push(Piece::Conflict {
+                        ours: side(&ours, &facts_a),
+                        theirs: side(&theirs, &facts_b),
+                    });
+                }
             }
-            out.insert(at, (Some(k.clone()), String::new()));
         }
-        previous = Some(k);
     }
+    place_missing(&mut pieces, &outcomes, [&outline_a, &outline_b]);
     let mut conflicts = 0;
     let mut text = String::new();
-    for (k, t) in out {
-        let Some(k) = k else {
-            text.push_str(&t);
-            continue;
-        };
-        match &outcomes[&k] {
-            Outcome::Keep(raw) => push_item(&mut text, raw, eol),
-            Outcome::Drop => {}
-            Outcome::Conflict { ours, theirs } => {
-                conflicts += 1;
-                push_item(&mut text, &format!("<<<<<<< ours{eol}"), eol);
-                if !ours.is_empty() {
-                    push_item(&mut text, ours, eol);
-                }
-                push_item(&mut text, &format!("======={eol}"), eol);
-                if !theirs.is_empty() {
-                    push_item(&mut text, theirs, eol);
-                }
-                push_item(&mut text, &format!(">>>>>>> theirs{eol}"), eol);
-            }
+    let mut conflict = |text: &mut String, ours: &str, theirs: &str| {
+        conflicts += 1;
+        push_item(text, &format!("<<<<<<< ours{eol}"), eol);
+        if !ours.is_empty() {
+            push_item(text, ours, eol);
+        }
+        push_item(text, &format!("======={eol}"), eol);
+        if !theirs.is_empty() {
+            push_item(text, theirs, eol);
+        }
+        push_item(text, &format!(">>>>>>> theirs{eol}"), eol);
+    };
+    for piece in &pieces {
+        match piece {
+            Piece::Line(Line::Text(t)) => push_item(&mut text, t, eol),
+            Piece::Line(Line::Fact(k)) => match &outcomes[k] {
+                Outcome::Keep(raw) => push_item(&mut text, raw, eol),
+                Outcome::Drop => {}
+                Outcome::Conflict { ours, theirs } => conflict(&mut text, ours, theirs),
+            },
+            Piece::Conflict { ours, theirs } => conflict(&mut text, ours, theirs),
         }
     }
     if conflicts == 0 && !reads_as(&text, &outcomes) {
@@ -129,6 +156,73 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Merged {
         return whole_file_conflict(ours, theirs);
     }
     Merged { text, conflicts }
+}
+
+/// `first`'s lines with the facts only `second` has, each after its predecessor in `second`
+/// (and after `first`'s own additions there), or at the end.
+fn unite(mut first: Vec<Line>, second: &[Line]) -> Vec<Line> {
+    let in_second: BTreeSet<&Line> = second.iter().collect();
+    let mut previous: Option<&Line> = None;
+    for line in second.iter().filter(|l| matches!(l, Line::Fact(_))) {
+        if !first.contains(line) {
+            let mut at = previous
+                .and_then(|p| first.iter().position(|l| l == p))
+                .map_or(first.len(), |i| i + 1);
+            while first
+                .get(at)
+                .is_some_and(|l| matches!(l, Line::Fact(_)) && !in_second.contains(l))
+            {
+                at += 1;
+            }
+            first.insert(at, line.clone());
+        }
+        previous = Some(line);
+    }
+    first
+}
+
+/// Puts in place the facts the result keeps (or conflicts on) that the merged outline lost (one
+/// side removed it, the other changed it), after their predecessor on a side that has them; a
+/// fact placed twice (moved on both sides) keeps its first place.
+fn place_missing(
+    pieces: &mut Vec<Piece>,
+    outcomes: &BTreeMap<String, Outcome>,
+    sides: [&Vec<Line>; 2],
+) {
+    let mut seen = BTreeSet::new();
+    pieces.retain(|p| match p {
+        Piece::Line(Line::Fact(k)) => seen.insert(k.clone()),
+        _ => true,
+    });
+    let position = |pieces: &[Piece], key: &str| {
+        pieces
+            .iter()
+            .position(|p| matches!(p, Piece::Line(Line::Fact(k)) if k == key))
+    };
+    for (key, outcome) in outcomes {
+        if matches!(outcome, Outcome::Drop) || seen.contains(key) {
+            continue;
+        }
+        let line = Line::Fact(key.clone());
+        let after = sides.iter().find_map(|side| {
+            let at = side.iter().position(|l| *l == line)?;
+            side[..at].iter().rev().find_map(|l| match l {
+                Line::Fact(k) => position(pieces, k),
+                Line::Text(_) => None,
+            })
+        });
+        let at = after.map_or_else(
+            || {
+                pieces
+                    .iter()
+                    .position(|p| matches!(p, Piece::Line(Line::Fact(_))))
+                    .unwrap_or(pieces.len())
+            },
+            |i| i + 1,
+        );
+        pieces.insert(at, Piece::Line(line));
+        seen.insert(key.clone());
+    }
 }
 
 /// Whether `text` parses to exactly the facts the merge kept.

@@ -8,6 +8,7 @@ pub mod briefing;
 pub mod change;
 pub mod config;
 pub mod decision;
+pub mod diff3;
 pub mod drift;
 pub mod evidence;
 pub mod factdiff;

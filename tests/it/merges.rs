@@ -270,3 +270,86 @@ fn the_merge_driver_names_the_fact_file_and_doctor_shows_it() {
         .to_string()
         .contains("merges fact files"));
 }
+
+/// The issue's case: one branch edits the heading, the other the front matter, and each approves
+/// a fact. git merges such a file cleanly line by line; so does the driver, with both facts.
+#[test]
+fn the_driver_merges_the_text_around_facts_line_by_line() {
+    let repo = Repo::committed();
+    let base = repo.head();
+    let file = ".ledger/facts/architecture.md";
+    repo.git(&["checkout", "-q", "-b", "heading"]);
+    let old = repo.read(file);
+    let heading = old.lines().find(|l| l.starts_with("# ")).unwrap().to_owned();
+    repo.write(file, &old.replacen(&heading, "# Architecture, retitled", 1));
+    repo.git(&["commit", "-qam", "retitle"]);
+    let a = repo.approve_new("architecture", "Heading side fact (marker H).");
+    repo.git(&["checkout", "-q", "main"]);
+    let old = repo.read(file);
+    let title = old.lines().find(|l| l.starts_with("title:")).unwrap().to_owned();
+    repo.write(file, &old.replacen(&title, "title: Architecture (front matter edited)", 1));
+    repo.git(&["commit", "-qam", "edit front matter"]);
+    let b = repo.approve_new("architecture", "Front matter side fact (marker F).");
+    repo.git(&["merge", "-q", "--no-edit", "heading"]);
+    let merged = repo.read(file);
+    for part in [
+        "# Architecture, retitled",
+        "title: Architecture (front matter edited)",
+        &a,
+        &b,
+    ] {
+        assert!(merged.contains(part), "{part} missing from\n{merged}");
+    }
+    assert!(!merged.contains("<<<<<<<"), "{merged}");
+    // The text edits are unreviewed history, but the state the records give holds.
+    let (_, v) = verify(&repo, &format!("{base}..HEAD"));
+    assert_eq!(v["state"]["issues"], serde_json::json!([]), "{v:#}");
+}
+
+/// Where only the text around the facts changed, the driver agrees with `git merge-file`: the
+/// same result when git merges cleanly, a conflict when git has one.
+#[test]
+fn the_driver_agrees_with_git_merge_file_on_text() {
+    let base = "---\ntitle: T\n---\n\n# T\n\nIntro.\n\n- **f-0001** One.\n- **f-0002** Two.\n\n## Notes\n\nA\nB\nC\n\nD\nE\nF\n";
+    let cases: [(&str, &str, &str); 6] = [
+        ("# T", "# T2", "title: T"),
+        ("Intro.", "Intro, longer.", "F\n"),
+        ("A\n", "A0\nA\n", "F\n"),
+        ("B\n", "", "E\n"),
+        ("Intro.", "Ours.", "Intro."),
+        ("C\n", "C1\n", "C\n"),
+    ];
+    let repo = Repo::new();
+    for (i, (from, to, theirs_at)) in cases.iter().enumerate() {
+        let ours = base.replacen(from, to, 1);
+        let theirs = match i {
+            4 => base.replacen("Intro.", "Theirs.", 1),
+            5 => base.replacen("C\n", "C2\n", 1),
+            _ => base.replacen(theirs_at, &format!("{theirs_at}(theirs)\n"), 1),
+        };
+        for (name, text) in [("base", base), ("ours", &ours), ("theirs", &theirs)] {
+            repo.write(name, text);
+        }
+        let git = repo.git_output(&[
+            "merge-file", "-p", "-L", "ours", "-L", "base", "-L", "theirs", "ours", "base",
+            "theirs",
+        ]);
+        let out = repo
+            .mneme(&["merge-file", "base", "ours", "theirs", "facts.md"])
+            .output()
+            .unwrap();
+        let ours_after = repo.read("ours");
+        assert_eq!(
+            out.status.success(),
+            git.status.success(),
+            "case {i}: git says {}, mneme wrote\n{ours_after}",
+            String::from_utf8_lossy(&git.stdout)
+        );
+        if git.status.success() {
+            assert_eq!(ours_after, String::from_utf8(git.stdout).unwrap(), "case {i}");
+        } else {
+            assert_eq!(ours_after.matches("<<<<<<< ours").count(), 1, "{ours_after}");
+            assert!(ours_after.contains("- **f-0001** One.\n- **f-0002** Two.\n"));
+        }
+    }
+}
