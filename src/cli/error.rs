@@ -44,6 +44,7 @@ pub enum Code {
     Git,
     GitLocked,
     IdentityMissing,
+    SigningFailed,
     GitInProgress,
     DetachedHead,
     LocalEdits,
@@ -71,7 +72,7 @@ pub enum Code {
 
 impl Code {
     #[cfg(test)]
-    pub const ALL: [Code; 50] = [
+    pub const ALL: [Code; 51] = [
         Code::NotARepository,
         Code::BareRepository,
         Code::NotInitialized,
@@ -99,6 +100,7 @@ impl Code {
         Code::Git,
         Code::GitLocked,
         Code::IdentityMissing,
+        Code::SigningFailed,
         Code::GitInProgress,
         Code::DetachedHead,
         Code::LocalEdits,
@@ -153,6 +155,7 @@ impl Code {
             Code::Git => "git",
             Code::GitLocked => "git_locked",
             Code::IdentityMissing => "identity_missing",
+            Code::SigningFailed => "signing_failed",
             Code::GitInProgress => "git_in_progress",
             Code::DetachedHead => "detached_head",
             Code::LocalEdits => "local_edits",
@@ -385,6 +388,7 @@ impl From<git::Error> for CliError {
             E::BareRepository { .. } => Code::BareRepository,
             E::Locked { .. } => Code::GitLocked,
             E::IdentityMissing => Code::IdentityMissing,
+            E::Signing(_) => Code::SigningFailed,
             E::InProgress { .. } => Code::GitInProgress,
             E::DetachedHead => Code::DetachedHead,
             E::LocalEdits { .. } => Code::LocalEdits,
@@ -414,6 +418,10 @@ impl From<git::Error> for CliError {
             E::IdentityMissing => error.with_hint(
                 "run `git config user.name \"Your Name\"` and `git config user.email you@example.com`",
             ),
+            E::Signing(_) => error.with_hint(format!(
+                "{} requires signed decisions: `git config gpg.format ssh && git config user.signingKey ~/.ssh/id_ed25519.pub`, with that key listed for your email there (`mneme doctor` checks)",
+                mneme::model::paths::ALLOWED_SIGNERS
+            )),
             E::InProgress { .. } => {
                 error.with_hint("finish or abort it before recording decisions")
             }

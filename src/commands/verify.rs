@@ -21,8 +21,9 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// ledgers: `mneme migrate`) is checked by its state: replaying the records must give exactly
 /// the facts at the range's head (every fact as its latest approval left it, no approved fact
 /// missing unless a decision removed it). The history then only gives notes, so a squash merge,
-/// a rebase merge or a cherry-pick passes; with `.ledger/allowed_signers`, the signed history
-/// stays the proof as well.
+/// a rebase merge or a cherry-pick passes. With `.ledger/allowed_signers`, each approval record
+/// the range adds must carry its reviewer's SSH signature by a key listed there (as the base has
+/// it); the commits themselves need not be signed.
 /// Without a range: from the merge-base with the upstream or default branch to HEAD.
 #[derive(Debug, clap::Args)]
 #[command(

@@ -8,6 +8,7 @@ mod eol;
 pub mod history;
 pub mod hooks;
 pub mod index;
+mod sign;
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +32,8 @@ pub enum Error {
     Locked { path: PathBuf },
     #[error("no git identity is configured")]
     IdentityMissing,
+    #[error("cannot sign the decision record: {0}")]
+    Signing(String),
     #[error("a {what} is in progress")]
     InProgress { what: String },
     #[error("HEAD is detached")]

@@ -20,6 +20,7 @@ use crate::model::factdiff::{fact_map, FactState, Files};
 use crate::model::ids::sha256_hex;
 use crate::model::paths;
 use crate::model::proposal::{is_fact_id, is_proposal_id};
+use crate::model::signing::{AllowedSigners, SignatureProblem};
 use crate::model::text::{first_chars, first_hidden};
 use crate::model::time::Timestamp;
 
@@ -27,6 +28,8 @@ use crate::model::time::Timestamp;
 pub const VERSION: u32 = 1;
 /// Largest record read: a decision on a large import stays far below.
 pub const MAX_BYTES: usize = 256 * 1024;
+/// Largest signature read: an SSH signature by an RSA key of 16,384 bits is under 6 KiB.
+const MAX_SIGNATURE: usize = 16 * 1024;
 
 /// One fact a decision changed: its content hash before and after (`None`: absent).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,6 +52,10 @@ pub struct Record {
     /// RFC 3339, UTC, in microseconds: decisions of one second stay in order.
     pub at: String,
     pub facts: Vec<FactHashes>,
+    /// Where `.ledger/allowed_signers` requires signed decisions: the reviewer's SSH signature
+    /// (armored, namespace `git`) over the record without this field ([`Record::payload`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 /// Why a record file cannot be used.
@@ -119,6 +126,7 @@ impl Record {
             by: by.to_owned(),
             at: at.rfc3339(),
             facts,
+            signature: None,
         }
     }
 
@@ -129,12 +137,45 @@ impl Record {
         text
     }
 
+    /// What a signature covers: the record rendered without its signature. Rendering is
+    /// canonical, so a record read back gives the bytes its reviewer signed.
+    pub fn payload(&self) -> String {
+        match self.signature {
+            None => self.render(),
+            Some(_) => Record {
+                signature: None,
+                ..self.clone()
+            }
+            .render(),
+        }
+    }
+
     /// The record's id, and its file's name without `.json`: when it was decided and a hash of
     /// what, so two decisions never share a file and a merge of two branches' records is clean.
+    /// The signature is not part of what was decided.
     pub fn id(&self) -> String {
         let at = Timestamp::parse(&self.at).map_or_else(String::new, Timestamp::compact);
-        let hash = sha256_hex(self.render().as_bytes());
+        let hash = sha256_hex(self.payload().as_bytes());
         format!("{at}-{}", first_chars(&hash, 8))
+    }
+
+    /// The reviewer's email, from `by` (`Name <email>`).
+    pub fn email(&self) -> Option<&str> {
+        let (_, rest) = self.by.rsplit_once('<')?;
+        rest.strip_suffix('>')
+    }
+
+    /// Whether a key `signers` lists for the reviewer signed this record, valid at its time.
+    pub fn check_signature(&self, signers: &AllowedSigners) -> Result<(), SignatureProblem> {
+        let signature = self
+            .signature
+            .as_deref()
+            .ok_or(SignatureProblem::Unsigned)?;
+        let email = self.email().unwrap_or(&self.by);
+        let at = Timestamp::parse(&self.at).ok_or(SignatureProblem::Malformed)?;
+        signers
+            .verify(signature, self.payload().as_bytes(), email, at)
+            .map(|_| ())
     }
 
     /// A record file read back, checked as strictly as mneme writes one; `name` is its file
@@ -175,6 +216,14 @@ impl Record {
         }
         if let Some(hidden) = first_hidden(&self.by) {
             return Err(field("by", format!("holds {hidden}")));
+        }
+        if let Some(sig) = &self.signature {
+            if sig.len() > MAX_SIGNATURE || !sig.starts_with("-----BEGIN SSH SIGNATURE-----") {
+                return Err(field(
+                    "signature",
+                    format!("not an armored SSH signature of at most {MAX_SIGNATURE} bytes"),
+                ));
+            }
         }
         if Timestamp::parse(&self.at).is_none() {
             return Err(field("at", "not an RFC 3339 time"));
@@ -367,11 +416,17 @@ pub struct State {
     /// Records an earlier state had that this one lacks: records are only ever added, so a
     /// revert of a decision commit or a deleted record shows here.
     pub removed: Vec<String>,
+    /// Where signed decisions are required: the approvals added since the earlier state whose
+    /// signature does not hold, with why. They explain nothing.
+    pub unproven: Vec<InvalidRecord>,
 }
 
 impl State {
     pub fn holds(&self) -> bool {
-        self.issues.is_empty() && self.invalid.is_empty() && self.removed.is_empty()
+        self.issues.is_empty()
+            && self.invalid.is_empty()
+            && self.removed.is_empty()
+            && self.unproven.is_empty()
     }
 
     /// Every problem, a line each.
@@ -386,8 +441,13 @@ impl State {
             .invalid
             .iter()
             .map(|i| format!("{}: {}", i.file, i.why));
+        let unproven = self
+            .unproven
+            .iter()
+            .map(|i| format!("{}: the approval does not count: {}", i.file, i.why));
         removed
             .chain(invalid)
+            .chain(unproven)
             .chain(self.issues.iter().map(ToString::to_string))
             .collect()
     }
@@ -415,24 +475,50 @@ pub fn parse_all(files: &Files) -> (Vec<(String, Record)>, Vec<InvalidRecord>) {
 
 /// Judges the fact files `facts` by the record files `records` (file name → text). `earlier`
 /// are the names of the record files an earlier state held (the range's base, HEAD): each must
-/// still be there.
-pub fn judge<'a>(
+/// still be there. With `signers` (allowed_signers as the earlier state has it), each approval
+/// added since must be signed by a key listed for its reviewer; the earlier ones were checked
+/// when they were added.
+pub fn judge(
     records: &Files,
-    earlier: impl IntoIterator<Item = &'a String>,
+    earlier: &[String],
     facts: &Files,
+    signers: Option<&AllowedSigners>,
 ) -> State {
     let removed = earlier
-        .into_iter()
+        .iter()
         .filter(|name| !records.contains_key(*name))
         .filter_map(|name| name.strip_suffix(".json"))
         .map(paths::decision_file)
         .collect();
-    let (records, invalid) = parse_all(records);
+    let (mut records, invalid) = parse_all(records);
+    let mut unproven = Vec::new();
+    if let Some(signers) = signers {
+        let known: std::collections::BTreeSet<&str> = earlier
+            .iter()
+            .filter_map(|n| n.strip_suffix(".json"))
+            .collect();
+        records.retain(|(id, record)| {
+            if record.verdict != Verdict::Approve || known.contains(id.as_str()) {
+                return true;
+            }
+            match record.check_signature(signers) {
+                Ok(()) => true,
+                Err(why) => {
+                    unproven.push(InvalidRecord {
+                        file: paths::decision_file(id),
+                        why: why.to_string(),
+                    });
+                    false
+                }
+            }
+        });
+    }
     State {
-        records: records.len(),
+        records: records.len() + unproven.len(),
         issues: check_state(&records, facts),
         invalid,
         removed,
+        unproven,
     }
 }
 

@@ -65,6 +65,7 @@ struct Judged {
     commits: Vec<Examined>,
     audit: Audit,
     signatures: Option<Signatures>,
+    signers: Option<AllowedSigners>,
 }
 
 fn judge(ws: &Workspace, range: Range) -> Result<Judged> {
@@ -82,10 +83,10 @@ fn judge(ws: &Workspace, range: Range) -> Result<Judged> {
     };
     let signers = text.map(|t| AllowedSigners::parse(t));
     let audit = audit(&walked.examined, signers.as_ref());
-    let signatures = signers.zip(from).map(|(s, from)| Signatures {
+    let signatures = signers.as_ref().zip(from).map(|(s, from)| Signatures {
         from: from.to_string(),
         keys: s.signers.len(),
-        skipped: s.skipped,
+        skipped: s.skipped.clone(),
         changed_in_range: at_fork.is_some() && at_fork != at_head,
     });
     Ok(Judged {
@@ -95,6 +96,7 @@ fn judge(ws: &Workspace, range: Range) -> Result<Judged> {
         commits: walked.examined,
         audit,
         signatures,
+        signers,
     })
 }
 
@@ -114,17 +116,21 @@ pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
         (j, recheck)
     });
     let j = j?;
-    let state = state_at(&ws.repo, j.range.head, j.fork)?;
+    let state = state_at(&ws.repo, j.range.head, j.fork, j.signers.as_ref())?;
     let (mut violations, mut notes) = (j.audit.violations, j.audit.notes);
-    // The records prove each approval in the tree: a commit whose facts the records explain (a
-    // squash, a rebase merge, a cherry-pick rewrote the decision's commit) is only noted. Signed
-    // approvals are proven by signed commits, so there the history stays the proof.
-    if let (Some(state), None) = (&state, &j.signatures) {
+    // The records prove each approval in the tree (where signing is required, by their own
+    // signatures): a commit whose facts the records explain (a squash, a rebase merge, a
+    // cherry-pick rewrote the decision's commit, and the forge signed it or nobody did) is only
+    // noted.
+    if let Some(state) = &state {
         let off: std::collections::BTreeSet<&str> =
             state.issues.iter().map(StateIssue::fact).collect();
-        let (explained, kept): (Vec<_>, Vec<_>) = violations
-            .into_iter()
-            .partition(|v| v.facts.iter().all(|f| !off.contains(f.as_str())));
+        let (explained, kept): (Vec<_>, Vec<_>) = violations.into_iter().partition(|v| {
+            // A decision commit's own problem (its signature) names no fact: the records
+            // answer it only when they explain every fact.
+            state.holds()
+                || (!v.facts.is_empty() && v.facts.iter().all(|f| !off.contains(f.as_str())))
+        });
         violations = kept;
         notes.extend(explained.into_iter().map(|mut v| {
             v.problems

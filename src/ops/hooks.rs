@@ -73,7 +73,9 @@ fn check_state_staged(ws: &Workspace) -> Result<()> {
         .filter(|(name, _)| name.ends_with(".md"))
         .collect();
     let records = staged_dir(&ws.repo, paths::DECISIONS)?;
-    let state = judge(&records, changed_records.keys(), &facts);
+    let earlier: Vec<String> = changed_records.into_keys().collect();
+    // Signatures are `verify`'s to check, against the base a pull request merges into.
+    let state = judge(&records, &earlier, &facts, None);
     if state.holds() {
         Ok(())
     } else {

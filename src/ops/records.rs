@@ -16,6 +16,7 @@ use crate::model::ledger::Ledger;
 use crate::model::paths;
 use crate::model::proposal::{is_fact_id, is_proposal_id};
 use crate::model::record::{judge, parse_all, InvalidRecord, Record, State, StateIssue};
+use crate::model::signing::AllowedSigners;
 use crate::model::time::Timestamp;
 use crate::ops::init::{edit_file, Outcome};
 use crate::ops::{Result, Workspace};
@@ -23,11 +24,13 @@ use crate::store::{create_new, read_optional_text};
 
 /// The state of `commit`'s facts; `None` when its ledger does not keep decision records
 /// (`decision_records` in its config; `mneme migrate` converts an older ledger's history).
-/// `base` is where the range forks: its records must all still be there.
+/// `base` is where the range forks: its records must all still be there. With `signers`, the
+/// approvals recorded since `base` must be signed by a key they list.
 pub fn state_at(
     repo: &Repo,
     commit: gix::ObjectId,
     base: Option<gix::ObjectId>,
+    signers: Option<&AllowedSigners>,
 ) -> Result<Option<State>> {
     // The config as the commit has it; one that does not parse keeps the history as the proof.
     let config = text_at(repo, commit, paths::CONFIG)?
@@ -45,6 +48,7 @@ pub fn state_at(
         &records,
         &earlier,
         &facts_of(repo, Some(commit))?,
+        signers,
     )))
 }
 
@@ -131,7 +135,7 @@ fn work_tree_records(ws: &Workspace) -> Result<(Files, Vec<InvalidRecord>)> {
 /// The fact files `facts` of the work tree against the decision records there.
 pub fn work_tree_state(ws: &Workspace, facts: &Files) -> Result<State> {
     let (files, unreadable) = work_tree_records(ws)?;
-    let mut state = judge(&files, &[], facts);
+    let mut state = judge(&files, &[], facts, None);
     state.invalid.extend(unreadable);
     Ok(state)
 }

@@ -172,7 +172,7 @@ pub fn approve(
         &files(|f| &f.old),
         &files(|f| &f.new),
     );
-    writes.push(record_file(&proof));
+    writes.push(record_file(ws, proof)?);
     let decision = Decision {
         verdict: Verdict::Approve,
         proposal,
@@ -184,12 +184,16 @@ pub fn approve(
     record(ws, item, decision.message(), writes, how.no_verify)
 }
 
-/// The record file of a decision, created by its commit.
-fn record_file(proof: &Record) -> FileWrite {
-    FileWrite::create(
+/// The record file of a decision, created by its commit; signed by the reviewer where
+/// `.ledger/allowed_signers` requires signed decisions (refused when it cannot be).
+fn record_file(ws: &Workspace, mut proof: Record) -> Result<FileWrite> {
+    if ws.store.path(paths::ALLOWED_SIGNERS).is_file() {
+        proof.signature = Some(ws.repo.ssh_sign(proof.payload().as_bytes())?);
+    }
+    Ok(FileWrite::create(
         paths::decision_file(&proof.id()),
         proof.render().into_bytes(),
-    )
+    ))
 }
 
 /// Records the rejection of `item` as a commit that removes its file. An invalid proposal is
@@ -210,17 +214,13 @@ pub fn reject(
     }
     .map(|id| {
         let none = Files::new();
-        record_file(&Record::new(
-            Verdict::Reject,
-            id,
-            &reviewer,
-            now(),
-            &none,
-            &none,
-        ))
+        record_file(
+            ws,
+            Record::new(Verdict::Reject, id, &reviewer, now(), &none, &none),
+        )
     })
     .into_iter()
-    .collect();
+    .collect::<Result<_>>()?;
     let message = match &item.proposal {
         Ok(proposal) => Decision {
             verdict: Verdict::Reject,

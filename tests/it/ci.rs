@@ -17,7 +17,7 @@ fn workflow() -> (Repo, String, Value) {
 }
 
 /// The step named `name`.
-fn step<'a>(workflow: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn step<'a>(workflow: &'a Value, name: &str) -> &'a Value {
     workflow["jobs"]["ledger"]["steps"]
         .as_array()
         .unwrap()
@@ -109,7 +109,7 @@ fn the_workflow_installs_this_package_at_this_version() {
 }
 
 /// Runs the range step's script for an event, in `repo`, and returns the range it chose.
-fn range_for(repo: &Repo, script: &str, env: &[(&str, &str)]) -> String {
+pub(crate) fn range_for(repo: &Repo, script: &str, env: &[(&str, &str)]) -> String {
     let output = repo.file("github_output");
     let _ = std::fs::remove_file(&output);
     let mut cmd = Command::new("bash");

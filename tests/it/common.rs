@@ -86,6 +86,17 @@ impl Repo {
         cmd.output().unwrap()
     }
 
+    /// Runs git as a GUI client or an IDE may: without `mneme` on its PATH, so the merge driver
+    /// cannot run. Returns whether git succeeded.
+    pub fn git_without_mneme(&self, args: &[&str]) -> bool {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let dirs = std::env::split_paths(&path).filter(|d| !d.join("mneme").exists());
+        let mut cmd = Command::new("git");
+        isolate_std(cmd.current_dir(self.path()).args(args));
+        cmd.env("PATH", std::env::join_paths(dirs).unwrap());
+        cmd.output().unwrap().status.success()
+    }
+
     /// Proposal files, sorted by name.
     pub fn proposals(&self) -> Vec<PathBuf> {
         let mut files: Vec<_> = fs::read_dir(self.file(".ledger/proposals"))

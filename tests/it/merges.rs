@@ -280,14 +280,25 @@ fn the_driver_merges_the_text_around_facts_line_by_line() {
     let file = ".ledger/facts/architecture.md";
     repo.git(&["checkout", "-q", "-b", "heading"]);
     let old = repo.read(file);
-    let heading = old.lines().find(|l| l.starts_with("# ")).unwrap().to_owned();
+    let heading = old
+        .lines()
+        .find(|l| l.starts_with("# "))
+        .unwrap()
+        .to_owned();
     repo.write(file, &old.replacen(&heading, "# Architecture, retitled", 1));
     repo.git(&["commit", "-qam", "retitle"]);
     let a = repo.approve_new("architecture", "Heading side fact (marker H).");
     repo.git(&["checkout", "-q", "main"]);
     let old = repo.read(file);
-    let title = old.lines().find(|l| l.starts_with("title:")).unwrap().to_owned();
-    repo.write(file, &old.replacen(&title, "title: Architecture (front matter edited)", 1));
+    let title = old
+        .lines()
+        .find(|l| l.starts_with("title:"))
+        .unwrap()
+        .to_owned();
+    repo.write(
+        file,
+        &old.replacen(&title, "title: Architecture (front matter edited)", 1),
+    );
     repo.git(&["commit", "-qam", "edit front matter"]);
     let b = repo.approve_new("architecture", "Front matter side fact (marker F).");
     repo.git(&["merge", "-q", "--no-edit", "heading"]);
@@ -331,7 +342,16 @@ fn the_driver_agrees_with_git_merge_file_on_text() {
             repo.write(name, text);
         }
         let git = repo.git_output(&[
-            "merge-file", "-p", "-L", "ours", "-L", "base", "-L", "theirs", "ours", "base",
+            "merge-file",
+            "-p",
+            "-L",
+            "ours",
+            "-L",
+            "base",
+            "-L",
+            "theirs",
+            "ours",
+            "base",
             "theirs",
         ]);
         let out = repo
@@ -346,10 +366,196 @@ fn the_driver_agrees_with_git_merge_file_on_text() {
             String::from_utf8_lossy(&git.stdout)
         );
         if git.status.success() {
-            assert_eq!(ours_after, String::from_utf8(git.stdout).unwrap(), "case {i}");
+            assert_eq!(
+                ours_after,
+                String::from_utf8(git.stdout).unwrap(),
+                "case {i}"
+            );
         } else {
-            assert_eq!(ours_after.matches("<<<<<<< ours").count(), 1, "{ours_after}");
+            assert_eq!(
+                ours_after.matches("<<<<<<< ours").count(),
+                1,
+                "{ours_after}"
+            );
             assert!(ours_after.contains("- **f-0001** One.\n- **f-0002** Two.\n"));
+        }
+    }
+}
+
+/// How a pull request's branch `other` reaches main.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Way {
+    /// A merge commit, the driver on git's PATH.
+    Merge,
+    /// A merge commit without the driver; git's line merge, its conflicts resolved by keeping
+    /// both sides.
+    MergeByHand,
+    /// A merge commit without the driver, resolved by taking main's side: the other side's
+    /// approved fact is lost.
+    MergeDroppingTheirs,
+    Squash,
+    /// The branch rebased onto main, then main fast-forwarded, as a forge's "rebase and merge".
+    Rebase,
+    CherryPick,
+}
+
+const WAYS: [Way; 6] = [
+    Way::Merge,
+    Way::MergeByHand,
+    Way::MergeDroppingTheirs,
+    Way::Squash,
+    Way::Rebase,
+    Way::CherryPick,
+];
+
+/// Brings `other` into main `way`; `forge` are the git options the forge's own commits are made
+/// with. Returns the fact main's side approved and the one `other` approved.
+fn land(repo: &Repo, way: Way, forge: &[&str]) -> (String, String) {
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    let theirs = repo.approve_new("architecture", &format!("Their fact ({way:?})."));
+    repo.git(&["checkout", "-q", "main"]);
+    let ours = repo.approve_new("architecture", &format!("Our fact ({way:?})."));
+    let git = |args: &[&str]| repo.git(&[forge, args].concat());
+    let file = ".ledger/facts/architecture.md";
+    match way {
+        Way::Merge => {
+            git(&["merge", "-q", "--no-edit", "other"]);
+        }
+        Way::MergeByHand | Way::MergeDroppingTheirs => {
+            let merge = [forge, &["merge", "-q", "--no-edit", "other"]].concat();
+            if !repo.git_without_mneme(&merge) {
+                if way == Way::MergeByHand {
+                    let stage = |n: &str| repo.git(&["show", &format!(":{n}:{file}")]);
+                    for (n, name) in [("1", "base"), ("2", "ours"), ("3", "theirs")] {
+                        repo.write(&format!(".git/{name}.md"), &stage(n));
+                    }
+                    let union = repo.git(&[
+                        "merge-file",
+                        "-p",
+                        "--union",
+                        ".git/ours.md",
+                        ".git/base.md",
+                        ".git/theirs.md",
+                    ]);
+                    repo.write(file, &union);
+                } else {
+                    repo.git(&["checkout", "--ours", file]);
+                }
+                repo.git(&["add", "-A"]);
+                git(&["commit", "-q", "--no-edit"]);
+            }
+            if way == Way::MergeDroppingTheirs && repo.read(file).contains(&theirs) {
+                // git's line merge kept both: drop theirs by hand, in a commit of the merge.
+                let kept: String = repo
+                    .read(file)
+                    .lines()
+                    .filter(|l| !l.contains(&theirs))
+                    .map(|l| format!("{l}\n"))
+                    .collect();
+                repo.write(file, &kept);
+                repo.git(&["add", "-A"]);
+                git(&["commit", "-q", "--amend", "--no-edit"]);
+            }
+        }
+        Way::Squash => {
+            git(&["merge", "-q", "--squash", "other"]);
+            git(&["commit", "-q", "-m", "Their fact (#7)"]);
+        }
+        Way::Rebase => {
+            repo.git(&["checkout", "-q", "other"]);
+            git(&["rebase", "-q", "main"]);
+            repo.git(&["checkout", "-q", "main"]);
+            repo.git(&["merge", "-q", "--ff-only", "other"]);
+        }
+        Way::CherryPick => {
+            git(&["cherry-pick", "other"]);
+        }
+    }
+    (ours, theirs)
+}
+
+/// The grid the issue names: each way a pull request lands, with and without signing required
+/// (where the forge's own commits are signed by a key nobody allowed). `verify` passes exactly
+/// when no approved fact was lost, and so does the generated workflow's verify step, run here
+/// with a push event.
+#[test]
+fn every_way_a_pull_request_lands_passes_verify_unless_a_fact_is_lost() {
+    for signed in [false, true] {
+        for way in WAYS {
+            let repo = Repo::committed();
+            repo.mneme(&["init", "--ci", "github"]).assert().success();
+            let mut forge: Vec<String> = Vec::new();
+            if signed {
+                let Some((grace, grace_pub)) = crate::signing::keygen(&repo, "grace") else {
+                    return;
+                };
+                let (forge_key, _) = crate::signing::keygen(&repo, "forge").unwrap();
+                repo.write(
+                    ".ledger/allowed_signers",
+                    &format!("human@example.com {grace_pub}\n"),
+                );
+                crate::signing::sign_with(&repo, &grace);
+                // Reviewers' records are signed; their commits are not required to be.
+                repo.git(&["config", "commit.gpgSign", "false"]);
+                forge = [
+                    "-c",
+                    "commit.gpgSign=true",
+                    "-c",
+                    &format!("user.signingKey={}", forge_key.display()),
+                ]
+                .map(str::to_owned)
+                .to_vec();
+            }
+            repo.git(&["add", "-A"]);
+            repo.git(&["commit", "-q", "-m", "workflow"]);
+            let before = repo.head();
+            let forge: Vec<&str> = forge.iter().map(String::as_str).collect();
+            let (ours, theirs) = land(&repo, way, &forge);
+            let facts = repo.read(".ledger/facts/architecture.md");
+            let lost = way == Way::MergeDroppingTheirs;
+            let cherry = way == Way::CherryPick;
+            assert_eq!(facts.contains(&theirs), !lost, "{way:?}:\n{facts}");
+            assert!(facts.contains(&ours) || cherry, "{way:?}:\n{facts}");
+
+            let case = format!("{way:?}, signed: {signed}");
+            let added = repo.git(&["diff", "--name-only", &before, "--", ".ledger/decisions"]);
+            assert!(!added.trim().is_empty(), "{case}");
+            for record in added.lines() {
+                let text = repo.read(record);
+                assert_eq!(
+                    text.contains("BEGIN SSH SIGNATURE"),
+                    signed,
+                    "{case}: {text}"
+                );
+            }
+            let (passed, v) = verify(&repo, &format!("{before}..HEAD"));
+            assert_eq!(passed, !lost, "{case}: {v:#}");
+            if lost {
+                let issues = v["state"]["issues"].to_string();
+                assert!(
+                    issues.contains(&theirs) && issues.contains("missing"),
+                    "{case}: {issues}"
+                );
+            }
+            // The workflow's own steps, as a push of the landed commits runs them.
+            let parsed: serde_json::Value =
+                serde_saphyr::from_str(&repo.read(".github/workflows/mneme.yml")).unwrap();
+            let script = crate::ci::step(&parsed, "Choose the commits")["run"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let head = repo.head();
+            let range = crate::ci::range_for(
+                &repo,
+                &script,
+                &[("EVENT", "push"), ("BEFORE", &before), ("AFTER", &head)],
+            );
+            let step = crate::ci::step(&parsed, "Verify that fact changes")["run"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let out = repo.sh(&format!("RANGE='{range}'; {step}"));
+            assert_eq!(out.status.success(), !lost, "{case}: {out:?}");
         }
     }
 }

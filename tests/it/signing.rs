@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::common::{json, Repo};
 
 /// A new ed25519 key pair in the repository's git directory: (private key path, public line).
-fn keygen(repo: &Repo, name: &str) -> Option<(PathBuf, String)> {
+pub(crate) fn keygen(repo: &Repo, name: &str) -> Option<(PathBuf, String)> {
     let key = repo.file(&format!(".git/{name}-key"));
     let status = Command::new("ssh-keygen")
         .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
@@ -27,7 +27,7 @@ fn keygen(repo: &Repo, name: &str) -> Option<(PathBuf, String)> {
     Some((key, public.trim().to_owned()))
 }
 
-fn sign_with(repo: &Repo, key: &std::path::Path) {
+pub(crate) fn sign_with(repo: &Repo, key: &std::path::Path) {
     repo.git(&["config", "gpg.format", "ssh"]);
     repo.git(&["config", "user.signingKey", key.to_str().unwrap()]);
     repo.git(&["config", "commit.gpgSign", "true"]);
@@ -55,6 +55,8 @@ fn problems(report: &Value, commit: &str) -> String {
         .collect()
 }
 
+/// A ledger without decision records (from before them): the signed decision commits are the
+/// proof.
 #[test]
 fn only_decisions_signed_by_a_listed_key_pass() {
     let repo = Repo::committed();
@@ -65,6 +67,11 @@ fn only_decisions_signed_by_a_listed_key_pass() {
     repo.write(
         ".ledger/allowed_signers",
         &format!("# reviewers\nhuman@example.com {grace_pub}\n"),
+    );
+    let config = repo.read(".ledger/config.yaml");
+    repo.write(
+        ".ledger/config.yaml",
+        &config.replace("decision_records: true", "decision_records: false"),
     );
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "require signed decisions"]);
@@ -229,4 +236,101 @@ fn doctor_explains_how_to_sign() {
     repo.mneme(&["doctor"])
         .assert()
         .stdout(predicates::str::contains("allowed_signers line 2"));
+}
+
+/// With decision records, each approval's record carries the reviewer's SSH signature: a
+/// squash keeps the proof. A record signed by another key, a signature moved to another record,
+/// or a reviewer who cannot sign, proves nothing.
+#[test]
+fn signed_records_prove_approvals_and_nothing_else() {
+    let repo = Repo::committed();
+    let Some((grace, grace_pub)) = keygen(&repo, "grace") else {
+        return;
+    };
+    let (mallory, _) = keygen(&repo, "mallory").unwrap();
+    repo.write(
+        ".ledger/allowed_signers",
+        &format!("human@example.com {grace_pub}\n"),
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "require signed decisions"]);
+    let base = repo.head();
+
+    // No signing key: the approval is refused, nothing written.
+    let id = repo.propose(&["add", "-f", "pitfalls", "Unsigned.", "--reason", "r"]);
+    let before = repo.snapshot();
+    let out = repo
+        .mneme(&["review", "approve", &id, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(crate::common::error_code(&out), "signing_failed");
+    assert_eq!(repo.snapshot(), before);
+    assert_eq!(repo.head(), base);
+    repo.mneme(&["review", "reject", &id]).assert().code(1);
+
+    // Grace signs her records; her commits are not signed.
+    repo.git(&["config", "gpg.format", "ssh"]);
+    repo.git(&["config", "user.signingKey", grace.to_str().unwrap()]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    let good = repo.git(&[
+        "show",
+        "--name-only",
+        "--format=",
+        "HEAD",
+        "--",
+        ".ledger/decisions",
+    ]);
+    let good = good.trim().to_owned();
+    let (code, report) = verify(&repo, &format!("{base}..HEAD"));
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["state"]["unproven"], serde_json::json!([]));
+
+    // Mallory's key is in nobody's list.
+    repo.git(&["checkout", "-q", "-b", "mallory"]);
+    repo.git(&["config", "user.signingKey", mallory.to_str().unwrap()]);
+    let id = repo.propose(&["add", "-f", "pitfalls", "Mallory's fact.", "--reason", "r"]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--squash", "mallory"]);
+    repo.git(&["commit", "-q", "-m", "Mallory (#9)"]);
+    let (code, report) = verify(&repo, &format!("{base}..HEAD"));
+    assert_eq!(code, Some(1), "{report:#}");
+    let unproven = report["state"]["unproven"].to_string();
+    assert!(
+        unproven.contains("a key not in allowed_signers"),
+        "{unproven}"
+    );
+    repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+
+    // Grace's signature copied onto a record Mallory wrote.
+    let grace_record: Value = serde_json::from_str(&repo.read(&good)).unwrap();
+    repo.git(&["checkout", "-q", "mallory"]);
+    let theirs = repo.git(&[
+        "show",
+        "--name-only",
+        "--format=",
+        "HEAD",
+        "--",
+        ".ledger/decisions",
+    ]);
+    let theirs = theirs.trim();
+    let mut record: Value = serde_json::from_str(&repo.read(theirs)).unwrap();
+    record["signature"] = grace_record["signature"].clone();
+    repo.write(
+        theirs,
+        &(serde_json::to_string_pretty(&record).unwrap() + "\n"),
+    );
+    repo.git(&["commit", "-q", "-am", "borrow a signature"]);
+    let (code, report) = verify(&repo, &format!("{base}..HEAD"));
+    assert_eq!(code, Some(1), "{report:#}");
+    let unproven = report["state"]["unproven"].to_string();
+    assert!(
+        unproven.contains("does not match its content"),
+        "{unproven}"
+    );
+    repo.mneme(&["verify", &format!("{base}..HEAD")])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("the approval does not count"));
 }
