@@ -53,6 +53,13 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
             escape_line(&listing(&c.unapproved, "mneme check"))
         ));
     }
+    if !c.drifted.is_empty() {
+        out.always(&format!(
+            "\n{} fact(s) cite code that changed since a person last vouched for them and are marked [stale]: {}. Check each against the code before relying on it; if it still holds, `mneme propose verify <id> --reason …`; if not, propose the update.\n",
+            c.drifted.len(),
+            escape_line(&listing(&c.drifted, "mneme stale"))
+        ));
+    }
     if facts == 0 {
         out.always("\nNo facts yet.\n");
     }

@@ -59,6 +59,9 @@ pub const CLAIMS: &str = "mneme-claims";
 pub const JOURNAL: &str = "mneme-decision.json";
 /// In the git directory: what `propose` and `context` keep of the review queue between runs.
 pub const QUEUE_INDEX: &str = "mneme-queue.idx";
+/// In the git directory: the facts `context` marks stale, for the HEAD and fact files they were
+/// found for (the drift walk reads history; a hook must not).
+pub const STALE_CACHE: &str = "mneme-stale.idx";
 /// In the git directory: the index `pre-commit` sees during a decision commit.
 pub const HOOK_INDEX: &str = "mneme-hook-index";
 

@@ -116,6 +116,8 @@ pub struct Flags {
     pub overdue_days: Option<i64>,
     /// Not what the decision records approved: edited outside review (context only).
     pub unapproved: bool,
+    /// Its cited code changed in commits after it was last vouched for (context only).
+    pub drifted: bool,
 }
 
 /// What the whole ledger says about each fact: computed once for a listing.
@@ -164,6 +166,7 @@ impl Standings {
             disputed_in: of(&self.pending),
             overdue_days: overdue(&fact.meta, self.stale_fact_days, self.now),
             unapproved: false,
+            drifted: false,
         }
     }
 

@@ -1,6 +1,8 @@
 //! Serializable views of the ledger for `--json` output and human rendering. The JSON shapes are
 //! documented in docs/json.md and are stable.
 
+use std::collections::BTreeSet;
+
 use serde::Serialize;
 
 use crate::model::decision::Recorded;
@@ -77,11 +79,15 @@ impl FactView {
     /// What a reader must know before relying on the fact: that it is not as approved, and
     /// its state when that is not plainly `active`.
     pub fn standing_note(&self) -> Option<String> {
-        match (self.flags.unapproved, self.state_note()) {
-            (true, Some(note)) => Some(format!("unapproved; {note}")),
-            (true, None) => Some("unapproved".to_owned()),
-            (false, note) => note,
+        let mut parts = Vec::new();
+        if self.flags.unapproved {
+            parts.push("unapproved".to_owned());
         }
+        if self.flags.drifted {
+            parts.push("stale: its cited code changed".to_owned());
+        }
+        parts.extend(self.state_note());
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 
     fn state_note(&self) -> Option<String> {
@@ -218,6 +224,9 @@ pub struct Context {
     /// Facts that are not what the decision records approved (edited outside review), marked
     /// so: ids, sorted.
     pub unapproved: Vec<String>,
+    /// Facts whose cited code changed in commits after a person last vouched for them (as
+    /// `mneme stale` finds them), marked so: ids, sorted.
+    pub drifted: Vec<String>,
     pub proposals: Proposals,
     pub budget: Budget,
     pub tasks: TaskSummary,
@@ -226,14 +235,28 @@ pub struct Context {
 impl Context {
     /// The context with the facts `ids` marked unapproved: a fact not as approved is never
     /// shown as verified.
-    pub fn mark_unapproved(mut self, ids: &std::collections::BTreeSet<String>) -> Context {
+    pub fn mark_unapproved(mut self, ids: &BTreeSet<String>) -> Context {
+        self.unapproved = self.mark(ids, |flags| flags.unapproved = true);
+        self
+    }
+
+    /// The context with the facts `ids` marked stale: their cited code changed since approval.
+    pub fn mark_drifted(mut self, ids: &BTreeSet<String>) -> Context {
+        self.drifted = self.mark(ids, |flags| flags.drifted = true);
+        self
+    }
+
+    /// Sets `flag` on the facts `ids` shown; the ids of those facts, sorted.
+    fn mark(&mut self, ids: &BTreeSet<String>, flag: impl Fn(&mut Flags)) -> Vec<String> {
+        let mut marked = Vec::new();
         for fact in self.files.iter_mut().flat_map(|f| &mut f.facts) {
-            if fact.id.as_ref().is_some_and(|id| ids.contains(id)) {
-                fact.flags.unapproved = true;
+            if let Some(id) = fact.id.as_ref().filter(|id| ids.contains(*id)) {
+                marked.push(id.clone());
+                flag(&mut fact.flags);
             }
         }
-        self.unapproved = ids.iter().cloned().collect();
-        self
+        marked.sort();
+        marked
     }
 }
 
@@ -354,6 +377,7 @@ impl Context {
             facts_without_id,
             unresolved: conflicted.into_iter().map(|f| f.name.clone()).collect(),
             unapproved: Vec::new(),
+            drifted: Vec::new(),
             proposals,
             budget: Budget::of(ledger),
             tasks: TaskSummary::of(tasks),

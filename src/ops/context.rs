@@ -7,7 +7,7 @@ use crate::model::runtimes::{transcript_holds, HookInput};
 use crate::model::standing::Standings;
 use crate::model::text::first_chars;
 use crate::model::views::{Context, ProposalLine, Proposals, CONTEXT_PROPOSALS};
-use crate::ops::{now, records, tasks, Notes, Result, Workspace};
+use crate::ops::{now, records, stale, tasks, Notes, Result, Workspace};
 use crate::store::{self, write_atomic};
 
 /// Whether the runtime's history already holds the facts, as its hook input shows: the turn's
@@ -92,5 +92,9 @@ pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
     };
     let tasks = tasks::load(ws, notes)?;
     let unapproved = records::unapproved(ws, &ledger)?;
-    Ok(Context::build(&ledger, &standings, proposals, &tasks).mark_unapproved(&unapproved))
+    // The facts still reach the agent when history cannot be read (`stale` says why).
+    let drifted = stale::drifted_ids(ws, &ledger).unwrap_or_default();
+    Ok(Context::build(&ledger, &standings, proposals, &tasks)
+        .mark_unapproved(&unapproved)
+        .mark_drifted(&drifted))
 }

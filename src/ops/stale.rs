@@ -1,6 +1,6 @@
 //! `stale`: facts whose evidence files changed after a person last vouched for them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use serde::Serialize;
 
@@ -8,9 +8,14 @@ use crate::git::drift::{added_files, text_of, version_at, walk, Touch};
 use crate::git::history::{resolve_range, Range};
 use crate::git::Repo;
 use crate::model::drift::{assess, likely_rename, Drifted, EvidenceDrift, Since, Version, Watched};
-use crate::model::ledger::FactFileEntry;
+use crate::model::ids::hex;
+use crate::model::ledger::{FactFileEntry, Ledger};
+use crate::model::paths;
+use crate::model::proposal::is_fact_id;
 use crate::model::time::Timestamp;
 use crate::ops::{Result, Workspace};
+use crate::store::file::replace_unsynced;
+use sha2::{Digest, Sha256};
 
 /// The outcome of `mneme stale` (the `--json` shape, docs/json.md).
 #[derive(Debug, Serialize)]
@@ -55,6 +60,46 @@ pub fn stale(ws: &Workspace, since: Option<&str>) -> Result<Stale> {
         facts: drift.facts,
         shallow: drift.shallow,
     })
+}
+
+/// The ids of the current facts whose cited code changed after they were last vouched for, as
+/// `context` marks them. The walk reads history (tens of milliseconds in a long one); its answer
+/// is kept in the git directory for the HEAD and the fact files it was found for, and found
+/// again when either changes. The cache is only a hint: anything but an exact match is ignored.
+pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
+    let watched = watched(ledger.files());
+    let Some(range) = head_range(&ws.repo)?.filter(|_| !watched.is_empty()) else {
+        return Ok(BTreeSet::new());
+    };
+    let mut hasher = Sha256::new();
+    hasher.update(range.head.as_bytes());
+    for f in ledger.files() {
+        for part in [f.name.as_bytes(), b"\0", f.raw.as_bytes(), b"\0"] {
+            hasher.update(part);
+        }
+    }
+    let key = format!("mneme-stale 1 {}\n", hex(&hasher.finalize()));
+    let path = ws.repo.git_dir().join(paths::STALE_CACHE);
+    if let Some(ids) = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|text| text.strip_prefix(&key).map(str::to_owned))
+    {
+        return Ok(ids
+            .lines()
+            .filter(|id| is_fact_id(id))
+            .map(str::to_owned)
+            .collect());
+    }
+    let ids: BTreeSet<String> = drifted(&ws.repo, &range, &watched)?
+        .facts
+        .into_iter()
+        .map(|d| d.fact)
+        .filter(|id| is_fact_id(id))
+        .collect();
+    let body: String = ids.iter().map(|id| format!("{id}\n")).collect();
+    // A read-only git directory only costs the next run the walk again.
+    let _ = replace_unsynced(&path, (key + &body).as_bytes());
+    Ok(ids)
 }
 
 /// All of HEAD, or `None` before the first commit.

@@ -209,3 +209,77 @@ fn a_fact_edited_outside_review_is_marked_unapproved() {
         .clone();
     assert!(String::from_utf8_lossy(&hook).contains("[unapproved] Edited by hand."));
 }
+
+/// A fact whose cited code changed after its approval reads `[stale]` in the context, until a
+/// person verifies it again; a damaged cache of that answer changes nothing.
+#[test]
+fn a_fact_whose_cited_code_changed_is_marked_stale() {
+    let repo = Repo::committed();
+    repo.write(
+        "src/pool.rs",
+        "pub const SIZE: usize = 8;\npub fn open() {}\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "pool"]);
+    let id = repo.propose(&[
+        "add",
+        "-f",
+        "architecture",
+        "The pool holds 8 connections.",
+        "--reason",
+        "r",
+        "--evidence",
+        "src/pool.rs:1",
+    ]);
+    let fact = repo.new_fact_id(&id);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    let marked = format!("- {fact} [stale: its cited code changed] The pool");
+    repo.mneme(&["context"])
+        .assert()
+        .success()
+        .stdout(contains(&marked).not());
+
+    repo.write(
+        "src/pool.rs",
+        "pub const SIZE: usize = 16;\npub fn open() {}\n",
+    );
+    repo.git(&["commit", "-q", "-am", "a bigger pool"]);
+    for _ in 0..2 {
+        // The second run reads the answer the first one kept.
+        repo.mneme(&["context"])
+            .assert()
+            .success()
+            .stdout(contains(&marked))
+            .stdout(contains(format!("marked [stale]: {fact}.")));
+    }
+    let v = repo.json(&["context", "--json"]);
+    assert_eq!(v["drifted"], serde_json::json!([fact]));
+    let shown = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["facts"].as_array().unwrap())
+        .find(|f| f["id"] == fact.as_str())
+        .unwrap();
+    assert_eq!(shown["drifted"], true, "{shown}");
+    // The runtimes' hooks get the same mark.
+    repo.mneme(&["context", "--for", "claude"])
+        .assert()
+        .success()
+        .stdout(contains("[stale: its cited code changed]"));
+
+    // A cache for another HEAD, or garbage, is not believed.
+    let cache = repo.file(".git/mneme-stale.idx");
+    std::fs::write(&cache, "mneme-stale 1 0000\nf-zzzz\n").unwrap();
+    repo.mneme(&["context"]).assert().stdout(contains(&marked));
+    std::fs::write(&cache, [0xff, 0xfe, 0x00]).unwrap();
+    repo.mneme(&["context"]).assert().stdout(contains(&marked));
+
+    // Verified again by a person: no longer stale.
+    let v = repo.propose(&["verify", &fact, "--reason", "16 is right"]);
+    repo.mneme(&["review", "approve", &v]).assert().success();
+    repo.mneme(&["context"])
+        .assert()
+        .success()
+        .stdout(contains("[stale").not());
+}
