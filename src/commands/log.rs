@@ -1,5 +1,5 @@
 use mneme::git::history::decisions;
-use mneme::model::decision::{Recorded, Verdict};
+use mneme::model::decision::{mark_in_effect, Recorded, Verdict};
 
 use crate::cli::ui::{day, esc1, old_new, paint, short, DIM, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
@@ -26,12 +26,21 @@ pub struct Args {
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
-    let decisions = decisions(
+    // A fact's history says which approvals its text descends from: that needs their texts.
+    let mut decisions = decisions(
         &ws.repo,
         args.fact_id.as_deref(),
         args.max_count,
-        args.patch,
+        args.patch || args.fact_id.is_some(),
     )?;
+    if let Some(id) = args.fact_id.as_deref() {
+        let ledger = ws.store.load()?;
+        let current = ledger.find(id).map(|(_, fact)| fact.text.as_str());
+        mark_in_effect(id, current, &mut decisions);
+        if !args.patch {
+            decisions.iter_mut().for_each(|r| r.changes.clear());
+        }
+    }
     if cx.ui.json {
         cx.ui.json(&decisions)?;
     } else if decisions.is_empty() {
@@ -85,6 +94,15 @@ pub fn line(r: &Recorded) -> String {
     }
     if r.rebased {
         flags.push_str(&format!(" {}", paint(DIM, "rebased")));
+    }
+    if r.in_effect == Some(false) {
+        flags.push_str(&format!(
+            " {}",
+            paint(
+                WARN,
+                "not in effect: a merge kept another version, or the fact changed outside review"
+            )
+        ));
     }
     format!(
         "{} {} {:<7} {} {}{flags}\n",

@@ -1,4 +1,5 @@
 use mneme::git::history::decisions;
+use mneme::model::decision::mark_in_effect;
 use mneme::model::views::{FactView, Why};
 use mneme::ops::show::citing_tasks;
 use mneme::ops::{now, standings};
@@ -26,7 +27,8 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     if let Some(view) = fact.as_mut() {
         view.cited_by_tasks = citing_tasks(&ws, cx.ui, id)?;
     }
-    let decisions = decisions(&ws.repo, Some(id), None, true)?;
+    let mut decisions = decisions(&ws.repo, Some(id), None, true)?;
+    mark_in_effect(id, fact.as_ref().map(|f| f.text.as_str()), &mut decisions);
     if fact.is_none() && decisions.is_empty() {
         // Neither in the ledger nor in history: report it as unknown, listing the known ids.
         ledger.get(id)?;

@@ -252,6 +252,37 @@ pub struct Recorded {
     /// Operation trailers mneme could not read: the decision does not say what it did.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub malformed: Vec<String>,
+    /// In a fact's own history (`why`, `log <fact>`): whether this approval's change to the fact
+    /// is part of its text now; `false` when a merge kept another version or the fact was changed
+    /// outside review since. See [`mark_in_effect`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_effect: Option<bool>,
+}
+
+/// Marks which approvals of `fact` (in `decisions`, newest first, with their `changes`) the fact's
+/// `current` text (`None`: not in the ledger) descends from: walking back from it, each step is
+/// the newest older approval that left the text the previous step started from. An approval off
+/// that chain did not survive: a merge took the other side, or a later edit outside review
+/// replaced it. Rejections are left unmarked.
+pub fn mark_in_effect(fact: &str, current: Option<&str>, decisions: &mut [Recorded]) {
+    let change = |r: &Recorded| r.changes.iter().find(|c| c.fact == fact).cloned();
+    let mut wanted = current.map(str::to_owned);
+    let mut searching = true;
+    for r in decisions
+        .iter_mut()
+        .filter(|r| r.verdict == Verdict::Approve)
+    {
+        let Some(c) = change(r) else {
+            continue;
+        };
+        let on_chain = searching && c.new == wanted;
+        if on_chain {
+            // An approval that added the fact starts its chain.
+            searching = c.old.is_some();
+            wanted = c.old;
+        }
+        r.in_effect = Some(on_chain);
+    }
 }
 
 /// `supersede f-old1 f-new2 pitfalls.md`: kind, fact ids, file.
@@ -328,6 +359,7 @@ impl Recorded {
             changes: Vec::new(),
             subject: String::new(),
             malformed: Vec::new(),
+            in_effect: None,
         }
     }
 

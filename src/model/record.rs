@@ -256,18 +256,18 @@ impl Record {
     }
 }
 
-/// What the records say a fact must be: its hash (`None`: removed), and the record that said so
-/// last.
+/// What the records say a fact may be: the ends of its chain of approvals (`None`: removed),
+/// and the record of the latest end.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expected {
-    pub hash: Option<String>,
+    pub ends: Vec<Option<String>>,
     pub record: String,
 }
 
 /// The facts the records leave, by id. A fact's approvals form a chain, each starting from the
 /// text the one before left (`before` is the previous `after`); the fact is as the end of its
-/// chain left it. Where two branches each changed it, the chain forks, and the later end
-/// counts (by time, then id, so every clone replays alike).
+/// chain left it. Where two branches each changed it, the chain forks: each end is an approved
+/// version, and a merge keeps one of them (the person resolving the conflict chose).
 pub fn replay(records: &[(String, Record)]) -> BTreeMap<String, Expected> {
     type Step<'a> = (&'a FactHashes, Option<Timestamp>, &'a str);
     let mut by_fact: BTreeMap<&str, Vec<Step<'_>>> = BTreeMap::new();
@@ -288,25 +288,22 @@ pub fn replay(records: &[(String, Record)]) -> BTreeMap<String, Expected> {
         let consumed = |after: &Option<String>| {
             after.is_some() && steps.iter().any(|(g, _, _)| &g.before == after)
         };
-        let ends: Vec<&Step<'_>> = steps
+        let mut ends: Vec<&Step<'_>> = steps
             .iter()
             .filter(|(f, _, _)| !consumed(&f.after))
             .collect();
         // A chain that loops back (a fact changed, then changed back) has no end: the latest
         // step counts.
-        let candidates = if ends.is_empty() {
-            steps.iter().collect()
-        } else {
-            ends
-        };
-        let Some((last, _, record)) = candidates.into_iter().max_by_key(|(_, at, id)| (*at, *id))
-        else {
+        if ends.is_empty() {
+            ends.extend(steps.iter().max_by_key(|(_, at, id)| (*at, *id)));
+        }
+        let Some((_, _, record)) = ends.iter().max_by_key(|(_, at, id)| (*at, *id)) else {
             continue;
         };
         out.insert(
             fact.to_owned(),
             Expected {
-                hash: last.after.clone(),
+                ends: ends.iter().map(|(f, _, _)| f.after.clone()).collect(),
                 record: (*record).to_owned(),
             },
         );
@@ -320,7 +317,7 @@ pub fn replay(records: &[(String, Record)]) -> BTreeMap<String, Expected> {
 pub enum StateIssue {
     /// A fact no approval explains.
     Unapproved { fact: String, file: String },
-    /// A fact whose latest approval left it otherwise (`record`), or removed it.
+    /// A fact that no approval left as it is (`record`: the latest), or that one removed.
     Differs {
         fact: String,
         file: String,
@@ -352,7 +349,7 @@ impl std::fmt::Display for StateIssue {
             }
             StateIssue::Differs { fact, file, record } => write!(
                 f,
-                "{fact} in {file} is not as its latest approval left it (decision {record})"
+                "{fact} in {file} is not as any approval left it (the latest: decision {record})"
             ),
             StateIssue::Missing { fact, record } => write!(
                 f,
@@ -373,7 +370,7 @@ pub fn check_state(records: &[(String, Record)], files: &Files) -> Vec<StateIssu
         for state in states {
             let hash = fact_hash(state);
             match expected.get(key) {
-                Some(e) if e.hash.as_deref() == Some(hash.as_str()) => {}
+                Some(e) if e.ends.iter().any(|h| h.as_deref() == Some(hash.as_str())) => {}
                 Some(e) => issues.push(StateIssue::Differs {
                     fact: key.clone(),
                     file: state.file.clone(),
@@ -387,7 +384,7 @@ pub fn check_state(records: &[(String, Record)], files: &Files) -> Vec<StateIssu
         }
     }
     for (fact, e) in &expected {
-        if e.hash.is_some() && !present.contains_key(fact) {
+        if !e.ends.contains(&None) && !present.contains_key(fact) {
             issues.push(StateIssue::Missing {
                 fact: fact.clone(),
                 record: e.record.clone(),

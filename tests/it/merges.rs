@@ -209,7 +209,7 @@ fn the_commit_msg_hook_lets_merges_of_decisions_through_and_refuses_the_rest() {
     );
     let err = refused("hand edit");
     assert!(
-        err.contains(&ours) && err.contains("not as its latest approval"),
+        err.contains(&ours) && err.contains("not as any approval left it"),
         "{err}"
     );
     let kept: String = arch
@@ -558,4 +558,58 @@ fn every_way_a_pull_request_lands_passes_verify_unless_a_fact_is_lost() {
             assert_eq!(out.status.success(), !lost, "{case}: {out:?}");
         }
     }
+}
+
+/// Two branches update one fact differently; the person resolving the conflict keeps the other
+/// branch's version, the older decision. Both versions were approved, so `verify` passes; `why` and `log` say which approval
+/// the fact's text descends from, and that the other side's did not survive.
+#[test]
+fn why_and_log_follow_the_version_a_merge_kept() {
+    let repo = Repo::committed();
+    let fact = repo.approve_new("architecture", "Retries: 3 (marker W).");
+    let base = repo.head();
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    let id = repo.propose(&["update", &fact, "Retries: 5 (marker W).", "--reason", "r"]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    let theirs = repo.head();
+    repo.git(&["checkout", "-q", "main"]);
+    let id = repo.propose(&["update", &fact, "Retries: 4 (marker W).", "--reason", "r"]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    let ours = repo.head();
+    // Ours is the newer decision: history alone, or the latest record, would credit it.
+    let merge = repo.git_output(&["merge", "--no-edit", "other"]);
+    assert!(!merge.status.success(), "both changed the fact");
+    repo.git(&["checkout", "--theirs", ".ledger/facts/architecture.md"]);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-edit"]);
+    assert!(repo
+        .read(".ledger/facts/architecture.md")
+        .contains("Retries: 5"));
+
+    let (passed, v) = verify(&repo, &format!("{base}..HEAD"));
+    assert!(passed, "{v:#}");
+
+    let why = repo.json(&["why", &fact, "--json"]);
+    let effect = |v: &serde_json::Value, commit: &str| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["commit"] == commit.trim())
+            .unwrap()["in_effect"]
+            .clone()
+    };
+    assert_eq!(effect(&why["decisions"], &ours), false, "{why:#}");
+    assert_eq!(effect(&why["decisions"], &theirs), true, "{why:#}");
+    assert_eq!(effect(&why["decisions"], &base), true, "{why:#}");
+    let log = repo.json(&["log", &fact, "--json"]);
+    assert_eq!(effect(&log, &ours), false, "{log:#}");
+    assert!(log[0].get("changes").is_none(), "texts only with -p");
+    let text = repo.mneme(&["why", &fact]).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let flagged: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("not in effect"))
+        .collect();
+    assert_eq!(flagged.len(), 1, "{text}");
+    assert!(flagged[0].contains(&ours[..10]), "{text}");
 }
