@@ -660,3 +660,204 @@ proptest! {
         }
     }
 }
+
+/// One decision on a branch of a real repository: add a fact, or update or remove the `n`-th
+/// fact the branch has (modulo how many it has).
+#[derive(Debug, Clone)]
+enum GitStep {
+    Add(String),
+    Update(usize, String),
+    Remove(usize),
+}
+
+fn git_step() -> impl Strategy<Value = GitStep> {
+    prop_oneof![
+        words().prop_map(GitStep::Add),
+        (any::<usize>(), words()).prop_map(|(n, w)| GitStep::Update(n, w)),
+        any::<usize>().prop_map(GitStep::Remove),
+    ]
+}
+
+/// Words in any script, without controls or hidden characters (propose refuses those).
+fn words() -> impl Strategy<Value = String> {
+    unicode_text(4).prop_map(|t| {
+        t.chars()
+            .filter(|c| c.is_alphanumeric())
+            .take(24)
+            .collect::<String>()
+    })
+}
+
+/// The facts of the work tree as `context --json` shows them: id → text.
+fn tree_facts(repo: &crate::common::Repo) -> BTreeMap<String, String> {
+    let v = repo.json(&["context", "--json"]);
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["facts"].as_array().unwrap())
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap().to_owned(),
+                f["text"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Runs `steps` through `propose` and `review approve` on the current branch; returns the ids
+/// it removed.
+fn decide(repo: &crate::common::Repo, steps: &[GitStep], tag: &str) -> Vec<String> {
+    let mut removed = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let facts: Vec<String> = tree_facts(repo).into_keys().collect();
+        let text = |w: &str| format!("Fact {tag}{i} {w}.");
+        let proposal = match step {
+            GitStep::Add(w) => {
+                repo.propose(&["add", "-f", "architecture", &text(w), "--reason", "r"])
+            }
+            GitStep::Update(n, w) if !facts.is_empty() => {
+                repo.propose(&["update", &facts[n % facts.len()], &text(w), "--reason", "r"])
+            }
+            GitStep::Remove(n) if !facts.is_empty() => {
+                let id = facts[n % facts.len()].clone();
+                removed.push(id.clone());
+                repo.propose(&["remove", &id, "--reason", "r"])
+            }
+            _ => continue,
+        };
+        repo.mneme(&["review", "approve", &proposal])
+            .assert()
+            .success();
+    }
+    removed
+}
+
+/// Finishes a merge, rebase or cherry-pick that stopped on conflicts by keeping main's side of
+/// each conflict (the driver's `ours`: in a rebase, the branch being rebased onto).
+fn keep_main(repo: &crate::common::Repo, continue_with: &[&str]) {
+    loop {
+        let conflicted = repo.git(&["diff", "--name-only", "--diff-filter=U"]);
+        if conflicted.trim().is_empty() {
+            return;
+        }
+        for file in conflicted.lines() {
+            // The driver marked only the facts both sides changed: keep main's part of each.
+            let mut kept = String::new();
+            let mut part = 0;
+            for line in repo.read(file).split_inclusive('\n') {
+                match part {
+                    _ if line.starts_with("<<<<<<< ") => part = 1,
+                    1 if line.starts_with("=======") => part = 2,
+                    2 if line.starts_with(">>>>>>> ") => part = 0,
+                    0 | 1 => kept.push_str(line),
+                    _ => {}
+                }
+            }
+            repo.write(file, &kept);
+            repo.git(&["add", "--", file]);
+        }
+        let out = repo.git_output(&[&["-c", "core.editor=true"][..], continue_with].concat());
+        if out.status.success() {
+            return;
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// Any interleaving of decisions on two branches, landed by a merge commit, a squash, a
+    /// rebase or a cherry-pick of each commit, with every true conflict resolved by keeping
+    /// main's side: the tree holds the facts a three-way merge by fact id gives, and `verify`
+    /// passes. Dropping a fact nobody removed afterwards fails `verify`, naming that fact.
+    #[test]
+    fn decisions_on_two_branches_land_any_way_and_replay_to_the_merged_facts(
+        ours in prop::collection::vec(git_step(), 1..4),
+        theirs in prop::collection::vec(git_step(), 1..4),
+        way in 0u8..4,
+        victim in any::<usize>(),
+    ) {
+        let repo = crate::common::Repo::committed();
+        repo.approve_new("architecture", "Seed one.");
+        repo.approve_new("architecture", "Seed two.");
+        let base = repo.head();
+        let seeded = tree_facts(&repo);
+        repo.git(&["checkout", "-q", "-b", "other"]);
+        let mut removed = decide(&repo, &theirs, "b");
+        let model_b = tree_facts(&repo);
+        repo.git(&["checkout", "-q", "main"]);
+        removed.extend(decide(&repo, &ours, "a"));
+        let model_a = tree_facts(&repo);
+
+        let ok = |out: std::process::Output| out.status.success();
+        match way {
+            0 => {
+                if !ok(repo.git_output(&["merge", "-q", "--no-edit", "other"])) {
+                    keep_main(&repo, &["commit", "-q", "--no-edit"]);
+                }
+            }
+            1 => {
+                if !ok(repo.git_output(&["merge", "-q", "--squash", "other"])) {
+                    keep_main(&repo, &["status"]);
+                }
+                repo.git(&["commit", "-q", "-m", "Squash (#1)"]);
+            }
+            2 => {
+                repo.git(&["checkout", "-q", "other"]);
+                if !ok(repo.git_output(&["rebase", "-q", "main"])) {
+                    keep_main(&repo, &["rebase", "--continue"]);
+                }
+                repo.git(&["checkout", "-q", "main"]);
+                repo.git(&["merge", "-q", "--ff-only", "other"]);
+            }
+            _ => {
+                let commits = repo.git(&["rev-list", "--reverse", "main..other"]);
+                for c in commits.lines() {
+                    if !ok(repo.git_output(&["cherry-pick", c])) {
+                        keep_main(&repo, &["cherry-pick", "--continue"]);
+                    }
+                }
+            }
+        }
+
+        // The oracle: a three-way merge by id, main's side where both changed a fact.
+        let mut expected = BTreeMap::new();
+        let ids: std::collections::BTreeSet<&String> =
+            seeded.keys().chain(model_a.keys()).chain(model_b.keys()).collect();
+        for id in ids {
+            let (o, a, b) = (seeded.get(id), model_a.get(id), model_b.get(id));
+            let kept = if a == b || b == o { a } else if a == o { b } else { a };
+            if let Some(text) = kept {
+                expected.insert(id.clone(), text.clone());
+            }
+        }
+        let case = format!("way {way}, ours {ours:?}, theirs {theirs:?}");
+        prop_assert_eq!(&tree_facts(&repo), &expected, "{}", case);
+        let out = repo.mneme(&["verify", &format!("{base}..HEAD"), "--json"]).output().unwrap();
+        prop_assert!(out.status.success(), "{}: {}", case, String::from_utf8_lossy(&out.stdout));
+
+        // A hand edit drops a fact no decision removed.
+        let candidates: Vec<&String> = expected.keys().filter(|id| !removed.contains(id)).collect();
+        if candidates.is_empty() {
+            return Ok(());
+        }
+        let gone = candidates[victim % candidates.len()].clone();
+        let file = ".ledger/facts/architecture.md";
+        let kept: String = repo
+            .read(file)
+            .lines()
+            .filter(|l| !l.contains(&format!("**{gone}**")))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        repo.write(file, &kept);
+        repo.git(&["commit", "-q", "-am", "resolve by hand"]);
+        let out = repo.mneme(&["verify", &format!("{base}..HEAD"), "--json"]).output().unwrap();
+        prop_assert!(!out.status.success(), "{}", case);
+        let v = crate::common::json(&out);
+        let issues = v["state"]["issues"].as_array().unwrap();
+        prop_assert_eq!(issues.len(), 1, "{}: {:#}", case, v);
+        prop_assert_eq!(&issues[0]["fact"], gone.as_str());
+        prop_assert_eq!(&issues[0]["kind"], "missing");
+    }
+}
