@@ -9,7 +9,9 @@ use crate::model::decision::{Recorded, Verdict, DECISION};
 use crate::model::factdiff::{changes, Files, Parses};
 use crate::model::paths;
 use crate::model::proposal::Proposal;
-use crate::model::signing::split_signed;
+use crate::model::record::Record;
+use crate::model::signing::{split_signed, AllowedSigners};
+use crate::model::text::first_chars;
 use crate::model::time::Timestamp;
 
 /// Every decision reachable from HEAD, newest first, optionally only those touching `fact_id`.
@@ -553,6 +555,75 @@ pub fn fork_point(repo: &Repo, range: &Range, walked: &Walked) -> Result<Option<
 }
 
 /// `file name → text` of the decision record files committed in `commit`'s tree.
+/// Whether the decision commit a migrated `record` names proves it: an ancestor of `head`, a
+/// decision on the same proposal with the same verdict, signed by a key `signers` lists for its
+/// committer at its date, that changed the facts exactly as the record says. `Err`: why not.
+pub fn proven_by_commit(
+    repo: &Repo,
+    head: gix::ObjectId,
+    record: &Record,
+    signers: &AllowedSigners,
+) -> Result<std::result::Result<(), String>> {
+    let git = repo.gix();
+    let Some(id) = record
+        .commit
+        .as_deref()
+        .and_then(|c| gix::ObjectId::from_hex(c.as_bytes()).ok())
+    else {
+        return Ok(Err("it names no decision commit".into()));
+    };
+    let short = first_chars(record.commit.as_deref().unwrap_or_default(), 10);
+    let Ok(commit) = git.find_commit(id) else {
+        return Ok(Err(format!(
+            "its decision commit {short} is not in this repository"
+        )));
+    };
+    if git.merge_base(id, head).ok().flatten().map(gix::Id::detach) != Some(id) {
+        return Ok(Err(format!(
+            "its decision commit {short} is not in the history it is verified in"
+        )));
+    }
+    let Some(decision) = read_commit(&commit)?
+        .decision
+        .filter(|d| d.proposal == record.proposal && d.verdict == record.verdict)
+    else {
+        return Ok(Err(format!(
+            "{short} is not the decision on proposal {} it names",
+            record.proposal
+        )));
+    };
+    let Some((payload, signature)) = split_signed(&commit.data) else {
+        return Ok(Err(format!(
+            "it is not signed, nor is its decision commit {short}"
+        )));
+    };
+    let decoded = commit.decode()?;
+    let email = decoded
+        .committer()
+        .map(|c| c.email.to_str_lossy().into_owned())
+        .unwrap_or_default();
+    let time = Timestamp::from_unix(commit.time().map(|t| t.seconds).unwrap_or_default());
+    if let Err(why) = signers.verify(&signature, &payload, &email, time) {
+        return Ok(Err(format!("its decision commit {short}: {why}")));
+    }
+    let (before, after) = approved_files(repo, &decision)?;
+    let at = Timestamp::parse(&record.at).unwrap_or(time);
+    let redone = Record::new(
+        record.verdict,
+        &record.proposal,
+        &record.by,
+        at,
+        &before,
+        &after,
+    );
+    if redone.facts != record.facts {
+        return Ok(Err(format!(
+            "its facts are not what its decision commit {short} changed"
+        )));
+    }
+    Ok(Ok(()))
+}
+
 pub fn record_files_at(repo: &Repo, commit: gix::ObjectId) -> Result<Files> {
     let repo = repo.gix();
     let tree = repo.find_commit(commit)?.tree_id()?.detach();

@@ -56,6 +56,10 @@ pub struct Record {
     /// (armored, namespace `git`) over the record without this field ([`Record::payload`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
+    /// Written by `mneme migrate`: the decision commit this record was converted from. Where
+    /// signed decisions are required, that commit's own signature proves an unsigned record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
 }
 
 /// Why a record file cannot be used.
@@ -127,6 +131,7 @@ impl Record {
             at: at.rfc3339(),
             facts,
             signature: None,
+            commit: None,
         }
     }
 
@@ -223,6 +228,11 @@ impl Record {
                     "signature",
                     format!("not an armored SSH signature of at most {MAX_SIGNATURE} bytes"),
                 ));
+            }
+        }
+        if let Some(commit) = &self.commit {
+            if !matches!(commit.len(), 40 | 64) || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(field("commit", "not a commit id"));
             }
         }
         if Timestamp::parse(&self.at).is_none() {
@@ -470,16 +480,31 @@ pub fn parse_all(files: &Files) -> (Vec<(String, Record)>, Vec<InvalidRecord>) {
     (records, invalid)
 }
 
+/// What proves the approvals a range adds, where signed decisions are required.
+pub struct Proof<'a> {
+    /// `allowed_signers` as the range's base has it.
+    pub signers: &'a AllowedSigners,
+    /// Unsigned records converted by `migrate` (by record id): whether their decision commit
+    /// proves them (`Err`: why not), as [`needs_commit_proof`] picks them.
+    pub by_commit: BTreeMap<String, Result<(), String>>,
+}
+
+/// Whether `record`, added since the earlier state, can only be proven by the signed decision
+/// commit it was converted from.
+pub fn needs_commit_proof(record: &Record) -> bool {
+    record.verdict == Verdict::Approve && record.signature.is_none() && record.commit.is_some()
+}
+
 /// Judges the fact files `facts` by the record files `records` (file name → text). `earlier`
 /// are the names of the record files an earlier state held (the range's base, HEAD): each must
-/// still be there. With `signers` (allowed_signers as the earlier state has it), each approval
-/// added since must be signed by a key listed for its reviewer; the earlier ones were checked
-/// when they were added.
+/// still be there. With `proof`, each approval added since must be signed by a key listed for
+/// its reviewer (or, converted by `migrate`, come from a decision commit so signed); the
+/// earlier ones were checked when they were added.
 pub fn judge(
     records: &Files,
     earlier: &[String],
     facts: &Files,
-    signers: Option<&AllowedSigners>,
+    proof: Option<&Proof<'_>>,
 ) -> State {
     let removed = earlier
         .iter()
@@ -489,7 +514,7 @@ pub fn judge(
         .collect();
     let (mut records, invalid) = parse_all(records);
     let mut unproven = Vec::new();
-    if let Some(signers) = signers {
+    if let Some(proof) = proof {
         let known: std::collections::BTreeSet<&str> = earlier
             .iter()
             .filter_map(|n| n.strip_suffix(".json"))
@@ -498,12 +523,18 @@ pub fn judge(
             if record.verdict != Verdict::Approve || known.contains(id.as_str()) {
                 return true;
             }
-            match record.check_signature(signers) {
+            let checked = match proof.by_commit.get(id) {
+                Some(by_commit) if needs_commit_proof(record) => by_commit.clone(),
+                _ => record
+                    .check_signature(proof.signers)
+                    .map_err(|e| e.to_string()),
+            };
+            match checked {
                 Ok(()) => true,
                 Err(why) => {
                     unproven.push(InvalidRecord {
                         file: paths::decision_file(id),
-                        why: why.to_string(),
+                        why,
                     });
                     false
                 }

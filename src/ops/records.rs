@@ -1,12 +1,13 @@
 //! Decision records (docs/format.md): the facts of a commit checked against the records in its
 //! tree, and an older ledger's decisions in git history converted into records, once.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use crate::git::history::{
-    approved_files, decisions, facts_of, record_files_at, record_names_at, text_at,
+    approved_files, decisions, facts_of, proven_by_commit, record_files_at, record_names_at,
+    text_at,
 };
 use crate::git::Repo;
 use crate::model::config::{with_decision_records, Config};
@@ -15,7 +16,9 @@ use crate::model::factdiff::Files;
 use crate::model::ledger::Ledger;
 use crate::model::paths;
 use crate::model::proposal::{is_fact_id, is_proposal_id};
-use crate::model::record::{judge, parse_all, InvalidRecord, Record, State, StateIssue};
+use crate::model::record::{
+    judge, needs_commit_proof, parse_all, InvalidRecord, Proof, Record, State, StateIssue,
+};
 use crate::model::signing::AllowedSigners;
 use crate::model::time::Timestamp;
 use crate::ops::init::{edit_file, Outcome};
@@ -44,11 +47,24 @@ pub fn state_at(
         None => Vec::new(),
     };
     let records = record_files_at(repo, commit)?;
+    let proof = match signers {
+        Some(signers) => {
+            // Records `migrate` converted from signed decision commits: those commits prove them.
+            let mut by_commit = BTreeMap::new();
+            for (id, record) in parse_all(&records).0 {
+                if needs_commit_proof(&record) && !earlier.contains(&format!("{id}.json")) {
+                    by_commit.insert(id, proven_by_commit(repo, commit, &record, signers)?);
+                }
+            }
+            Some(Proof { signers, by_commit })
+        }
+        None => None,
+    };
     Ok(Some(judge(
         &records,
         &earlier,
         &facts_of(repo, Some(commit))?,
-        signers,
+        proof.as_ref(),
     )))
 }
 
@@ -99,7 +115,10 @@ pub fn migrate(ws: &Workspace) -> Result<Migration> {
         };
         let at = Timestamp::parse(&r.date).unwrap_or_else(crate::ops::now);
         let by = r.reviewer.as_deref().unwrap_or("unknown (not recorded)");
-        let record = Record::new(r.verdict, &r.proposal, by, at, &before, &after);
+        let record = Record {
+            commit: Some(r.commit.clone()),
+            ..Record::new(r.verdict, &r.proposal, by, at, &before, &after)
+        };
         let rel = paths::decision_file(&record.id());
         std::fs::create_dir_all(&dir).map_err(crate::store::Error::io(&dir))?;
         if create_new(&ws.store.path(&rel), record.render().as_bytes())? {

@@ -334,3 +334,87 @@ fn signed_records_prove_approvals_and_nothing_else() {
         .code(1)
         .stdout(predicates::str::contains("the approval does not count"));
 }
+
+/// A signed ledger from before decision records migrates: each converted record names the
+/// signed decision commit it came from, and that commit's signature proves it. A converted
+/// record that names an unsigned commit, or says other than its commit did, proves nothing.
+#[test]
+fn migrated_records_are_proven_by_their_signed_decision_commits() {
+    let repo = Repo::committed();
+    let Some((grace, grace_pub)) = keygen(&repo, "grace") else {
+        return;
+    };
+    let config = repo
+        .read(".ledger/config.yaml")
+        .replace("decision_records: true\n", "");
+    repo.write(".ledger/config.yaml", &config);
+    repo.write(
+        ".ledger/allowed_signers",
+        &format!("human@example.com {grace_pub}\n"),
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "a signed ledger from before records"]);
+    sign_with(&repo, &grace);
+    let signed = approve(&repo, "Signed before records (marker S).");
+    // An approval whose commit nobody signed.
+    repo.git(&["config", "commit.gpgSign", "false"]);
+    let unsigned = approve(&repo, "Unsigned commit (marker U).");
+    repo.git(&["rm", "-rq", ".ledger/decisions"]);
+    repo.git(&["commit", "-qm", "before records existed"]);
+    let base = repo.head();
+
+    let m = repo.json(&["migrate", "--json"]);
+    let written: Vec<String> = m["written"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(written.len(), 2, "{m:#}");
+    let of = |commit: &str| {
+        written
+            .iter()
+            .find(|w| repo.read(w).contains(commit))
+            .unwrap()
+            .clone()
+    };
+    let (good, bad) = (of(&signed), of(&unsigned));
+    assert!(!repo.read(&good).contains("signature"));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "ledger: decision records"]);
+    let (code, report) = verify(&repo, &format!("{base}..HEAD"));
+    assert_eq!(code, Some(1), "{report:#}");
+    let unproven = report["state"]["unproven"].as_array().unwrap();
+    assert_eq!(unproven.len(), 1, "{report:#}");
+    assert_eq!(unproven[0]["file"], bad.as_str());
+    assert!(
+        unproven[0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("nor is its decision commit"),
+        "{report:#}"
+    );
+
+    // The signed commit's record, claiming other facts: it is refused too.
+    repo.git(&["reset", "-q", "--hard", &base]);
+    repo.json(&["migrate", "--json"]);
+    std::fs::remove_file(repo.file(&bad)).unwrap();
+    let mut record: Value = serde_json::from_str(&repo.read(&good)).unwrap();
+    record["facts"][0]["after"] = Value::from(format!("sha256:{}", "0".repeat(64)));
+    let forged: mneme::model::record::Record = serde_json::from_value(record).unwrap();
+    std::fs::remove_file(repo.file(&good)).unwrap();
+    repo.write(
+        &format!(".ledger/decisions/{}.json", forged.id()),
+        &forged.render(),
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "ledger: decision records"]);
+    let (code, report) = verify(&repo, &format!("{base}..HEAD"));
+    assert_eq!(code, Some(1), "{report:#}");
+    assert!(
+        report["state"]["unproven"]
+            .to_string()
+            .contains("not what its decision commit"),
+        "{report:#}"
+    );
+}
