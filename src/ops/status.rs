@@ -233,7 +233,9 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
     notes.extend(hook_note);
     match read_optional_text(&ws.store.path(paths::ALLOWED_SIGNERS), paths::ALLOWED_SIGNERS)? {
         Some(text) => {
-            for (what, fix) in signing_problems(&AllowedSigners::parse(&text), &signing_setup(&ws.repo)) {
+            let signers = AllowedSigners::parse(&text);
+            let setup = signing_setup(&ws.repo);
+            for (what, fix) in signing_problems(&signers, &setup, config.decision_records) {
                 problem(what, &fix);
             }
         }
@@ -254,8 +256,12 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
 }
 
 /// What keeps this clone's approvals from passing `verify` when `allowed_signers` requires
-/// signatures: `(what, fix)`.
-fn signing_problems(signers: &AllowedSigners, setup: &SigningSetup) -> Vec<(String, String)> {
+/// signatures: `(what, fix)`. With decision records the records are signed, not the commits.
+fn signing_problems(
+    signers: &AllowedSigners,
+    setup: &SigningSetup,
+    records: bool,
+) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = signers
         .skipped
         .iter()
@@ -267,15 +273,34 @@ fn signing_problems(signers: &AllowedSigners, setup: &SigningSetup) -> Vec<(Stri
         })
         .collect();
     let key = setup.key.as_deref().unwrap_or("~/.ssh/id_ed25519.pub");
-    if !setup.sign || setup.format.as_deref() != Some("ssh") || setup.key.is_none() {
+    if setup.format.as_deref() != Some("ssh") || setup.key.is_none() {
+        let (what, fix) = if records {
+            (
+                "has no SSH signing key to sign decision records with, so decisions are refused",
+                format!("git config gpg.format ssh && git config user.signingKey {key}"),
+            )
+        } else {
+            (
+                "does not sign commits with SSH",
+                format!("git config commit.gpgSign true && git config gpg.format ssh && git config user.signingKey {key}"),
+            )
+        };
         out.push((
             format!(
-                "{} requires SSH-signed decisions, but this clone does not sign commits with SSH",
+                "{} requires SSH-signed decisions, but this clone {what}",
                 paths::ALLOWED_SIGNERS
             ),
+            fix,
+        ));
+        return out;
+    }
+    if !records && !setup.sign {
+        out.push((
             format!(
-                "git config commit.gpgSign true && git config gpg.format ssh && git config user.signingKey {key}"
+                "{} requires SSH-signed decision commits, but commit.gpgSign is off",
+                paths::ALLOWED_SIGNERS
             ),
+            "git config commit.gpgSign true".to_owned(),
         ));
         return out;
     }

@@ -217,7 +217,10 @@ fn doctor_explains_how_to_sign() {
     );
     let problems = signing(&doctor(&repo));
     assert_eq!(problems.len(), 1, "{problems:?}");
-    assert!(problems[0].contains("does not sign commits with SSH"));
+    assert!(
+        problems[0].contains("has no SSH signing key to sign decision records with"),
+        "{problems:?}"
+    );
     assert!(problems[0].contains("git config gpg.format ssh"));
     assert!(doctor(&repo)["problems"]
         .to_string()
