@@ -385,103 +385,144 @@ fn the_driver_agrees_with_git_merge_file_on_text() {
 /// How a pull request's branch `other` reaches main.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Way {
-    /// A merge commit, the driver on git's PATH.
     Merge,
-    /// A merge commit without the driver; git's line merge, its conflicts resolved by keeping
-    /// both sides.
-    MergeByHand,
-    /// A merge commit without the driver, resolved by taking main's side: the other side's
-    /// approved fact is lost.
-    MergeDroppingTheirs,
     Squash,
     /// The branch rebased onto main, then main fast-forwarded, as a forge's "rebase and merge".
     Rebase,
     CherryPick,
 }
 
-const WAYS: [Way; 6] = [
-    Way::Merge,
-    Way::MergeByHand,
-    Way::MergeDroppingTheirs,
-    Way::Squash,
-    Way::Rebase,
-    Way::CherryPick,
-];
+/// How a landing is made: `driver`, whether `mneme` is on git's PATH (a GUI client or an IDE
+/// may not have it); `drop_theirs`, whether the person resolving keeps main's file and loses
+/// the other side's approved fact. Without the driver, other conflicts are resolved by keeping
+/// both sides' lines (`git merge-file --union`).
+#[derive(Debug, Clone, Copy)]
+struct Landing {
+    way: Way,
+    driver: bool,
+    drop_theirs: bool,
+}
 
-/// Brings `other` into main `way`; `forge` are the git options the forge's own commits are made
-/// with. Returns the fact main's side approved and the one `other` approved.
-fn land(repo: &Repo, way: Way, forge: &[&str]) -> (String, String) {
-    repo.git(&["checkout", "-q", "-b", "other"]);
-    let theirs = repo.approve_new("architecture", &format!("Their fact ({way:?})."));
-    repo.git(&["checkout", "-q", "main"]);
-    let ours = repo.approve_new("architecture", &format!("Our fact ({way:?})."));
-    let git = |args: &[&str]| repo.git(&[forge, args].concat());
-    let file = ".ledger/facts/architecture.md";
-    match way {
-        Way::Merge => {
-            git(&["merge", "-q", "--no-edit", "other"]);
+/// Every landing the grid tries.
+fn landings() -> Vec<Landing> {
+    let mut out = Vec::new();
+    for way in [Way::Merge, Way::Squash, Way::Rebase, Way::CherryPick] {
+        for driver in [true, false] {
+            out.push(Landing {
+                way,
+                driver,
+                drop_theirs: false,
+            });
         }
-        Way::MergeByHand | Way::MergeDroppingTheirs => {
-            let merge = [forge, &["merge", "-q", "--no-edit", "other"]].concat();
-            if !repo.git_without_mneme(&merge) {
-                if way == Way::MergeByHand {
-                    let stage = |n: &str| repo.git(&["show", &format!(":{n}:{file}")]);
-                    for (n, name) in [("1", "base"), ("2", "ours"), ("3", "theirs")] {
-                        repo.write(&format!(".git/{name}.md"), &stage(n));
-                    }
-                    let union = repo.git(&[
-                        "merge-file",
-                        "-p",
-                        "--union",
-                        ".git/ours.md",
-                        ".git/base.md",
-                        ".git/theirs.md",
-                    ]);
-                    repo.write(file, &union);
-                } else {
-                    repo.git(&["checkout", "--ours", file]);
+    }
+    out.push(Landing {
+        way: Way::Merge,
+        driver: false,
+        drop_theirs: true,
+    });
+    out
+}
+
+/// Runs git with the forge's options, with or without the driver; whether it succeeded.
+fn forge_git(repo: &Repo, l: Landing, forge: &[&str], args: &[&str]) -> bool {
+    let full = [forge, &["-c", "core.editor=true"], args].concat();
+    if l.driver {
+        repo.git_output(&full).status.success()
+    } else {
+        repo.git_without_mneme(&full)
+    }
+}
+
+/// Resolves the conflicted files of a stopped merge, rebase or cherry-pick by hand, then runs
+/// `continue_with` until it goes through.
+fn resolve(repo: &Repo, l: Landing, forge: &[&str], continue_with: &[&str]) {
+    loop {
+        let conflicted = repo.git(&["diff", "--name-only", "--diff-filter=U"]);
+        for file in conflicted.lines() {
+            if l.drop_theirs {
+                repo.git(&["checkout", "--ours", "--", file]);
+            } else {
+                let stage = |n: &str| repo.git(&["show", &format!(":{n}:{file}")]);
+                for (n, name) in [("1", "base"), ("2", "ours"), ("3", "theirs")] {
+                    repo.write(&format!(".git/{name}.md"), &stage(n));
                 }
-                repo.git(&["add", "-A"]);
-                git(&["commit", "-q", "--no-edit"]);
+                let union = repo.git(&[
+                    "merge-file",
+                    "-p",
+                    "--union",
+                    ".git/ours.md",
+                    ".git/base.md",
+                    ".git/theirs.md",
+                ]);
+                repo.write(file, &union);
             }
-            if way == Way::MergeDroppingTheirs && repo.read(file).contains(&theirs) {
-                // git's line merge kept both: drop theirs by hand, in a commit of the merge.
-                let kept: String = repo
-                    .read(file)
-                    .lines()
-                    .filter(|l| !l.contains(&theirs))
-                    .map(|l| format!("{l}\n"))
-                    .collect();
-                repo.write(file, &kept);
-                repo.git(&["add", "-A"]);
-                git(&["commit", "-q", "--amend", "--no-edit"]);
+            repo.git(&["add", "--", file]);
+        }
+        if continue_with.is_empty() || forge_git(repo, l, forge, continue_with) {
+            return;
+        }
+    }
+}
+
+/// Brings `other` into main as `l` says; `forge` are the git options the forge's own commits
+/// are made with. Returns the fact main's side approved and the one `other` approved.
+fn land(repo: &Repo, l: Landing, forge: &[&str]) -> (String, String) {
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    let theirs = repo.approve_new("architecture", &format!("Their fact ({:?}).", l.way));
+    repo.git(&["checkout", "-q", "main"]);
+    let ours = repo.approve_new("architecture", &format!("Our fact ({:?}).", l.way));
+    let file = ".ledger/facts/architecture.md";
+    let run = |args: &[&str]| forge_git(repo, l, forge, args);
+    match l.way {
+        Way::Merge => {
+            if !run(&["merge", "-q", "--no-edit", "other"]) {
+                resolve(repo, l, forge, &["commit", "-q", "--no-edit"]);
             }
         }
         Way::Squash => {
-            git(&["merge", "-q", "--squash", "other"]);
-            git(&["commit", "-q", "-m", "Their fact (#7)"]);
+            if !run(&["merge", "-q", "--squash", "other"]) {
+                resolve(repo, l, forge, &[]);
+            }
+            assert!(run(&["commit", "-q", "-m", "Their fact (#7)"]));
         }
         Way::Rebase => {
             repo.git(&["checkout", "-q", "other"]);
-            git(&["rebase", "-q", "main"]);
+            if !run(&["rebase", "-q", "main"]) {
+                resolve(repo, l, forge, &["rebase", "--continue"]);
+            }
             repo.git(&["checkout", "-q", "main"]);
             repo.git(&["merge", "-q", "--ff-only", "other"]);
         }
         Way::CherryPick => {
-            git(&["cherry-pick", "other"]);
+            if !run(&["cherry-pick", "other"]) {
+                resolve(repo, l, forge, &["cherry-pick", "--continue"]);
+            }
         }
+    }
+    if l.drop_theirs && repo.read(file).contains(&theirs) {
+        // git's line merge kept both: drop theirs by hand, in a commit of the merge.
+        let kept: String = repo
+            .read(file)
+            .lines()
+            .filter(|line| !line.contains(&theirs))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        repo.write(file, &kept);
+        repo.git(&["add", "-A"]);
+        repo.git(&[forge, &["commit", "-q", "--amend", "--no-edit"]].concat());
     }
     (ours, theirs)
 }
 
-/// The grid the issue names: each way a pull request lands, with and without signing required
-/// (where the forge's own commits are signed by a key nobody allowed). `verify` passes exactly
+/// The grid the issue names: each way a pull request lands, with and without the driver on
+/// git's PATH, and with signing required or not (where the forge's own commits are signed by a
+/// key nobody allowed). `verify` passes exactly
 /// when no approved fact was lost, and so does the generated workflow's verify step, run here
 /// with a push event.
 #[test]
 fn every_way_a_pull_request_lands_passes_verify_unless_a_fact_is_lost() {
     for signed in [false, true] {
-        for way in WAYS {
+        for l in landings() {
             let repo = Repo::committed();
             repo.mneme(&["init", "--ci", "github"]).assert().success();
             let mut forge: Vec<String> = Vec::new();
@@ -510,14 +551,13 @@ fn every_way_a_pull_request_lands_passes_verify_unless_a_fact_is_lost() {
             repo.git(&["commit", "-q", "-m", "workflow"]);
             let before = repo.head();
             let forge: Vec<&str> = forge.iter().map(String::as_str).collect();
-            let (ours, theirs) = land(&repo, way, &forge);
+            let (ours, theirs) = land(&repo, l, &forge);
             let facts = repo.read(".ledger/facts/architecture.md");
-            let lost = way == Way::MergeDroppingTheirs;
-            let cherry = way == Way::CherryPick;
-            assert_eq!(facts.contains(&theirs), !lost, "{way:?}:\n{facts}");
-            assert!(facts.contains(&ours) || cherry, "{way:?}:\n{facts}");
-
-            let case = format!("{way:?}, signed: {signed}");
+            let case = format!("{l:?}, signed: {signed}");
+            let lost = l.drop_theirs;
+            assert_eq!(facts.contains(&theirs), !lost, "{case}:\n{facts}");
+            assert!(facts.contains(&ours), "{case}:\n{facts}");
+            assert!(!facts.contains("<<<<<<<"), "{case}:\n{facts}");
             let added = repo.git(&["diff", "--name-only", &before, "--", ".ledger/decisions"]);
             assert!(!added.trim().is_empty(), "{case}");
             for record in added.lines() {
