@@ -117,8 +117,50 @@ fn has_password(token: &str) -> bool {
     let Some((credentials, host)) = authority.rsplit_once('@') else {
         return false;
     };
-    matches!(credentials.split_once(':'), Some((user, password)) if !user.is_empty() && !password.is_empty())
+    matches!(credentials.split_once(':'), Some((user, password)) if !user.is_empty() && !password.is_empty() && !is_placeholder(password))
         && !host.is_empty()
+}
+
+/// A stand-in for a password, not one: `${DB_PASSWORD}`, `$DB_PASSWORD`, `%DB_PASSWORD%`,
+/// `%(password)s`, `{{password}}`, `{password}`, `<password>`, `***`, `xxxx`, or a word that
+/// names what goes there (`password`, `changeme`, …).
+fn is_placeholder(password: &str) -> bool {
+    let name = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
+    };
+    let wrapped = |open: &str, close: &str| {
+        password
+            .strip_prefix(open)
+            .and_then(|rest| rest.strip_suffix(close))
+            .is_some_and(name)
+    };
+    let masked = password.len() >= 3
+        && password
+            .chars()
+            .all(|c| c == '*' || c == 'x' || c == 'X' || c == '.');
+    let word = [
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "secret",
+        "changeme",
+        "yourpassword",
+    ]
+    .iter()
+    .any(|w| password.eq_ignore_ascii_case(w));
+    wrapped("${", "}")
+        || wrapped("$", "")
+        || wrapped("%", "%")
+        || wrapped("%(", ")s")
+        || wrapped("{{", "}}")
+        || wrapped("{", "}")
+        || wrapped("<", ">")
+        || wrapped("$(", ")")
+        || masked
+        || word
 }
 
 /// At least 24 characters of base64 with upper case, lower case and digits, spread as evenly as
@@ -207,6 +249,13 @@ mod tests {
             "HTTPServerRequestHandlerV2Impl and SessionStartCompactSource2026Nov",
             "-----BEGIN PUBLIC KEY----- is fine",
             "The task-runner uses sk-learn models.",
+            "postgres://app:${DB_PASSWORD}@db/app reads the password from the environment",
+            "DATABASE_URL=postgres://app:$DB_PASSWORD@db.internal:5432/main",
+            "mysql://root:%(password)s@localhost/app in the Python settings",
+            "amqp://guest:{{ rabbit_password }}@mq/ is templated",
+            "redis://default:{{rabbit_password}}@cache:6379 and redis://u:****@cache",
+            "set DSN=postgres://app:%PGPASSWORD%@db/app on Windows",
+            "postgres://user:password@localhost/db is the example in the README",
         ] {
             assert_eq!(kinds(text), Vec::<&str>::new(), "{text}");
         }
