@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::change::FactChange;
 use crate::model::proposal::{OpKind, Operation, Proposal};
-use crate::model::text::{escape_line, truncate};
+use crate::model::text::{display_width, escape_line, fit_columns};
 
 pub const DECISION: &str = "Mneme-Decision";
 pub const PROPOSAL: &str = "Mneme-Proposal";
@@ -97,12 +97,13 @@ impl Decision<'_> {
     /// The full commit message, ending with a newline.
     pub fn message(&self) -> String {
         let p = self.proposal;
-        let mut scopes: Vec<&str> = p
-            .operations
-            .iter()
-            .map(|o| o.file().strip_suffix(".md").unwrap_or(o.file()))
-            .collect();
-        scopes.dedup();
+        let mut scopes: Vec<&str> = Vec::new();
+        for o in &p.operations {
+            let scope = o.file().strip_suffix(".md").unwrap_or(o.file());
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
         let ops: Vec<String> = p
             .operations
             .iter()
@@ -120,15 +121,11 @@ impl Decision<'_> {
                 _ => format!("{} {}", o.kind().as_str(), o.fact_id()),
             })
             .collect();
-        let mut subject = match self.verdict {
-            Verdict::Approve => format!("ledger({}): {}", scopes.join(","), ops.join(", ")),
-            Verdict::Reject => format!("ledger({}): reject {}", scopes.join(","), ops.join(", ")),
+        let text = match (p.operations.as_slice(), self.verdict) {
+            ([op], Verdict::Approve) => op.text().map(one_line),
+            _ => None,
         };
-        if let ([op], Verdict::Approve) = (p.operations.as_slice(), self.verdict) {
-            if let Some(text) = op.text() {
-                subject = truncate(&format!("{subject} {}", one_line(text)), SUBJECT_MAX);
-            }
-        }
+        let subject = subject(self.verdict, &scopes, &ops, text.as_deref());
         let mut body = String::new();
         match (self.verdict, &self.note) {
             (Verdict::Reject, Some(note)) => body.push_str(&format!(
@@ -203,6 +200,36 @@ impl<'a> Decision<'a> {
     }
 }
 
+/// `ledger(<files>): [reject] <operations> [<statement>]`, at most [`SUBJECT_MAX`] columns:
+/// files named once each (counted when they would not fit), operations listed while they fit
+/// (`and N more`), and a single approval's statement cut to the room left.
+fn subject(verdict: Verdict, scopes: &[&str], ops: &[String], text: Option<&str>) -> String {
+    let files = scopes.join(",");
+    let scope = if display_width(&files) <= SUBJECT_MAX / 2 {
+        one_line(&files)
+    } else {
+        format!("{} files", scopes.len())
+    };
+    let verb = match verdict {
+        Verdict::Approve => "",
+        Verdict::Reject => "reject ",
+    };
+    let head = format!("ledger({scope}): {verb}");
+    let listed = |k: usize| {
+        let more = match ops.len() - k {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        format!("{head}{}{more}", ops[..k].join(", "))
+    };
+    let fitting = (1..=ops.len())
+        .rev()
+        .map(listed)
+        .find(|s| display_width(s) <= SUBJECT_MAX)
+        .unwrap_or_else(|| listed(ops.len().min(1)));
+    fit_columns(&fitting, text.unwrap_or(""), SUBJECT_MAX)
+}
+
 /// One line for a subject or trailer: whitespace runs folded, control characters escaped, so no
 /// value can start a line of its own.
 fn one_line(s: &str) -> String {
@@ -212,8 +239,9 @@ fn one_line(s: &str) -> String {
 /// The message of a rejection of a proposal file that is not a valid proposal: it holds nothing
 /// of the file but its name and why it is invalid, both on one line.
 pub fn invalid_rejection(name: &str, why: &str, reviewer: &str, note: Option<&str>) -> String {
-    let subject = truncate(
-        &format!("ledger: reject invalid proposal {}", one_line(name)),
+    let subject = fit_columns(
+        "ledger: reject invalid proposal",
+        &one_line(name),
         SUBJECT_MAX,
     );
     let rejected = note.map_or("Rejected without a reason.".to_owned(), |n| {
@@ -486,7 +514,8 @@ mod tests {
             original: None,
         };
         let m = d.message();
-        assert!(m.starts_with("ledger(architecture,pitfalls): reject add f-7f3c, supersede f-old1 with f-new2\n\nRejected: not verified\n"), "{m}");
+        // The whole list is 79 columns: what does not fit is counted.
+        assert!(m.starts_with("ledger(architecture,pitfalls): reject add f-7f3c and 1 more\n\nRejected: not verified\n"), "{m}");
         let (head, trailers) = m.trim_end().rsplit_once("\n\n").unwrap();
         let (subject, body) = head.split_once("\n\n").unwrap();
         let pairs: Vec<(&str, &str)> = trailers
@@ -530,6 +559,55 @@ mod tests {
             .map(|l| l.split_once(": ").unwrap())
             .collect();
         Recorded::from_trailers(subject, body, pairs).unwrap()
+    }
+
+    #[test]
+    fn subjects_fit_72_columns_in_any_script() {
+        let ops: Vec<String> = (0..13).map(|i| format!("add f-{i:04}")).collect();
+        let many = subject(Verdict::Reject, &["architecture", "pitfalls"], &ops, None);
+        assert_eq!(
+            many,
+            "ledger(architecture,pitfalls): reject add f-0000, add f-0001 and 11 more"
+        );
+        let files: Vec<String> = (0..9).map(|i| format!("file-number-{i}")).collect();
+        let files: Vec<&str> = files.iter().map(String::as_str).collect();
+        assert!(subject(Verdict::Approve, &files, &ops, None)
+            .starts_with("ledger(9 files): add f-0000"));
+        let cjk = subject(
+            Verdict::Approve,
+            &["数据库"],
+            &["add f-7f3c".to_owned()],
+            Some(&"连接池的大小由配置决定".repeat(5)),
+        );
+        assert!(
+            cjk.starts_with("ledger(数据库): add f-7f3c 连接池的大小"),
+            "{cjk}"
+        );
+        assert!(
+            display_width(&cjk) <= SUBJECT_MAX && cjk.ends_with('…'),
+            "{cjk}"
+        );
+        for s in [&many, &cjk] {
+            assert!(display_width(s) <= 72);
+        }
+    }
+
+    #[test]
+    fn files_are_named_once_in_the_subject() {
+        let mut p = proposal();
+        let mut second = p.operations[0].clone();
+        second.set_text("Another.".into());
+        p.operations.push(second);
+        let m = Decision {
+            verdict: Verdict::Approve,
+            proposal: &p,
+            reviewer: "G <g@x>".into(),
+            note: None,
+            rebased: false,
+            original: None,
+        }
+        .message();
+        assert!(m.starts_with("ledger(architecture): add"), "{m}");
     }
 
     #[test]

@@ -263,6 +263,47 @@ pub fn truncate(s: &str, max: usize) -> String {
     format!("{}…", at_word.trim_end_matches([' ', ',', ';', ':']))
 }
 
+/// `head`, then as much of `tail` (after a space) as fits in `max` terminal columns, cut with
+/// `…`: at the last word break when one leaves at least half the room, else at a character
+/// boundary (text in scripts written without spaces keeps its first characters). `head` is
+/// itself cut at a character boundary only if it alone is too wide.
+pub fn fit_columns(head: &str, tail: &str, max: usize) -> String {
+    let whole = if tail.is_empty() {
+        head.to_owned()
+    } else {
+        format!("{head} {tail}")
+    };
+    if display_width(&whole) <= max {
+        return whole;
+    }
+    let room = max.saturating_sub(display_width(head) + 2);
+    if room == 0 || tail.is_empty() {
+        return format!("{}…", take_columns(head, max.saturating_sub(1)));
+    }
+    let cut = take_columns(tail, room);
+    let at_word = match cut.rsplit_once(char::is_whitespace) {
+        Some((words, _)) if display_width(words) >= room / 2 => words,
+        _ => cut,
+    };
+    let at_word = at_word.trim_end_matches([' ', ',', ';', ':']);
+    if at_word.is_empty() {
+        return format!("{head}…");
+    }
+    format!("{head} {at_word}…")
+}
+
+/// The longest start of `s` at most `columns` wide; combining marks stay with their character.
+fn take_columns(s: &str, columns: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices() {
+        used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used > columns {
+            return &s[..i];
+        }
+    }
+    s
+}
+
 /// The `limit` best of `scored` candidates, best first, at or above the threshold.
 pub fn most_similar<T>(scored: impl IntoIterator<Item = (f64, T)>, limit: usize) -> Vec<(f64, T)> {
     let mut kept: Vec<(f64, T)> = scored
@@ -283,6 +324,27 @@ mod tests {
         assert_eq!(truncate(&"x".repeat(100), 10), "xxxxxxxxx…");
         assert_eq!(truncate("short enough", 72), "short enough");
         assert_eq!(truncate("one two three four", 12), "one two…");
+    }
+
+    #[test]
+    fn fitting_counts_columns_and_cuts_at_a_character_boundary() {
+        assert_eq!(
+            fit_columns("head:", "one two three", 72),
+            "head: one two three"
+        );
+        assert_eq!(
+            fit_columns("head:", "one two three four", 20),
+            "head: one two…"
+        );
+        // Two columns a character, no word break: cut between characters.
+        let cut = fit_columns("ledger(数据库): add f-7f3c", &"数据库连接池".repeat(10), 72);
+        assert!(display_width(&cut) <= 72, "{cut}");
+        assert!(cut.starts_with("ledger(数据库): add f-7f3c 数据库连接池") && cut.ends_with('…'));
+        // A combining mark stays with its letter.
+        let e = "e\u{301}".repeat(40);
+        let cut = fit_columns("h", &e, 20);
+        assert!(cut.ends_with("e\u{301}…"), "{cut:?}");
+        assert_eq!(fit_columns("a long head", "tail", 5), "a lo…");
     }
 
     proptest::proptest! {
