@@ -298,7 +298,7 @@ fn take_columns(s: &str, columns: usize) -> &str {
     for (i, c) in s.char_indices() {
         used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
         if used > columns {
-            return &s[..i];
+            return s.get(..i).unwrap_or(s);
         }
     }
     s
