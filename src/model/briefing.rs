@@ -38,6 +38,13 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
              [unapproved] ones differ from what a person approved: do not rely on them.\n",
         );
     }
+    if let Some(error) = &c.config_error {
+        out.always(&format!(
+            "{} cannot be used ({}); the defaults apply. Tell the user to fix it (`mneme check`).\n",
+            paths::CONFIG,
+            escape_line(error)
+        ));
+    }
     let omitted_facts = facts_section(c, &mut out);
     for name in &c.unresolved {
         out.always(&format!(

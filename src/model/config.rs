@@ -48,9 +48,21 @@ pub enum ConfigError {
     #[error("larger than {MAX_CONFIG} bytes")]
     TooLarge,
     #[error("{0}")]
-    Yaml(#[from] serde_saphyr::Error),
+    Yaml(String),
     #[error("agents_file: {0}")]
     AgentsFile(&'static str),
+}
+
+/// A YAML error on one line, in words: serde-saphyr's message without its excerpt of the source,
+/// its `error: ` prefix or its advice to library callers.
+pub(crate) fn yaml_error(e: &serde_saphyr::Error) -> String {
+    let text = e.to_string();
+    let line = text.lines().next().unwrap_or_default();
+    let line = line.strip_prefix("error: ").unwrap_or(line);
+    line.split(", set DuplicateKeyPolicy")
+        .next()
+        .unwrap_or(line)
+        .to_owned()
 }
 
 impl Config {
@@ -64,7 +76,8 @@ impl Config {
         if !has_content {
             return Ok(Config::default());
         }
-        let config: Config = serde_saphyr::from_str(src)?;
+        let config: Config =
+            serde_saphyr::from_str(src).map_err(|e| ConfigError::Yaml(yaml_error(&e)))?;
         paths::check_repo_file(&config.agents_file).map_err(ConfigError::AgentsFile)?;
         Ok(config)
     }

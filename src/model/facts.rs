@@ -594,14 +594,10 @@ fn parse_front_matter(lines: &[&str]) -> Result<(FrontMatter, usize), ParseError
     } else {
         serde_saphyr::from_str::<FrontMatter>(&yaml).map_err(|e| ParseError {
             line: 2,
-            message: format!("front matter: {}", first_line(&e.to_string())),
+            message: format!("front matter: {}", crate::model::config::yaml_error(&e)),
         })?
     };
     Ok((fm, close + 2))
-}
-
-fn first_line(s: &str) -> &str {
-    s.lines().next().unwrap_or(s)
 }
 
 #[derive(Debug, Clone, Copy)]

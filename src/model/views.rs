@@ -227,6 +227,9 @@ pub struct Context {
     /// Facts whose cited code changed in commits after a person last vouched for them (as
     /// `mneme stale` finds them), marked so: ids, sorted.
     pub drifted: Vec<String>,
+    /// Why `.ledger/config.yaml` cannot be used, when it cannot: the context then follows the
+    /// defaults.
+    pub config_error: Option<String>,
     pub proposals: Proposals,
     pub budget: Budget,
     pub tasks: TaskSummary,
@@ -378,6 +381,7 @@ impl Context {
             unresolved: conflicted.into_iter().map(|f| f.name.clone()).collect(),
             unapproved: Vec::new(),
             drifted: Vec::new(),
+            config_error: None,
             proposals,
             budget: Budget::of(ledger),
             tasks: TaskSummary::of(tasks),

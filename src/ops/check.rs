@@ -53,7 +53,11 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
         store.rebuild_queue_index(&ledger.limits())?;
     }
     let tasks = store.load_tasks()?;
-    let config = store.load_config().map_err(|e| crate::error_chain(&e));
+    let config = store.load_config().map_err(|e| match e {
+        // The finding names the file already.
+        store::Error::Config { source, .. } => source.to_string(),
+        other => crate::error_chain(&other),
+    });
     let drift = drift(ws, &files)?;
     let rel = |p: &Path| store.relative(p).display().to_string();
     let (broken_records, state) = match &config {

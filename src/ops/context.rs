@@ -72,7 +72,8 @@ fn session_path(ws: &Workspace, runtime: &str, session: &str) -> std::path::Path
 }
 
 pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
-    let ledger = ws.store.load()?;
+    // A typo in the config must not cost agents their facts: the defaults, and the error said.
+    let (ledger, config_error) = ws.store.load_lenient()?;
     let limits = ledger.limits();
     let summary = ws.store.queue_summary(&limits)?;
     let now = now();
@@ -94,7 +95,9 @@ pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
     let unapproved = records::unapproved(ws, &ledger)?;
     // The facts still reach the agent when history cannot be read (`stale` says why).
     let drifted = stale::drifted_ids(ws, &ledger).unwrap_or_default();
-    Ok(Context::build(&ledger, &standings, proposals, &tasks)
+    let mut context = Context::build(&ledger, &standings, proposals, &tasks)
         .mark_unapproved(&unapproved)
-        .mark_drifted(&drifted))
+        .mark_drifted(&drifted);
+    context.config_error = config_error;
+    Ok(context)
 }

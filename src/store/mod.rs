@@ -243,15 +243,32 @@ impl Store {
     }
 
     pub fn load(&self) -> Result<Ledger> {
-        fault::panic_at("load");
         self.check_ledger()?;
         let config = self.load_config()?;
+        self.load_with(config)
+    }
+
+    /// The fact files, under `config`.
+    fn load_with(&self, config: Config) -> Result<Ledger> {
+        fault::panic_at("load");
         let files = self
             .load_files()?
             .into_iter()
             .map(|(_, entry)| entry)
             .collect::<Result<Vec<_>>>()?;
         Ok(Ledger::new(files, config))
+    }
+
+    /// The ledger as [`Store::load`] reads it, except that a config that cannot be used gives
+    /// the defaults and what is wrong with it, so that agents still get their facts.
+    pub fn load_lenient(&self) -> Result<(Ledger, Option<String>)> {
+        self.check_ledger()?;
+        let (config, problem) = match self.load_config() {
+            Ok(config) => (config, None),
+            Err(Error::Config { source, .. }) => (Config::default(), Some(source.to_string())),
+            Err(e) => return Err(e),
+        };
+        Ok((self.load_with(config)?, problem))
     }
 
     /// Every fact file, each parsed or with the reason it does not parse.

@@ -76,7 +76,11 @@ fn without_a_ledger_the_hook_adds_nothing_and_a_broken_one_is_explained() {
     let dir = tempfile::tempdir().unwrap();
     let bare = Repo::bare_init();
     let broken = Repo::new();
-    broken.write(".ledger/config.yaml", "budget_line: 3\n");
+    // A fact file that cannot be read (a broken config only costs its settings: context.rs).
+    broken.write(
+        ".ledger/facts/architecture.md",
+        "---\ntitle: never closed\n\n- **f-0001** X.\n",
+    );
     for runtime in ["claude", "codex", "gemini", "cursor", "opencode"] {
         for cwd in [dir.path(), bare.path()] {
             let out = bare
@@ -100,7 +104,7 @@ fn without_a_ledger_the_hook_adds_nothing_and_a_broken_one_is_explained() {
             additional_context(&text)
         };
         assert!(text.contains("could not load the project facts"), "{text}");
-        assert!(text.contains("config.yaml"), "{text}");
+        assert!(text.contains("architecture.md"), "{text}");
     }
 }
 

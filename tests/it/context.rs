@@ -97,14 +97,21 @@ fn budget_comes_from_config() {
     let v = repo.json(&["context", "--json"]);
     assert_eq!(v["budget"]["limit"], 10);
     assert_eq!(v["budget"]["over"], true);
+    // A typo: the defaults apply, and the context says why.
     repo.write(".ledger/config.yaml", "budget_lnes: 10\n");
+    let v = repo.json(&["context", "--json"]);
+    assert_eq!(v["budget"]["limit"], 800);
+    assert!(
+        v["config_error"].as_str().unwrap().contains("budget_lnes"),
+        "{v}"
+    );
     let out = repo
-        .mneme(&["context", "--json"])
+        .mneme(&["check", "--json"])
         .assert()
         .code(1)
         .get_output()
         .clone();
-    assert_eq!(error_code(&out), "config");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("budget_lnes"));
 }
 
 #[test]
@@ -282,4 +289,43 @@ fn a_fact_whose_cited_code_changed_is_marked_stale() {
         .assert()
         .success()
         .stdout(contains("[stale").not());
+}
+
+/// A typo in the config must not cost agents their facts: the context follows the defaults and
+/// says in one line what is wrong; `check` still fails on it.
+#[test]
+fn a_broken_config_still_gives_agents_their_facts() {
+    let repo = Repo::committed();
+    let fact = repo.approve_new("architecture", "The facts survive a bad config.");
+    let config = repo.read(".ledger/config.yaml");
+    repo.write(
+        ".ledger/config.yaml",
+        &format!("{config}budget_lines: lots\n"),
+    );
+    for args in [&["context"][..], &["context", "--for", "claude"]] {
+        let out = repo.mneme(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(&fact), "{args:?}: {text}");
+        let said: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("config.yaml cannot be used"))
+            .collect();
+        assert_eq!(said.len(), 1, "{text}");
+        assert!(said[0].contains("budget_lines") && !said[0].contains("DuplicateKeyPolicy"));
+    }
+    let v = repo.json(&["context", "--json"]);
+    assert!(
+        v["config_error"].as_str().unwrap().contains("budget_lines"),
+        "{v}"
+    );
+    let out = repo.mneme(&["check"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap();
+    assert!(
+        text.contains("error[config] .ledger/config.yaml: line"),
+        "one path, no source excerpt: {text}"
+    );
+    repo.write(".ledger/config.yaml", &config);
+    assert!(repo.json(&["context", "--json"])["config_error"].is_null());
 }
