@@ -774,3 +774,36 @@ fn compiled_and_records_exports_read_back_through_their_importers() {
         empty.mneme(&["check"]).assert().success();
     }
 }
+
+/// An import keeps every statement it reads, in every script, and lists what it did not take
+/// as one under `refused`, with why.
+#[test]
+fn an_import_keeps_statements_in_every_script_and_lists_what_it_skips() {
+    let repo = Repo::committed();
+    let long = "すべてのAPIはJSONを返す。エラーは必ずコードを含む。".repeat(7);
+    repo.write(
+        "CLAUDE.md",
+        &format!(
+            "# 规则\n\n- 所有数据库迁移必须可以回滚。\n- データベースの移行は必ずロールバックできること。\n- ビルド\n\n{long}\n\nSetup:\n"
+        ),
+    );
+    let v = repo.json(&["import", "claude", "CLAUDE.md", "--json", "--dry-run"]);
+    let texts: Vec<&str> = v["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["text"].as_str().unwrap())
+        .collect();
+    assert!(texts.contains(&"所有数据库迁移必须可以回滚。"), "{v:#}");
+    assert!(texts.contains(&"データベースの移行は必ずロールバックできること。"));
+    // The long paragraph, sentence by sentence; the same sentence once.
+    assert!(texts.contains(&"エラーは必ずコードを含む。"), "{texts:?}");
+    assert_eq!(texts.len(), 4, "{texts:?}");
+    assert_eq!(v["duplicates"].as_array().unwrap().len(), 12, "{v:#}");
+    let refused = v["refused"].to_string();
+    assert!(
+        refused.contains("CLAUDE.md:5") && refused.contains("a label"),
+        "{refused}"
+    );
+    assert!(refused.contains("introduces what follows"), "{refused}");
+}

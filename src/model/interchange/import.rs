@@ -39,6 +39,9 @@ pub struct Found {
     pub superseded_by: Option<String>,
     /// The keys of statements this one replaced (they say nothing of it themselves).
     pub supersedes: Vec<String>,
+    /// Why the source's reader did not take it as a statement (a label, a lead-in with nothing
+    /// after it): listed under `refused`, never proposed.
+    pub skipped: Option<String>,
 }
 
 impl Found {
@@ -249,6 +252,10 @@ pub fn plan(
     let mut kept: Vec<(usize, String, String, String)> = Vec::new();
     let mut used: BTreeSet<String> = BTreeSet::new();
     for (i, f) in found.iter().enumerate() {
+        if let Some(why) = &f.skipped {
+            out.refused.push((f.source.clone(), why.clone()));
+            continue;
+        }
         let text = match check_text(&f.text, max) {
             Ok(t) => t,
             Err(e) => {

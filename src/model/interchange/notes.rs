@@ -8,7 +8,7 @@ use crate::model::interchange::import::Found;
 
 /// Fewer words than this is a label, not a statement.
 const MIN_WORDS: usize = 3;
-/// A paragraph longer than this is split into its sentences.
+/// A paragraph wider than this many columns is split into its sentences.
 const PARAGRAPH_MAX: usize = 300;
 
 /// One statement per list item and per short paragraph (long paragraphs by sentence) of a
@@ -37,8 +37,20 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
                        down_to: usize| {
         while items.last().is_some_and(|(indent, ..)| *indent >= down_to) {
             let (_, text, line, lead_in) = items.pop().expect("checked");
-            if !lead_in {
-                push(out, path, line, &text, heading);
+            // A lead-in is read with the items under it; alone it says nothing.
+            let nested = out
+                .last()
+                .is_some_and(|f: &Found| line_of(&f.source) > line);
+            match (lead_in, nested) {
+                (false, _) => push(out, path, line, &text, heading),
+                (true, false) => skip(
+                    out,
+                    path,
+                    line,
+                    &text,
+                    "it introduces a list that is not there",
+                ),
+                (true, true) => {}
             }
         }
     };
@@ -174,9 +186,16 @@ fn paragraph_statements(
     heading: &Option<String>,
 ) {
     if text.ends_with(':') {
-        return;
+        return skip(
+            out,
+            path,
+            line,
+            text,
+            "it introduces what follows, and says nothing itself",
+        );
     }
-    if text.chars().count() <= PARAGRAPH_MAX {
+    // Measured in columns: a CJK character says about as much as two Latin letters.
+    if crate::model::text::display_width(text) <= PARAGRAPH_MAX {
         push(out, path, line, text, heading);
         return;
     }
@@ -185,34 +204,81 @@ fn paragraph_statements(
     }
 }
 
-/// The sentences of a paragraph: cut after `.`, `!` or `?` followed by a space and a capital.
+/// The sentences of a paragraph: cut after `.`, `!` or `?` followed by a space and a capital,
+/// and after the full stops of scripts that put no space after them (`。`, `！`, `？`, `।`,
+/// `॥`, `؟`, `۔`, `።`, `။`), with any closing quote or bracket that follows.
 fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
-    let b = text.as_bytes();
-    for i in 0..b.len() {
-        let ends = matches!(b[i], b'.' | b'!' | b'?')
-            && b.get(i + 1) == Some(&b' ')
-            && b.get(i + 2).is_some_and(u8::is_ascii_uppercase);
-        // `i` is the byte of an ASCII `.`, so both cuts fall on character boundaries.
-        if ends {
-            out.push(text.get(start..=i).unwrap_or_default().trim());
-            start = i + 2;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        let latin = matches!(c, '.' | '!' | '?')
+            && next == Some(' ')
+            && text
+                .get(i + 2..)
+                .and_then(|rest| rest.chars().next())
+                .is_some_and(char::is_uppercase);
+        let unspaced = matches!(
+            c,
+            '\u{3002}'
+                | '\u{ff01}'
+                | '\u{ff1f}'
+                | '\u{0964}'
+                | '\u{0965}'
+                | '\u{061f}'
+                | '\u{06d4}'
+                | '\u{1362}'
+                | '\u{104b}'
+        );
+        if !(latin || unspaced) {
+            continue;
         }
+        let mut end = i + c.len_utf8();
+        while let Some(&(j, closing)) = chars.peek() {
+            if !matches!(closing, '」' | '』' | '）' | ')' | '"' | '”' | '’' | '»') {
+                break;
+            }
+            end = j + closing.len_utf8();
+            chars.next();
+        }
+        let sentence = text.get(start..end).unwrap_or_default().trim();
+        if !sentence.is_empty() {
+            out.push(sentence);
+        }
+        start = end;
     }
-    out.push(text.get(start..).unwrap_or_default().trim());
+    let rest = text.get(start..).unwrap_or_default().trim();
+    if !rest.is_empty() || out.is_empty() {
+        out.push(rest);
+    }
     out
 }
 
 fn push(out: &mut Vec<Found>, path: &str, line: usize, text: &str, heading: &Option<String>) {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if words(&text) < MIN_WORDS {
-        return;
+    let n = words(&text);
+    if n < MIN_WORDS {
+        let why = format!("{n} word(s): a label, not a statement (at least {MIN_WORDS})");
+        return skip(out, path, line, &text, &why);
     }
     out.push(Found {
         text,
         source: format!("{path}:{line}"),
         hint: heading.clone(),
+        ..Found::default()
+    });
+}
+
+/// A piece of the file the reader does not take as a statement, listed with why.
+fn skip(out: &mut Vec<Found>, path: &str, line: usize, text: &str, why: &str) {
+    if text.trim().is_empty() {
+        return;
+    }
+    out.push(Found {
+        text: text.to_owned(),
+        source: format!("{path}:{line}"),
+        skipped: Some(why.to_owned()),
         ..Found::default()
     });
 }
@@ -364,8 +430,42 @@ mod tests {
     fn texts(found: &[Found]) -> Vec<(&str, &str, Option<&str>)> {
         found
             .iter()
+            .filter(|f| f.skipped.is_none())
             .map(|f| (f.text.as_str(), f.source.as_str(), f.hint.as_deref()))
             .collect()
+    }
+
+    fn skipped(found: &[Found]) -> Vec<(&str, &str)> {
+        found
+            .iter()
+            .filter_map(|f| Some((f.text.as_str(), f.skipped.as_deref()?)))
+            .collect()
+    }
+
+    #[test]
+    fn scripts_without_spaces_are_cut_into_sentences_and_labels_are_listed() {
+        let long = "すべてのAPIはJSONを返す。エラーは必ず「コード」を含む。".repeat(8);
+        let found = statements(
+            "CLAUDE.md",
+            &format!("# 规则\n\n- 所有数据库迁移必须可以回滚。\n- ビルド\n\n{long}\n\nSetup:\n\n- Lead-in:\n"),
+        );
+        let kept = texts(&found);
+        assert_eq!(kept[0].0, "所有数据库迁移必须可以回滚。");
+        assert_eq!(kept.len(), 1 + 16, "{kept:?}");
+        assert_eq!(kept[2].0, "エラーは必ず「コード」を含む。");
+        let skipped = skipped(&found);
+        assert_eq!(skipped.len(), 3, "{skipped:?}");
+        assert!(skipped[0].0 == "ビルド" && skipped[0].1.contains("a label"));
+        assert!(skipped[1].0 == "Setup:" && skipped[1].1.contains("introduces"));
+        assert!(skipped[2].0 == "Lead-in:" && skipped[2].1.contains("not there"));
+        // Hindi, Arabic, and a Latin sentence that ends a quote.
+        assert_eq!(
+            sentences("यह पहला वाक्य है। यह दूसरा है।"),
+            ["यह पहला वाक्य है।", "यह दूसरा है।"]
+        );
+        assert_eq!(sentences("هل هذا سؤال؟ نعم."), ["هل هذا سؤال؟", "نعم."]);
+        assert_eq!(sentences("One. Two"), ["One.", "Two"]);
+        assert_eq!(sentences(""), [""]);
     }
 
     #[test]
