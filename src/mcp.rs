@@ -14,7 +14,7 @@ use mneme::model::views::{FactView, FileView, ProposedView};
 use mneme::ops::show::{show, Shown};
 use mneme::ops::stale;
 use mneme::ops::tasks::{self, NewTask};
-use mneme::ops::{context, now, propose, standings, Quiet, Workspace};
+use mneme::ops::{context, evidence, now, propose, standings, Quiet, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -466,10 +466,12 @@ impl Server {
         let ws = self.workspace()?;
         let proposed = propose::propose(&ws, request)?;
         let path = ws.store.relative(&proposed.path).display().to_string();
+        let cited = evidence::cited(&ws, &proposed.planned.proposal.evidence);
         Ok(to_value(&ProposedView::new(
             &proposed.planned,
             path,
             &proposed.ledger,
+            &cited,
         )))
     }
 }

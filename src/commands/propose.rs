@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use mneme::model::facts::{Relation, Relations};
 use mneme::model::plan::{Request, RequestOp};
 use mneme::model::views::ProposedView;
+use mneme::ops::evidence;
 use mneme::ops::propose::{evidence_from, propose, Proposed};
 
 use crate::cli::ui::{self, esc1, paint, ID, WARN};
@@ -232,10 +233,12 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         path,
         ledger,
     } = propose(&ws, request)?;
+    let cited = evidence::cited(&ws, &planned.proposal.evidence);
     let view = ProposedView::new(
         &planned,
         ws.store.relative(&path).display().to_string(),
         &ledger,
+        &cited,
     );
     if cx.ui.json {
         cx.ui.json(&view)?;
@@ -256,6 +259,18 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         ));
         for s in &planned.similar {
             out.push_str(&format!("  {}\n", ui::similar_line(s)));
+        }
+    }
+    if !view.evidence_problems.is_empty() {
+        out.push_str(&format!(
+            "{}\n",
+            paint(
+                WARN,
+                "Evidence that points at nothing (the reviewer sees this too):"
+            )
+        ));
+        for e in &view.evidence_problems {
+            out.push_str(&format!("  {}: {}\n", esc1(&e.evidence), esc1(&e.problem)));
         }
     }
     if budget.over {

@@ -3,6 +3,7 @@ use std::io::IsTerminal;
 use console::{Key, Term};
 use mneme::git::commit::Committed;
 use mneme::model::apply::{check, Conflict};
+use mneme::model::cited::Cited;
 use mneme::model::fields::check_text;
 use mneme::model::ledger::Ledger;
 use mneme::model::paths;
@@ -10,6 +11,7 @@ use mneme::model::preview::{preview, BudgetAfter, Preview, Status};
 use mneme::model::text::{display_width, pad};
 use mneme::model::time::human_age;
 use mneme::model::views::{ApprovedAll, Decided, LeftPending, ReviewRow, ReviewShow};
+use mneme::ops::evidence;
 use mneme::ops::review::{self, Approval, Pending};
 use mneme::ops::{now, Error as OpsError, Notes, Quiet, Workspace};
 
@@ -189,12 +191,13 @@ fn show(cx: &Cx, ws: &Workspace, id: &str) -> Result<ExitStatus> {
     let preview = item
         .valid()
         .map(|p| preview(&ledger, &others, p, &review::today()));
+    let cited = cited_of(ws, item);
     if !cx.ui.json {
-        cx.ui.out(&render(item, preview.as_ref(), None))?;
+        cx.ui.out(&render(item, preview.as_ref(), &cited, None))?;
         return Ok(ExitStatus::Success);
     }
     let view = match (&item.proposal, &preview) {
-        (Ok(p), Some(preview)) => ReviewShow::new(p, preview),
+        (Ok(p), Some(preview)) => ReviewShow::new(p, preview, cited),
         (Err(why), _) => ReviewShow::invalid(&item.id, why),
         (Ok(_), None) => unreachable!("a valid proposal has a preview"),
     };
@@ -239,9 +242,61 @@ fn committed_line(c: &Committed) -> String {
     )
 }
 
+/// The proposal's evidence as the work tree has it.
+fn cited_of(ws: &Workspace, item: &Pending) -> Vec<Cited> {
+    item.valid()
+        .map(|p| evidence::cited(ws, &p.evidence))
+        .unwrap_or_default()
+}
+
+/// The cited lines under the evidence, or what is wrong with a citation.
+fn render_cited(cited: &[Cited]) -> String {
+    let mut out = String::new();
+    for c in cited {
+        if let Some(problem) = c.problem() {
+            out.push_str(&format!(
+                "    {} {}\n",
+                paint(WARN, format!("{}:", esc1(c.evidence()))),
+                paint(WARN, esc1(&problem))
+            ));
+            continue;
+        }
+        let Cited::Lines {
+            evidence,
+            lines,
+            more,
+            ..
+        } = c
+        else {
+            continue;
+        };
+        out.push_str(&format!("    {}\n", paint(DIM, esc1(evidence))));
+        let width = lines.last().map_or(1, |(n, _)| n.to_string().len());
+        for (n, text) in lines {
+            out.push_str(&format!(
+                "    {} {}\n",
+                paint(DIM, format!("{n:>width$} │")),
+                esc1(text)
+            ));
+        }
+        if *more > 0 {
+            out.push_str(&format!(
+                "    {}\n",
+                paint(DIM, format!("… {more} more line(s)"))
+            ));
+        }
+    }
+    out
+}
+
 /// Header and diff of one proposal; for an invalid one, only why. Everything from the proposal
 /// and the fact files is shown with control characters escaped.
-fn render(item: &Pending, preview: Option<&Preview>, position: Option<(usize, usize)>) -> String {
+fn render(
+    item: &Pending,
+    preview: Option<&Preview>,
+    cited: &[Cited],
+    position: Option<(usize, usize)>,
+) -> String {
     let mut out = paint(HEADER, format!("Proposal {}", item.id));
     if let Some((n, total)) = position {
         out.push_str(&paint(DIM, format!("  ({n} of {total})")));
@@ -277,6 +332,7 @@ fn render(item: &Pending, preview: Option<&Preview>, position: Option<(usize, us
         esc1(&p.evidence.join(", ")).into_owned()
     };
     out.push_str(&field("evidence:", &evidence));
+    out.push_str(&render_cited(cited));
     for s in &preview.similar {
         out.push_str(&field("similar: ", &ui::similar_line(s)));
     }
@@ -388,7 +444,12 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
             });
             cx.ui.out(&format!(
                 "\n{}",
-                render(item, preview.as_ref(), Some((n + 1, total)))
+                render(
+                    item,
+                    preview.as_ref(),
+                    &cited_of(ws, item),
+                    Some((n + 1, total))
+                )
             ))?;
             let (can_approve, can_edit) = match preview.as_ref().map(|p| &p.outcome) {
                 Some(Ok(_)) => (true, true),

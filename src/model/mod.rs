@@ -6,6 +6,7 @@ pub mod apply;
 pub mod audit;
 pub mod briefing;
 pub mod change;
+pub mod cited;
 pub mod config;
 pub mod decision;
 pub mod diff3;

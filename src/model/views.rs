@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use crate::model::cited::Cited;
 use crate::model::decision::Recorded;
 use crate::model::facts::{conflict_marker_line, Fact, Relations, State};
 use crate::model::ledger::{FactFileEntry, Ledger, LookupError};
@@ -398,18 +399,48 @@ pub struct ProposedView<'a> {
     pub proposal: &'a Proposal,
     pub similar: &'a [Similar],
     pub budget: Budget,
+    /// Evidence that points at nothing: a missing file, lines past its end, a path outside the
+    /// repository. The proposal is written all the same; the reviewer sees the same.
+    pub evidence_problems: Vec<EvidenceProblem>,
+}
+
+/// A citation that points at nothing, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvidenceProblem {
+    pub evidence: String,
+    pub problem: String,
+}
+
+impl EvidenceProblem {
+    pub fn of(cited: &[Cited]) -> Vec<EvidenceProblem> {
+        cited
+            .iter()
+            .filter_map(|c| {
+                Some(EvidenceProblem {
+                    evidence: c.evidence().to_owned(),
+                    problem: c.problem()?,
+                })
+            })
+            .collect()
+    }
 }
 
 impl<'a> ProposedView<'a> {
     /// The proposal just written at `path` (work-tree relative), against the ledger it was
-    /// planned on.
-    pub fn new(planned: &'a Planned, path: String, ledger: &Ledger) -> ProposedView<'a> {
+    /// planned on, with its evidence as the work tree has it.
+    pub fn new(
+        planned: &'a Planned,
+        path: String,
+        ledger: &Ledger,
+        cited: &[Cited],
+    ) -> ProposedView<'a> {
         ProposedView {
             id: &planned.proposal.id,
             path,
             proposal: &planned.proposal,
             similar: &planned.similar,
             budget: Budget::of(ledger),
+            evidence_problems: EvidenceProblem::of(cited),
         }
     }
 }
@@ -474,6 +505,8 @@ pub struct ReviewShow<'a> {
     pub budget: Option<BudgetAfter>,
     /// The unified diff of each file the approval would change (none on a conflict).
     pub files: Vec<FileDiff>,
+    /// Each evidence reference as the work tree has it: the cited lines, or what is wrong.
+    pub cited: Vec<Cited>,
 }
 
 #[derive(Debug, Serialize)]
@@ -484,7 +517,7 @@ pub struct FileDiff {
 }
 
 impl<'a> ReviewShow<'a> {
-    pub fn new(p: &'a Proposal, preview: &'a Preview) -> ReviewShow<'a> {
+    pub fn new(p: &'a Proposal, preview: &'a Preview, cited: Vec<Cited>) -> ReviewShow<'a> {
         let files = match &preview.outcome {
             Ok(applied) => applied
                 .files
@@ -509,6 +542,7 @@ impl<'a> ReviewShow<'a> {
             similar: &preview.similar,
             budget: preview.budget,
             files,
+            cited,
         }
     }
 
@@ -522,6 +556,7 @@ impl<'a> ReviewShow<'a> {
             similar: &[],
             budget: None,
             files: Vec::new(),
+            cited: Vec::new(),
         }
     }
 }

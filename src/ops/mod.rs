@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod check;
 pub mod context;
+pub mod evidence;
 pub mod export;
 pub mod hooks;
 pub mod import;

@@ -984,3 +984,45 @@ fn the_index_an_approval_writes_carries_the_checksum_git_expects() {
     repo.git(&["fsck", "--strict"]);
     assert_eq!(repo.status(), "");
 }
+
+/// Evidence in view: `propose` warns about citations that point at nothing, and `review show`
+/// shows the cited lines, or marks a citation missing or out of range.
+#[test]
+fn the_cited_lines_are_in_view_and_bad_citations_are_marked() {
+    let repo = Repo::committed();
+    repo.write("src/pool.rs", "pub const SIZE: usize = 8;\n// 池の大きさ\npub fn open() {}\n");
+    let out = repo
+        .mneme(&[
+            "propose", "add", "-f", "architecture", "The pool holds 8 connections.", "--reason",
+            "r", "--evidence", "src/pool.rs:1-2", "--evidence", "src/nope.rs:1", "--evidence",
+            "src/pool.rs:7", "--evidence", "https://example.com/adr/3",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let said = String::from_utf8(out.stdout).unwrap();
+    assert!(said.contains("src/nope.rs:1: src/nope.rs does not exist in the work tree"), "{said}");
+    assert!(said.contains("line 7 is past its end"), "{said}");
+    let id = repo.proposals()[0].file_stem().unwrap().to_str().unwrap().to_owned();
+
+    let shown = repo.mneme(&["review", "show", &id]).output().unwrap();
+    let shown = String::from_utf8(shown.stdout).unwrap();
+    assert!(shown.contains("1 │ pub const SIZE: usize = 8;"), "{shown}");
+    assert!(shown.contains("2 │ // 池の大きさ"), "{shown}");
+    assert!(shown.contains("src/nope.rs does not exist"), "{shown}");
+    let v = repo.json(&["review", "show", &id, "--json"]);
+    let statuses: Vec<&str> = v["cited"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["lines", "missing", "out_of_range", "other"], "{v:#}");
+    assert_eq!(v["cited"][0]["lines"][1], serde_json::json!([2, "// 池の大きさ"]));
+
+    let v = repo.json(&[
+        "propose", "--json", "add", "-f", "pitfalls", "Nothing cited is wrong here.", "--reason",
+        "r", "--evidence", "src/pool.rs:3",
+    ]);
+    assert_eq!(v["evidence_problems"], serde_json::json!([]));
+}
