@@ -261,6 +261,20 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             out.push_str(&format!("  {}\n", ui::similar_line(s)));
         }
     }
+    for c in view.competing {
+        out.push_str(&format!(
+            "{}\n",
+            paint(
+                WARN,
+                format!(
+                    "Pending proposal {} ({}) also acts on {}: the reviewer decides between them.",
+                    esc1(&c.proposal),
+                    esc1(c.agent.as_deref().unwrap_or("unknown agent")),
+                    esc1(&c.fact_id)
+                )
+            )
+        ));
+    }
     if !view.evidence_problems.is_empty() {
         out.push_str(&format!(
             "{}\n",

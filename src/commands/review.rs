@@ -7,7 +7,9 @@ use mneme::model::cited::Cited;
 use mneme::model::fields::check_text;
 use mneme::model::ledger::Ledger;
 use mneme::model::paths;
+use mneme::model::plan::{competing, Competing};
 use mneme::model::preview::{preview, BudgetAfter, Preview, Status};
+use mneme::model::queue::{targets, Queue};
 use mneme::model::text::{display_width, pad};
 use mneme::model::time::human_age;
 use mneme::model::views::{ApprovedAll, Decided, LeftPending, ReviewRow, ReviewShow};
@@ -192,12 +194,14 @@ fn show(cx: &Cx, ws: &Workspace, id: &str) -> Result<ExitStatus> {
         .valid()
         .map(|p| preview(&ledger, &others, p, &review::today()));
     let cited = cited_of(ws, item);
+    let competing = competing_of(item, &others);
     if !cx.ui.json {
-        cx.ui.out(&render(item, preview.as_ref(), &cited, None))?;
+        cx.ui
+            .out(&render(item, preview.as_ref(), &cited, &competing, None))?;
         return Ok(ExitStatus::Success);
     }
     let view = match (&item.proposal, &preview) {
-        (Ok(p), Some(preview)) => ReviewShow::new(p, preview, cited),
+        (Ok(p), Some(preview)) => ReviewShow::new(p, preview, cited, competing),
         (Err(why), _) => ReviewShow::invalid(&item.id, why),
         (Ok(_), None) => unreachable!("a valid proposal has a preview"),
     };
@@ -249,6 +253,13 @@ fn cited_of(ws: &Workspace, item: &Pending) -> Vec<Cited> {
         .unwrap_or_default()
 }
 
+/// The other pending proposals (`others`) that act on a fact `item` acts on.
+fn competing_of(item: &Pending, others: &Queue) -> Vec<Competing> {
+    item.valid()
+        .map(|p| competing(&targets(p), &p.id, others.parsed()))
+        .unwrap_or_default()
+}
+
 /// The cited lines under the evidence, or what is wrong with a citation.
 fn render_cited(cited: &[Cited]) -> String {
     let mut out = String::new();
@@ -295,6 +306,7 @@ fn render(
     item: &Pending,
     preview: Option<&Preview>,
     cited: &[Cited],
+    competing: &[Competing],
     position: Option<(usize, usize)>,
 ) -> String {
     let mut out = paint(HEADER, format!("Proposal {}", item.id));
@@ -335,6 +347,15 @@ fn render(
     out.push_str(&render_cited(cited));
     for s in &preview.similar {
         out.push_str(&field("similar: ", &ui::similar_line(s)));
+    }
+    for c in competing {
+        let also = format!(
+            "pending proposal {} ({}) also acts on {}",
+            esc1(&c.proposal),
+            esc1(c.agent.as_deref().unwrap_or("unknown agent")),
+            esc1(&c.fact_id)
+        );
+        out.push_str(&field("competes:", &paint(WARN, also)));
     }
     if item.original.is_some() {
         out.push_str(&format!("  {}\n", paint(WARN, "edited by you")));
@@ -434,20 +455,17 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
         loop {
             let ledger = ws.store.load()?;
             let item = &items[n];
-            let preview = item.valid().map(|p| {
-                preview(
-                    &ledger,
-                    &review::others(&items, item, &ledger),
-                    p,
-                    &review::today(),
-                )
-            });
+            let others = review::others(&items, item, &ledger);
+            let preview = item
+                .valid()
+                .map(|p| preview(&ledger, &others, p, &review::today()));
             cx.ui.out(&format!(
                 "\n{}",
                 render(
                     item,
                     preview.as_ref(),
                     &cited_of(ws, item),
+                    &competing_of(item, &others),
                     Some((n + 1, total))
                 )
             ))?;

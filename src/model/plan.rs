@@ -13,7 +13,7 @@ use crate::model::ids::{mint, sha256_hex};
 use crate::model::ledger::{FactFileEntry, Ledger, LookupError};
 use crate::model::paths;
 use crate::model::proposal::{Operation, Proposal, ProposalError, FACT_PREFIX, SCHEMA};
-use crate::model::queue::{PendingRef, Queue, TextRef};
+use crate::model::queue::{targets, PendingRef, Queue, TextRef};
 use crate::model::secrets::Secret;
 use crate::model::text::{first_chars, most_similar, normalize, Words};
 use crate::model::time::Timestamp;
@@ -148,6 +148,40 @@ pub struct PlanContext {
 pub struct Planned {
     pub proposal: Proposal,
     pub similar: Vec<Similar>,
+    /// Pending proposals that already act on a fact this one acts on.
+    pub competing: Vec<Competing>,
+}
+
+/// A pending proposal that acts on the same fact as another: approving one may make the other
+/// conflict, so the reviewer should weigh them together.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Competing {
+    pub fact_id: String,
+    pub proposal: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+}
+
+/// The valid pending proposals of `pending` (other than `own`) that act on the facts `targets`.
+pub fn competing<'a>(
+    targets: &[String],
+    own: &str,
+    pending: impl IntoIterator<Item = PendingRef<'a>>,
+) -> Vec<Competing> {
+    let mut out = Vec::new();
+    if targets.is_empty() {
+        return out;
+    }
+    for p in pending.into_iter().filter(|p| p.valid && p.id() != own) {
+        for fact in p.targets().filter(|f| targets.iter().any(|t| t == f)) {
+            out.push(Competing {
+                fact_id: fact.to_owned(),
+                proposal: p.id().to_owned(),
+                agent: p.agent().map(str::to_owned),
+            });
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -189,7 +223,12 @@ pub fn plan(
         .flat_map(|(index, op)| similar_to(ledger, pending.parsed(), index, op))
         .collect();
     let proposal = assemble(ledger, ctx, &seed, header, operations)?;
-    Ok(Planned { proposal, similar })
+    let competing = competing(&targets(&proposal), &proposal.id, pending.parsed());
+    Ok(Planned {
+        proposal,
+        similar,
+        competing,
+    })
 }
 
 /// The proposal of `operations`: its id (the time and a hash of `seed`), the hashes of the fact
@@ -589,6 +628,8 @@ pub fn similar_to<'p>(
 }
 
 /// Where a similar text was found.
+// Values of a scan, read in place and dropped at once: boxing would allocate per candidate.
+#[allow(clippy::large_enum_variant)]
 enum Source<'a> {
     Fact(&'a FactFileEntry, &'a Fact),
     Proposed(PendingRef<'a>, TextRef<'a>),

@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use crate::model::facts::Relation;
-use crate::model::proposal::{is_fact_id, is_proposal_id, Limits, Proposal};
+use crate::model::proposal::{is_fact_id, is_proposal_id, Limits, OpKind, Proposal};
 use crate::model::text::{normalize, one_line, Words};
 use crate::model::time::Timestamp;
 
@@ -48,6 +48,9 @@ pub struct PendingProposal {
     pub texts: Vec<PendingText>,
     /// The facts it would put in dispute: both sides of each `contradicts` relation it adds.
     pub contests: Vec<String>,
+    /// The existing facts its operations act on (all but `add`), sorted, each once: a proposal
+    /// that acts on one of them competes with it.
+    pub targets: Vec<String>,
 }
 
 /// A text the proposal would make a fact.
@@ -91,8 +94,22 @@ impl PendingProposal {
                 })
                 .collect(),
             contests: contests(p),
+            targets: targets(p),
         }
     }
+}
+
+/// The existing facts `p` acts on, sorted, each once.
+pub fn targets(p: &Proposal) -> Vec<String> {
+    let mut ids: Vec<String> = p
+        .operations
+        .iter()
+        .filter(|o| o.kind() != OpKind::Add)
+        .map(|o| o.fact_id().to_owned())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
 }
 
 /// Both sides of each `contradicts` relation `p` adds, sorted, each once.
@@ -355,12 +372,14 @@ impl QueueBuilder {
                     }
                 }
             });
-            w.section(|w| {
-                w.u32(p.contests.len());
-                for id in &p.contests {
-                    w.str(id);
-                }
-            });
+            for ids in [&p.contests, &p.targets] {
+                w.section(|w| {
+                    w.u32(ids.len());
+                    for id in ids {
+                        w.str(id);
+                    }
+                });
+            }
         });
         self.entries.push(start..self.bytes.len());
     }
@@ -434,6 +453,7 @@ pub struct PendingRef<'a> {
     new_ids: &'a [u8],
     texts: &'a [u8],
     contests: &'a [u8],
+    targets: &'a [u8],
 }
 
 /// A text of a queued proposal, read in place.
@@ -471,6 +491,7 @@ impl<'a> EntryRef<'a> {
             let new_ids = r.field()?;
             let texts = r.field()?;
             let contests = r.field()?;
+            let targets = r.field()?;
             Some(PendingRef {
                 id,
                 created,
@@ -479,6 +500,7 @@ impl<'a> EntryRef<'a> {
                 new_ids,
                 texts,
                 contests,
+                targets,
             })
         })?;
         Some(EntryRef {
@@ -508,6 +530,8 @@ impl<'a> EntryRef<'a> {
             && exact(p.new_ids, &|r| r.field().map(drop))
             && exact(p.texts, &|r| TextRef::read(r).map(drop))
             && exact(p.contests, &|r| r.field().map(drop))
+            && exact(p.targets, &|r| r.field().map(drop))
+            && fields(p.targets).all(utf8)
             && p.new_ids_raw().all(utf8)
             && fields(p.contests).all(utf8)
             && p.texts().all(|t| {
@@ -553,6 +577,11 @@ impl<'a> PendingRef<'a> {
     /// The facts it would put in dispute.
     pub fn contests(&self) -> impl Iterator<Item = &'a str> {
         fields(self.contests).map(text)
+    }
+
+    /// The existing facts it acts on.
+    pub fn targets(&self) -> impl Iterator<Item = &'a str> {
+        fields(self.targets).map(text)
     }
 
     pub fn texts(&self) -> impl Iterator<Item = TextRef<'a>> {

@@ -10,7 +10,7 @@ use crate::model::decision::Recorded;
 use crate::model::facts::{conflict_marker_line, Fact, Relations, State};
 use crate::model::ledger::{FactFileEntry, Ledger, LookupError};
 use crate::model::paths;
-use crate::model::plan::{Planned, Similar};
+use crate::model::plan::{Competing, Planned, Similar};
 use crate::model::preview::{BudgetAfter, Preview, Status};
 use crate::model::proposal::{Operation, Proposal, ProposalError};
 use crate::model::standing::{effective_state, Flags, Incoming, Standings};
@@ -398,6 +398,8 @@ pub struct ProposedView<'a> {
     pub path: String,
     pub proposal: &'a Proposal,
     pub similar: &'a [Similar],
+    /// Pending proposals that already act on a fact this one acts on.
+    pub competing: &'a [Competing],
     pub budget: Budget,
     /// Evidence that points at nothing: a missing file, lines past its end, a path outside the
     /// repository. The proposal is written all the same; the reviewer sees the same.
@@ -439,6 +441,7 @@ impl<'a> ProposedView<'a> {
             path,
             proposal: &planned.proposal,
             similar: &planned.similar,
+            competing: &planned.competing,
             budget: Budget::of(ledger),
             evidence_problems: EvidenceProblem::of(cited),
         }
@@ -507,6 +510,8 @@ pub struct ReviewShow<'a> {
     pub files: Vec<FileDiff>,
     /// Each evidence reference as the work tree has it: the cited lines, or what is wrong.
     pub cited: Vec<Cited>,
+    /// Other pending proposals that act on a fact this one acts on.
+    pub competing: Vec<Competing>,
 }
 
 #[derive(Debug, Serialize)]
@@ -517,7 +522,12 @@ pub struct FileDiff {
 }
 
 impl<'a> ReviewShow<'a> {
-    pub fn new(p: &'a Proposal, preview: &'a Preview, cited: Vec<Cited>) -> ReviewShow<'a> {
+    pub fn new(
+        p: &'a Proposal,
+        preview: &'a Preview,
+        cited: Vec<Cited>,
+        competing: Vec<Competing>,
+    ) -> ReviewShow<'a> {
         let files = match &preview.outcome {
             Ok(applied) => applied
                 .files
@@ -543,6 +553,7 @@ impl<'a> ReviewShow<'a> {
             budget: preview.budget,
             files,
             cited,
+            competing,
         }
     }
 
@@ -557,6 +568,7 @@ impl<'a> ReviewShow<'a> {
             budget: None,
             files: Vec::new(),
             cited: Vec::new(),
+            competing: Vec::new(),
         }
     }
 }

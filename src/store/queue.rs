@@ -28,8 +28,8 @@ use crate::store::{file, read_proposals, Result, Store};
 const MAGIC: &[u8; 12] = b"mneme-queue\n";
 /// Raised when the layout or what makes a proposal valid changes between releases of one
 /// version (2: a repeated key makes a proposal invalid; 3: the summary; 4: the status first;
-/// 5: the facts proposals contest).
-const REVISION: u32 = 5;
+/// 5: the facts proposals contest; 6: the facts they act on).
+const REVISION: u32 = 6;
 
 /// How long after a change a directory may change again without its times changing: a clock
 /// tick (at most 10 ms on Linux) where times have sub-second parts, else two seconds (FAT).

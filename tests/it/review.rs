@@ -990,20 +990,43 @@ fn the_index_an_approval_writes_carries_the_checksum_git_expects() {
 #[test]
 fn the_cited_lines_are_in_view_and_bad_citations_are_marked() {
     let repo = Repo::committed();
-    repo.write("src/pool.rs", "pub const SIZE: usize = 8;\n// 池の大きさ\npub fn open() {}\n");
+    repo.write(
+        "src/pool.rs",
+        "pub const SIZE: usize = 8;\n// 池の大きさ\npub fn open() {}\n",
+    );
     let out = repo
         .mneme(&[
-            "propose", "add", "-f", "architecture", "The pool holds 8 connections.", "--reason",
-            "r", "--evidence", "src/pool.rs:1-2", "--evidence", "src/nope.rs:1", "--evidence",
-            "src/pool.rs:7", "--evidence", "https://example.com/adr/3",
+            "propose",
+            "add",
+            "-f",
+            "architecture",
+            "The pool holds 8 connections.",
+            "--reason",
+            "r",
+            "--evidence",
+            "src/pool.rs:1-2",
+            "--evidence",
+            "src/nope.rs:1",
+            "--evidence",
+            "src/pool.rs:7",
+            "--evidence",
+            "https://example.com/adr/3",
         ])
         .output()
         .unwrap();
     assert!(out.status.success());
     let said = String::from_utf8(out.stdout).unwrap();
-    assert!(said.contains("src/nope.rs:1: src/nope.rs does not exist in the work tree"), "{said}");
+    assert!(
+        said.contains("src/nope.rs:1: src/nope.rs does not exist in the work tree"),
+        "{said}"
+    );
     assert!(said.contains("line 7 is past its end"), "{said}");
-    let id = repo.proposals()[0].file_stem().unwrap().to_str().unwrap().to_owned();
+    let id = repo.proposals()[0]
+        .file_stem()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
 
     let shown = repo.mneme(&["review", "show", &id]).output().unwrap();
     let shown = String::from_utf8(shown.stdout).unwrap();
@@ -1017,12 +1040,83 @@ fn the_cited_lines_are_in_view_and_bad_citations_are_marked() {
         .iter()
         .map(|c| c["status"].as_str().unwrap())
         .collect();
-    assert_eq!(statuses, ["lines", "missing", "out_of_range", "other"], "{v:#}");
-    assert_eq!(v["cited"][0]["lines"][1], serde_json::json!([2, "// 池の大きさ"]));
+    assert_eq!(
+        statuses,
+        ["lines", "missing", "out_of_range", "other"],
+        "{v:#}"
+    );
+    assert_eq!(
+        v["cited"][0]["lines"][1],
+        serde_json::json!([2, "// 池の大きさ"])
+    );
 
     let v = repo.json(&[
-        "propose", "--json", "add", "-f", "pitfalls", "Nothing cited is wrong here.", "--reason",
-        "r", "--evidence", "src/pool.rs:3",
+        "propose",
+        "--json",
+        "add",
+        "-f",
+        "pitfalls",
+        "Nothing cited is wrong here.",
+        "--reason",
+        "r",
+        "--evidence",
+        "src/pool.rs:3",
     ]);
     assert_eq!(v["evidence_problems"], serde_json::json!([]));
+}
+
+/// Proposals that act on the same fact compete: `propose` says so when it writes the second,
+/// and `review` shows each with the others.
+#[test]
+fn competing_proposals_are_named_by_propose_and_review() {
+    let repo = Repo::committed();
+    let fact = repo.approve_new("architecture", "Retries: 3.");
+    let update = repo.propose(&["update", &fact, "Retries: 5.", "--reason", "r"]);
+    let out = repo
+        .mneme(&["propose", "remove", &fact, "--reason", "obsolete"])
+        .env("MNEME_AGENT", "codex")
+        .output()
+        .unwrap();
+    let said = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        said.contains(&format!("Pending proposal {update}"))
+            && said.contains(&format!("also acts on {fact}")),
+        "{said}"
+    );
+    let v = repo.json(&[
+        "propose",
+        "--json",
+        "supersede",
+        &fact,
+        "Retries: 4, with backoff.",
+        "--reason",
+        "r",
+    ]);
+    let competing = v["competing"].as_array().unwrap();
+    assert_eq!(competing.len(), 2, "{v:#}");
+    assert_eq!(competing[0]["proposal"], update.as_str());
+    assert_eq!(competing[1]["agent"], "codex");
+    // An add competes with nothing.
+    let v = repo.json(&[
+        "propose",
+        "--json",
+        "add",
+        "-f",
+        "pitfalls",
+        "Unrelated fact here.",
+        "--reason",
+        "r",
+    ]);
+    assert_eq!(v["competing"], serde_json::json!([]));
+
+    let shown = repo.json(&["review", "show", &update, "--json"]);
+    assert_eq!(shown["competing"].as_array().unwrap().len(), 2, "{shown:#}");
+    let text = String::from_utf8(
+        repo.mneme(&["review", "show", &update])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(text.matches("competes:").count(), 2, "{text}");
 }
