@@ -11,10 +11,10 @@ use mneme::model::plan::{competing, Competing};
 use mneme::model::preview::{preview, BudgetAfter, Preview, Status};
 use mneme::model::queue::{targets, Queue};
 use mneme::model::text::{display_width, pad};
-use mneme::model::time::human_age;
+use mneme::model::time::{human_age, Timestamp};
 use mneme::model::views::{ApprovedAll, Decided, LeftPending, ReviewRow, ReviewShow};
 use mneme::ops::evidence;
-use mneme::ops::review::{self, Approval, Pending};
+use mneme::ops::review::{self, Approval, Focus, Pending};
 use mneme::ops::{now, Error as OpsError, Notes, Quiet, Workspace};
 
 use crate::cli::error::Code;
@@ -29,19 +29,68 @@ use crate::cli::{editor, CliError, Cx, ExitStatus, Result};
 /// other staged and unstaged work stays as it was. The subcommands do the same without a
 /// terminal.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:
-  mneme review                                  # interactive
+#[command(
+    args_conflicts_with_subcommands = true,
+    after_help = "Examples:
+  mneme review                                  # interactive, every pending proposal
+  mneme review 20261122T1353 20261122T1410      # interactive, these proposals
+  mneme review --agent codex --file pitfalls --since 2d
   mneme review list
   mneme review show 20261122T135300Z-3f9a1c2b   # or any unique prefix
   mneme review approve 20261122T1353 --message \"checked against the ADR\"
-  mneme review reject 20261122T1353 --reason \"not verified\"")]
+  mneme review reject 20261122T1353 --reason \"not verified\""
+)]
 pub struct Args {
     #[command(subcommand)]
     action: Option<Action>,
 
+    #[command(flatten)]
+    focus: FocusArgs,
+
     /// Do not run the repository's pre-commit and commit-msg hooks.
     #[arg(long, global = true)]
     no_verify: bool,
+}
+
+/// Which proposals to take up; all pending ones without any.
+#[derive(Debug, Clone, Default, clap::Args)]
+struct FocusArgs {
+    /// Proposal ids or unique prefixes: only these.
+    ids: Vec<String>,
+    /// Only proposals by this agent (as `review list` names it).
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+    /// Only proposals that change this fact file (`pitfalls` or `pitfalls.md`).
+    #[arg(long, value_name = "FILE")]
+    file: Option<String>,
+    /// Only proposals made since WHEN: a date (`2026-11-20`), an RFC 3339 time, or an age
+    /// (`30m`, `12h`, `3d`, `2w`).
+    #[arg(long, value_name = "WHEN")]
+    since: Option<String>,
+}
+
+impl FocusArgs {
+    fn focus(&self) -> Result<Focus> {
+        let since = match &self.since {
+            Some(s) => Some(Timestamp::parse_since(s, now()).ok_or_else(|| {
+                CliError::invalid_input(format!(
+                    "--since {}: not a date, a time or an age such as 3d",
+                    esc1(s)
+                ))
+            })?),
+            None => None,
+        };
+        Ok(Focus {
+            ids: self.ids.clone(),
+            agent: self.agent.clone(),
+            file: self.file.clone(),
+            since,
+        })
+    }
+
+    fn is_set(&self) -> bool {
+        !self.ids.is_empty() || self.agent.is_some() || self.file.is_some() || self.since.is_some()
+    }
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -49,8 +98,12 @@ enum Action {
     /// List pending proposals, oldest first, with whether each still applies.
     #[command(after_help = "Examples:
   mneme review list
+  mneme review list --agent claude --since 1w
   mneme review list --json")]
-    List,
+    List {
+        #[command(flatten)]
+        focus: FocusArgs,
+    },
     /// Show one proposal and the diff approving it would make.
     #[command(after_help = "Examples:
   mneme review show 20261122T135300Z-3f9a1c2b
@@ -100,8 +153,8 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         cx.ui.warn(&format!("note: {note}"));
     }
     match &args.action {
-        None => interactive(cx, &ws, args.no_verify),
-        Some(Action::List) => list(cx, &ws),
+        None => interactive(cx, &ws, &args.focus, args.no_verify),
+        Some(Action::List { focus }) => list(cx, &ws, focus),
         Some(Action::Show { id }) => show(cx, &ws, id),
         Some(Action::Approve {
             ids,
@@ -125,12 +178,14 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     }
 }
 
-fn list(cx: &Cx, ws: &Workspace) -> Result<ExitStatus> {
+fn list(cx: &Cx, ws: &Workspace, focus: &FocusArgs) -> Result<ExitStatus> {
     let ledger = ws.store.load()?;
     let now = now();
     let items = review::pending(ws, &ledger)?;
-    let rows: Vec<ReviewRow> = items
-        .iter()
+    let rows: Vec<ReviewRow> = focus
+        .focus()?
+        .select(&items)?
+        .into_iter()
         .map(|item| match &item.proposal {
             Ok(p) => ReviewRow::new(p, Status::checked(check(&ledger, p)), now),
             Err(why) => ReviewRow::invalid(&item.id, why),
@@ -433,7 +488,7 @@ struct Tally {
     skipped: usize,
 }
 
-fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
+fn interactive(cx: &Cx, ws: &Workspace, focus: &FocusArgs, no_verify: bool) -> Result<ExitStatus> {
     if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
         return Err(CliError::new(
             Code::NotATerminal,
@@ -443,9 +498,14 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
     }
     let term = Term::stderr();
     let ledger = ws.store.load()?;
-    let mut items = review::pending(ws, &ledger)?;
+    let all = review::pending(ws, &ledger)?;
+    let mut items: Vec<Pending> = focus.focus()?.select(&all)?.into_iter().cloned().collect();
     if items.is_empty() {
-        cx.ui.out("No pending proposals.\n")?;
+        cx.ui.out(if focus.is_set() {
+            "No pending proposal matches.\n"
+        } else {
+            "No pending proposals.\n"
+        })?;
         return Ok(ExitStatus::Success);
     }
     let total = items.len();
@@ -455,7 +515,8 @@ fn interactive(cx: &Cx, ws: &Workspace, no_verify: bool) -> Result<ExitStatus> {
         loop {
             let ledger = ws.store.load()?;
             let item = &items[n];
-            let others = review::others(&items, item, &ledger);
+            // The proposals left out of focus still compete and still reserve their ids.
+            let others = review::others(&all, item, &ledger);
             let preview = item
                 .valid()
                 .map(|p| preview(&ledger, &others, p, &review::today()));

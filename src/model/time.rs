@@ -101,6 +101,26 @@ impl Timestamp {
         s.parse().ok().map(Timestamp)
     }
 
+    /// A moment given as a filter: a date or time [`Timestamp::parse`] reads, or an age before
+    /// `now` such as `30m`, `12h`, `3d` or `2w` (as [`human_age`] writes them).
+    pub fn parse_since(s: &str, now: Timestamp) -> Option<Timestamp> {
+        let s = s.trim();
+        if let Some(t) = Timestamp::parse(s) {
+            return Some(t);
+        }
+        let unit = s.chars().last()?;
+        let n: i64 = s.get(..s.len() - unit.len_utf8())?.parse().ok()?;
+        let seconds = match unit {
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            'w' => 7 * 86_400,
+            _ => return None,
+        };
+        let ago = n.checked_mul(seconds).filter(|s| *s >= 0)?;
+        Some(Timestamp::from_unix(now.unix_seconds().checked_sub(ago)?))
+    }
+
     /// Whole days from `self` to `later` (negative when `later` is earlier).
     pub fn days_until(self, later: Timestamp) -> i64 {
         (later.0.as_second() - self.0.as_second()).div_euclid(86_400)

@@ -15,6 +15,7 @@ use crate::model::queue::Queue;
 use crate::model::record::Record;
 use crate::model::templates;
 use crate::model::text::escape_line;
+use crate::model::time::Timestamp;
 use crate::ops::{now, Error, Notes, Result, Workspace};
 
 /// A pending proposal file: the proposal, checked, or why it cannot be approved.
@@ -42,6 +43,58 @@ pub fn others(pending: &[Pending], item: &Pending, ledger: &Ledger) -> Queue {
         .filter(|p| p.path != item.path)
         .filter_map(Pending::valid);
     Queue::of(others, &ledger.limits())
+}
+
+/// Which pending proposals a review takes up: named ones (ids or unique prefixes), and those by
+/// an agent, touching a fact file, or proposed since a time. Empty: all of them.
+#[derive(Debug, Clone, Default)]
+pub struct Focus {
+    pub ids: Vec<String>,
+    pub agent: Option<String>,
+    /// A fact file's name, with or without `.md`.
+    pub file: Option<String>,
+    pub since: Option<Timestamp>,
+}
+
+impl Focus {
+    /// The proposals of `pending` the focus takes, in review order. Every named id must match
+    /// one proposal; an invalid proposal is taken only by name (it says nothing of its agent,
+    /// files or time that can be trusted).
+    pub fn select<'p>(&self, pending: &'p [Pending]) -> Result<Vec<&'p Pending>> {
+        let named: Vec<&Pending> = self
+            .ids
+            .iter()
+            .map(|id| find(pending, id))
+            .collect::<Result<_>>()?;
+        let file = self
+            .file
+            .as_deref()
+            .map(|f| f.strip_suffix(".md").unwrap_or(f));
+        let filtered = self.agent.is_some() || file.is_some() || self.since.is_some();
+        Ok(pending
+            .iter()
+            .filter(|item| {
+                let is_named = named.iter().any(|n| n.path == item.path);
+                if !named.is_empty() && !is_named {
+                    return false;
+                }
+                let Some(p) = item.valid() else {
+                    return !filtered || is_named;
+                };
+                self.agent
+                    .as_deref()
+                    .is_none_or(|a| p.agent.as_deref() == Some(a))
+                    && file.is_none_or(|f| {
+                        p.operations
+                            .iter()
+                            .any(|o| o.file().strip_suffix(".md").unwrap_or(o.file()) == f)
+                    })
+                    && self
+                        .since
+                        .is_none_or(|t| p.created().is_some_and(|c| c >= t))
+            })
+            .collect())
+    }
 }
 
 /// Today's date, stamped as `since` on the facts an approval writes.

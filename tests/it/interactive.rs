@@ -67,12 +67,23 @@ impl Tmux {
 impl Tmux {
     /// `mneme review` in a new tmux session, in `repo`, with `editor` as `$VISUAL`.
     fn review(repo: &Repo, editor: &std::path::Path, session: &'static str) -> Tmux {
+        Tmux::review_with(repo, editor, session, &[])
+    }
+
+    /// `mneme review ARGS` (each single-quoted, as the shell gets them).
+    fn review_with(
+        repo: &Repo,
+        editor: &std::path::Path,
+        session: &'static str,
+        args: &[&str],
+    ) -> Tmux {
         let tmux = Tmux {
             socket: format!("mneme-test-{}-{session}", std::process::id()),
             session,
         };
+        let args: String = args.iter().map(|a| format!(" '{a}'")).collect();
         let script = format!(
-            "cd '{}' && env -u NO_COLOR -u GIT_DIR VISUAL='{}' GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 '{}' review; echo \"EXIT=$?\"; sleep 60",
+            "cd '{}' && env -u NO_COLOR -u GIT_DIR VISUAL='{}' GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 '{}' review{args}; echo \"EXIT=$?\"; sleep 60",
             repo.path().display(),
             editor.display(),
             assert_cmd::cargo::cargo_bin("mneme").display(),
@@ -439,4 +450,71 @@ fn the_review_screen_shows_every_script_and_escapes_hidden_characters() {
         .read(".ledger/facts/architecture.md")
         .contains("- **f-zh01** 数据库连接池的大小固定为 64。🚀"));
     assert_eq!(repo.trailer("HEAD", "Mneme-Proposal"), [p]);
+}
+
+/// Focus: `mneme review --agent NAME` takes up that agent's proposals only, and `mneme review
+/// ID` the one named; the rest stay pending, untouched.
+#[test]
+fn review_takes_up_only_the_proposals_in_focus() {
+    if !tmux_available() {
+        return;
+    }
+    let repo = Repo::committed();
+    let by = |agent: &str, text: &str| {
+        let out = repo
+            .mneme(&[
+                "propose", "--json", "add", "-f", "pitfalls", text, "--reason", "r",
+            ])
+            .env("MNEME_AGENT", agent)
+            .output()
+            .unwrap();
+        crate::common::json(&out)["id"].as_str().unwrap().to_owned()
+    };
+    let a = by("claude", "Claude's first fact here.");
+    let b = by("codex", "Codex's only fact here.");
+    let c = by("claude", "Claude's second fact here.");
+    let editor = repo.file(".git/test-editor.sh");
+    script(&editor, "exit 0");
+
+    let tmux = Tmux::review_with(&repo, &editor, "focus", &["--agent", "codex"]);
+    tmux.wait_for(PROMPT, 1);
+    let screen = tmux.screen(false);
+    assert!(
+        screen.contains(&format!("Proposal {b}  (1 of 1)")),
+        "{screen}"
+    );
+    tmux.keys(&["y"]);
+    tmux.wait_for("EXIT=0", 1);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Proposal"), [b.as_str()]);
+    drop(tmux);
+
+    let tmux = Tmux::review_with(&repo, &editor, "named", &[&c]);
+    tmux.wait_for(PROMPT, 1);
+    assert!(tmux
+        .screen(false)
+        .contains(&format!("Proposal {c}  (1 of 1)")));
+    tmux.keys(&["n"]);
+    tmux.wait_for("Reason for rejecting", 1);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("EXIT=0", 1);
+    let left: Vec<_> = repo
+        .proposals()
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, std::slice::from_ref(&a));
+    // Outside a terminal, `list` takes the same focus.
+    let v = repo.json(&[
+        "review", "list", "--agent", "claude", "--since", "1h", "--json",
+    ]);
+    assert_eq!(v.as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v[0]["id"], a.as_str());
+    let v = repo.json(&["review", "list", "--file", "architecture.md", "--json"]);
+    assert_eq!(v, serde_json::json!([]));
+    let out = repo
+        .mneme(&["review", "list", "--since", "yesterday"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--since yesterday"));
 }
