@@ -24,10 +24,12 @@ use crate::cli::{editor, CliError, Cx, ExitStatus, Result};
 /// Review pending proposals: approve, reject, edit or skip each.
 ///
 /// Without a subcommand, walks the proposals oldest first in the terminal, showing each as a
-/// diff of the fact files it changes, and asks for a single key (like `git add -p`). Every
-/// approval and rejection is recorded as one git commit that touches only the ledger; your
-/// other staged and unstaged work stays as it was. The subcommands do the same without a
-/// terminal.
+/// diff of the fact files it changes, with its cited lines and the proposals it competes with,
+/// and asks for a single key (like `git add -p`): y approve, m approve with a message for the
+/// commit, a approve this and every later one that applies, n reject (with an optional reason),
+/// e edit the text in $VISUAL/$EDITOR, s skip, q quit, ? help. Every approval and rejection is
+/// recorded as one git commit that touches only the ledger; your other staged and unstaged work
+/// stays as it was. The subcommands do the same without a terminal.
 #[derive(Debug, clap::Args)]
 #[command(
     args_conflicts_with_subcommands = true,
@@ -475,8 +477,8 @@ m - approve with a message for the commit
 a - approve this and every later proposal that applies (asks once to confirm)
 n - reject: commit the proposal's removal, with an optional reason
 e - edit the proposed text in $VISUAL/$EDITOR, then review the new diff (an empty text cancels)
-s - skip: leave it pending
-q - quit: leave this and the remaining proposals pending
+s - skip: leave it pending (after an edit, asks first: the edit is not kept)
+q - quit: leave this and the remaining proposals pending (after an edit, asks first)
 ? - this help
 ";
 
@@ -600,6 +602,15 @@ fn interactive(cx: &Cx, ws: &Workspace, focus: &FocusArgs, no_verify: bool) -> R
                         Ok(Edit::Cancelled) => cx.ui.warn("edit cancelled"),
                         Err(e) => cx.ui.error(&e),
                     }
+                    continue;
+                }
+                's' | 'q'
+                    if items[n].original.is_some()
+                        && !confirm(
+                            &term,
+                            "Leave without your edit? The proposal stays as the agent wrote it.",
+                        )? =>
+                {
                     continue;
                 }
                 's' => {

@@ -518,3 +518,44 @@ fn review_takes_up_only_the_proposals_in_focus() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--since yesterday"));
 }
+
+/// Leaving an edited proposal by skip or quit asks first: `n` keeps the edit on screen, `y`
+/// leaves the proposal as the agent wrote it.
+#[test]
+fn leaving_an_edit_by_skip_or_quit_asks_first() {
+    if !tmux_available() {
+        return;
+    }
+    let repo = Repo::committed();
+    let p = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Retries are a draft.",
+        "--reason",
+        "r",
+    ]);
+    let editor = repo.file(".git/test-editor.sh");
+    script(
+        &editor,
+        "sed -i 's/Retries are a draft/Retries back off exponentially/' \"$1\"",
+    );
+    let tmux = Tmux::review(&repo, &editor, "leave");
+    tmux.wait_for(PROMPT, 1);
+    tmux.keys(&["e"]);
+    tmux.wait_for("Retries back off exponentially", 1);
+    tmux.wait_for(PROMPT, 2);
+    tmux.keys(&["s"]);
+    tmux.wait_for("Leave without your edit?", 1);
+    tmux.keys(&["n"]);
+    tmux.wait_for(PROMPT, 3);
+    tmux.keys(&["q"]);
+    tmux.wait_for("Leave without your edit?", 2);
+    tmux.keys(&["y"]);
+    tmux.wait_for("EXIT=0", 1);
+    let file = repo.read(&format!(".ledger/proposals/{p}.json"));
+    assert!(
+        file.contains("Retries are a draft."),
+        "the agent's text stays: {file}"
+    );
+}
