@@ -2,13 +2,14 @@ use std::io::IsTerminal;
 
 use console::{Key, Term};
 use mneme::git::commit::Committed;
-use mneme::model::apply::{check, Conflict};
+use mneme::model::apply::{check, retargeted, Conflict};
 use mneme::model::cited::Cited;
 use mneme::model::fields::check_text;
 use mneme::model::ledger::Ledger;
 use mneme::model::paths;
 use mneme::model::plan::{competing, Competing};
 use mneme::model::preview::{preview, BudgetAfter, Preview, Status};
+use mneme::model::proposal::Proposal;
 use mneme::model::queue::{targets, Queue};
 use mneme::model::text::{display_width, pad};
 use mneme::model::time::{human_age, Timestamp};
@@ -456,7 +457,7 @@ fn render(
                 out.push_str(&field("now:          ", &esc1(now)));
             }
             let choices = if editable(conflict) {
-                "Only reject (n) or edit (e) can resolve it.\n"
+                "Only reject (n), edit (e) or re-target at the fact as it is now (r) can resolve it.\n"
             } else {
                 "Only reject (n) can resolve it.\n"
             };
@@ -477,10 +478,14 @@ m - approve with a message for the commit
 a - approve this and every later proposal that applies (asks once to confirm)
 n - reject: commit the proposal's removal, with an optional reason
 e - edit the proposed text in $VISUAL/$EDITOR, then review the new diff (an empty text cancels)
+r - on a fact that changed since: aim the proposal at the fact as it is now, then review the new diff
 s - skip: leave it pending (after an edit, asks first: the edit is not kept)
 q - quit: leave this and the remaining proposals pending (after an edit, asks first)
 ? - this help
 ";
+
+const RETARGETED: &str =
+    "the proposal now acts on the facts as they are; read the new diff before deciding";
 
 /// Counts of one interactive session.
 #[derive(Default)]
@@ -539,7 +544,7 @@ fn interactive(cx: &Cx, ws: &Workspace, focus: &FocusArgs, no_verify: bool) -> R
             };
             let keys = match (can_approve, can_edit) {
                 (true, _) => "y,m,a,n,e,s,q,?",
-                (false, true) => "n,e,s,q,?",
+                (false, true) => "n,e,r,s,q,?",
                 (false, false) => "n,s,q,?",
             };
             let prompt = paint(PROMPT, format!("Approve this proposal [{keys}]? "));
@@ -599,8 +604,15 @@ fn interactive(cx: &Cx, ws: &Workspace, focus: &FocusArgs, no_verify: bool) -> R
                         Ok(Edit::Unchanged) => {
                             cx.ui.warn("nothing changed; the proposal is as it was");
                         }
+                        Ok(Edit::Retargeted) => cx.ui.warn(RETARGETED),
                         Ok(Edit::Cancelled) => cx.ui.warn("edit cancelled"),
                         Err(e) => cx.ui.error(&e),
+                    }
+                    continue;
+                }
+                'r' if can_edit && !can_approve => {
+                    if retarget(&mut items[n], &ledger) {
+                        cx.ui.warn(RETARGETED);
                     }
                     continue;
                 }
@@ -768,6 +780,8 @@ enum Edit {
     Changed,
     /// Every text came back as it was: not an edit.
     Unchanged,
+    /// Every text came back as it was, and the proposal now targets the facts as they are.
+    Retargeted,
     /// An emptied text: the proposal stays as it was.
     Cancelled,
 }
@@ -798,17 +812,32 @@ fn edit(item: &mut Pending, ledger: &Ledger) -> Result<Edit> {
             changed = true;
         }
     }
+    // The edit was made against the facts as they are now.
+    let edited = retargeted(ledger, &edited).unwrap_or(edited);
     if !changed {
-        return Ok(Edit::Unchanged);
+        // Saved as it was: on a fact that changed since, that is the reviewer's re-targeting.
+        return Ok(match retarget(item, ledger) {
+            true => Edit::Retargeted,
+            false => Edit::Unchanged,
+        });
     }
-    for op in &mut edited.operations {
-        if let (Some(_), Some((_, fact))) = (op.before(), ledger.find(op.fact_id())) {
-            op.set_before(fact.text.clone());
-        }
-    }
+    replace_proposal(item, edited);
+    Ok(Edit::Changed)
+}
+
+/// Aims the proposal at the facts as they are now; whether any target had changed.
+fn retarget(item: &mut Pending, ledger: &Ledger) -> bool {
+    let Some(p) = item.valid().and_then(|p| retargeted(ledger, p)) else {
+        return false;
+    };
+    replace_proposal(item, p);
+    true
+}
+
+/// The reviewer's version of the proposal; the agent's is kept for the record.
+fn replace_proposal(item: &mut Pending, edited: Proposal) {
     let agent = std::mem::replace(&mut item.proposal, Ok(edited));
     if item.original.is_none() {
         item.original = agent.ok();
     }
-    Ok(Edit::Changed)
 }

@@ -51,6 +51,24 @@ pub enum Conflict {
     Layout { file: String, why: String },
 }
 
+/// `proposal` aimed at the facts as they are now: each operation on an existing fact that
+/// changed since it was proposed takes the fact's current text as the one it expects. `None`
+/// when no target changed. A reviewer who read the new diff decides on that (review's `r`).
+pub fn retargeted(ledger: &Ledger, proposal: &Proposal) -> Option<Proposal> {
+    let mut out = proposal.clone();
+    let mut changed = false;
+    for op in &mut out.operations {
+        let (Some(before), Some((_, fact))) = (op.before(), ledger.find(op.fact_id())) else {
+            continue;
+        };
+        if before != fact.text {
+            op.set_before(fact.text.clone());
+            changed = true;
+        }
+    }
+    changed.then_some(out)
+}
+
 /// Whether `proposal` applies to the facts as they are, judged by fact ids and texts alone:
 /// every conflict `apply` reports but `Layout`, without building a file. Returns whether a
 /// target file changed since the proposal was made (`rebased`). Cheap enough for `review list`

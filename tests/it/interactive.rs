@@ -559,3 +559,56 @@ fn leaving_an_edit_by_skip_or_quit_asks_first() {
         "the agent's text stays: {file}"
     );
 }
+
+/// A proposal whose fact changed since is resolved without a text change: `r` (or the editor
+/// saved as it was) aims it at the fact as it is now, shows the new diff, and it can be
+/// approved. Verify proposals, which have no text, are resolvable too.
+#[test]
+fn a_conflict_is_resolved_by_retargeting_without_a_text_change() {
+    if !tmux_available() {
+        return;
+    }
+    let repo = Repo::committed();
+    let fact = repo.approve_new("architecture", "The pool holds 8 connections.");
+    let verify = repo.propose(&["verify", &fact, "--reason", "checked the config"]);
+    let update = repo.propose(&[
+        "update",
+        &fact,
+        "The pool holds 12 connections.",
+        "--reason",
+        "r",
+    ]);
+    let other = repo.propose(&[
+        "update",
+        &fact,
+        "The pool holds 16 connections.",
+        "--reason",
+        "r",
+    ]);
+    repo.mneme(&["review", "approve", &other])
+        .assert()
+        .success();
+    let editor = repo.file(".git/test-editor.sh");
+    script(&editor, "exit 0");
+    let tmux = Tmux::review(&repo, &editor, "retarget");
+    tmux.wait_for("[n,e,r,s,q,?]", 1);
+    assert!(tmux.screen(false).contains(&verify));
+    tmux.keys(&["r"]);
+    tmux.wait_for("the proposal now acts on the facts as they are", 1);
+    tmux.wait_for("[y,m,a,n,e,s,q,?]", 1);
+    tmux.keys(&["y"]);
+    // The update: saved unchanged in the editor, it is re-targeted too.
+    tmux.wait_for("[n,e,r,s,q,?]", 2);
+    tmux.keys(&["e"]);
+    tmux.wait_for("the proposal now acts on the facts as they are", 2);
+    tmux.wait_for("[y,m,a,n,e,s,q,?]", 2);
+    tmux.keys(&["y"]);
+    tmux.wait_for("EXIT=0", 1);
+    assert_eq!(repo.trailer("HEAD~1", "Mneme-Proposal"), [verify.as_str()]);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Proposal"), [update.as_str()]);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Edited"), ["true"]);
+    assert!(repo
+        .read(".ledger/facts/architecture.md")
+        .contains("12 connections"));
+    repo.mneme(&["verify", "HEAD~3..HEAD"]).assert().success();
+}
