@@ -9,7 +9,7 @@ use mneme::model::ledger::Ledger;
 use mneme::model::paths;
 use mneme::model::plan::{competing, Competing};
 use mneme::model::preview::{preview, BudgetAfter, Preview, Status};
-use mneme::model::proposal::Proposal;
+use mneme::model::proposal::{Operation, Proposal};
 use mneme::model::queue::{targets, Queue};
 use mneme::model::text::{display_width, pad};
 use mneme::model::time::{human_age, Timestamp};
@@ -28,7 +28,8 @@ use crate::cli::{editor, CliError, Cx, ExitStatus, Result};
 /// diff of the fact files it changes, with its cited lines and the proposals it competes with,
 /// and asks for a single key (like `git add -p`): y approve, m approve with a message for the
 /// commit, a approve this and every later one that applies, n reject (with an optional reason),
-/// e edit the text in $VISUAL/$EDITOR, s skip, q quit, ? help. Every approval and rejection is
+/// e edit the text in $VISUAL/$EDITOR, o decide operation by operation, r re-target a proposal
+/// whose fact changed at the fact as it is now, s skip, q quit, ? help. Every approval and rejection is
 /// recorded as one git commit that touches only the ledger; your other staged and unstaged work
 /// stays as it was. The subcommands do the same without a terminal.
 #[derive(Debug, clap::Args)]
@@ -119,7 +120,8 @@ enum Action {
     #[command(after_help = "Examples:
   mneme review approve 20261122T135300Z-3f9a1c2b
   mneme review approve 20261122T1353 20261122T1410 --message \"checked against the ADR\"
-  mneme review approve --all         # every proposal that applies, oldest first")]
+  mneme review approve --all         # every proposal that applies, oldest first
+  mneme review approve 20261122T1353 --drop 2,5   # all but its 2nd and 5th operations")]
     Approve {
         /// Proposal ids or unique prefixes, applied in the order given.
         #[arg(required_unless_present = "all", conflicts_with = "all")]
@@ -135,6 +137,15 @@ enum Action {
         /// it is not one. Agents never get this choice; `propose` refuses such text.
         #[arg(long)]
         allow_secrets: bool,
+        /// Leave out these operations (numbers from 1, as `review show` lists them) and approve
+        /// the rest; the commit records which were dropped. One proposal only.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            value_name = "N,…",
+            conflicts_with = "all"
+        )]
+        drop: Vec<usize>,
     },
     /// Reject proposals: commit the removal of each, with the reason.
     #[command(after_help = "Examples:
@@ -164,6 +175,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             all,
             message,
             allow_secrets,
+            drop,
         }) => {
             let how = Approval {
                 note: message.clone(),
@@ -172,6 +184,9 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             };
             if *all {
                 return approve_all(cx, &ws, &how);
+            }
+            if !drop.is_empty() {
+                return approve_dropping(cx, &ws, ids, drop, &how);
             }
             decide(cx, &ws, ids, |item| review::approve(&ws, item, &how, cx.ui))
         }
@@ -291,6 +306,41 @@ fn decide(
     }
     if cx.ui.json {
         cx.ui.json(&done)?;
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// `review approve ID --drop N,…`: the proposal less those operations.
+fn approve_dropping(
+    cx: &Cx,
+    ws: &Workspace,
+    ids: &[String],
+    drop: &[usize],
+    how: &Approval,
+) -> Result<ExitStatus> {
+    let [id] = ids else {
+        return Err(CliError::invalid_input("--drop takes one proposal"));
+    };
+    let ledger = ws.store.load()?;
+    let items = review::pending(ws, &ledger)?;
+    let mut item = review::find(&items, id)?.clone();
+    let ops = item
+        .valid()
+        .map(|p| p.operations.clone())
+        .unwrap_or_default();
+    if let Some(n) = drop.iter().find(|n| **n == 0 || **n > ops.len()) {
+        return Err(CliError::invalid_input(format!(
+            "--drop {n}: the proposal has operations 1 to {}",
+            ops.len()
+        )));
+    }
+    let keep: Vec<bool> = (1..=ops.len()).map(|n| !drop.contains(&n)).collect();
+    keep_operations(&mut item, ops, &keep, &ledger).map_err(CliError::invalid_input)?;
+    let committed = review::approve(ws, &item, how, cx.ui)?;
+    if cx.ui.json {
+        cx.ui.json(&[decided(&item, committed)])?;
+    } else {
+        cx.ui.out(&committed_line(&committed))?;
     }
     Ok(ExitStatus::Success)
 }
@@ -418,8 +468,14 @@ fn render(
     if item.original.is_some() {
         out.push_str(&format!("  {}\n", paint(WARN, "edited by you")));
     }
-    for op in &p.operations {
-        out.push_str(&field("change:  ", &esc1(&op.summary())));
+    let numbered = p.operations.len() > 1;
+    for (i, op) in p.operations.iter().enumerate() {
+        let n = if numbered {
+            format!("{}. ", i + 1)
+        } else {
+            String::new()
+        };
+        out.push_str(&field("change:  ", &format!("{n}{}", esc1(&op.summary()))));
     }
     match &preview.outcome {
         Ok(applied) => {
@@ -479,6 +535,7 @@ a - approve this and every later proposal that applies (asks once to confirm)
 n - reject: commit the proposal's removal, with an optional reason
 e - edit the proposed text in $VISUAL/$EDITOR, then review the new diff (an empty text cancels)
 r - on a fact that changed since: aim the proposal at the fact as it is now, then review the new diff
+o - decide operation by operation (several operations): keep, drop or edit each, then review the new diff
 s - skip: leave it pending (after an edit, asks first: the edit is not kept)
 q - quit: leave this and the remaining proposals pending (after an edit, asks first)
 ? - this help
@@ -542,11 +599,15 @@ fn interactive(cx: &Cx, ws: &Workspace, focus: &FocusArgs, no_verify: bool) -> R
                 Some(Err(conflict)) => (false, editable(conflict)),
                 None => (false, false),
             };
+            // A proposal of several operations can be decided operation by operation: dropping
+            // the one that conflicts can make the rest apply.
+            let by_operation = item.valid().is_some_and(|p| p.operations.len() > 1);
             let keys = match (can_approve, can_edit) {
-                (true, _) => "y,m,a,n,e,s,q,?",
-                (false, true) => "n,e,r,s,q,?",
-                (false, false) => "n,s,q,?",
+                (true, _) => "y,m,a,n,e,",
+                (false, true) => "n,e,r,",
+                (false, false) => "n,",
             };
+            let keys = format!("{keys}{}s,q,?", if by_operation { "o," } else { "" });
             let prompt = paint(PROMPT, format!("Approve this proposal [{keys}]? "));
             let key = read_choice(&term, &prompt)?;
             let over_budget = preview
@@ -608,6 +669,10 @@ fn interactive(cx: &Cx, ws: &Workspace, focus: &FocusArgs, no_verify: bool) -> R
                         Ok(Edit::Cancelled) => cx.ui.warn("edit cancelled"),
                         Err(e) => cx.ui.error(&e),
                     }
+                    continue;
+                }
+                'o' if by_operation => {
+                    each_operation(cx, &term, &mut items[n], &ledger)?;
                     continue;
                 }
                 'r' if can_edit && !can_approve => {
@@ -795,22 +860,17 @@ fn edit(item: &mut Pending, ledger: &Ledger) -> Result<Edit> {
         return Ok(Edit::Unchanged);
     };
     let mut edited = proposal.clone();
-    let mut changed = false;
+    let (mut changed, mut emptied) = (false, false);
     for op in &mut edited.operations {
-        let Some(text) = op.text().map(str::to_owned) else {
-            continue;
-        };
-        let Some(new) = editor::edit(&text)? else {
-            continue;
-        };
-        if new.trim().is_empty() {
-            return Ok(Edit::Cancelled);
+        match edit_text(op, ledger)? {
+            Some(true) => changed = true,
+            Some(false) => {}
+            // An emptied text keeps that statement as it was; the others' edits stay.
+            None => emptied = true,
         }
-        let new = check_text(&new, ledger.config.max_fact_chars)?;
-        if new != text {
-            op.set_text(new);
-            changed = true;
-        }
+    }
+    if emptied && !changed {
+        return Ok(Edit::Cancelled);
     }
     // The edit was made against the facts as they are now.
     let edited = retargeted(ledger, &edited).unwrap_or(edited);
@@ -823,6 +883,109 @@ fn edit(item: &mut Pending, ledger: &Ledger) -> Result<Edit> {
     }
     replace_proposal(item, edited);
     Ok(Edit::Changed)
+}
+
+/// Opens the editor on `op`'s text: `Some(true)` when it changed, `Some(false)` when it came
+/// back as it was (or `op` has no text), `None` when it was emptied (it stays as it was).
+fn edit_text(op: &mut Operation, ledger: &Ledger) -> Result<Option<bool>> {
+    let Some(text) = op.text().map(str::to_owned) else {
+        return Ok(Some(false));
+    };
+    let Some(new) = editor::edit(&text)? else {
+        return Ok(Some(false));
+    };
+    if new.trim().is_empty() {
+        return Ok(None);
+    }
+    let new = check_text(&new, ledger.config.max_fact_chars)?;
+    let changed = new != text;
+    if changed {
+        op.set_text(new);
+    }
+    Ok(Some(changed))
+}
+
+const EACH_HELP: &str = "y - keep this operation
+d - drop it: the approval leaves it out, and its commit says so
+e - edit this statement in $VISUAL/$EDITOR (an empty text keeps it as it was)
+q - stop here: keep this and the remaining operations as they are
+? - this help
+";
+
+/// Walks the operations of a proposal one by one (like `git add -p` hunks): keep, drop or
+/// edit each. The proposal then holds the kept ones, to approve as a whole; the agent's
+/// version is kept for the record.
+fn each_operation(cx: &Cx, term: &Term, item: &mut Pending, ledger: &Ledger) -> Result<()> {
+    let Some(proposal) = item.valid() else {
+        return Ok(());
+    };
+    let mut ops = proposal.operations.clone();
+    let mut keep = vec![true; ops.len()];
+    let total = ops.len();
+    'walk: for (i, op) in ops.iter_mut().enumerate() {
+        loop {
+            cx.ui.out(&format!(
+                "{} {}\n",
+                paint(HEADER, format!("Operation {} of {total}:", i + 1)),
+                esc1(&op.summary())
+            ))?;
+            let keys = if op.text().is_some() {
+                "y,d,e,q,?"
+            } else {
+                "y,d,q,?"
+            };
+            let prompt = paint(PROMPT, format!("Keep this operation [{keys}]? "));
+            match read_choice(term, &prompt)? {
+                'y' => break,
+                'd' => {
+                    keep[i] = false;
+                    break;
+                }
+                'e' if op.text().is_some() => match edit_text(op, ledger) {
+                    Ok(None) => cx.ui.warn("an empty text: the statement stays as it was"),
+                    Ok(_) => {}
+                    Err(e) => cx.ui.error(&e),
+                },
+                'q' => break 'walk,
+                _ => cx.ui.out(EACH_HELP)?,
+            }
+        }
+    }
+    if let Err(why) = keep_operations(item, ops, &keep, ledger) {
+        cx.ui.warn(&format!("{why}; the proposal stays as it was"));
+    }
+    Ok(())
+}
+
+/// Makes the proposal `ops` (its operations, some edited) less those `keep` marks false: the
+/// reviewer's version, aimed at the facts as they are. `Err` says why it cannot be.
+fn keep_operations(
+    item: &mut Pending,
+    ops: Vec<Operation>,
+    keep: &[bool],
+    ledger: &Ledger,
+) -> std::result::Result<(), String> {
+    let Some(proposal) = item.valid() else {
+        return Err("the proposal is invalid".into());
+    };
+    if keep.iter().all(|k| !k) {
+        return Err("every operation was dropped: reject the proposal instead".into());
+    }
+    let mut decided = proposal.clone();
+    decided.operations = ops
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(op, k)| k.then_some(op))
+        .collect();
+    if decided == *proposal {
+        return Ok(());
+    }
+    decided
+        .validate(&ledger.limits())
+        .map_err(|why| format!("the proposal would not hold without what was dropped ({why})"))?;
+    let decided = retargeted(ledger, &decided).unwrap_or(decided);
+    replace_proposal(item, decided);
+    Ok(())
 }
 
 /// Aims the proposal at the facts as they are now; whether any target had changed.

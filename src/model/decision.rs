@@ -30,6 +30,9 @@ pub const APPROVED_BY: &str = "Mneme-Approved-By";
 pub const REJECTED_BY: &str = "Mneme-Rejected-By";
 pub const REBASED: &str = "Mneme-Rebased";
 pub const EDITED: &str = "Mneme-Edited";
+/// An operation of the proposal the reviewer left out of an approval, as `Mneme-Operation`
+/// writes one.
+pub const DROPPED: &str = "Mneme-Dropped";
 /// `<fact-id> <JSON string>`: what the agent proposed for that fact, when the commit does not
 /// show it (an approval the reviewer edited, a rejection).
 pub const PROPOSED_TEXT: &str = "Mneme-Proposed-Text";
@@ -148,6 +151,9 @@ impl Decision<'_> {
                 .iter()
                 .map(|o| (OPERATION, operation_trailer(o))),
         );
+        if self.verdict == Verdict::Approve {
+            trailers.extend(self.dropped().map(|o| (DROPPED, operation_trailer(o))));
+        }
         trailers.push((
             PROPOSED_BY,
             p.agent.clone().unwrap_or_else(|| "unknown".into()),
@@ -184,19 +190,33 @@ impl Decision<'_> {
 }
 
 impl<'a> Decision<'a> {
-    /// `(fact id, text)` the agent proposed that the commit itself does not show: every text of
-    /// a rejection, and the texts the reviewer changed before approving.
-    fn proposed_texts(&self) -> impl Iterator<Item = (&'a str, &'a str)> + '_ {
-        let agent = self.original.unwrap_or(self.proposal);
-        agent
+    /// The operation of the decided proposal that acts as the agent's `op` did, if the reviewer
+    /// kept it.
+    fn decided(&self, op: &Operation) -> Option<&'a Operation> {
+        self.proposal
             .operations
             .iter()
-            .zip(&self.proposal.operations)
-            .filter_map(move |(proposed, decided)| {
-                let text = proposed.text()?;
-                let shown = self.verdict == Verdict::Approve && decided.text() == Some(text);
-                (!shown).then(|| (proposed.text_fact_id(), text))
-            })
+            .find(|d| d.kind() == op.kind() && d.fact_ids() == op.fact_ids())
+    }
+
+    /// The agent's operations the reviewer left out of the approval.
+    fn dropped(&self) -> impl Iterator<Item = &'a Operation> + '_ {
+        self.original
+            .into_iter()
+            .flat_map(|agent| &agent.operations)
+            .filter(|op| self.decided(op).is_none())
+    }
+
+    /// `(fact id, text)` the agent proposed that the commit itself does not show: every text of
+    /// a rejection, and the texts the reviewer changed or left out before approving.
+    fn proposed_texts(&self) -> impl Iterator<Item = (&'a str, &'a str)> + '_ {
+        let agent = self.original.unwrap_or(self.proposal);
+        agent.operations.iter().filter_map(move |proposed| {
+            let text = proposed.text()?;
+            let shown = self.verdict == Verdict::Approve
+                && self.decided(proposed).and_then(Operation::text) == Some(text);
+            (!shown).then(|| (proposed.text_fact_id(), text))
+        })
     }
 }
 
@@ -280,6 +300,9 @@ pub struct Recorded {
     /// Operation trailers mneme could not read: the decision does not say what it did.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub malformed: Vec<String>,
+    /// The proposal's operations the reviewer left out of this approval.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<RecordedOp>,
     /// In a fact's own history (`why`, `log <fact>`): whether this approval's change to the fact
     /// is part of its text now; `false` when a merge kept another version or the fact was changed
     /// outside review since. See [`mark_in_effect`].
@@ -387,6 +410,7 @@ impl Recorded {
             changes: Vec::new(),
             subject: String::new(),
             malformed: Vec::new(),
+            dropped: Vec::new(),
             in_effect: None,
         }
     }
@@ -421,6 +445,10 @@ impl Recorded {
                 APPROVED_BY | REJECTED_BY => r.reviewer = Some(value),
                 REBASED => r.rebased = value == "true",
                 EDITED => r.edited = value == "true",
+                DROPPED => match RecordedOp::parse(&value) {
+                    Some(op) => r.dropped.push(op),
+                    None => r.malformed.push(value),
+                },
                 PROPOSED_TEXT => match ProposedText::parse(&value) {
                     Some(t) => r.proposed_texts.push(t),
                     None => r.malformed.push(value),

@@ -354,10 +354,20 @@ fn check_against_proposal(decision: &Recorded, actual: &[FactChange], p: &Propos
     let recorded: Vec<(OpKind, Vec<String>, &str)> = decision
         .operations
         .iter()
+        .chain(&decision.dropped)
         .map(|o| (o.op, o.fact_ids.clone(), o.file.as_str()))
         .collect();
-    if proposed != recorded {
+    // The approved operations and those the reviewer dropped are the proposal's, each once.
+    let (mut proposed_sorted, mut recorded_sorted) = (proposed.clone(), recorded);
+    proposed_sorted.sort();
+    recorded_sorted.sort();
+    if proposed_sorted != recorded_sorted {
         problems.push("the operations differ from those of the proposal it removes".into());
+    }
+    if !decision.dropped.is_empty() && !decision.edited {
+        problems.push(
+            "drops operations of the proposal but is not marked as the reviewer's edit".into(),
+        );
     }
     if decision.verdict != Verdict::Approve || decision.edited {
         return problems;

@@ -612,3 +612,60 @@ fn a_conflict_is_resolved_by_retargeting_without_a_text_change() {
         .contains("12 connections"));
     repo.mneme(&["verify", "HEAD~3..HEAD"]).assert().success();
 }
+
+/// `o` decides a proposal of several operations one by one, as `git add -p` does hunks: keep,
+/// drop, or edit one statement (an emptied one stays as it was, the others' edits stay).
+#[test]
+fn operations_are_decided_one_by_one_in_a_real_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let repo = Repo::committed();
+    repo.write(
+        "CLAUDE.md",
+        "# Notes\n\n- Statement one is kept as it is.\n- Statement two gets dropped here.\n- Statement three gets edited here.\n- Statement four is emptied in the editor.\n",
+    );
+    let v = repo.json(&["import", "claude", "CLAUDE.md", "--json"]);
+    let id = v["proposals"][0]["id"].as_str().unwrap().to_owned();
+    let steps = repo.file(".git/editor-steps");
+    let editor = repo.file(".git/test-editor.sh");
+    script(
+        &editor,
+        &format!(
+            "n=$(cat '{s}' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '{s}'\n\
+             case $n in 1) sed -i 's/gets edited here/was edited by the reviewer/' \"$1\";; *) : > \"$1\";; esac",
+            s = steps.display()
+        ),
+    );
+    let tmux = Tmux::review(&repo, &editor, "each");
+    tmux.wait_for("[y,m,a,n,e,o,s,q,?]", 1);
+    tmux.keys(&["o"]);
+    tmux.wait_for("Operation 1 of 4:", 1);
+    tmux.keys(&["y"]);
+    tmux.wait_for("Operation 2 of 4:", 1);
+    tmux.keys(&["d"]);
+    tmux.wait_for("Operation 3 of 4:", 1);
+    tmux.keys(&["e"]);
+    tmux.wait_for("Operation 3 of 4:", 2);
+    tmux.keys(&["y"]);
+    tmux.wait_for("Operation 4 of 4:", 1);
+    tmux.keys(&["e"]);
+    tmux.wait_for("the statement stays as it was", 1);
+    tmux.keys(&["y"]);
+    // The new diff, then the usual prompt.
+    tmux.wait_for("[y,m,a,n,e,o,s,q,?]", 2);
+    let screen = tmux.screen(false);
+    assert!(screen.contains("was edited by the reviewer"), "{screen}");
+    tmux.keys(&["y"]);
+    tmux.wait_for("EXIT=0", 1);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Proposal"), [id.as_str()]);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Dropped").len(), 1);
+    let facts = repo.read(".ledger/facts/architecture.md");
+    assert!(facts.contains("Statement one is kept as it is."));
+    assert!(!facts.contains("Statement two"));
+    assert!(facts.contains("Statement three was edited by the reviewer."));
+    assert!(
+        facts.contains("Statement four is emptied in the editor."),
+        "{facts}"
+    );
+}

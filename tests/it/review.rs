@@ -1120,3 +1120,54 @@ fn competing_proposals_are_named_by_propose_and_review() {
     .unwrap();
     assert_eq!(text.matches("competes:").count(), 2, "{text}");
 }
+
+/// Per-operation decisions: an approval can leave operations out; the commit records exactly
+/// which (a `Mneme-Dropped` trailer each, the agent's texts kept), and `verify` accepts it.
+#[test]
+fn an_approval_can_drop_operations_and_says_which() {
+    let repo = Repo::committed();
+    let base = repo.head();
+    repo.write(
+        "CLAUDE.md",
+        "# Notes\n\n- Keep the first statement here.\n- Drop the second statement here.\n- Keep the third statement here.\n",
+    );
+    let v = repo.json(&["import", "claude", "CLAUDE.md", "--json"]);
+    let id = v["proposals"][0]["id"].as_str().unwrap().to_owned();
+    let ops = v["operations"].as_array().unwrap();
+    let second = ops[1]["fact_id"].as_str().unwrap().to_owned();
+    let shown = String::from_utf8(
+        repo.mneme(&["review", "show", &id])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(shown.contains("2. add"), "{shown}");
+
+    for bad in [&["--drop", "4"][..], &["--drop", "1,2,3"]] {
+        let out = repo
+            .mneme(&[&["review", "approve", &id][..], bad].concat())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{bad:?}");
+    }
+    repo.mneme(&["review", "approve", &id, "--drop", "2"])
+        .assert()
+        .success();
+    let facts = repo.read(".ledger/facts/architecture.md");
+    assert!(facts.contains("Keep the first") && facts.contains("Keep the third"));
+    assert!(!facts.contains("Drop the second"), "{facts}");
+    assert_eq!(
+        repo.trailer("HEAD", "Mneme-Dropped"),
+        [format!("add {second} architecture.md")]
+    );
+    assert_eq!(repo.trailer("HEAD", "Mneme-Edited"), ["true"]);
+    assert!(repo.trailer("HEAD", "Mneme-Proposed-Text")[0].contains("Drop the second"));
+    assert_eq!(repo.trailer("HEAD", "Mneme-Operation").len(), 2);
+    assert!(repo.proposals().is_empty());
+    let log = repo.json(&["log", "-n", "1", "--json"]);
+    assert_eq!(log[0]["dropped"][0]["fact_ids"][0], second.as_str());
+    repo.mneme(&["verify", &format!("{base}..HEAD")])
+        .assert()
+        .success();
+}
