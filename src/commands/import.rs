@@ -1,7 +1,7 @@
 use std::path::PathBuf;
 
 use mneme::model::facts::State;
-use mneme::model::interchange::import::Source;
+use mneme::model::interchange::import::{Source, Split};
 use mneme::model::proposal::Operation;
 use mneme::model::views::{ImportSummary, ImportedOperation, SourceNote, WrittenProposal};
 use mneme::ops::import::{import, Imported, Options};
@@ -26,6 +26,7 @@ use crate::cli::{Cx, ExitStatus, Result};
   mneme import claude CLAUDE.md --dry-run
   mneme import agents AGENTS.md
   mneme import adr docs/adr --split
+  mneme import claude CLAUDE.md --split=statement   # one proposal per statement
   mneme import cursor .cursor/rules
   mneme import mif memory/
   mneme import records records.jsonl --json")]
@@ -38,12 +39,19 @@ pub struct Args {
     /// Show what would be proposed; write nothing.
     #[arg(long)]
     dry_run: bool,
-    /// One proposal per source file, to review them apart.
-    #[arg(long)]
-    split: bool,
+    /// Several proposals, to review apart: one per source `file` (the default of a bare
+    /// `--split`), or one per `statement`.
+    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "file", value_name = "BY")]
+    split: Option<SplitArg>,
     /// Name of the importing agent [default: $MNEME_AGENT].
     #[arg(long, value_name = "NAME")]
     agent: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum SplitArg {
+    File,
+    Statement,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -94,7 +102,11 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             source,
             path: &path,
             dry_run: args.dry_run,
-            split: args.split,
+            split: match args.split {
+                None => Split::None,
+                Some(SplitArg::File) => Split::File,
+                Some(SplitArg::Statement) => Split::Statement,
+            },
             agent: args.agent.clone().or_else(env_agent),
         },
     )?;

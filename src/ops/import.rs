@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::model::interchange::import::{found_in, plan, proposals, Plan, Read, Source};
+use crate::model::interchange::import::{found_in, plan, proposals, Plan, Read, Source, Split};
 use crate::model::plan::{IdMinter, PlanContext};
 use crate::ops::{now, Result, Workspace};
 use crate::store::import::read;
@@ -13,8 +13,8 @@ pub struct Options<'a> {
     pub path: &'a Path,
     /// Plan only: nothing is written.
     pub dry_run: bool,
-    /// One proposal per source file instead of one for the run.
-    pub split: bool,
+    /// How the statements are spread over proposals.
+    pub split: Split,
     pub agent: Option<String>,
 }
 

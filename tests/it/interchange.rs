@@ -806,4 +806,25 @@ fn an_import_keeps_statements_in_every_script_and_lists_what_it_skips() {
         "{refused}"
     );
     assert!(refused.contains("introduces what follows"), "{refused}");
+
+    // One proposal per statement, each reviewed on its own.
+    let v = repo.json(&[
+        "import",
+        "claude",
+        "CLAUDE.md",
+        "--json",
+        "--split=statement",
+    ]);
+    let proposals = v["proposals"].as_array().unwrap();
+    assert_eq!(proposals.len(), 4, "{v:#}");
+    for p in proposals {
+        let path = p["path"].as_str().unwrap();
+        let file: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert_eq!(file["operations"].as_array().unwrap().len(), 1);
+        assert!(
+            file["reason"].as_str().unwrap().contains("CLAUDE.md:"),
+            "{file}"
+        );
+    }
 }

@@ -386,40 +386,57 @@ pub fn plan(
     out
 }
 
-/// The proposals of a plan: one, or with `split` one per source file. `reason` says what was
-/// imported; each proposal's reason names its file when split.
+/// How an import's statements are spread over proposals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Split {
+    /// One proposal for all of them.
+    #[default]
+    None,
+    /// One proposal per source file.
+    File,
+    /// One proposal per statement, each reviewed on its own.
+    Statement,
+}
+
+/// The proposals of a plan, spread as `split` says. `reason` says what was imported; each
+/// proposal's reason names its file (or its statement's line) when split.
 pub fn proposals(
     ledger: &Ledger,
     plan: &Plan,
     ctx: &PlanContext,
     agent: Option<String>,
     reason: &str,
-    split: bool,
+    split: Split,
 ) -> Result<Vec<Proposal>, PlanError> {
+    // (what names the group in its reason, its operations); a statement is a group of its own,
+    // even beside sentences of the same paragraph.
     let mut groups: Vec<(String, Vec<Operation>)> = Vec::new();
     for (op, source) in plan.operations.iter().zip(&plan.sources) {
-        let key = if split {
-            source
+        let label = match split {
+            Split::None => String::new(),
+            Split::File => source
                 .rsplit_once(':')
                 .map_or(source.as_str(), |(file, _)| file)
-                .to_owned()
-        } else {
-            String::new()
+                .to_owned(),
+            Split::Statement => source.clone(),
         };
-        match groups.iter_mut().find(|(k, _)| *k == key) {
+        let joins = split != Split::Statement;
+        match groups.iter_mut().find(|(l, _)| joins && *l == label) {
             Some((_, ops)) => ops.push(op.clone()),
-            None => groups.push((key, vec![op.clone()])),
+            None => groups.push((label, vec![op.clone()])),
         }
     }
     groups
         .into_iter()
-        .map(|(file, operations)| {
-            let reason = if file.is_empty() {
+        .enumerate()
+        .map(|(i, (label, operations))| {
+            let reason = if label.is_empty() {
                 reason.to_owned()
             } else {
-                format!("{reason}: {file}")
+                format!("{reason}: {label}")
             };
-            let seed = format!("{}\0{reason}\0{}", ctx.now.rfc3339(), ctx.nonce);
+            // Statements of one line share their reason: the position tells them apart.
+            let seed = format!("{}\0{reason}\0{i}\0{}", ctx.now.rfc3339(), ctx.nonce);
             let header = Header {
                 reason: check_reason(&reason)?,
                 agent: agent.clone(),
