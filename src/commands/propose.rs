@@ -7,6 +7,7 @@ use mneme::model::plan::{Request, RequestOp};
 use mneme::model::views::ProposedView;
 use mneme::ops::evidence;
 use mneme::ops::propose::{evidence_from, propose, Proposed};
+use mneme::ops::Workspace;
 
 use crate::cli::ui::{self, esc1, paint, ID, WARN};
 use crate::cli::{utf8, CliError, Cx, ExitStatus, Result};
@@ -228,12 +229,17 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let mut request = request(args)?;
     let ws = cx.workspace()?;
     evidence_from(&ws, &cx.cwd, &mut request);
+    report(cx, &ws, propose(&ws, request)?)
+}
+
+/// What a written proposal is, as `propose` reports it (`review undo` too).
+pub fn report(cx: &Cx, ws: &Workspace, proposed: Proposed) -> Result<ExitStatus> {
     let Proposed {
         planned,
         path,
         ledger,
-    } = propose(&ws, request)?;
-    let cited = evidence::cited(&ws, &planned.proposal.evidence);
+    } = proposed;
+    let cited = evidence::cited(ws, &planned.proposal.evidence);
     let view = ProposedView::new(
         &planned,
         ws.store.relative(&path).display().to_string(),

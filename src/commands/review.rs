@@ -2,11 +2,14 @@ use std::io::IsTerminal;
 
 use console::{Key, Term};
 use mneme::git::commit::Committed;
+use mneme::git::history::{decisions, read_texts};
 use mneme::model::apply::{check, retargeted, Conflict};
 use mneme::model::cited::Cited;
+use mneme::model::decision::Recorded;
 use mneme::model::fields::check_text;
 use mneme::model::ledger::Ledger;
 use mneme::model::paths;
+use mneme::model::plan::Request;
 use mneme::model::plan::{competing, Competing};
 use mneme::model::preview::{preview, BudgetAfter, Preview, Status};
 use mneme::model::proposal::{Operation, Proposal};
@@ -15,6 +18,7 @@ use mneme::model::text::{display_width, pad};
 use mneme::model::time::{human_age, Timestamp};
 use mneme::model::views::{ApprovedAll, Decided, LeftPending, ReviewRow, ReviewShow};
 use mneme::ops::evidence;
+use mneme::ops::propose::propose;
 use mneme::ops::review::{self, Approval, Focus, Pending};
 use mneme::ops::{now, Error as OpsError, Notes, Quiet, Workspace};
 
@@ -147,6 +151,21 @@ enum Action {
         )]
         drop: Vec<usize>,
     },
+    /// Undo an approval: propose the change that takes the facts back to what they were before
+    /// it, for review like any other. Nothing in history is rewritten.
+    ///
+    /// An added fact is proposed for removal, an updated one gets its old text back, a removed one
+    /// is added again (under a new id), a superseding fact is removed and the fact it replaced
+    /// made active again. Verifications, state changes and relations have no inverse to
+    /// propose: propose what you want instead.
+    #[command(after_help = "Examples:
+  mneme review undo 3f9a1c2b40                 # the decision commit (or a unique prefix)
+  mneme review undo 20261122T135300Z-3f9a1c2b  # or the proposal it decided
+  mneme review undo 3f9a1c2b40 --json")]
+    Undo {
+        /// The decision: its commit (a prefix of at least 4 hex digits) or its proposal's id.
+        decision: String,
+    },
     /// Reject proposals: commit the removal of each, with the reason.
     #[command(after_help = "Examples:
   mneme review reject 20261122T135300Z-3f9a1c2b --reason \"not verified\"
@@ -190,6 +209,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             }
             decide(cx, &ws, ids, |item| review::approve(&ws, item, &how, cx.ui))
         }
+        Some(Action::Undo { decision }) => undo(cx, &ws, decision),
         Some(Action::Reject { ids, reason }) => decide(cx, &ws, ids, |item| {
             review::reject(&ws, item, reason.clone(), args.no_verify)
         }),
@@ -308,6 +328,53 @@ fn decide(
         cx.ui.json(&done)?;
     }
     Ok(ExitStatus::Success)
+}
+
+/// `review undo`: the inverse of an approval, proposed.
+fn undo(cx: &Cx, ws: &Workspace, wanted: &str) -> Result<ExitStatus> {
+    let wanted = wanted.trim();
+    let is_commit = wanted.len() >= 4 && wanted.bytes().all(|b| b.is_ascii_hexdigit());
+    let matching: Vec<Recorded> = decisions(&ws.repo, None, None, false)?
+        .into_iter()
+        .filter(|r| {
+            r.proposal == wanted
+                || (is_commit && r.commit.starts_with(&wanted.to_ascii_lowercase()))
+        })
+        .collect();
+    let mut decision = match <[Recorded; 1]>::try_from(matching) {
+        Ok([one]) => one,
+        Err(many) if many.is_empty() => {
+            return Err(CliError::invalid_input(format!(
+                "no decision in the history of HEAD is `{}`",
+                esc1(wanted)
+            ))
+            .with_hint("`mneme log` lists the decisions, with their commits"))
+        }
+        Err(many) => {
+            let commits: Vec<&str> = many.iter().map(|r| short(&r.commit)).collect();
+            return Err(CliError::invalid_input(format!(
+                "`{}` names {} decisions ({}); give more of the commit",
+                esc1(wanted),
+                many.len(),
+                commits.join(", ")
+            )));
+        }
+    };
+    read_texts(&ws.repo, &mut decision)?;
+    let ledger = ws.store.load()?;
+    let operations = mneme::model::undo::undo(&decision, &ledger)
+        .map_err(|e| CliError::invalid_input(e.to_string()))?;
+    let request = Request {
+        reason: Some(format!(
+            "Undo {} ({})",
+            short(&decision.commit),
+            mneme::model::text::one_line(&decision.subject)
+        )),
+        evidence: vec![decision.commit.clone()],
+        agent: Some("mneme review undo".into()),
+        operations,
+    };
+    super::propose::report(cx, ws, propose(ws, request)?)
 }
 
 /// `review approve ID --drop N,…`: the proposal less those operations.

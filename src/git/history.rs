@@ -66,6 +66,16 @@ pub(super) fn mentions_decision(commit: &gix::Commit<'_>) -> Result<bool> {
     Ok(commit.message_raw()?.find(needle.as_bytes()).is_some())
 }
 
+/// Reads the texts an approval `r` changed (its `changes`) from its commit.
+pub fn read_texts(repo: &Repo, r: &mut Recorded) -> Result<()> {
+    let git = repo.gix();
+    let id = gix::ObjectId::from_hex(r.commit.as_bytes()).map_err(|_| Error::NotACommit {
+        spec: r.commit.clone(),
+    })?;
+    r.changes = approved_changes(git, &git.find_commit(id)?, r)?;
+    Ok(())
+}
+
 /// The texts before and after an approval of the facts it names, read from the files its
 /// operations name in the commit and its first parent.
 fn approved_changes(

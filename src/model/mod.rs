@@ -38,4 +38,5 @@ pub mod text;
 pub mod textdiff;
 pub mod time;
 pub mod trust;
+pub mod undo;
 pub mod views;

@@ -1171,3 +1171,79 @@ fn an_approval_can_drop_operations_and_says_which() {
         .assert()
         .success();
 }
+
+/// `review undo` proposes the inverse of an approval, for review like any other change; nothing
+/// in history is rewritten.
+#[test]
+fn an_approval_is_undone_by_a_new_proposal() {
+    let repo = Repo::committed();
+    let fact = repo.approve_new("architecture", "Retries: 3, fixed delay.");
+    let added = repo.head();
+    let id = repo.propose(&[
+        "update",
+        &fact,
+        "Retries: 5, with backoff.",
+        "--reason",
+        "r",
+    ]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    let updated = repo.head();
+    let gone = repo.approve_new("pitfalls", "A pitfall removed by mistake.");
+    let id = repo.propose(&["remove", &gone, "--reason", "r"]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    let removed = repo.head();
+    let history = repo.git(&["rev-list", "--count", "HEAD"]);
+
+    // The update, by its commit: the old text comes back, once approved.
+    let v = repo.json(&["review", "undo", &updated[..10], "--json"]);
+    let undo = v["id"].as_str().unwrap().to_owned();
+    assert_eq!(v["proposal"]["operations"][0]["op"], "update");
+    assert_eq!(
+        v["proposal"]["operations"][0]["text"],
+        "Retries: 3, fixed delay."
+    );
+    assert_eq!(v["proposal"]["evidence"][0], updated.as_str());
+    assert_eq!(
+        repo.git(&["rev-list", "--count", "HEAD"]),
+        history,
+        "nothing rewritten"
+    );
+    repo.mneme(&["review", "approve", &undo]).assert().success();
+    assert!(repo
+        .read(".ledger/facts/architecture.md")
+        .contains("Retries: 3, fixed delay."));
+
+    // The removal, by its proposal's id: the text is added again.
+    let proposal = repo.trailer(&removed, "Mneme-Proposal")[0].clone();
+    let v = repo.json(&["review", "undo", &proposal, "--json"]);
+    assert_eq!(v["proposal"]["operations"][0]["op"], "add");
+    assert_eq!(
+        v["proposal"]["operations"][0]["text"],
+        "A pitfall removed by mistake."
+    );
+
+    // The addition: proposed for removal.
+    let v = repo.json(&["review", "undo", &added, "--json"]);
+    assert_eq!(v["proposal"]["operations"][0]["op"], "remove");
+    assert_eq!(v["proposal"]["operations"][0]["fact_id"], fact.as_str());
+
+    // What has no inverse, and what is not a decision, are refused with why.
+    let id = repo.propose(&["verify", &fact, "--reason", "checked"]);
+    repo.mneme(&["review", "approve", &id]).assert().success();
+    let out = repo.mneme(&["review", "undo", "HEAD"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let verified = repo.head();
+    let out = repo.mneme(&["review", "undo", &verified]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no inverse"),
+        "{out:?}"
+    );
+    let id = repo.propose(&["add", "-f", "pitfalls", "Not this one.", "--reason", "r"]);
+    repo.mneme(&["review", "reject", &id]).assert().success();
+    let out = repo.mneme(&["review", "undo", &id]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is a rejection"),
+        "{out:?}"
+    );
+}
