@@ -331,6 +331,17 @@ pub fn proposal(text: &str, ledger_text: &str) {
         assert_eq!(Proposal::parse(&p.to_json()).as_ref(), Ok(&p));
     }
     let _ = preview(&ledger, &Queue::default(), &p, TODAY);
+    // Evidence as review shows it, against any file text: never more than the cap of lines.
+    for e in &p.evidence {
+        for file in [Some(ledger_text), None] {
+            let cited = crate::model::cited::cite(e, file);
+            if let crate::model::cited::Cited::Lines { lines, .. } = &cited {
+                assert!(lines.len() <= crate::model::cited::MAX_LINES);
+            }
+            let _ = cited.problem();
+        }
+    }
+    let _ = crate::model::queue::targets(&p);
     let proposals = vec![ProposalInput {
         path: ".ledger/proposals/p.json".into(),
         raw: Ok(&p),

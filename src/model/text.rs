@@ -295,13 +295,22 @@ pub fn fit_columns(head: &str, tail: &str, max: usize) -> String {
 /// The longest start of `s` at most `columns` wide; combining marks stay with their character.
 fn take_columns(s: &str, columns: usize) -> &str {
     let mut used = 0;
+    let mut cut = s;
     for (i, c) in s.char_indices() {
         used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
         if used > columns {
-            return s.get(..i).unwrap_or(s);
+            cut = s.get(..i).unwrap_or(s);
+            break;
         }
     }
-    s
+    // A sequence (an emoji with its presentation selector) can be wider than its characters.
+    while display_width(cut) > columns {
+        let Some((last, _)) = cut.char_indices().next_back() else {
+            break;
+        };
+        cut = cut.get(..last).unwrap_or_default();
+    }
+    cut
 }
 
 /// The `limit` best of `scored` candidates, best first, at or above the threshold.

@@ -450,6 +450,18 @@ proptest! {
     fn whatever_is_shown_hides_nothing(text in unicode_text(30)) {
         mneme::fuzzing::shown(&text);
     }
+
+    /// A commit subject fits 72 columns in any script, starts with its head, and is cut at a
+    /// character boundary.
+    #[test]
+    fn subjects_fit_their_columns(text in unicode_text(40), ops in 0usize..20) {
+        use mneme::model::text::{display_width, fit_columns, one_line};
+        let head = format!("ledger(architecture): add f-{ops:04}");
+        let tail = one_line(&mneme::model::text::escape_controls(&text));
+        let fitted = fit_columns(&head, &tail, 72);
+        prop_assert!(display_width(&fitted) <= 72, "{:?}", fitted);
+        prop_assert!(fitted.starts_with(&head), "{:?}", fitted);
+    }
 }
 
 /// Every input a fuzz target ever crashed on (`tests/fuzz-regressions/<target>/<what it found>`,
