@@ -415,7 +415,6 @@ impl Server {
             parse_priority(&args.priority.to_string()).map_err(CliError::invalid_input)?;
         let task = tasks::create(
             &self.workspace()?,
-            &Quiet,
             NewTask {
                 title: args.title,
                 description: args.description,
@@ -451,13 +450,11 @@ impl Server {
             uncite: args.uncite,
         };
         let me = tasks::actor(&ws, agent(args.agent, client).as_deref());
-        Ok(to_value(&tasks::update(
-            &ws, &Quiet, &args.id, &changes, &me,
-        )?))
+        Ok(to_value(&tasks::update(&ws, &args.id, &changes, &me)?))
     }
 
     fn task_close(&self, args: CloseArgs) -> Result<Value> {
-        let done = tasks::close(&self.workspace()?, &Quiet, &args.ids, &args.reason)?;
+        let done = tasks::close(&self.workspace()?, &args.ids, &args.reason)?;
         Ok(json!({ "tasks": done }))
     }
 

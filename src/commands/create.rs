@@ -50,7 +50,6 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
     let task = create(
         &ws,
-        cx.ui,
         NewTask {
             title: args.title.clone(),
             description: args.description.clone().unwrap_or_default(),

@@ -61,11 +61,11 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             depends_on,
             kind,
         } => {
-            let task = add_dep(&ws, cx.ui, id, depends_on, *kind)?;
+            let task = add_dep(&ws, id, depends_on, *kind)?;
             print_task(cx, "dependency added", &task)
         }
         Action::Rm { id, depends_on } => {
-            let task = remove_dep(&ws, cx.ui, id, depends_on)?;
+            let task = remove_dep(&ws, id, depends_on)?;
             print_task(cx, "dependency removed", &task)
         }
         Action::Tree { id } => {

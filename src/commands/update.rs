@@ -67,6 +67,6 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         uncite: args.uncite.iter().map(|f| f.trim().to_owned()).collect(),
     };
     let me = actor(&ws, args.agent.as_deref());
-    let task = update(&ws, cx.ui, &args.id, &changes, &me)?;
+    let task = update(&ws, &args.id, &changes, &me)?;
     print_task(cx, "updated", &task)
 }

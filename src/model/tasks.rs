@@ -550,29 +550,10 @@ impl<'t> Board<'t> {
 
     /// The cycle adding `from → to` (`from` depends on `to`) would close, as a path of ids.
     pub fn cycle_with(&self, from: &str, to: &str) -> Option<Vec<String>> {
-        // A path from `to` back to `from` along blocking and parent edges closes a cycle.
-        let mut stack = vec![(to.to_owned(), vec![from.to_owned(), to.to_owned()])];
-        let mut seen = BTreeSet::new();
-        while let Some((id, path)) = stack.pop() {
-            if id == from {
-                return Some(path);
-            }
-            if !seen.insert(id.clone()) {
-                continue;
-            }
-            if let Some(t) = self.tasks.get(id.as_str()) {
-                for d in t
-                    .deps
-                    .iter()
-                    .filter(|d| matches!(d.kind, DepKind::Blocks | DepKind::ParentChild))
-                {
-                    let mut next = path.clone();
-                    next.push(d.id.clone());
-                    stack.push((d.id.clone(), next));
-                }
-            }
-        }
-        None
+        cycle_with(from, to, |id| {
+            Ok::<_, std::convert::Infallible>(self.tasks.get(id).map(|t| t.deps.clone()))
+        })
+        .unwrap_or_else(|never| match never {})
     }
 
     /// Resolves a full id or a unique prefix (with or without `t-`).
@@ -601,29 +582,35 @@ pub fn resolve<'t>(
     tasks: impl Iterator<Item = &'t Task> + Clone,
     input: &str,
 ) -> Result<&'t Task, TaskError> {
+    let id = resolve_id(tasks.clone().map(|t| t.id.as_str()), input)?;
+    Ok(tasks
+        .into_iter()
+        .find(|t| t.id == id)
+        .expect("resolved among them"))
+}
+
+/// The id among `ids` that `input` names: the full id (with or without `t-`) or a unique
+/// prefix; else which ids come close. Task files are named by id, so their names suffice.
+pub fn resolve_id<'i>(
+    ids: impl Iterator<Item = &'i str> + Clone,
+    input: &str,
+) -> Result<&'i str, TaskError> {
     let input = input.trim();
-    let wanted = if input.starts_with("t-") {
-        input.to_owned()
-    } else {
-        format!("t-{input}")
-    };
-    if let Some(t) = tasks.clone().find(|t| t.id == wanted) {
-        return Ok(t);
+    let wanted = full_id(input);
+    if let Some(id) = ids.clone().find(|id| *id == wanted) {
+        return Ok(id);
     }
     if wanted.chars().count() < "t-".len() + MIN_PREFIX {
         return Err(TaskError::TooShort {
             id: input.to_owned(),
         });
     }
-    let matches: Vec<&Task> = tasks
-        .clone()
-        .filter(|t| t.id.starts_with(&wanted))
-        .collect();
+    let matches: Vec<&str> = ids.clone().filter(|id| id.starts_with(&wanted)).collect();
     match matches.as_slice() {
         [one] => Ok(one),
         [] => {
-            let mut near: Vec<(usize, &str)> = tasks
-                .map(|t| (common_prefix(&t.id, &wanted), t.id.as_str()))
+            let mut near: Vec<(usize, &str)> = ids
+                .map(|id| (common_prefix(id, &wanted), id))
                 .filter(|(n, _)| *n > 2)
                 .collect();
             near.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
@@ -638,8 +625,49 @@ pub fn resolve<'t>(
         }
         many => Err(TaskError::Ambiguous {
             id: input.to_owned(),
-            matches: many.iter().take(10).map(|t| t.id.clone()).collect(),
+            matches: many.iter().take(10).map(|id| (*id).to_owned()).collect(),
         }),
+    }
+}
+
+/// The cycle adding `from → to` (`from` depends on `to`) would close, as a path of ids, with
+/// each task's dependencies from `deps_of` (`None`: no such task): only the tasks reachable
+/// from `to` are asked for, so a check reads a handful of task files, not all of them.
+pub fn cycle_with<E>(
+    from: &str,
+    to: &str,
+    mut deps_of: impl FnMut(&str) -> Result<Option<Vec<Dep>>, E>,
+) -> Result<Option<Vec<String>>, E> {
+    // A path from `to` back to `from` along blocking and parent edges closes a cycle.
+    let mut stack = vec![(to.to_owned(), vec![from.to_owned(), to.to_owned()])];
+    let mut seen = BTreeSet::new();
+    while let Some((id, path)) = stack.pop() {
+        if id == from {
+            return Ok(Some(path));
+        }
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        for d in deps_of(&id)?
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|d| matches!(d.kind, DepKind::Blocks | DepKind::ParentChild))
+        {
+            let mut next = path.clone();
+            next.push(d.id.clone());
+            stack.push((d.id, next));
+        }
+    }
+    Ok(None)
+}
+
+/// `input` as a full task id: `t-` added when it lacks it.
+pub fn full_id(input: &str) -> String {
+    let input = input.trim();
+    if input.starts_with("t-") {
+        input.to_owned()
+    } else {
+        format!("t-{input}")
     }
 }
 

@@ -1,6 +1,6 @@
 //! `show`: one fact or one task, by id.
 
-use crate::model::tasks::{citing, Board};
+use crate::model::tasks::{citing, TaskError};
 use crate::model::views::{FactView, TaskView};
 use crate::ops::{now, standings, tasks, Notes, Result, Workspace};
 
@@ -28,8 +28,12 @@ pub fn show(ws: &Workspace, notes: &dyn Notes, id: &str) -> Result<Shown> {
             Err(_) => {}
         }
     }
-    let tasks = tasks::load(ws, notes)?;
-    let task = Board::new(tasks.iter()).resolve(id)?.clone();
+    let id = tasks::resolve(ws, id)?;
+    // Removed since it was resolved: as if it never was.
+    let task = ws.store.read_task(&id)?.ok_or_else(|| TaskError::Unknown {
+        id: id.clone(),
+        near: Vec::new(),
+    })?;
     Ok(Shown::Task(Box::new(TaskView::new(task, &ledger))))
 }
 

@@ -7,8 +7,10 @@ use std::path::PathBuf;
 
 use crate::model::ids::mint;
 use crate::model::paths;
-use crate::model::tasks::{Task, TASK_PREFIX};
-use crate::store::file::{create_new, list_dir, read_all, read_optional, write_atomic};
+use crate::model::tasks::{is_task_id, Task, TASK_PREFIX};
+use crate::store::file::{
+    create_new, list_dir, read_all, read_capped, read_optional, write_atomic,
+};
 use crate::store::{Error, Lock, Result, Store};
 
 /// Larger task files are refused unread.
@@ -55,8 +57,47 @@ impl Store {
         Ok(loaded)
     }
 
-    /// Mints an id for `task` (unique among `existing`) and writes its file, never replacing one.
-    pub fn create_task(&self, task: &mut Task, existing: &[Task], seed: &str) -> Result<PathBuf> {
+    /// The ids of the task files, by their names, unread: enough to resolve an id or a prefix.
+    pub fn task_ids(&self) -> Result<Vec<String>> {
+        self.check_ledger()?;
+        let dir = self.tasks_dir();
+        self.check_inside(&dir)?;
+        Ok(list_dir(&dir, ".json")?
+            .into_iter()
+            .filter_map(|(name, _)| name.strip_suffix(".json").map(str::to_owned))
+            .collect())
+    }
+
+    /// The task `id` from its own file; `None` when there is no such file.
+    pub fn read_task(&self, id: &str) -> Result<Option<Task>> {
+        if !is_task_id(id) {
+            return Ok(None);
+        }
+        let path = self.path(&paths::task_file(id));
+        let bytes = match read_capped(&path, MAX_TASK_FILE) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&path)(e)),
+        };
+        let parse_error = |message: String| Error::TaskParse {
+            path: self.relative(&path),
+            message,
+        };
+        let text =
+            std::str::from_utf8(&bytes).map_err(|_| parse_error("not valid UTF-8".into()))?;
+        let task = Task::parse(text).map_err(parse_error)?;
+        if task.id != id {
+            return Err(parse_error(format!(
+                "holds task {}, not the one its name says",
+                task.id
+            )));
+        }
+        Ok(Some(task))
+    }
+
+    /// Mints an id for `task` (unique among the `existing` ids) and writes its file, never
+    /// replacing one.
+    pub fn create_task(&self, task: &mut Task, existing: &[String], seed: &str) -> Result<PathBuf> {
         let dir = self.create_dir(paths::TASKS)?;
         let mut salt = 0u32;
         loop {
@@ -64,7 +105,7 @@ impl Store {
                 TASK_PREFIX,
                 format!("{seed}\0{salt}").as_bytes(),
                 existing.len(),
-                |id| existing.iter().any(|t| t.id == id),
+                |id| existing.iter().any(|t| t == id),
             );
             let path = dir.join(format!("{}.json", task.id));
             if create_new(&path, task.to_json().as_bytes())? {

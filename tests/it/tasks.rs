@@ -519,3 +519,47 @@ fn tasks_and_facts_cite_each_other_and_show_lists_both_ways() {
         .iter()
         .any(|(c, _, m)| c == "missing_evidence" && m.contains("t-zzzz")));
 }
+
+/// The verbs on one task read that task's file (and, for a dependency, the files it leads to),
+/// never the others: a hundred unreadable task files beside it change nothing, and ids still
+/// resolve by prefix from the files' names.
+#[test]
+fn single_task_verbs_read_only_the_task_they_touch() {
+    let repo = Repo::new();
+    let a = create(&repo, &["First task of three"]);
+    let b = create(&repo, &["Second task of three", "--depends-on", &a]);
+    let c = create(&repo, &["Third task of three"]);
+    for i in 0..100 {
+        repo.write(&format!(".ledger/tasks/t-zz{i:03}.json"), "{ not a task");
+    }
+    let prefix = &b[..b.len() - 1];
+    repo.mneme(&["show", prefix])
+        .assert()
+        .success()
+        .stdout(contains(&b));
+    repo.mneme(&["update", prefix, "--notes", "works beside broken files"])
+        .assert()
+        .success();
+    assert_eq!(
+        task(&repo, &b)["notes"][0]["text"],
+        "works beside broken files"
+    );
+    // The cycle check follows dependencies file by file.
+    let out = repo
+        .mneme(&["dep", "add", &a, &b, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(error_code(&out), "dependency_cycle");
+    repo.mneme(&["dep", "add", &c, &b]).assert().success();
+    let d = create(&repo, &["Fourth, under the third", "--parent", &c]);
+    assert_eq!(task(&repo, &d)["deps"][0]["id"], c.as_str());
+    repo.mneme(&["close", &a, "--reason", "done"])
+        .assert()
+        .success();
+    repo.mneme(&["reopen", &a]).assert().success();
+    // Unknown ids still come with suggestions.
+    let out = repo.mneme(&["show", "t-zz0", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(error_code(&out), "ambiguous_task");
+}
