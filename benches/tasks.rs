@@ -25,18 +25,17 @@ fn main() {
             ("ready --json", &["ready", "--json"][..]),
             ("list --json", &["list", "--json"]),
             ("show", &["show", "t-00001"]),
-            ("show by prefix", &["show", "0000"]),
             (
                 "update --notes",
                 &["update", "t-00002", "--notes", "bench note"],
             ),
             (
                 "update --status open",
-                &["update", "t-00001", "--status", "open"],
+                &["update", "t-00002", "--status", "open"],
             ),
             (
                 "update --claim",
-                &["update", "t-00008", "--claim", "--agent", "bench"],
+                &["update", "t-00001", "--claim", "--agent", "bench"],
             ),
         ] {
             bench(&format!("{name} ({tasks})"), RUNS, &bin, root, || {

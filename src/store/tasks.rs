@@ -9,7 +9,7 @@ use crate::model::ids::mint;
 use crate::model::paths;
 use crate::model::tasks::{is_task_id, Task, TASK_PREFIX};
 use crate::store::file::{
-    create_new, list_dir, read_all, read_capped, read_optional, write_atomic,
+    create_new, list_dir, list_dir_inodes, read_all, read_capped, read_optional, write_atomic,
 };
 use crate::store::{Error, Lock, Result, Store};
 
@@ -62,9 +62,13 @@ impl Store {
         self.check_ledger()?;
         let dir = self.tasks_dir();
         self.check_inside(&dir)?;
-        Ok(list_dir(&dir, ".json")?
+        // In directory order, unsorted: resolving and minting need no order.
+        Ok(list_dir_inodes(&dir, ".json")?
             .into_iter()
-            .filter_map(|(name, _)| name.strip_suffix(".json").map(str::to_owned))
+            .filter_map(|(mut name, _)| {
+                name.truncate(name.strip_suffix(".json")?.len());
+                Some(name)
+            })
             .collect())
     }
 
