@@ -60,8 +60,6 @@ pub fn create(ws: &Workspace, new: NewTask) -> Result<Task> {
     let title = check_title(&new.title)?;
     let cites = known_facts(ws, &new.cites)?;
     let _lock = ws.store.lock_tasks()?;
-    // The other tasks' names are all a new task needs: a fresh id, and its links resolved.
-    let existing = ws.store.task_ids()?;
     let links = new
         .parent
         .iter()
@@ -76,7 +74,7 @@ pub fn create(ws: &Workspace, new: NewTask) -> Result<Task> {
     for (kind, id) in links {
         deps.push(Dep {
             kind,
-            id: resolve_id(existing.iter().map(String::as_str), id)?.to_owned(),
+            id: resolve(ws, id)?,
         });
     }
     let now = now().rfc3339();
@@ -103,7 +101,9 @@ pub fn create(ws: &Workspace, new: NewTask) -> Result<Task> {
         close_reason: None,
     };
     task.cite(&cites);
-    ws.store.create_task(&mut task, &existing, &seed)?;
+    // How many tasks there are sizes the new id; the file's no-clobber creation makes it unique.
+    ws.store
+        .create_task(&mut task, ws.store.task_count()?, &seed)?;
     Ok(task)
 }
 

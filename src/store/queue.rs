@@ -261,7 +261,7 @@ impl Store {
 
 /// What the directory's own metadata says about its entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct DirStatus {
+pub(super) struct DirStatus {
     modified: i128,
     #[cfg(unix)]
     changed: i128,
@@ -271,7 +271,7 @@ struct DirStatus {
 
 impl DirStatus {
     /// `None` when the directory does not exist.
-    fn of(dir: &Path) -> Option<DirStatus> {
+    pub(super) fn of(dir: &Path) -> Option<DirStatus> {
         let meta = std::fs::metadata(dir).ok()?;
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt;
@@ -295,7 +295,7 @@ impl DirStatus {
         self.modified + window.as_nanos() as i128 >= nanos(built)
     }
 
-    fn fields(&self) -> [i128; 3] {
+    pub(super) fn fields(&self) -> [i128; 3] {
         #[cfg(unix)]
         return [self.modified, self.changed, i128::from(self.inode)];
         #[cfg(not(unix))]

@@ -11,7 +11,8 @@ use crate::model::tasks::{is_task_id, Task, TASK_PREFIX};
 use crate::store::file::{
     create_new, list_dir, list_dir_inodes, read_all, read_capped, read_optional, write_atomic,
 };
-use crate::store::{Error, Lock, Result, Store};
+use crate::store::queue::DirStatus;
+use crate::store::{file, Error, Lock, Result, Store};
 
 /// Larger task files are refused unread.
 const MAX_TASK_FILE: u64 = 1024 * 1024;
@@ -72,6 +73,38 @@ impl Store {
             .collect())
     }
 
+    /// How many task files there are, as a hint for the length of a new task's id (ids.rs):
+    /// from the count kept in the git directory while the directory's status (times, inode) is
+    /// the one it was kept with, else by listing it. A change racing the directory's clock tick
+    /// can leave the count off by a file or two, which at most shifts an id's length; the
+    /// file's no-clobber creation is what makes an id unique.
+    pub fn task_count(&self) -> Result<usize> {
+        let dir = self.tasks_dir();
+        let Some(status) = DirStatus::of(&dir) else {
+            return Ok(0);
+        };
+        let cache = self.git_dir.join(paths::TASKS_COUNT);
+        if let Some(text) = read_optional(&cache)?.and_then(|b| String::from_utf8(b).ok()) {
+            if let Some((head, count)) = text.trim_end().rsplit_once(' ') {
+                if head == count_key(&status) {
+                    if let Ok(count) = count.parse() {
+                        return Ok(count);
+                    }
+                }
+            }
+        }
+        let count = list_dir_inodes(&dir, ".json")?.len();
+        self.keep_task_count(&status, count);
+        Ok(count)
+    }
+
+    /// Keeps `count` for the tasks directory as `status` describes it. Only a hint: a
+    /// read-only git directory costs the next run a listing.
+    fn keep_task_count(&self, status: &DirStatus, count: usize) {
+        let line = format!("{} {count}\n", count_key(status));
+        let _ = file::replace_unsynced(&self.git_dir.join(paths::TASKS_COUNT), line.as_bytes());
+    }
+
     /// The task `id` from its own file; `None` when there is no such file.
     pub fn read_task(&self, id: &str) -> Result<Option<Task>> {
         if !is_task_id(id) {
@@ -99,20 +132,24 @@ impl Store {
         Ok(Some(task))
     }
 
-    /// Mints an id for `task` (unique among the `existing` ids) and writes its file, never
+    /// Mints an id for `task`, as long as `count` tasks ask, and writes its file, never
     /// replacing one.
-    pub fn create_task(&self, task: &mut Task, existing: &[String], seed: &str) -> Result<PathBuf> {
+    pub fn create_task(&self, task: &mut Task, count: usize, seed: &str) -> Result<PathBuf> {
         let dir = self.create_dir(paths::TASKS)?;
         let mut salt = 0u32;
         loop {
             task.id = mint(
                 TASK_PREFIX,
                 format!("{seed}\0{salt}").as_bytes(),
-                existing.len(),
-                |id| existing.iter().any(|t| t == id),
+                count,
+                |id| dir.join(format!("{id}.json")).exists(),
             );
             let path = dir.join(format!("{}.json", task.id));
             if create_new(&path, task.to_json().as_bytes())? {
+                // One more, under the tasks lock: the next `create` need not list the directory.
+                if let Some(status) = DirStatus::of(&dir) {
+                    self.keep_task_count(&status, count + 1);
+                }
                 return Ok(path);
             }
             salt += 1;
@@ -170,4 +207,10 @@ impl Store {
     fn claim_path(&self, id: &str) -> PathBuf {
         self.common_dir.join(paths::CLAIMS).join(id)
     }
+}
+
+/// What a kept count is valid for: the tasks directory's status.
+fn count_key(status: &DirStatus) -> String {
+    let [modified, changed, inode] = status.fields();
+    format!("mneme-tasks-count 2 {modified} {changed} {inode}")
 }

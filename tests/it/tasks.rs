@@ -563,3 +563,31 @@ fn single_task_verbs_read_only_the_task_they_touch() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(error_code(&out), "ambiguous_task");
 }
+
+/// A new task's id is as long as the number of tasks asks, counted without reading them: the
+/// count kept in the git directory follows every change to the directory.
+#[test]
+fn new_ids_grow_with_the_number_of_tasks_counted_from_the_directory() {
+    let repo = Repo::new();
+    let short = create(&repo, &["First"]);
+    assert_eq!(short.len(), "t-".len() + 4, "{short}");
+    // Past 1,679 tasks, four base-36 characters no longer keep cross-branch collisions rare.
+    for i in 0..1_700 {
+        repo.write(&format!(".ledger/tasks/t-z{i:04}.json"), "{}");
+    }
+    let long = create(&repo, &["After many"]);
+    assert_eq!(long.len(), "t-".len() + 5, "{long}");
+    let cache = repo.read(".git/mneme-tasks.count");
+    assert!(
+        cache.trim_end().ends_with(" 1702"),
+        "with its own new file: {cache}"
+    );
+    for i in 0..1_000 {
+        std::fs::remove_file(repo.file(&format!(".ledger/tasks/t-z{i:04}.json"))).unwrap();
+    }
+    let again = create(&repo, &["After a cleanup"]);
+    assert_eq!(again.len(), "t-".len() + 4, "{again}");
+    // A damaged count is not believed.
+    repo.write(".git/mneme-tasks.count", "mneme-tasks-count 2 x y z 7\n");
+    assert_eq!(create(&repo, &["Still counted"]).len(), "t-".len() + 4);
+}
