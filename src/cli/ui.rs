@@ -207,6 +207,16 @@ pub fn similar_line(s: &mneme::model::plan::Similar) -> String {
     )
 }
 
+/// `proposal <id> (<agent>) also acts on <fact>`: a pending proposal another one competes with.
+pub fn competing_line(c: &mneme::model::plan::Competing) -> String {
+    format!(
+        "proposal {} ({}) also acts on {}",
+        esc1(&c.proposal),
+        esc1(c.agent.as_deref().unwrap_or("unknown agent")),
+        esc1(&c.fact_id)
+    )
+}
+
 /// `file:line · state` under a fact's id: where it is and how it stands.
 pub fn fact_place(f: &mneme::model::views::FactView) -> String {
     let standing = f

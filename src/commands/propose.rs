@@ -268,18 +268,11 @@ pub fn report(cx: &Cx, ws: &Workspace, proposed: Proposed) -> Result<ExitStatus>
         }
     }
     for c in view.competing {
-        out.push_str(&format!(
-            "{}\n",
-            paint(
-                WARN,
-                format!(
-                    "Pending proposal {} ({}) also acts on {}: the reviewer decides between them.",
-                    esc1(&c.proposal),
-                    esc1(c.agent.as_deref().unwrap_or("unknown agent")),
-                    esc1(&c.fact_id)
-                )
-            )
-        ));
+        let line = format!(
+            "Pending {}: the reviewer decides between them.",
+            ui::competing_line(c)
+        );
+        out.push_str(&format!("{}\n", paint(WARN, line)));
     }
     if !view.evidence_problems.is_empty() {
         out.push_str(&format!(

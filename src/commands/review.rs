@@ -524,12 +524,7 @@ fn render(
         out.push_str(&field("similar: ", &ui::similar_line(s)));
     }
     for c in competing {
-        let also = format!(
-            "pending proposal {} ({}) also acts on {}",
-            esc1(&c.proposal),
-            esc1(c.agent.as_deref().unwrap_or("unknown agent")),
-            esc1(&c.fact_id)
-        );
+        let also = format!("pending {}", ui::competing_line(c));
         out.push_str(&field("competes:", &paint(WARN, also)));
     }
     if item.original.is_some() {

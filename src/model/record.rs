@@ -506,13 +506,24 @@ pub fn judge(
     facts: &Files,
     proof: Option<&Proof<'_>>,
 ) -> State {
+    judge_parsed(records, parse_all(records), earlier, facts, proof)
+}
+
+/// [`judge`] of the record files `files`, already read back by [`parse_all`] as `parsed`.
+pub fn judge_parsed(
+    files: &Files,
+    parsed: (Vec<(String, Record)>, Vec<InvalidRecord>),
+    earlier: &[String],
+    facts: &Files,
+    proof: Option<&Proof<'_>>,
+) -> State {
     let removed = earlier
         .iter()
-        .filter(|name| !records.contains_key(*name))
+        .filter(|name| !files.contains_key(*name))
         .filter_map(|name| name.strip_suffix(".json"))
         .map(paths::decision_file)
         .collect();
-    let (mut records, invalid) = parse_all(records);
+    let (mut records, invalid) = parsed;
     let mut unproven = Vec::new();
     if let Some(proof) = proof {
         let known: std::collections::BTreeSet<&str> = earlier

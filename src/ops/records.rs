@@ -17,7 +17,8 @@ use crate::model::ledger::Ledger;
 use crate::model::paths;
 use crate::model::proposal::{is_fact_id, is_proposal_id};
 use crate::model::record::{
-    judge, needs_commit_proof, parse_all, InvalidRecord, Proof, Record, State, StateIssue,
+    judge, judge_parsed, needs_commit_proof, parse_all, InvalidRecord, Proof, Record, State,
+    StateIssue,
 };
 use crate::model::signing::AllowedSigners;
 use crate::model::time::Timestamp;
@@ -46,22 +47,25 @@ pub fn state_at(
         Some(base) => record_names_at(repo, base)?,
         None => Vec::new(),
     };
-    let records = record_files_at(repo, commit)?;
+    let files = record_files_at(repo, commit)?;
+    let parsed = parse_all(&files);
     let proof = match signers {
         Some(signers) => {
             // Records `migrate` converted from signed decision commits: those commits prove them.
             let mut by_commit = BTreeMap::new();
-            for (id, record) in parse_all(&records).0 {
-                if needs_commit_proof(&record) && !earlier.contains(&format!("{id}.json")) {
-                    by_commit.insert(id, proven_by_commit(repo, commit, &record, signers)?);
+            for (id, record) in &parsed.0 {
+                if needs_commit_proof(record) && !earlier.contains(&format!("{id}.json")) {
+                    let proven = proven_by_commit(repo, commit, record, signers)?;
+                    by_commit.insert(id.clone(), proven);
                 }
             }
             Some(Proof { signers, by_commit })
         }
         None => None,
     };
-    Ok(Some(judge(
-        &records,
+    Ok(Some(judge_parsed(
+        &files,
+        parsed,
         &earlier,
         &facts_of(repo, Some(commit))?,
         proof.as_ref(),

@@ -111,8 +111,8 @@ pub fn create(ws: &Workspace, new: NewTask) -> Result<Task> {
 /// on one task costs the same with 10 tasks or 10,000.
 pub fn resolve(ws: &Workspace, id: &str) -> Result<String> {
     let wanted = full_id(id);
-    // A full id needs no listing.
-    if ws.store.read_task(&wanted)?.is_some() {
+    // A full id needs no listing; the verb reads the file itself.
+    if ws.store.has_task(&wanted) {
         return Ok(wanted);
     }
     let ids = ws.store.task_ids()?;

@@ -37,21 +37,15 @@ impl Store {
         if names.is_empty() {
             return Ok(Loaded::default());
         }
-        let parsed = read_all(&dir, &names, MAX_TASK_FILE, |bytes| {
-            let text = std::str::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())?;
-            Task::parse(text)
-        })
-        .map_err(Error::io(&dir))?;
+        let parsed = read_all(&dir, &names, MAX_TASK_FILE, decode).map_err(Error::io(&dir))?;
         let mut loaded = Loaded::default();
         for (path, result) in parsed {
-            match result {
-                Ok(task) if path.file_stem().is_some_and(|s| s == task.id.as_str()) => {
-                    loaded.tasks.push(task);
-                }
-                Ok(task) => loaded.broken.push((
-                    path,
-                    format!("holds task {}, not the one its name says", task.id),
-                )),
+            let stem = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default();
+            match result.and_then(|task| named(task, stem)) {
+                Ok(task) => loaded.tasks.push(task),
                 Err(e) => loaded.broken.push((path, e)),
             }
         }
@@ -105,6 +99,11 @@ impl Store {
         let _ = file::replace_unsynced(&self.git_dir.join(paths::TASKS_COUNT), line.as_bytes());
     }
 
+    /// Whether the task `id` has a file (read or not).
+    pub fn has_task(&self, id: &str) -> bool {
+        is_task_id(id) && self.path(&paths::task_file(id)).is_file()
+    }
+
     /// The task `id` from its own file; `None` when there is no such file.
     pub fn read_task(&self, id: &str) -> Result<Option<Task>> {
         if !is_task_id(id) {
@@ -116,19 +115,12 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io(&path)(e)),
         };
-        let parse_error = |message: String| Error::TaskParse {
-            path: self.relative(&path),
-            message,
-        };
-        let text =
-            std::str::from_utf8(&bytes).map_err(|_| parse_error("not valid UTF-8".into()))?;
-        let task = Task::parse(text).map_err(parse_error)?;
-        if task.id != id {
-            return Err(parse_error(format!(
-                "holds task {}, not the one its name says",
-                task.id
-            )));
-        }
+        let task = decode(&bytes)
+            .and_then(|task| named(task, id))
+            .map_err(|message| Error::TaskParse {
+                path: self.relative(&path),
+                message,
+            })?;
         Ok(Some(task))
     }
 
@@ -206,6 +198,21 @@ impl Store {
 
     fn claim_path(&self, id: &str) -> PathBuf {
         self.common_dir.join(paths::CLAIMS).join(id)
+    }
+}
+
+/// A task file's bytes as a task.
+fn decode(bytes: &[u8]) -> std::result::Result<Task, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())?;
+    Task::parse(text)
+}
+
+/// `task`, if it is the one its file's name (`stem`) says.
+fn named(task: Task, stem: &str) -> std::result::Result<Task, String> {
+    if task.id == stem {
+        Ok(task)
+    } else {
+        Err(format!("holds task {}, not the one its name says", task.id))
     }
 }
 
