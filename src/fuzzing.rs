@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::git::history::decision_in;
 use crate::model::apply::apply;
 use crate::model::briefing;
+use crate::model::codec::Writer;
 use crate::model::config::Config;
 use crate::model::drift::Watched;
 use crate::model::evidence::{classify, line_fate};
@@ -29,7 +30,7 @@ use crate::model::standing::Standings;
 use crate::model::tasks::Task;
 use crate::model::text::{escape_controls, escape_line, first_hidden};
 use crate::model::time::Timestamp;
-use crate::model::views::{Context, FactView, Proposals};
+use crate::model::views::{Context, FactView, Proposals, TaskLine, TaskSummary};
 
 /// The fuzz targets, each named after the reader it drives.
 pub const TARGETS: [&str; 10] = [
@@ -197,7 +198,12 @@ fn brief(ledger: &Ledger) {
     for (file, fact) in ledger.facts() {
         let _ = FactView::new(file, fact, &standings);
     }
-    let context = Context::build(ledger, &standings, Proposals::default(), &[]);
+    let context = Context::build(
+        ledger,
+        &standings,
+        Proposals::default(),
+        TaskSummary::default(),
+    );
     for budget in [None, Some(0), Some(300), Some(9000)] {
         let text = briefing::render(&context, budget);
         assert!(!has_control(&text), "{text:?}");
@@ -461,6 +467,16 @@ pub fn task(text: &str) {
     if let Ok(t) = Task::parse(text) {
         shown(&t.title);
         assert_eq!(Task::parse(&t.to_json()).as_ref(), Ok(&t));
+        // What the task index keeps of it reads back to what `context` shows of it.
+        let mut head = Vec::new();
+        t.write_head(&mut Writer(&mut head));
+        let back = Task::read_head(&head).expect("a task's head reads back");
+        assert_eq!(TaskLine::new(&back), TaskLine::new(&t));
+        assert_eq!((&back.deps, &back.created_at), (&t.deps, &t.created_at));
+        let summary = TaskSummary::of(std::slice::from_ref(&t));
+        let mut kept = Vec::new();
+        summary.write(&mut Writer(&mut kept));
+        assert_eq!(TaskSummary::read(&kept), Some(summary));
     }
 }
 

@@ -292,7 +292,7 @@ mod tests {
     use crate::model::ledger::tests::ledger;
     use crate::model::standing::Standings;
     use crate::model::time::Timestamp;
-    use crate::model::views::Proposals;
+    use crate::model::views::{Proposals, TaskSummary};
 
     fn today() -> Timestamp {
         Timestamp::parse("2026-11-23").unwrap()
@@ -308,7 +308,12 @@ mod tests {
              - **f-d** Needs a look. <!-- state: stale; since: 2026-11-01 -->\n\
              - **f-e** Retired. <!-- state: archived; since: 2026-11-01 -->\n",
         )]);
-        let c = Context::build(&l, &Standings::of(&l, today()), Proposals::default(), &[]);
+        let c = Context::build(
+            &l,
+            &Standings::of(&l, today()),
+            Proposals::default(),
+            TaskSummary::default(),
+        );
         assert_eq!((c.archived, c.superseded), (1, 0));
         let text = render(&c, None);
         assert!(
@@ -342,7 +347,12 @@ mod tests {
             "- **f-newest** Verified yesterday. <!-- since: 2020-01-01; verified: 2026-11-22 -->\n",
         );
         let l = ledger(&[("a.md", &src)]);
-        let c = Context::build(&l, &Standings::of(&l, today()), Proposals::default(), &[]);
+        let c = Context::build(
+            &l,
+            &Standings::of(&l, today()),
+            Proposals::default(),
+            TaskSummary::default(),
+        );
         let text = render(&c, Some(1200));
         assert!(text.chars().count() <= 1200, "{}", text.chars().count());
         assert!(text.contains("- f-newest Verified yesterday."), "{text}");

@@ -65,6 +65,9 @@ pub const STALE_CACHE: &str = "mneme-stale.idx";
 /// In the git directory: how many task files the tasks directory held, with the directory's
 /// status when it was counted (`create` sizes new ids by it without listing the directory).
 pub const TASKS_COUNT: &str = "mneme-tasks.count";
+/// In the git directory: what `context` keeps of the task files between runs, with each file's
+/// status when it was read.
+pub const TASK_INDEX: &str = "mneme-tasks.idx";
 /// In the git directory: the index `pre-commit` sees during a decision commit.
 pub const HOOK_INDEX: &str = "mneme-hook-index";
 

@@ -8,6 +8,7 @@
 
 use std::ops::Range;
 
+use crate::model::codec::{Reader, Writer};
 use crate::model::facts::Relation;
 use crate::model::proposal::{is_fact_id, is_proposal_id, Limits, OpKind, Proposal};
 use crate::model::text::{normalize, one_line, Words};
@@ -163,17 +164,16 @@ impl Queue {
     /// [`Queue::bytes`] gives them, in review order.
     pub fn decode(bytes: Vec<u8>, start: usize) -> Option<Queue> {
         let mut entries = Vec::new();
-        let mut r = Reader::new(&bytes);
-        r.at = start;
+        let mut r = Reader::at(&bytes, start);
         let mut previous: Option<EntryRef> = None;
         while !r.is_empty() {
-            let start = r.at;
+            let start = r.position();
             let entry = EntryRef::read(&mut r)?;
             if !entry.is_sound() || previous.is_some_and(|p| p.order_key() > entry.order_key()) {
                 return None;
             }
             previous = Some(entry);
-            entries.push(start..r.at);
+            entries.push(start..r.position());
         }
         Some(Queue {
             bytes,
@@ -476,7 +476,7 @@ fn text(bytes: &[u8]) -> &str {
 impl<'a> EntryRef<'a> {
     /// Slices the fields of the entry at `r`, checking its layout, not its text.
     fn read(r: &mut Reader<'a>) -> Option<EntryRef<'a>> {
-        let start = r.at;
+        let start = r.position();
         let name = r.field()?;
         let stamp = r.u64()?;
         let proposal = r.opt(|r| {
@@ -504,7 +504,7 @@ impl<'a> EntryRef<'a> {
             })
         })?;
         Some(EntryRef {
-            raw: &r.bytes[start..r.at],
+            raw: r.since(start),
             name,
             stamp,
             proposal,
@@ -630,108 +630,6 @@ impl<'a> TextRef<'a> {
     /// The Dice coefficient of this text's words and `words`, as [`Words::dice`] gives it.
     pub fn dice(&self, words: &Words) -> f64 {
         words.dice_sorted(self.hashes(), self.words.len() / 8)
-    }
-}
-
-/// Little-endian, length-prefixed fields: the encoding of a queue, and of the index file the
-/// store wraps around it.
-pub(crate) struct Writer<'a>(pub(crate) &'a mut Vec<u8>);
-
-impl Writer<'_> {
-    pub(crate) fn bytes(&mut self, b: &[u8]) {
-        self.0.extend_from_slice(b);
-    }
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    pub(crate) fn u32(&mut self, v: usize) {
-        let v = u32::try_from(v).expect("a queue field over 4 GiB");
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    pub(crate) fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    pub(crate) fn i128(&mut self, v: i128) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    pub(crate) fn str(&mut self, s: &str) {
-        self.u32(s.len());
-        self.0.extend_from_slice(s.as_bytes());
-    }
-    /// What `f` writes, after its length in bytes: a reader can step over it.
-    fn section(&mut self, f: impl FnOnce(&mut Self)) {
-        let at = self.0.len();
-        self.u32(0);
-        f(self);
-        let len = self.0.len() - at - 4;
-        let len = u32::try_from(len).expect("a queue field over 4 GiB");
-        self.0[at..at + 4].copy_from_slice(&len.to_le_bytes());
-    }
-    fn opt<T>(&mut self, v: Option<T>, f: impl FnOnce(&mut Self, T)) {
-        match v {
-            Some(v) => {
-                self.u8(1);
-                f(self, v);
-            }
-            None => self.u8(0),
-        }
-    }
-}
-
-/// Reads what [`Writer`] wrote; `None` at the first thing out of place.
-pub(crate) struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    pub(crate) fn new(bytes: &'a [u8]) -> Reader<'a> {
-        Reader { bytes, at: 0 }
-    }
-    fn is_empty(&self) -> bool {
-        self.at == self.bytes.len()
-    }
-    /// How far it has read.
-    pub(crate) fn position(&self) -> usize {
-        self.at
-    }
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let end = self.at.checked_add(n)?;
-        let taken = self.bytes.get(self.at..end)?;
-        self.at = end;
-        Some(taken)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
-    }
-    pub(crate) fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    pub(crate) fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    pub(crate) fn i128(&mut self) -> Option<i128> {
-        Some(i128::from_le_bytes(self.take(16)?.try_into().ok()?))
-    }
-    pub(crate) fn field(&mut self) -> Option<&'a [u8]> {
-        let len = self.u32()? as usize;
-        self.take(len)
-    }
-    fn opt<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
-        match self.u8()? {
-            0 => Some(None),
-            1 => f(self).map(Some),
-            _ => None,
-        }
-    }
-    /// A count and that many items; returns the bytes of all of it, count included.
-    fn list(&mut self, item: impl Fn(&mut Self) -> Option<()>) -> Option<&'a [u8]> {
-        let start = self.at;
-        let n = self.u32()?;
-        for _ in 0..n {
-            item(self)?;
-        }
-        Some(&self.bytes[start..self.at])
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::codec::{Reader, Writer};
 use crate::model::facts::is_valid_id;
 use crate::model::proposal::is_fact_id;
 
@@ -192,6 +193,13 @@ impl DepKind {
     }
 }
 
+/// Where `v` is in `all`: how the task index writes an enum.
+fn position<T: PartialEq + Copy>(all: &[T], v: T) -> u8 {
+    all.iter()
+        .position(|x| *x == v)
+        .expect("every value is in ALL") as u8
+}
+
 /// `FromStr` by the names `as_str` gives, for the enums a command line names.
 macro_rules! from_name {
     ($($t:ty),*) => {$(
@@ -364,6 +372,75 @@ impl Task {
             return Err(format!("`{bad}` in facts is not a fact id"));
         }
         Ok(t)
+    }
+
+    /// What the task index keeps of a task: what `context` shows of it and what readiness
+    /// depends on (the latest note only while it is in progress).
+    pub(crate) fn write_head(&self, w: &mut Writer) {
+        w.str(&self.id);
+        w.str(&self.title);
+        w.u8(position(&Kind::ALL, self.kind));
+        w.u8(self.priority);
+        w.u8(position(&Status::ALL, self.status));
+        w.opt(self.assignee.as_deref(), Writer::str);
+        w.u32(self.deps.len());
+        for d in &self.deps {
+            w.u8(position(&DepKind::ALL, d.kind));
+            w.str(&d.id);
+        }
+        let note = (self.status == Status::InProgress)
+            .then(|| self.notes.last())
+            .flatten();
+        w.opt(note, |w, n| w.str(&n.text));
+        w.str(&self.created_at);
+    }
+
+    /// The task [`Task::write_head`] wrote, without what it leaves out; `None` unless `bytes`
+    /// are exactly that.
+    pub(crate) fn read_head(bytes: &[u8]) -> Option<Task> {
+        let mut r = Reader::new(bytes);
+        let text = |r: &mut Reader| Some(std::str::from_utf8(r.field()?).ok()?.to_owned());
+        let id = text(&mut r).filter(|id| is_task_id(id))?;
+        let title = text(&mut r)?;
+        let kind = *Kind::ALL.get(usize::from(r.u8()?))?;
+        let priority = r.u8()?;
+        let status = *Status::ALL.get(usize::from(r.u8()?))?;
+        let assignee = r.opt(text)?;
+        let mut deps = Vec::new();
+        for _ in 0..r.u32()? {
+            let kind = *DepKind::ALL.get(usize::from(r.u8()?))?;
+            deps.push(Dep {
+                kind,
+                id: text(&mut r)?,
+            });
+        }
+        let notes = r
+            .opt(text)?
+            .map(|text| Note {
+                at: String::new(),
+                author: String::new(),
+                text,
+            })
+            .into_iter()
+            .collect();
+        let created_at = text(&mut r)?;
+        r.is_empty().then_some(Task {
+            id,
+            title,
+            description: String::new(),
+            kind,
+            priority,
+            status,
+            assignee,
+            labels: Vec::new(),
+            deps,
+            notes,
+            facts: Vec::new(),
+            created_at,
+            updated_at: String::new(),
+            closed_at: None,
+            close_reason: None,
+        })
     }
 
     pub fn to_json(&self) -> String {

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use crate::model::cited::Cited;
+use crate::model::codec::{Reader, Writer};
 use crate::model::decision::Recorded;
 use crate::model::facts::{conflict_marker_line, Fact, Relations, State};
 use crate::model::ledger::{FactFileEntry, Ledger, LookupError};
@@ -14,7 +15,9 @@ use crate::model::plan::{Competing, Planned, Similar};
 use crate::model::preview::{BudgetAfter, Preview, Status};
 use crate::model::proposal::{Operation, Proposal, ProposalError};
 use crate::model::standing::{effective_state, Flags, Incoming, Standings};
-use crate::model::tasks::{Board, DepKind, NotReady, Status as TaskStatus, Task};
+use crate::model::tasks::{
+    is_task_id, Board, DepKind, Kind as TaskKind, NotReady, Status as TaskStatus, Task,
+};
 use crate::model::textdiff::unified;
 use crate::model::time::{human_age, Timestamp};
 
@@ -268,7 +271,7 @@ impl Context {
 const CONTEXT_READY: usize = 5;
 
 /// The task state an agent needs at session start.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct TaskSummary {
     pub open: usize,
     pub in_progress: Vec<TaskLine>,
@@ -277,7 +280,7 @@ pub struct TaskSummary {
     pub ready_total: usize,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TaskLine {
     pub id: String,
     pub title: String,
@@ -306,7 +309,75 @@ impl TaskLine {
     }
 }
 
+impl TaskLine {
+    fn write(&self, w: &mut Writer) {
+        w.str(&self.id);
+        w.str(&self.title);
+        w.str(self.kind);
+        w.u8(self.priority);
+        w.str(self.status);
+        w.opt(self.assignee.as_deref(), Writer::str);
+        w.opt(self.latest_note.as_deref(), Writer::str);
+    }
+
+    fn read(r: &mut Reader) -> Option<TaskLine> {
+        let text = |r: &mut Reader| Some(std::str::from_utf8(r.field()?).ok()?.to_owned());
+        let id = text(r).filter(|id| is_task_id(id))?;
+        let title = text(r)?;
+        let kind = text(r)?;
+        let priority = r.u8()?;
+        let status = text(r)?;
+        Some(TaskLine {
+            id,
+            title,
+            kind: TaskKind::ALL
+                .into_iter()
+                .find(|k| k.as_str() == kind)?
+                .as_str(),
+            priority,
+            status: TaskStatus::ALL
+                .into_iter()
+                .find(|s| s.as_str() == status)?
+                .as_str(),
+            assignee: r.opt(text)?,
+            latest_note: r.opt(text)?,
+        })
+    }
+}
+
 impl TaskSummary {
+    /// The summary as the task index keeps it.
+    pub(crate) fn write(&self, w: &mut Writer) {
+        w.u32(self.open);
+        w.u32(self.ready_total);
+        for lines in [&self.in_progress, &self.ready] {
+            w.u32(lines.len());
+            for line in lines {
+                line.write(w);
+            }
+        }
+    }
+
+    /// The summary [`TaskSummary::write`] wrote; `None` unless `bytes` are exactly that.
+    pub(crate) fn read(bytes: &[u8]) -> Option<TaskSummary> {
+        let mut r = Reader::new(bytes);
+        let open = r.u32()? as usize;
+        let ready_total = r.u32()? as usize;
+        let mut lists = [Vec::new(), Vec::new()];
+        for list in &mut lists {
+            for _ in 0..r.u32()? {
+                list.push(TaskLine::read(&mut r)?);
+            }
+        }
+        let [in_progress, ready] = lists;
+        r.is_empty().then_some(TaskSummary {
+            open,
+            in_progress,
+            ready,
+            ready_total,
+        })
+    }
+
     pub fn of(tasks: &[Task]) -> TaskSummary {
         let board = Board::new(tasks.iter());
         let ready = board.ready();
@@ -347,7 +418,7 @@ impl Context {
         ledger: &Ledger,
         standings: &Standings,
         proposals: Proposals,
-        tasks: &[Task],
+        tasks: TaskSummary,
     ) -> Context {
         let (mut superseded, mut archived) = (0, 0);
         let (conflicted, clean): (Vec<_>, Vec<_>) = ledger
@@ -385,7 +456,7 @@ impl Context {
             config_error: None,
             proposals,
             budget: Budget::of(ledger),
-            tasks: TaskSummary::of(tasks),
+            tasks,
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::model::paths;
 use crate::model::runtimes::{transcript_holds, HookInput};
 use crate::model::standing::Standings;
 use crate::model::text::first_chars;
-use crate::model::views::{Context, ProposalLine, Proposals, CONTEXT_PROPOSALS};
+use crate::model::views::{Context, ProposalLine, Proposals, TaskSummary, CONTEXT_PROPOSALS};
 use crate::ops::{now, records, stale, tasks, Notes, Result, Workspace};
 use crate::store::{self, write_atomic};
 
@@ -72,6 +72,21 @@ fn session_path(ws: &Workspace, runtime: &str, session: &str) -> std::path::Path
 }
 
 pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
+    // With thousands of tasks, checking the task index against the task files takes as long as
+    // the rest: both at once.
+    std::thread::scope(|scope| {
+        let store = &ws.store;
+        let tasks = scope.spawn(|| store.task_board());
+        let tasks = || {
+            let board = tasks.join().expect("task reader panicked")?;
+            tasks::warn_broken(ws, notes, &board.broken);
+            Ok(board.summary)
+        };
+        build(ws, tasks)
+    })
+}
+
+fn build(ws: &Workspace, tasks: impl FnOnce() -> Result<TaskSummary>) -> Result<Context> {
     // A typo in the config must not cost agents their facts: the defaults, and the error said.
     let (ledger, config_error) = ws.store.load_lenient()?;
     let limits = ledger.limits();
@@ -91,11 +106,11 @@ pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
         invalid: summary.invalid,
         items,
     };
-    let tasks = tasks::load(ws, notes)?;
     let unapproved = records::unapproved(ws, &ledger)?;
     // The facts still reach the agent when history cannot be read (`stale` says why).
     let drifted = stale::drifted_ids(ws, &ledger).unwrap_or_default();
-    let mut context = Context::build(&ledger, &standings, proposals, &tasks)
+    let tasks = tasks()?;
+    let mut context = Context::build(&ledger, &standings, proposals, tasks)
         .mark_unapproved(&unapproved)
         .mark_drifted(&drifted);
     context.config_error = config_error;

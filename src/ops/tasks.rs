@@ -4,19 +4,26 @@ use crate::model::tasks::{
     check_title, cycle_with, full_id, resolve_id, Changes, Dep, DepKind, Kind, Status, Task,
     TaskError,
 };
+use std::path::PathBuf;
+
 use crate::ops::{now, Error, Notes, Result, Workspace};
 
 /// Tasks that parse; a file that does not is reported and skipped, so one corrupt file does not
 /// stop work on the rest (`mneme check` reports it as an error).
 pub fn load(ws: &Workspace, notes: &dyn Notes) -> Result<Vec<Task>> {
     let loaded = ws.store.load_tasks()?;
-    for (path, why) in &loaded.broken {
+    warn_broken(ws, notes, &loaded.broken);
+    Ok(loaded.tasks)
+}
+
+/// Warns of the task files that do not parse.
+pub fn warn_broken(ws: &Workspace, notes: &dyn Notes, broken: &[(PathBuf, String)]) {
+    for (path, why) in broken {
         notes.warn(&format!(
             "warning: skipping {}: {why} (see `mneme check`)",
             ws.store.relative(path).display()
         ));
     }
-    Ok(loaded.tasks)
 }
 
 /// The agent named by `$MNEME_AGENT`, when it is set and not blank.

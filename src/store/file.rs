@@ -174,33 +174,143 @@ pub fn read_all<T: Send>(
         return Ok(Vec::new());
     }
     let reader = &DirReader::open(dir)?;
-    let parse = &parse;
+    Ok(in_parallel(names, |(name, path)| {
+        let result = reader
+            .read(name, max)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| parse(&bytes));
+        (path.clone(), result)
+    }))
+}
+
+/// A file's key, taken before its bytes were read.
+pub type Keyed = (FileKey, Vec<u8>);
+
+/// The files `names` of `dir` with their [`FileKey`]s taken before reading, spread over the
+/// cores as [`read_all`] does; an error is why a file could not be read.
+pub fn read_all_keyed(
+    dir: &Path,
+    names: &[String],
+    max: u64,
+) -> std::io::Result<Vec<std::io::Result<Keyed>>> {
+    let reader = &DirReader::open(dir)?;
+    Ok(in_parallel(names, |name| reader.read_keyed(name, max)))
+}
+
+/// The [`FileKey`] of each of the files `names` of `dir`, `None` where there is no such
+/// regular file: what says, without reading them, that thousands of files are as they were.
+pub fn keys_of(dir: &Path, names: &[&str]) -> std::io::Result<Vec<Option<FileKey>>> {
+    let reader = &DirReader::open(dir)?;
+    Ok(in_parallel(names, |name| reader.key(name).ok()))
+}
+
+/// `f` over `items`, in order, spread over the cores (a thread costs more than a few hundred
+/// small files take).
+fn in_parallel<I: Sync, O: Send>(items: &[I], f: impl Fn(&I) -> O + Sync) -> Vec<O> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(8);
-    let chunk = names.len().div_ceil(threads).max(256);
-    Ok(std::thread::scope(|scope| {
-        let handles: Vec<_> = names
+    let chunk = items.len().div_ceil(threads).max(256);
+    if items.len() <= chunk {
+        return items.iter().map(&f).collect();
+    }
+    let f = &f;
+    let (first, rest) = items.split_at(chunk);
+    std::thread::scope(|scope| {
+        // The calling thread takes the first part itself.
+        let handles: Vec<_> = rest
             .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(name, path)| {
-                            let result = reader
-                                .read(name, max)
-                                .map_err(|e| e.to_string())
-                                .and_then(|bytes| parse(&bytes));
-                            (path.clone(), result)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<_>>()))
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("file reader panicked"))
-            .collect()
-    }))
+        let mut out: Vec<O> = first.iter().map(f).collect();
+        for h in handles {
+            out.extend(h.join().expect("file reader panicked"));
+        }
+        out
+    })
+}
+
+/// What a file's metadata says of its content, as git's index keeps it: a write changes the
+/// key, unless it lands in the same clock tick as the write before it (see
+/// [`FileKey::written_since`]). Times are nanoseconds since the epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileKey {
+    pub modified: i64,
+    pub changed: i64,
+    pub size: u64,
+    pub inode: u64,
+}
+
+impl FileKey {
+    /// Whether the file may have been written again since a reader that started at `start`
+    /// took this key, without the key changing.
+    pub fn written_since(&self, start: i128) -> bool {
+        recently_written(i128::from(self.modified.max(self.changed)), start)
+    }
+
+    #[cfg(unix)]
+    fn of(st: &rustix::fs::Stat) -> Option<FileKey> {
+        let nanos = |s: i64, ns: i64| s.saturating_mul(1_000_000_000).saturating_add(ns);
+        let regular =
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile;
+        #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+        regular.then(|| FileKey {
+            modified: nanos(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            changed: nanos(st.st_ctime as i64, st.st_ctime_nsec as i64),
+            size: st.st_size as u64,
+            inode: st.st_ino as u64,
+        })
+    }
+
+    #[cfg(target_os = "linux")]
+    fn of_statx(st: &rustix::fs::Statx) -> Option<FileKey> {
+        let nanos = |t: rustix::fs::StatxTimestamp| {
+            t.tv_sec
+                .saturating_mul(1_000_000_000)
+                .saturating_add(i64::from(t.tv_nsec))
+        };
+        let regular = rustix::fs::FileType::from_raw_mode(u32::from(st.stx_mode))
+            == rustix::fs::FileType::RegularFile;
+        regular.then(|| FileKey {
+            modified: nanos(st.stx_mtime),
+            changed: nanos(st.stx_ctime),
+            size: st.stx_size,
+            inode: st.stx_ino,
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn of(meta: &fs::Metadata) -> Option<FileKey> {
+        let modified = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_nanos();
+        meta.is_file().then(|| FileKey {
+            modified: i64::try_from(modified).unwrap_or(i64::MAX),
+            changed: 0,
+            size: meta.len(),
+            inode: 0,
+        })
+    }
+}
+
+/// Whether something last written at `last` may have been written again after `start` (both
+/// nanoseconds since the epoch) without its times changing: a later write could have fallen in
+/// the same clock tick (at most 10 ms on Linux; two seconds where times have no sub-second
+/// part, as on FAT).
+pub fn recently_written(last: i128, start: i128) -> bool {
+    let window: i128 = if last % 1_000_000_000 == 0 {
+        2_000_000_000
+    } else {
+        100_000_000
+    };
+    last + window >= start
+}
+
+fn not_a_file() -> std::io::Error {
+    std::io::Error::new(ErrorKind::InvalidInput, "not a regular file")
 }
 
 fn too_large(max: u64) -> std::io::Error {
@@ -223,22 +333,63 @@ impl DirReader {
 
     /// The file's bytes, or an error past `max` bytes.
     fn read(&self, name: &str, max: u64) -> std::io::Result<Vec<u8>> {
+        read_fd(&self.open_file(name)?, max)
+    }
+
+    /// The file's key, taken before its bytes are read.
+    fn read_keyed(&self, name: &str, max: u64) -> std::io::Result<(FileKey, Vec<u8>)> {
+        let fd = self.open_file(name)?;
+        let key = FileKey::of(&rustix::fs::fstat(&fd)?).ok_or_else(not_a_file)?;
+        Ok((key, read_fd(&fd, max)?))
+    }
+
+    /// The file's key, asking Linux for only what a key holds: a third cheaper than a full
+    /// `stat`, which thousands of task files make measurable. Where `statx` is refused (old
+    /// kernels, some sandboxes), a plain `stat`.
+    fn key(&self, name: &str) -> std::io::Result<FileKey> {
+        use rustix::fs::AtFlags;
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::fs::StatxFlags;
+            let want = StatxFlags::TYPE
+                | StatxFlags::MTIME
+                | StatxFlags::CTIME
+                | StatxFlags::SIZE
+                | StatxFlags::INO;
+            let flags = AtFlags::SYMLINK_NOFOLLOW | AtFlags::STATX_DONT_SYNC;
+            match rustix::fs::statx(&self.0, name, flags, want) {
+                Ok(st) if st.stx_mask & want.bits() == want.bits() => {
+                    return FileKey::of_statx(&st).ok_or_else(not_a_file);
+                }
+                Ok(_) | Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let st = rustix::fs::statat(&self.0, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        FileKey::of(&st).ok_or_else(not_a_file)
+    }
+
+    fn open_file(&self, name: &str) -> std::io::Result<std::os::fd::OwnedFd> {
         use rustix::fs::{Mode, OFlags};
-        let flags = OFlags::RDONLY | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(&self.0, name, flags, Mode::empty())?;
-        // Plain reads until end of file: `File::read_to_end` asks for the size and position
-        // first, two more system calls per file, which 10,000 small files make measurable.
-        let mut bytes = Vec::new();
-        let mut chunk = [0u8; 8192];
-        loop {
-            let n = rustix::io::read(&fd, &mut chunk[..])?;
-            if n == 0 {
-                return Ok(bytes);
-            }
-            bytes.extend_from_slice(&chunk[..n]);
-            if bytes.len() as u64 > max {
-                return Err(too_large(max));
-            }
+        let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        Ok(rustix::fs::openat(&self.0, name, flags, Mode::empty())?)
+    }
+}
+
+/// Plain reads until end of file: `File::read_to_end` asks for the size and position first, two
+/// more system calls per file, which 10,000 small files make measurable.
+#[cfg(unix)]
+fn read_fd(fd: &std::os::fd::OwnedFd, max: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        let n = rustix::io::read(fd, &mut chunk[..])?;
+        if n == 0 {
+            return Ok(bytes);
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        if bytes.len() as u64 > max {
+            return Err(too_large(max));
         }
     }
 }
@@ -254,5 +405,14 @@ impl DirReader {
 
     fn read(&self, name: &str, max: u64) -> std::io::Result<Vec<u8>> {
         read_capped(&self.0.join(name), max)
+    }
+
+    fn read_keyed(&self, name: &str, max: u64) -> std::io::Result<(FileKey, Vec<u8>)> {
+        let key = self.key(name)?;
+        Ok((key, self.read(name, max)?))
+    }
+
+    fn key(&self, name: &str) -> std::io::Result<FileKey> {
+        FileKey::of(&fs::symlink_metadata(self.0.join(name))?).ok_or_else(not_a_file)
     }
 }

@@ -6,6 +6,7 @@ pub mod fault;
 pub mod file;
 pub mod import;
 mod queue;
+mod task_index;
 pub mod tasks;
 
 use std::fs;
@@ -18,6 +19,7 @@ use crate::model::proposal::{Proposal, ProposalError};
 use crate::model::text::escape_line;
 
 pub use file::{create_new, read_optional, read_optional_text, write_atomic};
+pub use task_index::TaskBoard;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

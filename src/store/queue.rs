@@ -16,12 +16,11 @@ use std::path::Path;
 use std::thread::ScopedJoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::model::codec::{checksum, Reader, Writer};
 use crate::model::ledger::Ledger;
 use crate::model::paths;
 use crate::model::proposal::{Limits, Proposal};
-use crate::model::queue::{
-    Pending, PendingProposal, Queue, QueueBuilder, QueueSummary, Reader, Writer,
-};
+use crate::model::queue::{Pending, PendingProposal, Queue, QueueBuilder, QueueSummary};
 use crate::model::views::CONTEXT_PROPOSALS;
 use crate::store::{file, read_proposals, Result, Store};
 
@@ -30,11 +29,6 @@ const MAGIC: &[u8; 12] = b"mneme-queue\n";
 /// version (2: a repeated key makes a proposal invalid; 3: the summary; 4: the status first;
 /// 5: the facts proposals contest; 6: the facts they act on).
 const REVISION: u32 = 6;
-
-/// How long after a change a directory may change again without its times changing: a clock
-/// tick (at most 10 ms on Linux) where times have sub-second parts, else two seconds (FAT).
-const RACY_FINE: Duration = Duration::from_millis(100);
-const RACY_COARSE: Duration = Duration::from_secs(2);
 
 /// How many files an index may lack before a run rewrites it even though the next run will
 /// list the directory anyway.
@@ -61,13 +55,13 @@ struct Rebuilt {
 /// The directory's status and the time it was taken, before any listing of it began: an index
 /// built from that listing describes the directory as of then.
 #[derive(Clone, Copy)]
-struct DirScan {
-    started: SystemTime,
-    status: DirStatus,
+pub(super) struct DirScan {
+    pub(super) started: SystemTime,
+    pub(super) status: DirStatus,
 }
 
 impl DirScan {
-    fn of(dir: &Path) -> Option<DirScan> {
+    pub(super) fn of(dir: &Path) -> Option<DirScan> {
         let started = SystemTime::now();
         DirStatus::of(dir).map(|status| DirScan { started, status })
     }
@@ -287,12 +281,13 @@ impl DirStatus {
     /// Whether the directory changed so shortly before `built` that a later change could have
     /// left its times as they are.
     fn racy(&self, built: SystemTime) -> bool {
-        let window = if self.modified % 1_000_000_000 == 0 {
-            RACY_COARSE
-        } else {
-            RACY_FINE
-        };
-        self.modified + window.as_nanos() as i128 >= nanos(built)
+        file::recently_written(self.modified, nanos(built))
+    }
+
+    /// Whether entries may have been added, removed or renamed since the directory had status
+    /// `then` at `built` (nanoseconds since the epoch).
+    pub(super) fn changed_since(&self, then: DirStatus, built: i128) -> bool {
+        *self != then || file::recently_written(self.modified, built)
     }
 
     pub(super) fn fields(&self) -> [i128; 3] {
@@ -302,7 +297,7 @@ impl DirStatus {
         return [self.modified, 0, 0];
     }
 
-    fn from_fields([modified, _changed, _inode]: [i128; 3]) -> Option<DirStatus> {
+    pub(super) fn from_fields([modified, _changed, _inode]: [i128; 3]) -> Option<DirStatus> {
         Some(DirStatus {
             modified,
             #[cfg(unix)]
@@ -313,7 +308,7 @@ impl DirStatus {
     }
 }
 
-fn nanos(t: SystemTime) -> i128 {
+pub(super) fn nanos(t: SystemTime) -> i128 {
     match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_nanos() as i128,
         Err(e) => -(e.duration().as_nanos() as i128),
@@ -457,23 +452,6 @@ fn decode(mut bytes: Vec<u8>, header: &Header) -> Option<Queue> {
     }
     let entries = Stamp::read(&bytes, header)?.entries;
     Queue::decode(bytes, entries)
-}
-
-/// A fast checksum over 8-byte words: it catches a torn or truncated file, not an attacker
-/// (the index lives in the git directory, beside what it describes).
-fn checksum(bytes: &[u8]) -> u64 {
-    let mut h = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-        h = (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
-    }
-    for &b in chunks.remainder() {
-        h = (h ^ u64::from(b))
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            .rotate_left(29);
-    }
-    h
 }
 
 #[cfg(test)]

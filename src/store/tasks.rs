@@ -15,7 +15,7 @@ use crate::store::queue::DirStatus;
 use crate::store::{file, Error, Lock, Result, Store};
 
 /// Larger task files are refused unread.
-const MAX_TASK_FILE: u64 = 1024 * 1024;
+pub(super) const MAX_TASK_FILE: u64 = 1024 * 1024;
 
 /// Tasks that parse, and the files that do not (with why).
 #[derive(Debug, Default)]
@@ -202,13 +202,13 @@ impl Store {
 }
 
 /// A task file's bytes as a task.
-fn decode(bytes: &[u8]) -> std::result::Result<Task, String> {
+pub(super) fn decode(bytes: &[u8]) -> std::result::Result<Task, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())?;
     Task::parse(text)
 }
 
 /// `task`, if it is the one its file's name (`stem`) says.
-fn named(task: Task, stem: &str) -> std::result::Result<Task, String> {
+pub(super) fn named(task: Task, stem: &str) -> std::result::Result<Task, String> {
     if task.id == stem {
         Ok(task)
     } else {

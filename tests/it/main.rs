@@ -28,4 +28,5 @@ mod queue;
 mod review;
 mod roundtrip;
 mod signing;
+mod task_index;
 mod tasks;

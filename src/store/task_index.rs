@@ -1,0 +1,455 @@
+//! The task index, `<git dir>/mneme-tasks.idx`: what `context` shows of `.ledger/tasks/`, kept
+//! between runs, so the hook that runs at every session start does not read thousands of task
+//! files.
+//!
+//! As git's index does for a work tree, it keeps a hash of each task file's [`FileKey`] (times,
+//! size, inode) beside what was read from it. A run takes the key of every file the index names (one
+//! system call each, spread over the cores, nothing read) and lists the directory only when the
+//! directory's own status says a file was added, removed or renamed. While every key matches,
+//! the summary kept in the index is the answer. Otherwise only the files whose keys changed are
+//! read, the summary is computed again from what the index keeps of the others, and the index is
+//! replaced. A file written so shortly before the index was built that a later write could have
+//! kept its key is never trusted (git's "racy" entries). Damage, another version of mneme, or a
+//! file that is not a whole index make the run read every task file and write a new index.
+
+use std::collections::HashMap;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use crate::model::codec::{checksum, Reader, Writer};
+use crate::model::paths;
+use crate::model::tasks::{is_task_id, Task};
+use crate::model::views::TaskSummary;
+use crate::store::file::{self, FileKey};
+use crate::store::queue::{nanos, DirScan, DirStatus};
+use crate::store::tasks::{decode, named, MAX_TASK_FILE};
+use crate::store::{Error, Result, Store};
+
+const MAGIC: &[u8; 12] = b"mneme-tasks\n";
+/// Raised when the layout changes between releases of one version.
+const REVISION: u32 = 1;
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The bytes before the stamps: magic, revision, version, the directory's status, when the
+/// index was built, and the length of the stamps.
+const PREFIX_LEN: usize = MAGIC.len() + 4 + 4 + VERSION.len() + 3 * 16 + 16 + 4;
+
+/// What `context` shows of the tasks, and the task files that do not parse (with why).
+#[derive(Debug, Default)]
+pub struct TaskBoard {
+    pub summary: TaskSummary,
+    pub broken: Vec<(PathBuf, String)>,
+}
+
+/// The first part of an index, which is all a run reads while nothing changed: the directory's
+/// status, the summary, and each file's name and stamp (the hash of its key; 0, which no hash
+/// is, for a file written so shortly before the index was built that it is not to be trusted),
+/// with why where it could not be read or parsed. Borrowed from the index's bytes.
+struct Stamps<'a> {
+    status: DirStatus,
+    /// When the run that built the index started, in nanoseconds since the epoch.
+    built: i128,
+    summary: &'a [u8],
+    /// Sorted by name.
+    entries: Vec<Stamp<'a>>,
+}
+
+struct Stamp<'a> {
+    name: &'a str,
+    stamp: u64,
+    broken: Option<&'a str>,
+}
+
+impl Store {
+    /// The tasks as `context` shows them: from the task index while every task file is as it
+    /// was indexed, else from the files that changed, refreshing the index.
+    pub fn task_board(&self) -> Result<TaskBoard> {
+        self.check_ledger()?;
+        let dir = self.tasks_dir();
+        self.check_inside(&dir)?;
+        let Some(scan) = DirScan::of(&dir) else {
+            return Ok(TaskBoard::default());
+        };
+        let path = self.git_dir.join(paths::TASK_INDEX);
+        let first = read_stamps(&path);
+        let index = first.as_deref().and_then(Stamps::decode);
+        // Unchanged directory status: no file was added, removed or renamed since the index.
+        let listed = match &index {
+            Some(index) if !scan.status.changed_since(index.status, index.built) => None,
+            _ => Some(file::list_dir_inodes(&dir, ".json")?),
+        };
+        let names: Vec<&str> = match (&listed, &index) {
+            (Some(listed), _) => listed.iter().map(|(n, _)| n.as_str()).collect(),
+            (None, Some(index)) => index.entries.iter().map(|e| e.name).collect(),
+            (None, None) => unreachable!("without an index the directory is listed"),
+        };
+        let keys = match &index {
+            Some(_) => file::keys_of(&dir, &names).map_err(Error::io(&dir))?,
+            None => Vec::new(),
+        };
+        if let Some(index) = index.as_ref().filter(|_| listed.is_none()) {
+            let unchanged = index.entries.iter().zip(&keys).all(|(e, k)| e.trusts(*k));
+            if let Some(summary) = TaskSummary::read(index.summary).filter(|_| unchanged) {
+                let broken = index
+                    .entries
+                    .iter()
+                    .filter_map(|e| Some((dir.join(e.name), e.broken?.to_owned())))
+                    .collect();
+                return Ok(TaskBoard { summary, broken });
+            }
+        }
+        // Heads are read only for entries that are still trusted.
+        let whole = index.is_some().then(|| std::fs::read(&path).ok()).flatten();
+        let heads = whole
+            .as_deref()
+            .and_then(|b| heads(b, first.as_deref()?, index.as_ref()?));
+        let kept = index.as_ref().zip(heads.as_ref());
+        let rebuilt = Rebuild::new(&dir, kept, &names, &keys)?;
+        let summary = TaskSummary::of(&rebuilt.tasks);
+        let bytes = encode(&scan, &summary, &rebuilt.entries);
+        // A cache that cannot be written costs the next run time, nothing else.
+        let _ = file::replace_unsynced(&path, &bytes);
+        let broken = rebuilt
+            .entries
+            .iter()
+            .filter_map(|e| Some((dir.join(&e.name), e.content.as_ref().err()?.clone())))
+            .collect();
+        Ok(TaskBoard { summary, broken })
+    }
+}
+
+/// A task file as a new index keeps it.
+struct Entry {
+    name: String,
+    key: FileKey,
+    /// What [`Task::write_head`] wrote, or why the file could not be read or parsed.
+    content: std::result::Result<Vec<u8>, String>,
+}
+
+/// The entries of a new index: what the old one kept of the files whose keys did not change,
+/// and the files that did, read again.
+struct Rebuild {
+    /// Sorted by name.
+    entries: Vec<Entry>,
+    tasks: Vec<Task>,
+}
+
+impl Rebuild {
+    /// From the files `names` with their `keys` (none where the old index is not to be used),
+    /// and what the old index kept (its stamps and each entry's head).
+    fn new(
+        dir: &Path,
+        kept: Option<(&Stamps, &Vec<&[u8]>)>,
+        names: &[&str],
+        keys: &[Option<FileKey>],
+    ) -> Result<Rebuild> {
+        let known: HashMap<&str, (&Stamp, &[u8])> = kept
+            .map(|(stamps, heads)| {
+                let pairs = stamps.entries.iter().zip(heads.iter().copied());
+                pairs.map(|(e, head)| (e.name, (e, head))).collect()
+            })
+            .unwrap_or_default();
+        let mut entries = Vec::with_capacity(names.len());
+        let mut unread = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            let key = keys.get(i).copied().flatten();
+            match (known.get(name), key) {
+                (Some((e, head)), Some(key)) if e.trusts(Some(key)) => entries.push(Entry {
+                    name: (*name).to_owned(),
+                    key,
+                    content: match e.broken {
+                        Some(why) => Err(why.to_owned()),
+                        None => Ok(head.to_vec()),
+                    },
+                }),
+                _ => unread.push(((*name).to_owned(), key)),
+            }
+        }
+        let (names, stats): (Vec<String>, Vec<_>) = unread.into_iter().unzip();
+        let read = file::read_all_keyed(dir, &names, MAX_TASK_FILE).map_err(Error::io(dir))?;
+        for ((name, stat), result) in names.into_iter().zip(stats).zip(read) {
+            let stem = name.strip_suffix(".json").unwrap_or(&name);
+            let (key, content) = match result {
+                Ok((key, bytes)) => {
+                    let head = decode(&bytes).and_then(|task| named(task, stem)).map(|t| {
+                        let mut head = Vec::new();
+                        t.write_head(&mut Writer(&mut head));
+                        head
+                    });
+                    (key, head)
+                }
+                // Removed since the directory was listed.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                // Kept with the key it has (a permission change moves it), or with none, so it
+                // is read again next time.
+                Err(e) => (stat.unwrap_or(UNKNOWN), Err(e.to_string())),
+            };
+            entries.push(Entry { name, key, content });
+        }
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        let tasks = entries
+            .iter()
+            .filter_map(|e| Task::read_head(e.content.as_ref().ok()?))
+            .collect();
+        Ok(Rebuild { entries, tasks })
+    }
+}
+
+/// The key of a file whose key could not be taken: stamped as never to be trusted.
+const UNKNOWN: FileKey = FileKey {
+    modified: i64::MAX,
+    changed: i64::MAX,
+    size: 0,
+    inode: 0,
+};
+
+impl Stamp<'_> {
+    /// Whether the entry still describes its file, whose key is now `key`.
+    fn trusts(&self, key: Option<FileKey>) -> bool {
+        self.stamp != 0 && key.is_some_and(|k| stamp(&k) == self.stamp)
+    }
+}
+
+/// The hash of a key, never 0.
+fn stamp(key: &FileKey) -> u64 {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&key.modified.to_le_bytes());
+    bytes[8..16].copy_from_slice(&key.changed.to_le_bytes());
+    bytes[16..24].copy_from_slice(&key.size.to_le_bytes());
+    bytes[24..].copy_from_slice(&key.inode.to_le_bytes());
+    checksum(&bytes) | 1
+}
+
+impl<'a> Stamps<'a> {
+    /// `None` unless `bytes` are the first part of an index of this revision and version of
+    /// mneme, as [`read_stamps`] gives it, with task file names only.
+    fn decode(bytes: &'a [u8]) -> Option<Stamps<'a>> {
+        let body = verified(bytes)?;
+        let mut r = Reader::new(body.strip_prefix(MAGIC.as_slice())?);
+        if r.u32()? != REVISION || r.field()? != VERSION.as_bytes() {
+            return None;
+        }
+        let status = DirStatus::from_fields([r.i128()?, r.i128()?, r.i128()?])?;
+        let built = r.i128()?;
+        let _len = r.u32()?;
+        let summary = r.field()?;
+        let count = r.u32()? as usize;
+        let mut entries: Vec<Stamp> = Vec::with_capacity(count.min(body.len() / 16));
+        for _ in 0..count {
+            let name = std::str::from_utf8(r.field()?).ok()?;
+            let sorted = entries.last().is_none_or(|p| p.name < name);
+            if !sorted || !name.strip_suffix(".json").is_some_and(is_task_id) {
+                return None;
+            }
+            let stamp = r.u64()?;
+            let broken = r.opt(|r| std::str::from_utf8(r.field()?).ok())?;
+            entries.push(Stamp {
+                name,
+                stamp,
+                broken,
+            });
+        }
+        r.is_empty().then_some(Stamps {
+            status,
+            built,
+            summary,
+            entries,
+        })
+    }
+}
+
+/// The head of each entry of `stamps` from the whole index `bytes`; `None` unless the index is
+/// whole, begins with `first` (the first part `stamps` were read from: another run may have
+/// replaced the index since) and has one for each.
+fn heads<'a>(bytes: &'a [u8], first: &[u8], stamps: &Stamps) -> Option<Vec<&'a [u8]>> {
+    let rest = verified(bytes)?.strip_prefix(first)?;
+    let mut r = Reader::new(rest);
+    let heads = (0..stamps.entries.len())
+        .map(|_| r.field())
+        .collect::<Option<Vec<_>>>()?;
+    r.is_empty().then_some(heads)
+}
+
+/// `bytes` without the checksum they end with, if it matches.
+fn verified(bytes: &[u8]) -> Option<&[u8]> {
+    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    (checksum(body).to_le_bytes() == sum).then_some(body)
+}
+
+/// The first part of the index at `path` (through the stamps' checksum), read alone.
+fn read_stamps(path: &Path) -> Option<Vec<u8>> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut bytes = vec![0; PREFIX_LEN];
+    file.read_exact(&mut bytes).ok()?;
+    let len = u32::from_le_bytes(bytes[PREFIX_LEN - 4..].try_into().ok()?) as usize;
+    bytes.resize(PREFIX_LEN + len + 8, 0);
+    file.read_exact(&mut bytes[PREFIX_LEN..]).ok()?;
+    Some(bytes)
+}
+
+/// The index of `entries` (sorted by name) and their `summary`, for the directory as `scan`
+/// found it before any of them was read: the prefix, the stamps, their checksum, the heads,
+/// and a checksum of all of it.
+fn encode(scan: &DirScan, summary: &TaskSummary, entries: &[Entry]) -> Vec<u8> {
+    let started = nanos(scan.started);
+    let mut stamps = Vec::new();
+    let mut w = Writer(&mut stamps);
+    let mut kept = Vec::new();
+    summary.write(&mut Writer(&mut kept));
+    w.u32(kept.len());
+    w.bytes(&kept);
+    w.u32(entries.len());
+    for e in entries {
+        w.str(&e.name);
+        w.u64(if e.key.written_since(started) {
+            0
+        } else {
+            stamp(&e.key)
+        });
+        w.opt(e.content.as_ref().err(), |w, why| w.str(why));
+    }
+    let mut bytes = MAGIC.to_vec();
+    let mut w = Writer(&mut bytes);
+    w.u32(REVISION as usize);
+    w.str(VERSION);
+    for f in scan.status.fields() {
+        w.i128(f);
+    }
+    w.i128(started);
+    w.u32(stamps.len());
+    w.bytes(&stamps);
+    let sum = checksum(&bytes);
+    w = Writer(&mut bytes);
+    w.u64(sum);
+    for e in entries {
+        w.u32(e.content.as_ref().map_or(0, Vec::len));
+        w.bytes(e.content.as_deref().unwrap_or_default());
+    }
+    let sum = checksum(&bytes);
+    Writer(&mut bytes).u64(sum);
+    bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use super::*;
+    use crate::model::tasks::{Kind, Status};
+
+    fn task(id: &str, status: Status) -> Task {
+        Task {
+            id: id.into(),
+            title: "Réécrire l'index 索引 🗂".into(),
+            description: "left out of the index".into(),
+            kind: Kind::Bug,
+            priority: 1,
+            status,
+            assignee: Some("claude".into()),
+            labels: vec![],
+            deps: vec![],
+            notes: vec![],
+            facts: vec![],
+            created_at: "2026-11-22T10:00:00.000000Z".into(),
+            updated_at: String::new(),
+            closed_at: None,
+            close_reason: None,
+        }
+    }
+
+    fn entry(name: &str, modified: i64, content: std::result::Result<&Task, &str>) -> Entry {
+        Entry {
+            name: name.into(),
+            key: FileKey {
+                modified,
+                changed: modified,
+                size: 100,
+                inode: 7,
+            },
+            content: content
+                .map(|t| {
+                    let mut head = Vec::new();
+                    t.write_head(&mut Writer(&mut head));
+                    head
+                })
+                .map_err(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn an_index_reads_back_and_distrusts_files_written_just_before_it() {
+        let started = UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let scan = DirScan {
+            started,
+            status: DirStatus::from_fields([5, 6, 7]).unwrap(),
+        };
+        let (a, b) = (
+            task("t-aaaa", Status::InProgress),
+            task("t-bbbb", Status::Open),
+        );
+        let old = 999_990 * 1_000_000_000 + 5;
+        // 50 ms before the run started: within a clock tick's reach of a later write.
+        let recent = 999_999 * 1_000_000_000 + 950_000_000;
+        let entries = [
+            entry("t-aaaa.json", old, Ok(&a)),
+            entry("t-bbbb.json", recent, Ok(&b)),
+            entry("t-cccc.json", old, Err("not valid UTF-8")),
+        ];
+        let summary = TaskSummary::of(&[a.clone(), b.clone()]);
+        let bytes = encode(&scan, &summary, &entries);
+
+        let first = &bytes[..PREFIX_LEN + stamps_len(&bytes) + 8];
+        let stamps = Stamps::decode(first).expect("the first part reads back");
+        assert_eq!(stamps.status, scan.status);
+        assert_eq!(stamps.built, nanos(started));
+        assert_eq!(TaskSummary::read(stamps.summary), Some(summary));
+        let names: Vec<_> = stamps.entries.iter().map(|e| e.name).collect();
+        assert_eq!(names, ["t-aaaa.json", "t-bbbb.json", "t-cccc.json"]);
+        let [ea, eb, ec] = &stamps.entries[..] else {
+            panic!("three entries")
+        };
+        assert!(ea.trusts(Some(entries[0].key)));
+        assert!(!ea.trusts(None), "a file that is gone");
+        let touched = FileKey {
+            changed: old + 1,
+            ..entries[0].key
+        };
+        assert!(!ea.trusts(Some(touched)), "only the change time moved");
+        assert!(!eb.trusts(Some(entries[1].key)), "written 50 ms before");
+        assert_eq!(ec.broken, Some("not valid UTF-8"));
+
+        let kept = heads(&bytes, first, &stamps).expect("the heads read back");
+        let back = Task::read_head(kept[0]).unwrap();
+        assert_eq!(
+            (back.title.as_str(), back.status),
+            (a.title.as_str(), a.status)
+        );
+        assert_eq!(
+            back.description, "",
+            "the index keeps only what context shows"
+        );
+        assert!(kept[2].is_empty());
+
+        // Any cut or flipped byte: not an index.
+        for cut in [0, 1, PREFIX_LEN, first.len() - 1, bytes.len() - 1] {
+            let part = &bytes[..cut];
+            if cut < first.len() {
+                assert!(Stamps::decode(part).is_none(), "cut at {cut}");
+            }
+            assert!(heads(part, first, &stamps).is_none(), "cut at {cut}");
+        }
+        for at in [MAGIC.len(), PREFIX_LEN + 3, first.len() - 9] {
+            let mut flipped = first.to_vec();
+            flipped[at] ^= 1;
+            assert!(Stamps::decode(&flipped).is_none(), "flipped at {at}");
+        }
+        let mut other = bytes.clone();
+        let at = first.len() + 2;
+        other[at] ^= 1;
+        assert!(heads(&other, first, &stamps).is_none(), "a damaged head");
+    }
+
+    fn stamps_len(bytes: &[u8]) -> usize {
+        u32::from_le_bytes(bytes[PREFIX_LEN - 4..PREFIX_LEN].try_into().unwrap()) as usize
+    }
+}
