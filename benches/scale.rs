@@ -80,9 +80,17 @@ fn queue(bin: &Path) {
     let context_empty = bench("context (empty queue)", RUNS, bin, root, || {
         args(&["context"])
     });
+    // The floor a durable proposal stands on: starting the binary, and one small file written
+    // and synced to disk beside the queue (what `propose` itself writes).
+    let write = fsync_write(&proposals);
+    let floor = version + write;
     seed_proposals(bin, root, 130);
     let list_small = bench("review list (130 pending)", RUNS, bin, root, || {
         args(&["review", "list"])
+    });
+    seed_proposals(bin, root, 1_000);
+    let thousand = bench("propose (1,000 pending)", RUNS, bin, root, || {
+        propose(&mut i)
     });
     seed_proposals(bin, root, QUEUE);
     let full = bench("propose (10,000 pending)", RUNS, bin, root, || {
@@ -95,13 +103,47 @@ fn queue(bin: &Path) {
         args(&["review", "list"])
     });
     let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    let per_pending = |d: Duration, n: f64| (d.as_secs_f64() - empty.as_secs_f64()) * 1e6 / n;
     println!(
-        "propose empty / --version: {:.2}; propose 10k / empty: {:.2}; context 10k / empty: {:.2}; list 10k / 130: {:.1}",
-        ratio(empty, version),
+        "propose empty / floor (--version {:.2} ms + synced write {:.2} ms): {:.2}",
+        version.as_secs_f64() * 1e3,
+        write.as_secs_f64() * 1e3,
+        ratio(empty, floor)
+    );
+    println!(
+        "propose 1k / empty: {:.2}; 10k / empty: {:.2}; cost per pending proposal: {:.2} µs at 1k, {:.2} µs at 10k",
+        ratio(thousand, empty),
         ratio(full, empty),
+        per_pending(thousand, 1_000.0),
+        per_pending(full, QUEUE as f64)
+    );
+    println!(
+        "context 10k / empty: {:.2}; list 10k / 130: {:.1}",
         ratio(context_full, context_empty),
         ratio(list_full, list_small)
     );
+}
+
+/// The median time to write a proposal-sized file into `dir` as mneme writes one: a temporary
+/// file, synced to disk, renamed into place.
+fn fsync_write(dir: &Path) -> Duration {
+    let times = (0..RUNS)
+        .map(|n| {
+            let start = Instant::now();
+            let mut tmp = tempfile::Builder::new()
+                .prefix(".bench-")
+                .tempfile_in(dir)
+                .expect("temp file");
+            tmp.write_all(&[b'x'; 700]).expect("write");
+            tmp.as_file().sync_all().expect("fsync");
+            let path = dir.join(format!("floor-{n}.tmp"));
+            tmp.persist(&path).expect("rename");
+            let elapsed = start.elapsed();
+            std::fs::remove_file(path).expect("rm");
+            elapsed
+        })
+        .collect();
+    common::report("a synced 700-byte write", times)
 }
 
 /// Fills the queue up to `count` pending proposals: copies of one real proposal with their own

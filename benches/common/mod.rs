@@ -218,6 +218,7 @@ pub fn measure(bin: &Path, root: &Path, args: &[String]) -> (Duration, i64) {
         .current_dir(root)
         .args(args)
         .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("spawn mneme");
@@ -238,7 +239,38 @@ pub fn measure(bin: &Path, root: &Path, args: &[String]) -> (Duration, i64) {
     let elapsed = start.elapsed();
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "mneme {args:?} failed"
+        "{} {args:?} failed",
+        bin.display()
     );
     (elapsed, usage.ru_maxrss)
+}
+
+/// Runs two commands (`(label, binary, directory, arguments)`) alternately, `runs` times each,
+/// so that a busy machine slows both alike; prints each one's median, min, max and peak RSS,
+/// and the ratio of the medians. Returns the two medians.
+pub fn side_by_side(
+    runs: usize,
+    a: (&str, &Path, &Path, &[String]),
+    b: (&str, &Path, &Path, &[String]),
+) -> (Duration, Duration) {
+    let mut times = [Vec::new(), Vec::new()];
+    let mut peaks = [0, 0];
+    for _ in 0..runs {
+        for (i, (_, bin, root, args)) in [a, b].into_iter().enumerate() {
+            let (elapsed, kib) = measure(bin, root, args);
+            times[i].push(elapsed);
+            peaks[i] = peaks[i].max(kib);
+        }
+    }
+    let [ta, tb] = times;
+    let ma = report(a.0, ta);
+    println!("{:<40} peak RSS {} KiB", "", peaks[0]);
+    let mb = report(b.0, tb);
+    println!("{:<40} peak RSS {} KiB", "", peaks[1]);
+    println!(
+        "{:<40} ratio {:.2}",
+        "",
+        ma.as_secs_f64() / mb.as_secs_f64()
+    );
+    (ma, mb)
 }
