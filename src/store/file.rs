@@ -190,7 +190,7 @@ pub type Keyed = (FileKey, Vec<u8>);
 /// cores as [`read_all`] does; an error is why a file could not be read.
 pub fn read_all_keyed(
     dir: &Path,
-    names: &[String],
+    names: &[&str],
     max: u64,
 ) -> std::io::Result<Vec<std::io::Result<Keyed>>> {
     let reader = &DirReader::open(dir)?;

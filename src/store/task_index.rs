@@ -12,7 +12,7 @@
 //! kept its key is never trusted (git's "racy" entries). Damage, another version of mneme, or a
 //! file that is not a whole index make the run read every task file and write a new index.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
@@ -78,8 +78,13 @@ impl Store {
             Some(index) if !scan.status.changed_since(index.status, index.built) => None,
             _ => Some(file::list_dir_inodes(&dir, ".json")?),
         };
+        // Sorted by name, as the index keeps them.
         let names: Vec<&str> = match (&listed, &index) {
-            (Some(listed), _) => listed.iter().map(|(n, _)| n.as_str()).collect(),
+            (Some(listed), _) => {
+                let mut names: Vec<&str> = listed.iter().map(|(n, _)| n.as_str()).collect();
+                names.sort_unstable();
+                names
+            }
             (None, Some(index)) => index.entries.iter().map(|e| e.name).collect(),
             (None, None) => unreachable!("without an index the directory is listed"),
         };
@@ -112,81 +117,87 @@ impl Store {
         let broken = rebuilt
             .entries
             .iter()
-            .filter_map(|e| Some((dir.join(&e.name), e.content.as_ref().err()?.clone())))
+            .filter_map(|e| Some((dir.join(e.name), e.content.as_ref().err()?.to_string())))
             .collect();
         Ok(TaskBoard { summary, broken })
     }
 }
 
-/// A task file as a new index keeps it.
-struct Entry {
-    name: String,
+/// A task file as a new index keeps it: borrowed from the old index where it still describes
+/// the file.
+struct Entry<'a> {
+    name: &'a str,
     key: FileKey,
     /// What [`Task::write_head`] wrote, or why the file could not be read or parsed.
-    content: std::result::Result<Vec<u8>, String>,
+    content: std::result::Result<Cow<'a, [u8]>, Cow<'a, str>>,
 }
 
 /// The entries of a new index: what the old one kept of the files whose keys did not change,
 /// and the files that did, read again.
-struct Rebuild {
+struct Rebuild<'a> {
     /// Sorted by name.
-    entries: Vec<Entry>,
+    entries: Vec<Entry<'a>>,
     tasks: Vec<Task>,
 }
 
-impl Rebuild {
-    /// From the files `names` with their `keys` (none where the old index is not to be used),
-    /// and what the old index kept (its stamps and each entry's head).
+impl<'a> Rebuild<'a> {
+    /// From the files `names` (sorted) with their `keys` (none where the old index is not to be
+    /// used), and what the old index kept (its stamps and each entry's head).
     fn new(
         dir: &Path,
-        kept: Option<(&Stamps, &Vec<&[u8]>)>,
-        names: &[&str],
+        kept: Option<(&Stamps<'a>, &Vec<&'a [u8]>)>,
+        names: &[&'a str],
         keys: &[Option<FileKey>],
-    ) -> Result<Rebuild> {
-        let known: HashMap<&str, (&Stamp, &[u8])> = kept
-            .map(|(stamps, heads)| {
-                let pairs = stamps.entries.iter().zip(heads.iter().copied());
-                pairs.map(|(e, head)| (e.name, (e, head))).collect()
-            })
-            .unwrap_or_default();
-        let mut entries = Vec::with_capacity(names.len());
+    ) -> Result<Rebuild<'a>> {
+        // Both sorted by name: one pass over each.
+        let mut known = kept
+            .map(|(stamps, heads)| stamps.entries.iter().zip(heads.iter().copied()))
+            .into_iter()
+            .flatten()
+            .peekable();
+        let mut slots: Vec<Option<Entry>> = Vec::with_capacity(names.len());
         let mut unread = Vec::new();
-        for (i, name) in names.iter().enumerate() {
+        for (i, &name) in names.iter().enumerate() {
+            while known.next_if(|(e, _)| e.name < name).is_some() {}
+            let old = known.next_if(|(e, _)| e.name == name);
             let key = keys.get(i).copied().flatten();
-            match (known.get(name), key) {
-                (Some((e, head)), Some(key)) if e.trusts(Some(key)) => entries.push(Entry {
-                    name: (*name).to_owned(),
-                    key,
-                    content: match e.broken {
-                        Some(why) => Err(why.to_owned()),
-                        None => Ok(head.to_vec()),
-                    },
-                }),
-                _ => unread.push(((*name).to_owned(), key)),
+            match (old, key) {
+                (Some((e, head)), Some(key)) if e.trusts(Some(key)) => {
+                    let content = match e.broken {
+                        Some(why) => Err(Cow::Borrowed(why)),
+                        None => Ok(Cow::Borrowed(head)),
+                    };
+                    slots.push(Some(Entry { name, key, content }));
+                }
+                _ => {
+                    unread.push((i, key));
+                    slots.push(None);
+                }
             }
         }
-        let (names, stats): (Vec<String>, Vec<_>) = unread.into_iter().unzip();
-        let read = file::read_all_keyed(dir, &names, MAX_TASK_FILE).map_err(Error::io(dir))?;
-        for ((name, stat), result) in names.into_iter().zip(stats).zip(read) {
-            let stem = name.strip_suffix(".json").unwrap_or(&name);
+        let files: Vec<&str> = unread.iter().map(|&(i, _)| names[i]).collect();
+        let read = file::read_all_keyed(dir, &files, MAX_TASK_FILE).map_err(Error::io(dir))?;
+        for ((i, stat), result) in unread.into_iter().zip(read) {
+            let name = names[i];
+            let stem = name.strip_suffix(".json").unwrap_or(name);
             let (key, content) = match result {
                 Ok((key, bytes)) => {
                     let head = decode(&bytes).and_then(|task| named(task, stem)).map(|t| {
                         let mut head = Vec::new();
                         t.write_head(&mut Writer(&mut head));
-                        head
+                        Cow::Owned(head)
                     });
-                    (key, head)
+                    (key, head.map_err(Cow::Owned))
                 }
                 // Removed since the directory was listed.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 // Kept with the key it has (a permission change moves it), or with none, so it
                 // is read again next time.
-                Err(e) => (stat.unwrap_or(UNKNOWN), Err(e.to_string())),
+                Err(e) => (stat.unwrap_or(UNKNOWN), Err(Cow::Owned(e.to_string()))),
             };
-            entries.push(Entry { name, key, content });
+            slots[i] = Some(Entry { name, key, content });
         }
-        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        let entries: Vec<Entry> = slots.into_iter().flatten().collect();
         let tasks = entries
             .iter()
             .filter_map(|e| Task::read_head(e.content.as_ref().ok()?))
@@ -300,7 +311,7 @@ fn encode(scan: &DirScan, summary: &TaskSummary, entries: &[Entry]) -> Vec<u8> {
     w.bytes(&kept);
     w.u32(entries.len());
     for e in entries {
-        w.str(&e.name);
+        w.str(e.name);
         w.u64(if e.key.written_since(started) {
             0
         } else {
@@ -322,8 +333,9 @@ fn encode(scan: &DirScan, summary: &TaskSummary, entries: &[Entry]) -> Vec<u8> {
     w = Writer(&mut bytes);
     w.u64(sum);
     for e in entries {
-        w.u32(e.content.as_ref().map_or(0, Vec::len));
-        w.bytes(e.content.as_deref().unwrap_or_default());
+        let head: &[u8] = e.content.as_deref().unwrap_or_default();
+        w.u32(head.len());
+        w.bytes(head);
     }
     let sum = checksum(&bytes);
     Writer(&mut bytes).u64(sum);
@@ -357,9 +369,13 @@ mod tests {
         }
     }
 
-    fn entry(name: &str, modified: i64, content: std::result::Result<&Task, &str>) -> Entry {
+    fn entry<'a>(
+        name: &'a str,
+        modified: i64,
+        content: std::result::Result<&Task, &'a str>,
+    ) -> Entry<'a> {
         Entry {
-            name: name.into(),
+            name,
             key: FileKey {
                 modified,
                 changed: modified,
@@ -370,9 +386,9 @@ mod tests {
                 .map(|t| {
                     let mut head = Vec::new();
                     t.write_head(&mut Writer(&mut head));
-                    head
+                    Cow::Owned(head)
                 })
-                .map_err(str::to_owned),
+                .map_err(Cow::Borrowed),
         }
     }
 
