@@ -234,11 +234,15 @@ fn to_beads(root: &Path) {
                 })
             })
             .collect();
+        // br refuses an issue updated or closed before it was created; the seed's times are
+        // not that careful.
+        let created = &t["created_at"];
+        let closed = (t["status"] == "closed").then_some(created);
         let issue = serde_json::json!({
             "id": id, "title": t["title"], "description": t["description"],
             "status": t["status"], "priority": t["priority"], "issue_type": t["type"],
-            "assignee": t["assignee"], "created_at": t["created_at"],
-            "updated_at": t["updated_at"], "labels": t["labels"], "dependencies": deps,
+            "assignee": t["assignee"], "created_at": created, "updated_at": created,
+            "closed_at": closed, "labels": t["labels"], "dependencies": deps,
         });
         lines.push_str(&issue.to_string());
         lines.push('\n');
