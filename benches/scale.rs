@@ -21,11 +21,7 @@ const RUNS: usize = 21;
 const QUEUE: usize = 10_000;
 
 fn main() {
-    let parts: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let wanted = |part: &str| parts.is_empty() || parts.iter().any(|p| p == part);
+    let wanted = common::wanted_parts();
     let bin = release_binary();
     if wanted("queue") {
         queue(&bin);

@@ -181,6 +181,16 @@ pub fn seed_ledger(root: &Path, target: usize) -> usize {
     total
 }
 
+/// Whether the command line (`cargo bench --bench <name> -- part…`) asks for a part: every part
+/// when it names none.
+pub fn wanted_parts() -> impl Fn(&str) -> bool {
+    let parts: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    move |part| parts.is_empty() || parts.iter().any(|p| p == part)
+}
+
 /// A command line as [`bench`] takes it.
 pub fn args(words: &[&str]) -> Vec<String> {
     words.iter().map(|w| (*w).to_owned()).collect()

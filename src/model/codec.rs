@@ -23,8 +23,12 @@ impl Writer<'_> {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
     pub(crate) fn str(&mut self, s: &str) {
-        self.u32(s.len());
-        self.0.extend_from_slice(s.as_bytes());
+        self.field(s.as_bytes());
+    }
+    /// `b` after its length: what [`Reader::field`] reads.
+    pub(crate) fn field(&mut self, b: &[u8]) {
+        self.u32(b.len());
+        self.0.extend_from_slice(b);
     }
     /// What `f` writes, after its length in bytes: a reader can step over it.
     pub(crate) fn section(&mut self, f: impl FnOnce(&mut Self)) {
@@ -92,6 +96,10 @@ impl<'a> Reader<'a> {
     pub(crate) fn field(&mut self) -> Option<&'a [u8]> {
         let len = self.u32()? as usize;
         self.take(len)
+    }
+    /// What [`Writer::str`] wrote; `None` unless it is UTF-8.
+    pub(crate) fn str(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.field()?).ok()
     }
     pub(crate) fn opt<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
         match self.u8()? {

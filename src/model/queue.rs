@@ -285,7 +285,7 @@ impl QueueSummary {
         let n = r.u32()?;
         let mut newest = Vec::new();
         for _ in 0..n {
-            let name = std::str::from_utf8(r.field()?).ok()?;
+            let name = r.str()?;
             let id = name.strip_suffix(".json")?;
             if !is_proposal_id(id) {
                 return None;
@@ -295,8 +295,8 @@ impl QueueSummary {
         let n = r.u32()?;
         let mut contested = Vec::new();
         for _ in 0..n {
-            let fact = std::str::from_utf8(r.field()?).ok()?;
-            let proposal = std::str::from_utf8(r.field()?).ok()?;
+            let fact = r.str()?;
+            let proposal = r.str()?;
             if !is_fact_id(fact) || !is_proposal_id(proposal) {
                 return None;
             }

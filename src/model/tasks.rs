@@ -399,7 +399,7 @@ impl Task {
     /// are exactly that.
     pub(crate) fn read_head(bytes: &[u8]) -> Option<Task> {
         let mut r = Reader::new(bytes);
-        let text = |r: &mut Reader| Some(std::str::from_utf8(r.field()?).ok()?.to_owned());
+        let text = |r: &mut Reader| r.str().map(str::to_owned);
         let id = text(&mut r).filter(|id| is_task_id(id))?;
         let title = text(&mut r)?;
         let kind = *Kind::ALL.get(usize::from(r.u8()?))?;

@@ -1,11 +1,11 @@
 //! The task verbs: each change is a read-modify-write of one task file under the tasks lock.
 
+use std::path::PathBuf;
+
 use crate::model::tasks::{
     check_title, cycle_with, full_id, resolve_id, Changes, Dep, DepKind, Kind, Status, Task,
     TaskError,
 };
-use std::path::PathBuf;
-
 use crate::ops::{now, Error, Notes, Result, Workspace};
 
 /// Tasks that parse; a file that does not is reported and skipped, so one corrupt file does not

@@ -348,7 +348,7 @@ impl Built {
     /// Whether the index describes the directory as it is now `status`: unchanged since, and
     /// built long enough after its last change that a later change would have moved its times.
     fn current(&self, status: DirStatus) -> bool {
-        self.status == status && !status.racy(self.at)
+        !status.changed_since(self.status, nanos(self.at))
     }
 
     /// `None` unless `bytes` start with the prefix of an index of this revision.
@@ -433,8 +433,7 @@ fn encode(header: &Header, scan: DirScan, queue: &Queue) -> Vec<u8> {
     }
     w.i128(nanos(scan.started));
     w.bytes(&header.0);
-    w.u32(summary.len());
-    w.bytes(&summary);
+    w.field(&summary);
     w.u64(checksum(&summary));
     w.bytes(queue.bytes());
     let sum = checksum(&bytes);

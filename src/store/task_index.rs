@@ -247,13 +247,13 @@ impl<'a> Stamps<'a> {
         let count = r.u32()? as usize;
         let mut entries: Vec<Stamp> = Vec::with_capacity(count.min(body.len() / 16));
         for _ in 0..count {
-            let name = std::str::from_utf8(r.field()?).ok()?;
+            let name = r.str()?;
             let sorted = entries.last().is_none_or(|p| p.name < name);
             if !sorted || !name.strip_suffix(".json").is_some_and(is_task_id) {
                 return None;
             }
             let stamp = r.u64()?;
-            let broken = r.opt(|r| std::str::from_utf8(r.field()?).ok())?;
+            let broken = r.opt(Reader::str)?;
             entries.push(Stamp {
                 name,
                 stamp,
@@ -307,8 +307,7 @@ fn encode(scan: &DirScan, summary: &TaskSummary, entries: &[Entry]) -> Vec<u8> {
     let mut w = Writer(&mut stamps);
     let mut kept = Vec::new();
     summary.write(&mut Writer(&mut kept));
-    w.u32(kept.len());
-    w.bytes(&kept);
+    w.field(&kept);
     w.u32(entries.len());
     for e in entries {
         w.str(e.name);
@@ -327,15 +326,12 @@ fn encode(scan: &DirScan, summary: &TaskSummary, entries: &[Entry]) -> Vec<u8> {
         w.i128(f);
     }
     w.i128(started);
-    w.u32(stamps.len());
-    w.bytes(&stamps);
+    w.field(&stamps);
     let sum = checksum(&bytes);
     w = Writer(&mut bytes);
     w.u64(sum);
     for e in entries {
-        let head: &[u8] = e.content.as_deref().unwrap_or_default();
-        w.u32(head.len());
-        w.bytes(head);
+        w.field(e.content.as_deref().unwrap_or_default());
     }
     let sum = checksum(&bytes);
     Writer(&mut bytes).u64(sum);
