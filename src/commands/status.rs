@@ -29,10 +29,18 @@ pub fn run(cx: &Cx, _args: &Args) -> Result<ExitStatus> {
             String::new()
         },
         s.tasks_open,
-        s.tasks_in_progress.len()
+        s.tasks_in_progress_total
     );
     for t in &s.tasks_in_progress {
         out.push_str(&format!("  {}\n", crate::cli::ui::esc1(t)));
+    }
+    let unlisted = s
+        .tasks_in_progress_total
+        .saturating_sub(s.tasks_in_progress.len());
+    if unlisted > 0 {
+        out.push_str(&format!(
+            "  … and {unlisted} more (`mneme list --status in_progress`)\n"
+        ));
     }
     cx.ui.out(&out)?;
     Ok(ExitStatus::Success)

@@ -70,12 +70,17 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
     if facts == 0 {
         out.always("\nNo facts yet.\n");
     }
-    let omitted_tasks = tasks_section(c, &mut out);
+    let (omitted_in_progress, omitted_ready) = tasks_section(c, &mut out);
     let omitted_proposals = proposals_section(c, &mut out);
     let mut closing = String::new();
     for (n, what, command) in [
         (omitted_facts, "facts", "mneme facts"),
-        (omitted_tasks, "tasks", "mneme ready"),
+        (
+            omitted_in_progress,
+            "tasks in progress",
+            "mneme list --status in_progress",
+        ),
+        (omitted_ready, "ready tasks", "mneme ready"),
         (omitted_proposals, "pending proposals", "mneme review list"),
     ] {
         if n > 0 {
@@ -212,30 +217,29 @@ pub fn fact_line(fact: &FactView) -> String {
     out
 }
 
-/// Tasks in progress (with their latest note), then ready ones. Returns how many did not fit.
-fn tasks_section(c: &Context, out: &mut Budget) -> usize {
+/// Tasks in progress (with their latest note), then ready ones. Returns how many of each were
+/// not listed.
+fn tasks_section(c: &Context, out: &mut Budget) -> (usize, usize) {
     let t = &c.tasks;
     if t.open == 0 {
-        return 0;
+        return (0, 0);
     }
     out.always(&format!(
         "\n## Tasks ({} open, {} in progress, {} ready)\n",
-        t.open,
-        t.in_progress.len(),
-        t.ready_total
+        t.open, t.in_progress_total, t.ready_total
     ));
-    let mut omitted = t.ready_total - t.ready.len();
-    for task in &t.in_progress {
-        if !out.fits(&task_line("in progress", task)) {
-            omitted += 1;
-        }
-    }
-    for task in &t.ready {
-        if !out.fits(&task_line("ready", task)) {
-            omitted += 1;
-        }
-    }
-    omitted
+    let mut listed = |label: &str, lines: &[TaskLine]| {
+        lines
+            .iter()
+            .filter(|task| out.fits(&task_line(label, task)))
+            .count()
+    };
+    let in_progress = listed("in progress", &t.in_progress);
+    let ready = listed("ready", &t.ready);
+    (
+        t.in_progress_total.saturating_sub(in_progress),
+        t.ready_total.saturating_sub(ready),
+    )
 }
 
 fn task_line(label: &str, t: &TaskLine) -> String {

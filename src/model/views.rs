@@ -269,12 +269,17 @@ impl Context {
 
 /// How many ready tasks `mneme context` lists.
 const CONTEXT_READY: usize = 5;
+/// How many tasks in progress `mneme context` lists: enough for the agents of one team, few
+/// enough that a board with a thousand claimed tasks does not crowd out the facts.
+const CONTEXT_IN_PROGRESS: usize = 10;
 
 /// The task state an agent needs at session start.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct TaskSummary {
     pub open: usize,
+    /// The most urgent tasks in progress (at most ten).
     pub in_progress: Vec<TaskLine>,
+    pub in_progress_total: usize,
     /// The most urgent ready tasks (at most five).
     pub ready: Vec<TaskLine>,
     pub ready_total: usize,
@@ -321,7 +326,7 @@ impl TaskLine {
     }
 
     fn read(r: &mut Reader) -> Option<TaskLine> {
-        let text = |r: &mut Reader| Some(std::str::from_utf8(r.field()?).ok()?.to_owned());
+        let text = |r: &mut Reader| r.str().map(str::to_owned);
         let id = text(r).filter(|id| is_task_id(id))?;
         let title = text(r)?;
         let kind = text(r)?;
@@ -349,6 +354,7 @@ impl TaskSummary {
     /// The summary as the task index keeps it.
     pub(crate) fn write(&self, w: &mut Writer) {
         w.u32(self.open);
+        w.u32(self.in_progress_total);
         w.u32(self.ready_total);
         for lines in [&self.in_progress, &self.ready] {
             w.u32(lines.len());
@@ -362,6 +368,7 @@ impl TaskSummary {
     pub(crate) fn read(bytes: &[u8]) -> Option<TaskSummary> {
         let mut r = Reader::new(bytes);
         let open = r.u32()? as usize;
+        let in_progress_total = r.u32()? as usize;
         let ready_total = r.u32()? as usize;
         let mut lists = [Vec::new(), Vec::new()];
         for list in &mut lists {
@@ -373,6 +380,7 @@ impl TaskSummary {
         r.is_empty().then_some(TaskSummary {
             open,
             in_progress,
+            in_progress_total,
             ready,
             ready_total,
         })
@@ -388,7 +396,12 @@ impl TaskSummary {
         in_progress.sort_by(|a, b| (a.priority, &a.created_at).cmp(&(b.priority, &b.created_at)));
         TaskSummary {
             open: tasks.iter().filter(|t| t.is_open()).count(),
-            in_progress: in_progress.into_iter().map(TaskLine::new).collect(),
+            in_progress_total: in_progress.len(),
+            in_progress: in_progress
+                .into_iter()
+                .take(CONTEXT_IN_PROGRESS)
+                .map(TaskLine::new)
+                .collect(),
             ready_total: ready.len(),
             ready: ready
                 .into_iter()

@@ -26,7 +26,9 @@ pub struct Status {
     pub budget_used: usize,
     pub budget_limit: usize,
     pub tasks_open: usize,
+    /// The most urgent tasks in progress, as `context` lists them.
     pub tasks_in_progress: Vec<String>,
+    pub tasks_in_progress_total: usize,
 }
 
 pub fn status(ws: &Workspace, notes: &dyn Notes) -> Result<Status> {
@@ -45,6 +47,7 @@ pub fn status(ws: &Workspace, notes: &dyn Notes) -> Result<Status> {
             .iter()
             .map(|t| format!("{} {}", t.id, t.title))
             .collect(),
+        tasks_in_progress_total: c.tasks.in_progress_total,
     })
 }
 

@@ -173,14 +173,13 @@ pub fn read_all<T: Send>(
     if names.is_empty() {
         return Ok(Vec::new());
     }
-    let reader = &DirReader::open(dir)?;
-    Ok(in_parallel(names, |(name, path)| {
+    in_dir(dir, names, |reader, (name, path)| {
         let result = reader
             .read(name, max)
             .map_err(|e| e.to_string())
             .and_then(|bytes| parse(&bytes));
         (path.clone(), result)
-    }))
+    })
 }
 
 /// A file's key, taken before its bytes were read.
@@ -193,41 +192,57 @@ pub fn read_all_keyed(
     names: &[&str],
     max: u64,
 ) -> std::io::Result<Vec<std::io::Result<Keyed>>> {
-    let reader = &DirReader::open(dir)?;
-    Ok(in_parallel(names, |name| reader.read_keyed(name, max)))
+    in_dir(dir, names, |reader, name| reader.read_keyed(name, max))
 }
 
-/// The [`FileKey`] of each of the files `names` of `dir`, `None` where there is no such
-/// regular file: what says, without reading them, that thousands of files are as they were.
-pub fn keys_of(dir: &Path, names: &[&str]) -> std::io::Result<Vec<Option<FileKey>>> {
-    let reader = &DirReader::open(dir)?;
-    Ok(in_parallel(names, |name| reader.key(name).ok()))
+/// The [`FileKey`] of the file of `dir` that `name` names for each of `items` (`None` where
+/// there is no such regular file): what says, without reading them, that thousands of files are
+/// as they were.
+pub fn keys_of<I: Sync>(
+    dir: &Path,
+    items: &[I],
+    name: impl Fn(&I) -> &str + Sync,
+) -> std::io::Result<Vec<Option<FileKey>>> {
+    in_dir(dir, items, |reader, item| reader.key(name(item)).ok())
 }
 
-/// `f` over `items`, in order, spread over the cores (a thread costs more than a few hundred
-/// small files take).
-fn in_parallel<I: Sync, O: Send>(items: &[I], f: impl Fn(&I) -> O + Sync) -> Vec<O> {
+/// `f` over `items` with a reader of `dir`, in order, spread over the cores (a thread costs
+/// more than a few hundred small files take). Each thread opens the directory itself: threads
+/// calling the kernel through one shared descriptor contend on its reference count.
+fn in_dir<I: Sync, O: Send>(
+    dir: &Path,
+    items: &[I],
+    f: impl Fn(&DirReader, &I) -> O + Sync,
+) -> std::io::Result<Vec<O>> {
+    let reader = &DirReader::open(dir)?;
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(8);
     let chunk = items.len().div_ceil(threads).max(256);
     if items.len() <= chunk {
-        return items.iter().map(&f).collect();
+        return Ok(items.iter().map(|i| f(reader, i)).collect());
     }
     let f = &f;
     let (first, rest) = items.split_at(chunk);
-    std::thread::scope(|scope| {
+    Ok(std::thread::scope(|scope| {
         // The calling thread takes the first part itself.
         let handles: Vec<_> = rest
             .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<_>>()))
+            .map(|part| {
+                scope.spawn(move || {
+                    let own = DirReader::open(dir).ok();
+                    let reader = own.as_ref().unwrap_or(reader);
+                    part.iter().map(|i| f(reader, i)).collect::<Vec<_>>()
+                })
+            })
             .collect();
-        let mut out: Vec<O> = first.iter().map(f).collect();
+        let mut out: Vec<O> = Vec::with_capacity(items.len());
+        out.extend(first.iter().map(|i| f(reader, i)));
         for h in handles {
             out.extend(h.join().expect("file reader panicked"));
         }
         out
-    })
+    }))
 }
 
 /// What a file's metadata says of its content, as git's index keeps it: a write changes the

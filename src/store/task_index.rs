@@ -27,7 +27,7 @@ use crate::store::{Error, Result, Store};
 
 const MAGIC: &[u8; 12] = b"mneme-tasks\n";
 /// Raised when the layout changes between releases of one version.
-const REVISION: u32 = 1;
+const REVISION: u32 = 2;
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The bytes before the stamps: magic, revision, version, the directory's status, when the
@@ -78,31 +78,34 @@ impl Store {
             Some(index) if !scan.status.changed_since(index.status, index.built) => None,
             _ => Some(file::list_dir_inodes(&dir, ".json")?),
         };
-        // Sorted by name, as the index keeps them.
-        let names: Vec<&str> = match (&listed, &index) {
+        // Sorted by name, as the index keeps them, with their keys where there is an index.
+        let (names, keys): (Vec<&str>, _) = match (&listed, &index) {
             (Some(listed), _) => {
                 let mut names: Vec<&str> = listed.iter().map(|(n, _)| n.as_str()).collect();
                 names.sort_unstable();
-                names
+                let keys = match index {
+                    Some(_) => file::keys_of(&dir, &names, |n| n).map_err(Error::io(&dir))?,
+                    None => Vec::new(),
+                };
+                (names, keys)
             }
-            (None, Some(index)) => index.entries.iter().map(|e| e.name).collect(),
+            (None, Some(index)) => {
+                let keys =
+                    file::keys_of(&dir, &index.entries, |e| e.name).map_err(Error::io(&dir))?;
+                let unchanged = index.entries.iter().zip(&keys).all(|(e, k)| e.trusts(*k));
+                if let Some(summary) = TaskSummary::read(index.summary).filter(|_| unchanged) {
+                    let broken = index
+                        .entries
+                        .iter()
+                        .filter_map(|e| Some((e.name, e.broken?)))
+                        .map(|(name, why)| (dir.join(name), why.to_owned()))
+                        .collect();
+                    return Ok(TaskBoard { summary, broken });
+                }
+                (index.entries.iter().map(|e| e.name).collect(), keys)
+            }
             (None, None) => unreachable!("without an index the directory is listed"),
         };
-        let keys = match &index {
-            Some(_) => file::keys_of(&dir, &names).map_err(Error::io(&dir))?,
-            None => Vec::new(),
-        };
-        if let Some(index) = index.as_ref().filter(|_| listed.is_none()) {
-            let unchanged = index.entries.iter().zip(&keys).all(|(e, k)| e.trusts(*k));
-            if let Some(summary) = TaskSummary::read(index.summary).filter(|_| unchanged) {
-                let broken = index
-                    .entries
-                    .iter()
-                    .filter_map(|e| Some((dir.join(e.name), e.broken?.to_owned())))
-                    .collect();
-                return Ok(TaskBoard { summary, broken });
-            }
-        }
         // Heads are read only for entries that are still trusted.
         let whole = index.is_some().then(|| std::fs::read(&path).ok()).flatten();
         let heads = whole

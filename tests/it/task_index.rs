@@ -294,7 +294,8 @@ fn writers_in_parallel_never_leave_an_index_that_disagrees_with_the_files() {
     settle();
     let end = checked(&repo, repo.path(), &index);
     assert_eq!(end["open"], 64 - 8, "{end}");
-    assert!(in_progress(&end).contains(&ids[53].as_str()), "{end}");
+    // Two claims by each writer, and the four late ones.
+    assert_eq!(end["in_progress_total"], 8 + 4, "{end}");
     settle();
     tasks_in(&repo, repo.path());
     assert_eq!(checked(&repo, repo.path(), &index), end);

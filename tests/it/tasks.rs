@@ -1,4 +1,5 @@
 use crate::common::{error_code, json, Repo};
+use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use serde_json::Value;
 
@@ -314,6 +315,52 @@ fn context_shows_in_progress_and_ready_tasks() {
         .success()
         .stdout(contains("## Tasks (2 open, 1 in progress, 1 ready)"))
         .stdout(contains("Doing it [in progress, P1, claude]"));
+}
+
+#[test]
+fn context_lists_the_ten_most_urgent_tasks_in_progress_and_counts_the_rest() {
+    let repo = Repo::new();
+    // Created least urgent first, so that neither creation order nor id order is the answer.
+    let ids: Vec<String> = (0..12)
+        .map(|i| {
+            let p = format!("{}", 4 - i / 3);
+            let id = create(&repo, &[&format!("Work {i}"), "-p", &p]);
+            repo.mneme(&["update", &id, "--claim", "--agent", &format!("a{i}")])
+                .assert()
+                .success();
+            id
+        })
+        .collect();
+    let v = repo.json(&["context", "--json"]);
+    let listed: Vec<&str> = v["tasks"]["in_progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    // P1 first (the last three created), then P2, P3, and one of the P4s, oldest first.
+    let expected: Vec<&str> = [9, 10, 11, 6, 7, 8, 3, 4, 5, 0]
+        .iter()
+        .map(|&i| ids[i].as_str())
+        .collect();
+    assert_eq!(listed, expected);
+    assert_eq!(v["tasks"]["in_progress_total"], 12);
+    repo.mneme(&["context"])
+        .assert()
+        .success()
+        .stdout(contains("## Tasks (12 open, 12 in progress, 0 ready)"))
+        .stdout(contains(
+            "2 more tasks in progress: `mneme list --status in_progress`",
+        ))
+        .stdout(contains("Work 1 ").not());
+    let status = repo.json(&["status", "--json"]);
+    assert_eq!(status["tasks_in_progress"].as_array().unwrap().len(), 10);
+    assert_eq!(status["tasks_in_progress_total"], 12);
+    repo.mneme(&["status"])
+        .assert()
+        .success()
+        .stdout(contains("12 open task(s), 12 in progress"))
+        .stdout(contains("… and 2 more (`mneme list --status in_progress`)"));
 }
 
 #[test]
