@@ -46,13 +46,13 @@ impl Ui {
         lock.flush()
     }
 
-    /// `value` as pretty JSON on stdout.
+    /// `value` as pretty JSON on stdout, written as it is serialized: a list of ten thousand
+    /// tasks is megabytes, which a string built first would copy as it grows.
     pub fn json(&self, value: &impl Serialize) -> io::Result<()> {
-        let mut s = serde_json::to_string_pretty(value).expect("views serialize");
-        s.push('\n');
-        let mut lock = io::stdout().lock();
-        lock.write_all(s.as_bytes())?;
-        lock.flush()
+        let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+        serde_json::to_writer_pretty(&mut out, value).map_err(io::Error::from)?;
+        out.write_all(b"\n")?;
+        out.flush()
     }
 
     /// The one place errors are rendered: text with a hint, or one line of JSON, on stderr.

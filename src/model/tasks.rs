@@ -362,16 +362,73 @@ impl Task {
 
     pub fn parse(json: &str) -> Result<Task, String> {
         let t: Task = serde_json::from_str(json).map_err(|e| e.to_string())?;
-        if !is_task_id(&t.id) {
-            return Err(format!("invalid task id `{}`", t.id));
+        t.check()?;
+        Ok(t)
+    }
+
+    /// What a task file must hold beyond its JSON shape.
+    fn check(&self) -> Result<(), String> {
+        if !is_task_id(&self.id) {
+            return Err(format!("invalid task id `{}`", self.id));
         }
-        if t.priority > 4 {
-            return Err(format!("priority {} is not 0-4", t.priority));
+        if self.priority > 4 {
+            return Err(format!("priority {} is not 0-4", self.priority));
         }
-        if let Some(bad) = t.facts.iter().find(|f| !is_fact_id(f)) {
+        if let Some(bad) = self.facts.iter().find(|f| !is_fact_id(f)) {
             return Err(format!("`{bad}` in facts is not a fact id"));
         }
-        Ok(t)
+        Ok(())
+    }
+
+    /// What the task index keeps of a task beside its head (see [`Task::write_head`]): the rest,
+    /// so that verbs that list every task need not read the task files.
+    pub(crate) fn write_rest(&self, w: &mut Writer) {
+        w.str(&self.description);
+        w.u32(self.labels.len());
+        for label in &self.labels {
+            w.str(label);
+        }
+        w.u32(self.notes.len());
+        for n in &self.notes {
+            w.str(&n.at);
+            w.str(&n.author);
+            w.str(&n.text);
+        }
+        w.u32(self.facts.len());
+        for f in &self.facts {
+            w.str(f);
+        }
+        w.str(&self.updated_at);
+        w.opt(self.closed_at.as_deref(), Writer::str);
+        w.opt(self.close_reason.as_deref(), Writer::str);
+    }
+
+    /// The whole task from what [`Task::write_head`] and [`Task::write_rest`] wrote; `None`
+    /// unless the bytes are exactly that and make a task a task file could hold.
+    pub(crate) fn read_whole(head: &[u8], rest: &[u8]) -> Option<Task> {
+        let mut t = Task::read_head(head)?;
+        let mut r = Reader::new(rest);
+        let text = |r: &mut Reader| r.str().map(str::to_owned);
+        let list = |r: &mut Reader, item: &dyn Fn(&mut Reader) -> Option<String>| {
+            (0..r.u32()?).map(|_| item(r)).collect::<Option<Vec<_>>>()
+        };
+        t.description = text(&mut r)?;
+        t.labels = list(&mut r, &text)?;
+        let count = r.u32()?;
+        t.notes = (0..count)
+            .map(|_| {
+                Some(Note {
+                    at: text(&mut r)?,
+                    author: text(&mut r)?,
+                    text: text(&mut r)?,
+                })
+            })
+            .collect::<Option<_>>()?;
+        t.facts = list(&mut r, &text)?;
+        t.updated_at = text(&mut r)?;
+        t.closed_at = r.opt(text)?;
+        t.close_reason = r.opt(text)?;
+        (r.is_empty() && t.check().is_ok()).then_some(t)
     }
 
     /// What the task index keeps of a task: what `context` shows of it and what readiness
@@ -494,12 +551,12 @@ impl Filter {
     }
 
     /// The matching tasks, most urgent first, then oldest.
-    pub fn select(&self, mut tasks: Vec<Task>) -> Vec<Task> {
-        tasks.retain(|t| self.matches(t));
-        tasks.sort_by(|a, b| {
+    pub fn select<'t>(&self, tasks: &'t [Task]) -> Vec<&'t Task> {
+        let mut chosen: Vec<&Task> = tasks.iter().filter(|t| self.matches(t)).collect();
+        chosen.sort_by(|a, b| {
             (a.priority, &a.created_at, &a.id).cmp(&(b.priority, &b.created_at, &b.id))
         });
-        tasks
+        chosen
     }
 }
 

@@ -52,7 +52,7 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
     if let Ok(ledger) = store.load() {
         store.rebuild_queue_index(&ledger.limits())?;
     }
-    let tasks = store.load_tasks()?;
+    let tasks = store.read_task_files()?;
     let config = store.load_config().map_err(|e| match e {
         // The finding names the file already.
         store::Error::Config { source, .. } => source.to_string(),

@@ -206,43 +206,49 @@ pub fn keys_of<I: Sync>(
     in_dir(dir, items, |reader, item| reader.key(name(item)).ok())
 }
 
-/// `f` over `items` with a reader of `dir`, in order, spread over the cores (a thread costs
-/// more than a few hundred small files take). Each thread opens the directory itself: threads
-/// calling the kernel through one shared descriptor contend on its reference count.
+/// `f` over `items` with a reader of `dir`, in order, spread over the cores. Each thread opens
+/// the directory itself: threads calling the kernel through one shared descriptor contend on
+/// its reference count.
 fn in_dir<I: Sync, O: Send>(
     dir: &Path,
     items: &[I],
     f: impl Fn(&DirReader, &I) -> O + Sync,
 ) -> std::io::Result<Vec<O>> {
-    let reader = &DirReader::open(dir)?;
+    let shared = DirReader::open(dir)?;
+    let parts = in_parts(items, |part| {
+        let own = DirReader::open(dir).ok();
+        let reader = own.as_ref().unwrap_or(&shared);
+        part.iter().map(|i| f(reader, i)).collect::<Vec<_>>()
+    });
+    Ok(parts.into_iter().flatten().collect())
+}
+
+/// `f` over consecutive parts of `items`, one per core, in order (a thread costs more than a few
+/// hundred small files take, so a part has at least that many).
+pub(crate) fn in_parts<I: Sync, O: Send>(items: &[I], f: impl Fn(&[I]) -> O + Sync) -> Vec<O> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(8);
     let chunk = items.len().div_ceil(threads).max(256);
     if items.len() <= chunk {
-        return Ok(items.iter().map(|i| f(reader, i)).collect());
+        return vec![f(items)];
     }
     let f = &f;
     let (first, rest) = items.split_at(chunk);
-    Ok(std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         // The calling thread takes the first part itself.
         let handles: Vec<_> = rest
             .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    let own = DirReader::open(dir).ok();
-                    let reader = own.as_ref().unwrap_or(reader);
-                    part.iter().map(|i| f(reader, i)).collect::<Vec<_>>()
-                })
-            })
+            .map(|part| scope.spawn(move || f(part)))
             .collect();
-        let mut out: Vec<O> = Vec::with_capacity(items.len());
-        out.extend(first.iter().map(|i| f(reader, i)));
-        for h in handles {
-            out.extend(h.join().expect("file reader panicked"));
-        }
+        let mut out = vec![f(first)];
+        out.extend(
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a worker thread panicked")),
+        );
         out
-    }))
+    })
 }
 
 /// What a file's metadata says of its content, as git's index keeps it: a write changes the

@@ -22,12 +22,12 @@ use crate::model::tasks::{is_task_id, Task};
 use crate::model::views::TaskSummary;
 use crate::store::file::{self, FileKey};
 use crate::store::queue::{nanos, DirScan, DirStatus};
-use crate::store::tasks::{decode, named, MAX_TASK_FILE};
+use crate::store::tasks::{decode, named, Loaded, MAX_TASK_FILE};
 use crate::store::{Error, Result, Store};
 
 const MAGIC: &[u8; 12] = b"mneme-tasks\n";
 /// Raised when the layout changes between releases of one version.
-const REVISION: u32 = 2;
+const REVISION: u32 = 3;
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The bytes before the stamps: magic, revision, version, the directory's status, when the
@@ -64,19 +64,43 @@ impl Store {
     /// The tasks as `context` shows them: from the task index while every task file is as it
     /// was indexed, else from the files that changed, refreshing the index.
     pub fn task_board(&self) -> Result<TaskBoard> {
+        Ok(self.through_index(false)?.0)
+    }
+
+    /// Every task that parses, and the task files that do not (with why): from the task index
+    /// where it still describes the files, else from the files that changed, refreshing the
+    /// index. In the order of the files' names.
+    pub fn load_tasks(&self) -> Result<Loaded> {
+        let (board, tasks) = self.through_index(true)?;
+        Ok(Loaded {
+            tasks,
+            broken: board.broken,
+        })
+    }
+
+    /// The board, and every task when `all`.
+    fn through_index(&self, all: bool) -> Result<(TaskBoard, Vec<Task>)> {
         self.check_ledger()?;
         let dir = self.tasks_dir();
         self.check_inside(&dir)?;
         let Some(scan) = DirScan::of(&dir) else {
-            return Ok(TaskBoard::default());
+            return Ok((TaskBoard::default(), Vec::new()));
         };
         let path = self.git_dir.join(paths::TASK_INDEX);
-        let first = read_stamps(&path);
-        let index = first.as_deref().and_then(Stamps::decode);
+        // `context` reads the first part alone; the rest holds the tasks.
+        let whole = all.then(|| std::fs::read(&path).ok()).flatten();
+        let alone = whole.is_none().then(|| read_stamps(&path)).flatten();
+        let first = whole.as_deref().map_or(alone.as_deref(), first_part);
+        let index = first.and_then(Stamps::decode);
         // Unchanged directory status: no file was added, removed or renamed since the index.
         let listed = match &index {
             Some(index) if !scan.status.changed_since(index.status, index.built) => None,
             _ => Some(file::list_dir_inodes(&dir, ".json")?),
+        };
+        let broken = |entries: &mut dyn Iterator<Item = (&str, &str)>| {
+            entries
+                .map(|(name, why)| (dir.join(name), why.to_owned()))
+                .collect::<Vec<_>>()
         };
         // Sorted by name, as the index keeps them, with their keys where there is an index.
         let (names, keys): (Vec<&str>, _) = match (&listed, &index) {
@@ -92,38 +116,102 @@ impl Store {
             (None, Some(index)) => {
                 let keys =
                     file::keys_of(&dir, &index.entries, |e| e.name).map_err(Error::io(&dir))?;
-                let unchanged = index.entries.iter().zip(&keys).all(|(e, k)| e.trusts(*k));
-                if let Some(summary) = TaskSummary::read(index.summary).filter(|_| unchanged) {
-                    let broken = index
-                        .entries
-                        .iter()
-                        .filter_map(|e| Some((e.name, e.broken?)))
-                        .map(|(name, why)| (dir.join(name), why.to_owned()))
-                        .collect();
-                    return Ok(TaskBoard { summary, broken });
+                if index.entries.iter().zip(&keys).all(|(e, k)| e.trusts(*k)) {
+                    let kept = if all {
+                        whole
+                            .as_deref()
+                            .zip(first)
+                            .and_then(|(w, f)| records(w, f, index))
+                            .and_then(|records| whole_tasks(&records))
+                            .map(|tasks| (TaskSummary::default(), tasks))
+                    } else {
+                        TaskSummary::read(index.summary).map(|summary| (summary, Vec::new()))
+                    };
+                    if let Some((summary, tasks)) = kept {
+                        let broken = broken(
+                            &mut index
+                                .entries
+                                .iter()
+                                .filter_map(|e| Some((e.name, e.broken?))),
+                        );
+                        return Ok((TaskBoard { summary, broken }, tasks));
+                    }
                 }
                 (index.entries.iter().map(|e| e.name).collect(), keys)
             }
             (None, None) => unreachable!("without an index the directory is listed"),
         };
-        // Heads are read only for entries that are still trusted.
-        let whole = index.is_some().then(|| std::fs::read(&path).ok()).flatten();
-        let heads = whole
+        // The whole index, for the records of the files it still describes.
+        let later = (whole.is_none() && index.is_some())
+            .then(|| std::fs::read(&path).ok())
+            .flatten();
+        let records = whole
             .as_deref()
-            .and_then(|b| heads(b, first.as_deref()?, index.as_ref()?));
-        let kept = index.as_ref().zip(heads.as_ref());
+            .or(later.as_deref())
+            .zip(first)
+            .and_then(|(w, f)| records(w, f, index.as_ref()?));
+        let kept = index.as_ref().zip(records.as_ref());
         let rebuilt = Rebuild::new(&dir, kept, &names, &keys)?;
-        let summary = TaskSummary::of(&rebuilt.tasks);
+        let heads: Vec<Task> = rebuilt
+            .records()
+            .filter_map(|(head, _)| Task::read_head(head))
+            .collect();
+        let summary = TaskSummary::of(&heads);
         let bytes = encode(&scan, &summary, &rebuilt.entries);
         // A cache that cannot be written costs the next run time, nothing else.
         let _ = file::replace_unsynced(&path, &bytes);
-        let broken = rebuilt
-            .entries
-            .iter()
-            .filter_map(|e| Some((dir.join(e.name), e.content.as_ref().err()?.to_string())))
-            .collect();
-        Ok(TaskBoard { summary, broken })
+        let tasks = if all {
+            rebuilt
+                .records()
+                .filter_map(|(head, rest)| Task::read_whole(head, rest))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let broken = broken(
+            &mut rebuilt
+                .entries
+                .iter()
+                .filter_map(|e| Some((e.name, e.content.as_ref().err()?.as_ref()))),
+        );
+        Ok((TaskBoard { summary, broken }, tasks))
     }
+}
+
+/// Every task of `records` (as [`records`] gives them; empty for a broken file), decoded on
+/// all cores; `None` if one is not a whole task.
+fn whole_tasks(records: &[&[u8]]) -> Option<Vec<Task>> {
+    let decode = |r: &[u8]| split(r).and_then(|(head, rest)| Task::read_whole(head, rest));
+    // Collected once per part, then moved once: each copy of many tasks costs page faults.
+    let parts = file::in_parts(records, |part| {
+        part.iter()
+            .filter(|r| !r.is_empty())
+            .map(|r| decode(r))
+            .collect::<Option<Vec<Task>>>()
+    });
+    let mut tasks = Vec::with_capacity(records.len());
+    for part in parts {
+        tasks.append(&mut part?);
+    }
+    Some(tasks)
+}
+
+/// What the index keeps of a task: its head (what `context` shows and readiness depends on)
+/// and the rest, each after its length.
+fn record(task: &Task) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut w = Writer(&mut bytes);
+    w.section(|w| task.write_head(w));
+    w.section(|w| task.write_rest(w));
+    bytes
+}
+
+/// The head and the rest of a [`record`].
+fn split(record: &[u8]) -> Option<(&[u8], &[u8])> {
+    let mut r = Reader::new(record);
+    let head = r.field()?;
+    let rest = r.field()?;
+    r.is_empty().then_some((head, rest))
 }
 
 /// A task file as a new index keeps it: borrowed from the old index where it still describes
@@ -131,7 +219,7 @@ impl Store {
 struct Entry<'a> {
     name: &'a str,
     key: FileKey,
-    /// What [`Task::write_head`] wrote, or why the file could not be read or parsed.
+    /// Its [`record`], or why the file could not be read or parsed.
     content: std::result::Result<Cow<'a, [u8]>, Cow<'a, str>>,
 }
 
@@ -140,12 +228,11 @@ struct Entry<'a> {
 struct Rebuild<'a> {
     /// Sorted by name.
     entries: Vec<Entry<'a>>,
-    tasks: Vec<Task>,
 }
 
 impl<'a> Rebuild<'a> {
     /// From the files `names` (sorted) with their `keys` (none where the old index is not to be
-    /// used), and what the old index kept (its stamps and each entry's head).
+    /// used), and what the old index kept (its stamps and each entry's record).
     fn new(
         dir: &Path,
         kept: Option<(&Stamps<'a>, &Vec<&'a [u8]>)>,
@@ -154,7 +241,7 @@ impl<'a> Rebuild<'a> {
     ) -> Result<Rebuild<'a>> {
         // Both sorted by name: one pass over each.
         let mut known = kept
-            .map(|(stamps, heads)| stamps.entries.iter().zip(heads.iter().copied()))
+            .map(|(stamps, records)| stamps.entries.iter().zip(records.iter().copied()))
             .into_iter()
             .flatten()
             .peekable();
@@ -165,10 +252,10 @@ impl<'a> Rebuild<'a> {
             let old = known.next_if(|(e, _)| e.name == name);
             let key = keys.get(i).copied().flatten();
             match (old, key) {
-                (Some((e, head)), Some(key)) if e.trusts(Some(key)) => {
+                (Some((e, record)), Some(key)) if e.trusts(Some(key)) => {
                     let content = match e.broken {
                         Some(why) => Err(Cow::Borrowed(why)),
-                        None => Ok(Cow::Borrowed(head)),
+                        None => Ok(Cow::Borrowed(record)),
                     };
                     slots.push(Some(Entry { name, key, content }));
                 }
@@ -185,12 +272,11 @@ impl<'a> Rebuild<'a> {
             let stem = name.strip_suffix(".json").unwrap_or(name);
             let (key, content) = match result {
                 Ok((key, bytes)) => {
-                    let head = decode(&bytes).and_then(|task| named(task, stem)).map(|t| {
-                        let mut head = Vec::new();
-                        t.write_head(&mut Writer(&mut head));
-                        Cow::Owned(head)
-                    });
-                    (key, head.map_err(Cow::Owned))
+                    let task = decode(&bytes).and_then(|task| named(task, stem));
+                    (
+                        key,
+                        task.map(|t| Cow::Owned(record(&t))).map_err(Cow::Owned),
+                    )
                 }
                 // Removed since the directory was listed.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -200,12 +286,16 @@ impl<'a> Rebuild<'a> {
             };
             slots[i] = Some(Entry { name, key, content });
         }
-        let entries: Vec<Entry> = slots.into_iter().flatten().collect();
-        let tasks = entries
+        Ok(Rebuild {
+            entries: slots.into_iter().flatten().collect(),
+        })
+    }
+
+    /// The head and the rest of each task that was read.
+    fn records(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        self.entries
             .iter()
-            .filter_map(|e| Task::read_head(e.content.as_ref().ok()?))
-            .collect();
-        Ok(Rebuild { entries, tasks })
+            .filter_map(|e| split(e.content.as_ref().ok()?))
     }
 }
 
@@ -272,22 +362,28 @@ impl<'a> Stamps<'a> {
     }
 }
 
-/// The head of each entry of `stamps` from the whole index `bytes`; `None` unless the index is
-/// whole, begins with `first` (the first part `stamps` were read from: another run may have
-/// replaced the index since) and has one for each.
-fn heads<'a>(bytes: &'a [u8], first: &[u8], stamps: &Stamps) -> Option<Vec<&'a [u8]>> {
+/// The record of each entry of `stamps` (empty for a broken one) from the whole index `bytes`;
+/// `None` unless the index is whole, begins with `first` (the first part `stamps` were read
+/// from: another run may have replaced the index since) and has one for each.
+fn records<'a>(bytes: &'a [u8], first: &[u8], stamps: &Stamps) -> Option<Vec<&'a [u8]>> {
     let rest = verified(bytes)?.strip_prefix(first)?;
     let mut r = Reader::new(rest);
-    let heads = (0..stamps.entries.len())
+    let records = (0..stamps.entries.len())
         .map(|_| r.field())
         .collect::<Option<Vec<_>>>()?;
-    r.is_empty().then_some(heads)
+    r.is_empty().then_some(records)
 }
 
 /// `bytes` without the checksum they end with, if it matches.
 fn verified(bytes: &[u8]) -> Option<&[u8]> {
     let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
     (checksum(body).to_le_bytes() == sum).then_some(body)
+}
+
+/// The first part (through the stamps' checksum) of the whole index `bytes`.
+fn first_part(bytes: &[u8]) -> Option<&[u8]> {
+    let len = u32::from_le_bytes(bytes.get(PREFIX_LEN - 4..PREFIX_LEN)?.try_into().ok()?);
+    bytes.get(..PREFIX_LEN.checked_add(len as usize)?.checked_add(8)?)
 }
 
 /// The first part of the index at `path` (through the stamps' checksum), read alone.
@@ -302,7 +398,7 @@ fn read_stamps(path: &Path) -> Option<Vec<u8>> {
 }
 
 /// The index of `entries` (sorted by name) and their `summary`, for the directory as `scan`
-/// found it before any of them was read: the prefix, the stamps, their checksum, the heads,
+/// found it before any of them was read: the prefix, the stamps, their checksum, the records,
 /// and a checksum of all of it.
 fn encode(scan: &DirScan, summary: &TaskSummary, entries: &[Entry]) -> Vec<u8> {
     let started = nanos(scan.started);
@@ -382,11 +478,7 @@ mod tests {
                 inode: 7,
             },
             content: content
-                .map(|t| {
-                    let mut head = Vec::new();
-                    t.write_head(&mut Writer(&mut head));
-                    Cow::Owned(head)
-                })
+                .map(|t| Cow::Owned(record(t)))
                 .map_err(Cow::Borrowed),
         }
     }
@@ -433,8 +525,14 @@ mod tests {
         assert!(!eb.trusts(Some(entries[1].key)), "written 50 ms before");
         assert_eq!(ec.broken, Some("not valid UTF-8"));
 
-        let kept = heads(&bytes, first, &stamps).expect("the heads read back");
-        let back = Task::read_head(kept[0]).unwrap();
+        let kept = records(&bytes, first, &stamps).expect("the records read back");
+        let (head, rest) = split(kept[0]).unwrap();
+        assert_eq!(
+            Task::read_whole(head, rest),
+            Some(a.clone()),
+            "the whole task"
+        );
+        let back = Task::read_head(head).unwrap();
         assert_eq!(
             (back.title.as_str(), back.status),
             (a.title.as_str(), a.status)
@@ -451,7 +549,7 @@ mod tests {
             if cut < first.len() {
                 assert!(Stamps::decode(part).is_none(), "cut at {cut}");
             }
-            assert!(heads(part, first, &stamps).is_none(), "cut at {cut}");
+            assert!(records(part, first, &stamps).is_none(), "cut at {cut}");
         }
         for at in [MAGIC.len(), PREFIX_LEN + 3, first.len() - 9] {
             let mut flipped = first.to_vec();
@@ -461,7 +559,10 @@ mod tests {
         let mut other = bytes.clone();
         let at = first.len() + 2;
         other[at] ^= 1;
-        assert!(heads(&other, first, &stamps).is_none(), "a damaged head");
+        assert!(
+            records(&other, first, &stamps).is_none(),
+            "a damaged record"
+        );
     }
 
     fn stamps_len(bytes: &[u8]) -> usize {

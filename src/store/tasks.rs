@@ -29,7 +29,8 @@ impl Store {
         self.path(paths::TASKS)
     }
 
-    pub fn load_tasks(&self) -> Result<Loaded> {
+    /// Every task file, read and parsed: what `check` vouches for, without the task index.
+    pub fn read_task_files(&self) -> Result<Loaded> {
         self.check_ledger()?;
         let dir = self.tasks_dir();
         self.check_inside(&dir)?;

@@ -1,8 +1,8 @@
 //! The task index (`<git dir>/mneme-tasks.idx`): `context` keeps what it shows of the task files
 //! with each file's status, as git's index does. Whatever happens to the files (a hand edit in
 //! place, a checkout, a pull, another work tree, writers in parallel, a crash that left the index
-//! half-written) `context` shows what the files say: each case checks it against a run without
-//! an index.
+//! half-written) `context` shows what the files say, and `list` gives the tasks they hold: each
+//! case checks both against runs without an index.
 
 use std::fs;
 use std::io::Write as _;
@@ -42,8 +42,27 @@ fn seed(repo: &Repo, count: usize) -> Vec<String> {
         .collect()
 }
 
-/// `context --json`'s tasks, run in `dir`.
+/// `context --json`'s tasks, run in `dir`. Before it, `list` meets the index in the same state,
+/// and what it lists is checked against a `list` that has no index to go by.
 fn tasks_in(repo: &Repo, dir: &Path) -> Value {
+    let index = index_of(dir);
+    let met = fs::read(&index).ok();
+    let listed = listed_in(repo, dir);
+    put_back(&index, met);
+    let tasks = context_in(repo, dir);
+    let left = fs::read(&index).ok();
+    let _ = fs::remove_file(&index);
+    assert_eq!(
+        listed,
+        listed_in(repo, dir),
+        "list disagrees with the task files"
+    );
+    put_back(&index, left);
+    tasks
+}
+
+/// `context --json`'s tasks, run in `dir`.
+fn context_in(repo: &Repo, dir: &Path) -> Value {
     let out = repo.mneme_in(dir, &["context", "--json"]).output().unwrap();
     assert!(
         out.status.success(),
@@ -51,6 +70,40 @@ fn tasks_in(repo: &Repo, dir: &Path) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     json(&out)["tasks"].clone()
+}
+
+/// The task index of the work tree `dir`.
+fn index_of(dir: &Path) -> PathBuf {
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "--absolute-git-dir"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()).join("mneme-tasks.idx")
+}
+
+/// The index file as it was: `bytes`, or none.
+fn put_back(index: &Path, bytes: Option<Vec<u8>>) {
+    match bytes {
+        Some(bytes) => fs::write(index, bytes).unwrap(),
+        None => {
+            let _ = fs::remove_file(index);
+        }
+    }
+}
+
+/// Every task, as `list --all --json` gives them in `dir`.
+fn listed_in(repo: &Repo, dir: &Path) -> Value {
+    let out = repo
+        .mneme_in(dir, &["list", "--all", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out)
 }
 
 /// What `context` shows in `dir` with the index as it is, checked against a run that has no
@@ -271,11 +324,15 @@ fn writers_in_parallel_never_leave_an_index_that_disagrees_with_the_files() {
                     .success();
             });
         }
-        for _ in 0..4 {
+        for r in 0..4 {
             let repo = &repo;
             scope.spawn(move || {
-                for _ in 0..8 {
-                    tasks_in(repo, repo.path());
+                for n in 0..8 {
+                    if (r + n) % 2 == 0 {
+                        context_in(repo, repo.path());
+                    } else {
+                        listed_in(repo, repo.path());
+                    }
                 }
             });
         }
