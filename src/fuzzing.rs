@@ -467,12 +467,16 @@ pub fn task(text: &str) {
     if let Ok(t) = Task::parse(text) {
         shown(&t.title);
         assert_eq!(Task::parse(&t.to_json()).as_ref(), Ok(&t));
-        // What the task index keeps of it reads back to what `context` shows of it.
+        // What the task index keeps of its head reads back to what `context` shows of it.
         let mut head = Vec::new();
         t.write_head(&mut Writer(&mut head));
         let back = Task::read_head(&head).expect("a task's head reads back");
         assert_eq!(TaskLine::new(&back), TaskLine::new(&t));
         assert_eq!((&back.deps, &back.created_at), (&t.deps, &t.created_at));
+        // With the rest, it is the whole task, as `list` takes it from the index.
+        let mut rest = Vec::new();
+        t.write_rest(&mut Writer(&mut rest));
+        assert_eq!(back.read_rest(&rest).as_ref(), Some(&t));
         let summary = TaskSummary::of(std::slice::from_ref(&t));
         let mut kept = Vec::new();
         summary.write(&mut Writer(&mut kept));

@@ -41,7 +41,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         label: args.label.clone(),
         all: args.all,
     };
-    let all = tasks::load(&ws, cx.ui)?;
+    let all = tasks::load_where(&ws, cx.ui, &|t| filter.matches_head(t))?;
     let tasks = filter.select(&all);
     if cx.ui.json {
         cx.ui.json(&tasks)?;

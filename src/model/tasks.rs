@@ -403,10 +403,10 @@ impl Task {
         w.opt(self.close_reason.as_deref(), Writer::str);
     }
 
-    /// The whole task from what [`Task::write_head`] and [`Task::write_rest`] wrote; `None`
-    /// unless the bytes are exactly that and make a task a task file could hold.
-    pub(crate) fn read_whole(head: &[u8], rest: &[u8]) -> Option<Task> {
-        let mut t = Task::read_head(head)?;
+    /// This task, as [`Task::read_head`] gave it, whole with what [`Task::write_rest`] wrote;
+    /// `None` unless `rest` is exactly that and the task is one a task file could hold.
+    pub(crate) fn read_rest(mut self, rest: &[u8]) -> Option<Task> {
+        let t = &mut self;
         let mut r = Reader::new(rest);
         let text = |r: &mut Reader| r.str().map(str::to_owned);
         let list = |r: &mut Reader, item: &dyn Fn(&mut Reader) -> Option<String>| {
@@ -428,7 +428,7 @@ impl Task {
         t.updated_at = text(&mut r)?;
         t.closed_at = r.opt(text)?;
         t.close_reason = r.opt(text)?;
-        (r.is_empty() && t.check().is_ok()).then_some(t)
+        (r.is_empty() && t.check().is_ok()).then_some(self)
     }
 
     /// What the task index keeps of a task: what `context` shows of it and what readiness
@@ -539,6 +539,12 @@ pub struct Filter {
 
 impl Filter {
     pub fn matches(&self, t: &Task) -> bool {
+        self.matches_head(t) && self.label.as_ref().is_none_or(|l| t.labels.contains(l))
+    }
+
+    /// Whether `t` matches but for its labels: what the head of a task (as the task index keeps
+    /// it) can answer, so that the rest of the others need not be read.
+    pub fn matches_head(&self, t: &Task) -> bool {
         self.status
             .map_or(self.all || t.is_open(), |s| t.status == s)
             && self.kind.is_none_or(|k| t.kind == k)
@@ -547,7 +553,6 @@ impl Filter {
                 .assignee
                 .as_ref()
                 .is_none_or(|a| t.assignee.as_ref() == Some(a))
-            && self.label.as_ref().is_none_or(|l| t.labels.contains(l))
     }
 
     /// The matching tasks, most urgent first, then oldest.

@@ -7,11 +7,17 @@ use crate::model::tasks::{
     TaskError,
 };
 use crate::ops::{now, Error, Notes, Result, Workspace};
+use crate::store::Keep;
 
 /// Tasks that parse; a file that does not is reported and skipped, so one corrupt file does not
 /// stop work on the rest (`mneme check` reports it as an error).
 pub fn load(ws: &Workspace, notes: &dyn Notes) -> Result<Vec<Task>> {
-    let loaded = ws.store.load_tasks()?;
+    load_where(ws, notes, &|_| true)
+}
+
+/// The tasks whose heads `keep` keeps (see [`Store::load_tasks_where`]).
+pub fn load_where(ws: &Workspace, notes: &dyn Notes, keep: &Keep<'_>) -> Result<Vec<Task>> {
+    let loaded = ws.store.load_tasks_where(keep)?;
     warn_broken(ws, notes, &loaded.broken);
     Ok(loaded.tasks)
 }

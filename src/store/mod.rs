@@ -19,7 +19,7 @@ use crate::model::proposal::{Proposal, ProposalError};
 use crate::model::text::escape_line;
 
 pub use file::{create_new, read_optional, read_optional_text, write_atomic};
-pub use task_index::TaskBoard;
+pub use task_index::{Keep, TaskBoard};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -64,22 +64,29 @@ impl Store {
     /// The tasks as `context` shows them: from the task index while every task file is as it
     /// was indexed, else from the files that changed, refreshing the index.
     pub fn task_board(&self) -> Result<TaskBoard> {
-        Ok(self.through_index(false)?.0)
+        Ok(self.through_index(None)?.0)
     }
 
     /// Every task that parses, and the task files that do not (with why): from the task index
     /// where it still describes the files, else from the files that changed, refreshing the
     /// index. In the order of the files' names.
     pub fn load_tasks(&self) -> Result<Loaded> {
-        let (board, tasks) = self.through_index(true)?;
+        self.load_tasks_where(&|_| true)
+    }
+
+    /// As [`Store::load_tasks`], only the tasks whose head ([`Task::read_head`]) `keep` keeps;
+    /// the others are not decoded further.
+    pub fn load_tasks_where(&self, keep: &Keep<'_>) -> Result<Loaded> {
+        let (board, tasks) = self.through_index(Some(keep))?;
         Ok(Loaded {
             tasks,
             broken: board.broken,
         })
     }
 
-    /// The board, and every task when `all`.
-    fn through_index(&self, all: bool) -> Result<(TaskBoard, Vec<Task>)> {
+    /// The board, and the tasks `keep` keeps when there is a `keep`.
+    fn through_index(&self, keep: Option<&Keep<'_>>) -> Result<(TaskBoard, Vec<Task>)> {
+        let all = keep.is_some();
         self.check_ledger()?;
         let dir = self.tasks_dir();
         self.check_inside(&dir)?;
@@ -122,7 +129,7 @@ impl Store {
                             .as_deref()
                             .zip(first)
                             .and_then(|(w, f)| records(w, f, index))
-                            .and_then(|records| whole_tasks(&records))
+                            .and_then(|records| whole_tasks(&records, keep?))
                             .map(|tasks| (TaskSummary::default(), tasks))
                     } else {
                         TaskSummary::read(index.summary).map(|summary| (summary, Vec::new()))
@@ -160,13 +167,12 @@ impl Store {
         let bytes = encode(&scan, &summary, &rebuilt.entries);
         // A cache that cannot be written costs the next run time, nothing else.
         let _ = file::replace_unsynced(&path, &bytes);
-        let tasks = if all {
-            rebuilt
+        let tasks = match keep {
+            Some(keep) => rebuilt
                 .records()
-                .filter_map(|(head, rest)| Task::read_whole(head, rest))
-                .collect()
-        } else {
-            Vec::new()
+                .filter_map(|(head, rest)| wanted(head, rest, keep)?)
+                .collect(),
+            None => Vec::new(),
         };
         let broken = broken(
             &mut rebuilt
@@ -178,16 +184,29 @@ impl Store {
     }
 }
 
-/// Every task of `records` (as [`records`] gives them; empty for a broken file), decoded on
-/// all cores; `None` if one is not a whole task.
-fn whole_tasks(records: &[&[u8]]) -> Option<Vec<Task>> {
-    let decode = |r: &[u8]| split(r).and_then(|(head, rest)| Task::read_whole(head, rest));
+/// Which tasks a verb wants, by their heads.
+pub type Keep<'a> = dyn Fn(&Task) -> bool + Sync + 'a;
+
+/// The task of `head` and `rest` if `keep` keeps it: `None` if they are not a whole task.
+fn wanted(head: &[u8], rest: &[u8], keep: &Keep<'_>) -> Option<Option<Task>> {
+    let task = Task::read_head(head)?;
+    if !keep(&task) {
+        return Some(None);
+    }
+    task.read_rest(rest).map(Some)
+}
+
+/// The tasks of `records` (as [`records`] gives them; empty for a broken file) that `keep`
+/// keeps, decoded on all cores; `None` if one is not a whole task.
+fn whole_tasks(records: &[&[u8]], keep: &Keep<'_>) -> Option<Vec<Task>> {
     // Collected once per part, then moved once: each copy of many tasks costs page faults.
     let parts = file::in_parts(records, |part| {
-        part.iter()
-            .filter(|r| !r.is_empty())
-            .map(|r| decode(r))
-            .collect::<Option<Vec<Task>>>()
+        let mut tasks = Vec::with_capacity(part.len());
+        for record in part.iter().filter(|r| !r.is_empty()) {
+            let (head, rest) = split(record)?;
+            tasks.extend(wanted(head, rest, keep)?);
+        }
+        Some(tasks)
     });
     let mut tasks = Vec::with_capacity(records.len());
     for part in parts {
@@ -527,11 +546,8 @@ mod tests {
 
         let kept = records(&bytes, first, &stamps).expect("the records read back");
         let (head, rest) = split(kept[0]).unwrap();
-        assert_eq!(
-            Task::read_whole(head, rest),
-            Some(a.clone()),
-            "the whole task"
-        );
+        let whole = Task::read_head(head).and_then(|t| t.read_rest(rest));
+        assert_eq!(whole, Some(a.clone()), "the whole task");
         let back = Task::read_head(head).unwrap();
         assert_eq!(
             (back.title.as_str(), back.status),

@@ -354,8 +354,8 @@ fn unicode_task() -> impl Strategy<Value = String> {
                 "id": "t-a3f8", "title": title, "description": description, "type": "bug",
                 "priority": 1, "status": "in_progress", "assignee": assignee, "labels": [note.clone()],
                 "deps": [], "notes": [{"at": "2026-11-22T13:05:00.123456Z", "author": assignee, "text": note}],
-                "created_at": "2026-11-22T13:00:00.000000Z", "updated_at": "2026-11-22T13:05:00.123456Z",
-                "closed_at": null, "close_reason": null
+                "facts": ["f-k3x9"], "created_at": "2026-11-22T13:00:00.000000Z",
+                "updated_at": "2026-11-22T13:05:00.123456Z", "closed_at": null, "close_reason": description
             })
             .to_string()
         },
