@@ -19,7 +19,6 @@ mod common;
 use std::cell::Cell;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use common::{args, bench, release_binary, side_by_side};
@@ -159,19 +158,7 @@ fn beside_br(bin: &Path) {
     let root = dir.path();
     common::seed_tasks(root, 10_000);
     to_beads(root);
-    let brun = |words: &[&str]| {
-        let out = Command::new(&br)
-            .current_dir(root)
-            .args(words)
-            .output()
-            .expect("run br");
-        assert!(
-            out.status.success(),
-            "br {words:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    };
+    let brun = |words: &[&str]| common::run(&br, root, words, &[]);
     brun(&["init", "--prefix", "t"]);
     brun(&["sync", "--import-only"]);
     println!("\n== br: the same 10,000-task graph ({})", br.display());

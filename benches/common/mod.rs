@@ -68,16 +68,22 @@ pub fn mneme(bin: &Path, root: &Path, args: &[&str]) -> Vec<u8> {
 
 /// Runs mneme with `env` set, panics on failure, returns stdout.
 pub fn mneme_with(bin: &Path, root: &Path, args: &[&str], env: &[(&str, &str)]) -> Vec<u8> {
-    let out = Command::new(bin)
+    let env: Vec<_> = [("NO_COLOR", "1")].iter().chain(env).copied().collect();
+    run(bin, root, args, &env)
+}
+
+/// Runs `program` in `root` with `env` set, panics on failure, returns stdout.
+pub fn run(program: &Path, root: &Path, args: &[&str], env: &[(&str, &str)]) -> Vec<u8> {
+    let out = Command::new(program)
         .current_dir(root)
         .args(args)
-        .env("NO_COLOR", "1")
         .envs(env.iter().copied())
         .output()
-        .expect("spawn mneme");
+        .unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
     assert!(
         out.status.success(),
-        "mneme {args:?}: {}",
+        "{} {args:?}: {}",
+        program.display(),
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout

@@ -216,7 +216,9 @@ fn in_dir<I: Sync, O: Send>(
 ) -> std::io::Result<Vec<O>> {
     let shared = DirReader::open(dir)?;
     let parts = in_parts(items, |part| {
-        let own = DirReader::open(dir).ok();
+        // The calling thread, which takes the first part, has one already.
+        let first = std::ptr::eq(part.as_ptr(), items.as_ptr());
+        let own = (!first).then(|| DirReader::open(dir).ok()).flatten();
         let reader = own.as_ref().unwrap_or(&shared);
         part.iter().map(|i| f(reader, i)).collect::<Vec<_>>()
     });

@@ -296,7 +296,19 @@ impl Repo {
 
     /// Runs `mneme ARGS`, expects success, parses stdout as JSON.
     pub fn json(&self, args: &[&str]) -> Value {
-        json(&self.mneme(args).assert().success().get_output().clone())
+        self.json_in(self.path(), args)
+    }
+
+    /// Runs `mneme ARGS` in `dir`, expects success, parses stdout as JSON.
+    pub fn json_in(&self, dir: &Path, args: &[&str]) -> Value {
+        json(
+            &self
+                .mneme_in(dir, args)
+                .assert()
+                .success()
+                .get_output()
+                .clone(),
+        )
     }
 
     pub fn head(&self) -> String {

@@ -63,13 +63,7 @@ fn tasks_in(repo: &Repo, dir: &Path) -> Value {
 
 /// `context --json`'s tasks, run in `dir`.
 fn context_in(repo: &Repo, dir: &Path) -> Value {
-    let out = repo.mneme_in(dir, &["context", "--json"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    json(&out)["tasks"].clone()
+    repo.json_in(dir, &["context", "--json"])["tasks"].clone()
 }
 
 /// The task index of the work tree `dir`.
@@ -94,16 +88,7 @@ fn put_back(index: &Path, bytes: Option<Vec<u8>>) {
 
 /// Every task, as `list --all --json` gives them in `dir`.
 fn listed_in(repo: &Repo, dir: &Path) -> Value {
-    let out = repo
-        .mneme_in(dir, &["list", "--all", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    json(&out)
+    repo.json_in(dir, &["list", "--all", "--json"])
 }
 
 /// What `context` shows in `dir` with the index as it is, checked against a run that has no
