@@ -205,7 +205,7 @@ fn tools() -> Vec<Tool> {
         Tool::new(
             "task_update",
             "Update a task: `claim` takes it (in progress, assigned to you; refused if someone \
-             else has it), `note` appends a note, and status, title, priority and the rest.",
+             else has it), `unclaim` gives back a task you hold, `note` appends a note, and status, title, priority and the rest.",
             schema::<UpdateArgs>(),
         )
         .with_raw_output_schema(task_schema())
@@ -322,6 +322,9 @@ struct UpdateArgs {
     /// Take the task: in progress, assigned to you.
     #[serde(default)]
     claim: bool,
+    /// Give back a task you hold: open again, assigned to nobody.
+    #[serde(default)]
+    unclaim: bool,
     /// A note to append (never replaces earlier ones).
     note: Option<String>,
     title: Option<String>,
@@ -440,6 +443,7 @@ impl Server {
         let changes = Changes {
             status: args.status,
             claim: args.claim,
+            unclaim: args.unclaim,
             title: args.title,
             description: args.description,
             priority,

@@ -518,7 +518,10 @@ impl From<TaskError> for CliError {
             | E::NotADependency { .. }
             | E::NotCited { .. }
             | E::CloseWithClose
+            | E::ClaimAndUnclaim
+            | E::NotClaimed { .. }
             | E::MissingCloseReason => (Code::InvalidInput, Value::Null),
+            E::NotYourClaim { id, by } => (Code::InvalidInput, json!({ "id": id, "by": by })),
         };
         CliError::of(code, &e).with_details(details)
     }

@@ -7,10 +7,13 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// Update a task: status, claim, notes, title, description, priority, assignee, labels, cited facts.
 ///
 /// `--notes` appends a timestamped note (never replaces); `--claim` atomically sets the task in
-/// progress and assigns it to you, and fails with "already claimed by …" if someone else has it.
+/// progress and assigns it to you, and fails with "already claimed by …" if someone else has it;
+/// `--unclaim` gives a task you hold back: open again, assigned to nobody. `mneme reopen` leaves
+/// a reopened task unclaimed too.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   mneme update t-a3f8 --claim
+  mneme update t-a3f8 --unclaim
   mneme update t-a3f8 --notes \"Root cause: TTL not refreshed\"
   mneme update a3f8 --status blocked --priority P0
   mneme update t-a3f8 --cites f-7f3cq")]
@@ -21,8 +24,11 @@ pub struct Args {
     #[arg(long, value_parser = settable_status_parser())]
     status: Option<Status>,
     /// Take the task: in progress, assigned to you.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "unclaim")]
     claim: bool,
+    /// Give back a task you hold: open again, assigned to nobody.
+    #[arg(long, conflicts_with_all = ["status", "assignee"])]
+    unclaim: bool,
     /// Append a note.
     #[arg(long, value_name = "TEXT")]
     notes: Option<String>,
@@ -57,6 +63,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let changes = Changes {
         status: args.status,
         claim: args.claim,
+        unclaim: args.unclaim,
         title: args.title.clone(),
         description: args.description.clone(),
         priority: args.priority,

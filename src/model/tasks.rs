@@ -19,6 +19,10 @@ pub enum TaskError {
     Ambiguous { id: String, matches: Vec<String> },
     #[error("task {id} is already claimed by {by}")]
     AlreadyClaimed { id: String, by: String },
+    #[error("task {id} is not claimed")]
+    NotClaimed { id: String },
+    #[error("task {id} is claimed by {by}, not by you; only its holder can unclaim it")]
+    NotYourClaim { id: String, by: String },
     #[error("that dependency would make a cycle: {}", cycle.join(" → "))]
     Cycle { cycle: Vec<String> },
     #[error("the title must be one non-empty line")]
@@ -33,6 +37,8 @@ pub enum TaskError {
     NotADependency { id: String, on: String },
     #[error("{id} does not cite {fact}")]
     NotCited { id: String, fact: String },
+    #[error("claim or unclaim, not both")]
+    ClaimAndUnclaim,
     #[error("close tasks with `mneme close ID --reason TEXT`")]
     CloseWithClose,
     #[error("--reason must say why the task is closed")]
@@ -222,6 +228,8 @@ pub struct Changes {
     pub status: Option<Status>,
     /// Take the task: in progress, assigned to the actor.
     pub claim: bool,
+    /// Give the task back: open again, assigned to nobody. Only its holder can.
+    pub unclaim: bool,
     pub title: Option<String>,
     pub description: Option<String>,
     pub priority: Option<u8>,
@@ -242,8 +250,14 @@ impl Task {
         if changes.status == Some(Status::Closed) {
             return Err(TaskError::CloseWithClose);
         }
+        if changes.claim && changes.unclaim {
+            return Err(TaskError::ClaimAndUnclaim);
+        }
         if changes.claim {
             self.claim(actor)?;
+        }
+        if changes.unclaim {
+            self.unclaim(actor)?;
         }
         if let Some(s) = changes.status {
             self.status = s;
@@ -312,6 +326,25 @@ impl Task {
         }
     }
 
+    fn unclaim(&mut self, me: &str) -> Result<(), TaskError> {
+        match (&self.assignee, self.status) {
+            (Some(who), _) if who != me => Err(TaskError::NotYourClaim {
+                id: self.id.clone(),
+                by: who.clone(),
+            }),
+            (None, _) | (_, Status::Closed) => Err(TaskError::NotClaimed {
+                id: self.id.clone(),
+            }),
+            _ => {
+                if self.status == Status::InProgress {
+                    self.status = Status::Open;
+                }
+                self.assignee = None;
+                Ok(())
+            }
+        }
+    }
+
     /// Closes the task with `reason` at `now`.
     pub fn close(&mut self, reason: &str, now: &str) -> Result<(), TaskError> {
         let reason = reason.trim();
@@ -325,8 +358,10 @@ impl Task {
         Ok(())
     }
 
+    /// Opens the task again, unclaimed: whoever closed it is not working on it any more.
     pub fn reopen(&mut self, now: &str) {
         self.status = Status::Open;
+        self.assignee = None;
         self.closed_at = None;
         self.close_reason = None;
         self.updated_at = now.to_owned();
@@ -1001,7 +1036,28 @@ mod tests {
             Err(TaskError::Closed { .. })
         ));
         t.reopen(now);
-        assert_eq!((t.status, t.closed_at.as_deref()), (Status::Open, None));
+        assert_eq!(
+            (t.status, t.closed_at.as_deref(), t.assignee.as_deref()),
+            (Status::Open, None, None)
+        );
+        let unclaim = Changes {
+            unclaim: true,
+            ..Changes::default()
+        };
+        assert_eq!(
+            t.apply(&unclaim, "ada", now),
+            Err(TaskError::NotClaimed { id: "t-a".into() })
+        );
+        t.apply(&claim, "ada", now).unwrap();
+        assert_eq!(
+            t.apply(&unclaim, "bob", now),
+            Err(TaskError::NotYourClaim {
+                id: "t-a".into(),
+                by: "ada".into()
+            })
+        );
+        t.apply(&unclaim, "ada", now).unwrap();
+        assert_eq!((t.status, t.assignee.as_deref()), (Status::Open, None));
         let parent = |id: &str| Dep {
             kind: DepKind::ParentChild,
             id: id.into(),

@@ -444,6 +444,66 @@ fn linked_worktrees_of_one_repository_exclude_each_others_claims() {
     repo.git(&["worktree", "remove", "--force", &other_path]);
 }
 
+#[test]
+fn reopen_and_unclaim_leave_the_task_unclaimed_in_every_work_tree() {
+    let repo = Repo::committed();
+    let id = create(&repo, &["Given back"]);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "a task"]);
+    let other = repo.path().join("../").join(format!(
+        "{}-unclaim",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    let other_path = other.to_string_lossy().into_owned();
+    repo.git(&["worktree", "add", "-q", &other_path]);
+    let claim = |dir: &std::path::Path, who: &str| {
+        repo.mneme_in(dir, &["--json", "update", &id, "--claim", "--agent", who])
+            .output()
+            .unwrap()
+    };
+    assert!(claim(repo.path(), "alice").status.success());
+    // Only the holder gives it back.
+    let refused = repo
+        .mneme(&["--json", "update", &id, "--unclaim", "--agent", "bob"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("claimed by alice, not by you"));
+    repo.mneme(&["update", &id, "--unclaim", "--agent", "alice"])
+        .assert()
+        .success();
+    let t = task(&repo, &id);
+    assert_eq!(
+        (t["status"].as_str(), t["assignee"].as_str()),
+        (Some("open"), None)
+    );
+    // The shared claim record went with it: another work tree may take the task.
+    assert!(claim(&other, "bob").status.success());
+    repo.mneme(&["update", &id, "--unclaim", "--agent", "alice"])
+        .assert()
+        .code(1)
+        .stderr(contains("not claimed"));
+    repo.mneme_in(&other, &["update", &id, "--unclaim", "--agent", "bob"])
+        .assert()
+        .success();
+
+    // A closed and reopened task is nobody's, here and in the other work tree.
+    repo.mneme(&["update", &id, "--claim", "--agent", "alice"])
+        .assert()
+        .success();
+    repo.mneme(&["close", &id, "--reason", "done"])
+        .assert()
+        .success();
+    repo.mneme(&["reopen", &id]).assert().success();
+    let t = task(&repo, &id);
+    assert_eq!(
+        (t["status"].as_str(), t["assignee"].as_str()),
+        (Some("open"), None)
+    );
+    assert!(claim(&other, "carol").status.success());
+    repo.git(&["worktree", "remove", "--force", &other_path]);
+}
+
 /// `check --json` findings as `(code, path, message)`.
 fn findings(repo: &Repo) -> Vec<(String, String, String)> {
     repo.findings()
