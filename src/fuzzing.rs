@@ -27,6 +27,7 @@ use crate::model::record::{check_state, Record};
 use crate::model::runtimes::Runtime;
 use crate::model::signing::AllowedSigners;
 use crate::model::standing::Standings;
+use crate::model::task_merge::merge_task_files;
 use crate::model::tasks::Task;
 use crate::model::text::{escape_controls, escape_line, first_hidden};
 use crate::model::time::Timestamp;
@@ -437,8 +438,12 @@ pub fn proposal_of(op: Operation, ledger: &Ledger) -> Proposal {
 }
 
 /// The merge driver on three versions: a result without conflicts keeps every fact that
-/// neither side removed.
+/// neither side removed. Task files (JSON, as the driver tells them without a path) go to
+/// [`task_merge3`].
 pub fn merge3(base: &str, ours: &str, theirs: &str) {
+    if ours.trim_start().starts_with('{') {
+        return task_merge3(base, ours, theirs);
+    }
     // Evidence drift follows cited lines between two versions of a file. Its line diff costs
     // O(N·D) comparisons of whole lines, so only small versions are tried here.
     if base.len() + ours.len() < 4096 {
@@ -459,6 +464,26 @@ pub fn merge3(base: &str, ours: &str, theirs: &str) {
     for k in a.iter().chain(&b) {
         let removed = o.contains(k) && (!a.contains(k) || !b.contains(k));
         assert!(result.contains(k) || removed, "{k} was dropped");
+    }
+}
+
+/// The task merge driver on three versions: a merged task is a valid task file, keeps every note
+/// either side added, and does not depend on which side is ours.
+pub fn task_merge3(base: &str, ours: &str, theirs: &str) {
+    let Some(m) = merge_task_files(base, ours, theirs) else {
+        return;
+    };
+    assert_eq!(Task::parse(&m.task.to_json()).as_ref(), Ok(&m.task));
+    let swapped = merge_task_files(base, theirs, ours).expect("both sides parse");
+    assert_eq!(swapped.task, m.task, "the merge depends on the side");
+    let base_notes = Task::parse(base).map(|t| t.notes).unwrap_or_default();
+    for side in [ours, theirs] {
+        for note in Task::parse(side).expect("parsed above").notes {
+            assert!(
+                base_notes.contains(&note) || m.task.notes.contains(&note),
+                "a note was dropped: {note:?}"
+            );
+        }
     }
 }
 

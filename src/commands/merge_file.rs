@@ -1,19 +1,29 @@
 use std::path::PathBuf;
 
 use mneme::model::merge::merge;
+use mneme::model::paths;
+use mneme::model::task_merge::{merge_task_files, merged_text};
 use mneme::ops::Notes;
 use mneme::store::write_atomic;
 
 use crate::cli::{CliError, Cx, ExitStatus, Result};
 
-/// Merge a fact file three ways by fact id (a git merge driver).
+/// Merge a fact file three ways by fact id, or a task file by field (a git merge driver).
 ///
-/// Git calls it as `mneme merge-file %O %A %B %P` for `.ledger/facts/*.md` once `mneme init`
-/// has registered the driver (%P, the file's path in the repository, names it in messages).
-/// Additions from both sides are kept, a fact changed on one side takes that change, and only a
-/// fact both sides changed differently gets conflict markers; the text around the facts is
-/// merged line by line, as `git merge-file` does. The result is written to OURS; the exit code
-/// is 1 when conflicts remain.
+/// Git calls it as `mneme merge-file %O %A %B %P` for `.ledger/facts/*.md` and
+/// `.ledger/tasks/*.json` once `mneme init` has registered the driver (%P, the file's path in the
+/// repository, says which kind of file it is and names it in messages).
+///
+/// Fact files: additions from both sides are kept, a fact changed on one side takes that change,
+/// and only a fact both sides changed differently gets conflict markers; the text around the
+/// facts is merged line by line, as `git merge-file` does.
+///
+/// Task files: notes from both sides are kept, a field changed on one side takes that change,
+/// and a field both sides changed differently keeps the side updated last, with a note on the
+/// task that names the value set aside. A side that does not parse leaves the whole file in
+/// conflict.
+///
+/// The result is written to OURS; the exit code is 1 when conflicts remain.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  mneme merge-file .merge_file_base .merge_file_ours .merge_file_theirs .ledger/facts/pitfalls.md   # what git runs"
@@ -35,14 +45,33 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         String::from_utf8(bytes).map_err(|_| CliError::invalid_utf8(&p.display().to_string()))
     };
     let (base, ours, theirs) = (read(&args.base)?, read(&args.ours)?, read(&args.theirs)?);
-    let merged = merge(&base, &ours, &theirs);
+    let label = args.path.as_ref().unwrap_or(&args.ours);
+    // Without %P (a driver registered before it was passed) a task file is known by its text.
+    let is_task = match &args.path {
+        Some(p) => p.starts_with(paths::TASKS) && p.extension().is_some_and(|e| e == "json"),
+        None => ours.trim_start().starts_with('{'),
+    };
+    let (merged, what) = if is_task {
+        let merge = merge_task_files(&base, &ours, &theirs);
+        for s in merge.iter().flat_map(|m| &m.settled) {
+            cx.ui.warn(&format!(
+                "mneme: {}: both sides changed {}; kept {}, set aside {} (noted on the task)",
+                label.display(),
+                s.field,
+                s.kept,
+                s.dropped
+            ));
+        }
+        (merged_text(merge.as_ref(), &ours, &theirs), "task file(s)")
+    } else {
+        (merge(&base, &ours, &theirs), "fact(s)")
+    };
     write_atomic(&cx.cwd.join(&args.ours), merged.text.as_bytes())?;
     if merged.conflicts == 0 {
         return Ok(ExitStatus::Success);
     }
-    let label = args.path.as_ref().unwrap_or(&args.ours);
     cx.ui.warn(&format!(
-        "mneme: {} conflicting fact(s) in {}",
+        "mneme: {} conflicting {what} in {}",
         merged.conflicts,
         label.display()
     ));

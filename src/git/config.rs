@@ -2,16 +2,17 @@
 
 use gix::bstr::ByteSlice;
 
-/// What git runs to merge a fact file (`merge.mneme.driver`).
+/// What git runs to merge a fact or task file (`merge.mneme.driver`).
 pub const DRIVER_COMMAND: &str = "mneme merge-file %O %A %B %P";
 
-/// The git config keys `mneme init` sets so that git merges fact files by fact id.
+/// The git config keys `mneme init` sets so that git merges fact files by fact id and task
+/// files by field.
 pub const MERGE_DRIVER: [(&str, &str, &str, &str); 2] = [
     (
         "merge",
         "mneme",
         "name",
-        "mneme: merge fact files by fact id",
+        "mneme: merge fact files by fact id, task files by field",
     ),
     ("merge", "mneme", "driver", DRIVER_COMMAND),
 ];

@@ -198,7 +198,8 @@ pub struct Input<'a> {
     /// Task files that parse, and `(path, why)` of those that do not.
     pub tasks: &'a [Task],
     pub broken_tasks: Vec<(String, String)>,
-    /// This clone has the fact merge driver registered (git config and `.gitattributes`).
+    /// This clone has the merge driver registered for fact and task files (git config and
+    /// `.gitattributes`).
     pub merge_driver: bool,
     pub now: Timestamp,
     /// Facts whose cited files changed since they were vouched for, found in history.
@@ -267,7 +268,7 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
             Code::MergeDriverMissing,
             paths::GITATTRIBUTES,
             None,
-            "this clone has not registered the fact merge driver, so merges of fact files are line merges; run `mneme init`".into(),
+            "this clone has not registered mneme's merge driver for fact and task files, so merges of them are line merges; run `mneme init`".into(),
         );
     }
     let facts: Vec<Located> = parsed

@@ -293,7 +293,8 @@ fn clean(text: &str) -> Merged {
     }
 }
 
-fn whole_file_conflict(ours: &str, theirs: &str) -> Merged {
+/// Both sides whole, in one conflict: for files only a person can merge.
+pub(crate) fn whole_file_conflict(ours: &str, theirs: &str) -> Merged {
     let eol = if ours.contains("\r\n") { "\r\n" } else { "\n" };
     let mut text = format!("<<<<<<< ours{eol}");
     push_item(&mut text, ours, eol);

@@ -33,6 +33,7 @@ pub mod secrets;
 pub mod signing;
 pub mod standing;
 pub mod summary;
+pub mod task_merge;
 pub mod tasks;
 pub mod templates;
 pub mod text;

@@ -47,9 +47,14 @@ pub const OPENCODE_PLUGIN: &str = include_str!("../../templates/opencode-plugin.
 /// The `commit-msg` hook `mneme hooks install` writes.
 pub const COMMIT_MSG_HOOK: &str = include_str!("../../templates/commit-msg.sh");
 
-/// The line `mneme init` keeps in `.gitattributes` so git merges fact files by id.
-pub fn gitattributes_line() -> String {
-    format!("{}/*.md merge=mneme", crate::model::paths::FACTS)
+/// The lines `mneme init` keeps in `.gitattributes` so git merges fact files by fact id and
+/// task files field by field.
+pub fn gitattributes_lines() -> [String; 2] {
+    use crate::model::paths::{FACTS, TASKS};
+    [
+        format!("{FACTS}/*.md merge=mneme"),
+        format!("{TASKS}/*.json merge=mneme"),
+    ]
 }
 
 /// The protocol block mneme keeps in AGENTS.md.

@@ -119,14 +119,15 @@ fn drift(
     Ok(stale::drifted(&ws.repo, &range, &stale::watched(parsed))?.facts)
 }
 
-/// Whether git would use mneme's merge driver for fact files in this clone: the repository's
-/// config defines it and `.gitattributes` routes fact files to it.
+/// Whether git would use mneme's merge driver for fact and task files in this clone: the
+/// repository's config defines it and `.gitattributes` routes both kinds of file to it.
 fn merge_driver_registered(ws: &Workspace) -> Result<bool> {
     let attributes =
         read_optional_text(&ws.store.path(paths::GITATTRIBUTES), paths::GITATTRIBUTES)?;
     let routed = attributes.is_some_and(|a| {
-        a.lines()
-            .any(|l| l.trim() == templates::gitattributes_line())
+        templates::gitattributes_lines()
+            .iter()
+            .all(|line| a.lines().any(|l| l.trim() == line))
     });
     Ok(routed && merge_driver_configured(&ws.repo))
 }

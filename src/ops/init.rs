@@ -155,17 +155,18 @@ pub(crate) fn edit_file(
     })
 }
 
-/// `.gitattributes` with the line that routes fact files to the `mneme` merge driver.
+/// `.gitattributes` with the lines that route fact and task files to the `mneme` merge driver.
 fn with_merge_driver(old: &str) -> String {
-    let line = templates::gitattributes_line();
-    if old.lines().any(|l| l.trim() == line) {
-        return old.to_owned();
-    }
     let mut new = old.to_owned();
-    if !new.is_empty() && !new.ends_with('\n') {
+    for line in templates::gitattributes_lines() {
+        if new.lines().any(|l| l.trim() == line) {
+            continue;
+        }
+        if !new.is_empty() && !new.ends_with('\n') {
+            new.push('\n');
+        }
+        new.push_str(&line);
         new.push('\n');
     }
-    new.push_str(&line);
-    new.push('\n');
     new
 }

@@ -25,6 +25,7 @@ mod pr;
 mod properties;
 mod propose;
 mod queue;
+mod remote;
 mod review;
 mod roundtrip;
 mod signing;

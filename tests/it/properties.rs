@@ -427,6 +427,17 @@ proptest! {
     }
 
     #[test]
+    fn the_task_merge_driver_takes_any_script(
+        base in unicode_task(),
+        ours in unicode_task(),
+        theirs in unicode_task(),
+    ) {
+        mneme::fuzzing::task_merge3(&base, &ours, &theirs);
+        mneme::fuzzing::task_merge3("", &ours, &theirs);
+        mneme::fuzzing::run("merge", format!("{base}\0{ours}\0{theirs}").as_bytes());
+    }
+
+    #[test]
     fn every_importer_reads_any_text(text in prop_oneof![unicode_text(40), unicode_fact_file()]) {
         mneme::fuzzing::every_import(&text);
     }
