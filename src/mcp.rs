@@ -14,7 +14,7 @@ use mneme::model::views::{FactView, FileView, ProposedView};
 use mneme::ops::show::{show, Shown};
 use mneme::ops::stale;
 use mneme::ops::tasks::{self, NewTask};
-use mneme::ops::{context, evidence, now, propose, standings, Quiet, Workspace};
+use mneme::ops::{claims, context, evidence, now, propose, standings, Quiet, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -325,6 +325,9 @@ struct UpdateArgs {
     /// Give back a task you hold: open again, assigned to nobody.
     #[serde(default)]
     unclaim: bool,
+    /// Claim in this repository alone, even when the ledger's config names a claims remote.
+    #[serde(default)]
+    local_only: bool,
     /// A note to append (never replaces earlier ones).
     note: Option<String>,
     title: Option<String>,
@@ -454,11 +457,18 @@ impl Server {
             uncite: args.uncite,
         };
         let me = tasks::actor(&ws, agent(args.agent, client).as_deref());
-        Ok(to_value(&tasks::update(&ws, &args.id, &changes, &me)?))
+        let reach = if args.claim {
+            claims::reach(&ws, None, args.local_only)?
+        } else {
+            claims::Reach::Local
+        };
+        Ok(to_value(&tasks::update(
+            &ws, &args.id, &changes, &me, &reach, &Quiet,
+        )?))
     }
 
     fn task_close(&self, args: CloseArgs) -> Result<Value> {
-        let done = tasks::close(&self.workspace()?, &args.ids, &args.reason)?;
+        let done = tasks::close(&self.workspace()?, &args.ids, &args.reason, &Quiet)?;
         Ok(json!({ "tasks": done }))
     }
 

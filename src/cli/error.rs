@@ -63,6 +63,11 @@ pub enum Code {
     UnknownTask,
     AmbiguousTask,
     AlreadyClaimed,
+    ClaimLost,
+    ClaimNotStale,
+    NoClaim,
+    NoSuchRemote,
+    RemoteUnreachable,
     DependencyCycle,
     TaskParse,
     ExportInvalid,
@@ -72,7 +77,7 @@ pub enum Code {
 
 impl Code {
     #[cfg(test)]
-    pub const ALL: [Code; 51] = [
+    pub const ALL: [Code; 56] = [
         Code::NotARepository,
         Code::BareRepository,
         Code::NotInitialized,
@@ -119,6 +124,11 @@ impl Code {
         Code::UnknownTask,
         Code::AmbiguousTask,
         Code::AlreadyClaimed,
+        Code::ClaimLost,
+        Code::ClaimNotStale,
+        Code::NoClaim,
+        Code::NoSuchRemote,
+        Code::RemoteUnreachable,
         Code::DependencyCycle,
         Code::TaskParse,
         Code::ExportInvalid,
@@ -174,6 +184,11 @@ impl Code {
             Code::UnknownTask => "unknown_task",
             Code::AmbiguousTask => "ambiguous_task",
             Code::AlreadyClaimed => "already_claimed",
+            Code::ClaimLost => "claim_lost",
+            Code::ClaimNotStale => "claim_not_stale",
+            Code::NoClaim => "no_claim",
+            Code::NoSuchRemote => "no_such_remote",
+            Code::RemoteUnreachable => "remote_unreachable",
             Code::DependencyCycle => "dependency_cycle",
             Code::TaskParse => "task_parse",
             Code::ExportInvalid => "export_invalid",
@@ -335,7 +350,72 @@ impl From<ops::Error> for CliError {
             ops::Error::DirectFactEdit { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
                 "propose the change with `mneme propose` and approve it with `mneme review`, or commit with --no-verify",
             ),
+            ops::Error::RemoteClaimed { ref id, ref remote, ref claim, now } => {
+                let stale = (**claim).as_ref().map_or(true, |c| c.is_stale(now));
+                let error = CliError::of(Code::AlreadyClaimed, &e)
+                    .with_details(claim_details(id, remote, claim, now));
+                if stale {
+                    error.with_hint(format!(
+                        "the claim is stale: take it over with `mneme claims --steal {id} --reason TEXT`"
+                    ))
+                } else {
+                    error.with_hint("pick another task: `mneme ready`")
+                }
+            }
+            ops::Error::ClaimLost { ref id, ref remote, ref now_held, now } => {
+                let details = match now_held {
+                    Some(claim) => claim_details(id, remote, claim, now),
+                    None => json!({ "id": id, "remote": remote }),
+                };
+                CliError::of(Code::ClaimLost, &e)
+                    .with_details(details)
+                    .with_hint("stop working on it, or talk to its new holder")
+            }
+            ops::Error::ClaimRace { ref id, ref remote } => CliError::of(Code::AlreadyClaimed, &e)
+                .with_details(json!({ "id": id, "remote": remote })),
+            ops::Error::ClaimUnsettled { ref id, ref remote, .. } => {
+                CliError::of(Code::RemoteUnreachable, &e)
+                    .with_details(json!({ "id": id, "remote": remote }))
+                    .with_hint(format!(
+                        "the claim may still have reached `{remote}`: run the same command again to settle it (a claim of yours there is taken as yours), or claim in this clone alone with --local-only"
+                    ))
+            }
+            ops::Error::NoRemoteClaim { ref id, ref remote } => CliError::of(Code::NoClaim, &e)
+                .with_details(json!({ "id": id, "remote": remote }))
+                .with_hint(format!("claim it: `mneme update {id} --claim`")),
+            ops::Error::ClaimNotStale { ref id, ref remote, ref claim, now } => {
+                CliError::of(Code::ClaimNotStale, &e)
+                    .with_details(claim_details(id, remote, &Ok((**claim).clone()), now))
+                    .with_hint("only a claim whose lease ran out can be taken over; ask its holder")
+            }
+            ops::Error::StealReason => CliError::of(Code::MissingReason, &e),
+            ops::Error::NoClaimsRemote => CliError::of(Code::NoSuchRemote, &e)
+                .with_hint("claims_remote: origin (docs/format.md, \"Remote claims\")"),
         }
+    }
+}
+
+/// The `--json` details of an error about a remote claim: the claim's fields, or why its object
+/// cannot be read.
+fn claim_details(
+    id: &str,
+    remote: &str,
+    claim: &std::result::Result<mneme::model::claims::Claim, String>,
+    now: mneme::model::time::Timestamp,
+) -> Value {
+    match claim {
+        Ok(c) => json!({
+            "id": id,
+            "remote": remote,
+            "by": c.agent,
+            "host": c.host,
+            "claimed_at": c.claimed_at,
+            "renewed_at": c.renewed_at,
+            "lease_seconds": c.lease_seconds,
+            "expires_at": c.expires_at().rfc3339_seconds(),
+            "stale": c.is_stale(now),
+        }),
+        Err(why) => json!({ "id": id, "remote": remote, "unreadable": why }),
     }
 }
 
@@ -399,7 +479,9 @@ impl From<git::Error> for CliError {
             E::NotARange { .. } | E::UnknownRevision { .. } | E::NotACommit { .. } => {
                 Code::InvalidInput
             }
-            E::Gix(_) => Code::Git,
+            E::Gix(_) | E::GitBinary { .. } => Code::Git,
+            E::NoSuchRemote { .. } => Code::NoSuchRemote,
+            E::Remote { .. } => Code::RemoteUnreachable,
         };
         let error = CliError::of(code, &e);
         match e {
@@ -432,6 +514,12 @@ impl From<git::Error> for CliError {
                 error.with_details(json!({ "path": path })).with_hint(hint)
             }
             E::RefMoved => error.with_hint("run the review again"),
+            E::NoSuchRemote { remote } => error
+                .with_details(json!({ "remote": remote }))
+                .with_hint("name a remote with --remote, or set claims_remote in .ledger/config.yaml"),
+            E::Remote { remote, .. } => error.with_details(json!({ "remote": remote })).with_hint(
+                "check the remote with `git fetch`; `--offline` uses the claims fetched before",
+            ),
             _ => error,
         }
     }

@@ -19,7 +19,7 @@ pub struct Args {
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
-    let done = close(&ws, &args.ids, &args.reason)?;
+    let done = close(&ws, &args.ids, &args.reason, cx.ui)?;
     if cx.ui.json {
         cx.ui.json(&done)?;
     } else {

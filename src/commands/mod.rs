@@ -3,6 +3,7 @@
 
 pub mod blocked;
 pub mod check;
+pub mod claims;
 pub mod close;
 pub mod compact;
 pub mod completions;

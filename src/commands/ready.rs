@@ -1,15 +1,22 @@
+use std::collections::BTreeMap;
+
 use mneme::model::tasks::{Board, NotReady, Task};
 use mneme::model::views::{NotReadyView, ReadyExplained};
-use mneme::ops::tasks;
+use mneme::ops::{claims, now, tasks};
 
 use crate::cli::ui::{esc1, paint, task_table, DIM, HEADER, ID};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// List tasks ready to work on: open, nothing unclosed blocking them, no blocked or deferred
 /// ancestor; most urgent first, then oldest.
+///
+/// With `claims_remote` in .ledger/config.yaml, tasks claimed on that remote are left out too
+/// (claimed in another clone, or here by a change not merged yet). The claims are fetched in one
+/// round trip and reused for 30 seconds; when the remote cannot be reached, the claims fetched
+/// before are used, with a warning.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  mneme ready\n  mneme ready -n 3 --json\n  mneme ready --explain"
+    after_help = "Examples:\n  mneme ready\n  mneme ready -n 3 --json\n  mneme ready --explain\n  mneme ready --offline"
 )]
 pub struct Args {
     /// At most this many.
@@ -18,6 +25,9 @@ pub struct Args {
     /// Also say why each other open task is not ready.
     #[arg(long)]
     explain: bool,
+    /// Do not reach the claims remote: use the claims fetched before.
+    #[arg(long)]
+    offline: bool,
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
@@ -25,10 +35,41 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let tasks = tasks::load(&ws, cx.ui)?;
     let board = Board::new(tasks.iter());
     let mut ready = board.ready();
+    // Ready here, but claimed on the claims remote: left out, each with who holds it.
+    let mut claimed: Vec<(&Task, Vec<NotReady>)> = Vec::new();
+    if let Some(remote) = claims::claims_for_ready(&ws, args.offline, cx.ui)? {
+        let at = now();
+        let held: BTreeMap<&str, String> = remote
+            .claims
+            .iter()
+            .map(|t| {
+                let by = match &t.claim {
+                    Ok(c) => c.describe(at),
+                    Err(why) => format!("a claim mneme cannot read ({why})"),
+                };
+                (t.task.as_str(), by)
+            })
+            .collect();
+        let (free, taken): (Vec<&Task>, Vec<&Task>) = ready
+            .into_iter()
+            .partition(|t| !held.contains_key(t.id.as_str()));
+        ready = free;
+        claimed = taken
+            .into_iter()
+            .map(|t| {
+                let by = held[t.id.as_str()].clone();
+                let why = NotReady::Claimed {
+                    remote: remote.remote.clone(),
+                    by,
+                };
+                (t, vec![why])
+            })
+            .collect();
+    }
     if let Some(n) = args.limit {
         ready.truncate(n);
     }
-    let not_ready: Vec<(&Task, Vec<NotReady>)> = if args.explain {
+    let mut not_ready: Vec<(&Task, Vec<NotReady>)> = if args.explain {
         tasks
             .iter()
             .filter(|t| t.is_open())
@@ -38,6 +79,10 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     } else {
         Vec::new()
     };
+    let claimed_count = claimed.len();
+    if args.explain {
+        not_ready.splice(0..0, claimed);
+    }
     if cx.ui.json {
         if args.explain {
             cx.ui.json(&ReadyExplained {
@@ -61,6 +106,12 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     } else {
         task_table(ready.iter().copied())
     };
+    if claimed_count > 0 && !args.explain {
+        let line = format!(
+            "{claimed_count} more claimed on the remote: `mneme claims`, `mneme ready --explain`"
+        );
+        out.push_str(&format!("{}\n", paint(DIM, line)));
+    }
     if !not_ready.is_empty() {
         out.push_str(&format!("\n{}\n", paint(HEADER, "Not ready")));
         for (t, reasons) in &not_ready {

@@ -13,6 +13,6 @@ pub struct Args {
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
-    let task = reopen(&ws, &args.id)?;
+    let task = reopen(&ws, &args.id, cx.ui)?;
     print_task(cx, "reopened", &task)
 }

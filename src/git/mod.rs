@@ -8,6 +8,7 @@ mod eol;
 pub mod history;
 pub mod hooks;
 pub mod index;
+pub mod remote;
 mod sign;
 
 use std::path::{Path, PathBuf};
@@ -38,6 +39,15 @@ pub enum Error {
     InProgress { what: String },
     #[error("HEAD is detached")]
     DetachedHead,
+    #[error("this clone has no remote named `{remote}` (`git remote -v` lists them)")]
+    NoSuchRemote { remote: String },
+    #[error("could not reach the remote `{remote}`: {message}")]
+    Remote { remote: String, message: String },
+    #[error("cannot run git, which mneme uses to reach remotes: {source}")]
+    GitBinary {
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{path} has {kind} changes nobody reviewed")]
     LocalEdits { path: String, kind: EditKind },
     #[error(

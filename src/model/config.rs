@@ -23,6 +23,11 @@ pub struct Config {
     /// `verify` checks the facts against the decision records (docs/format.md). New ledgers
     /// start with it; older ones set it with `mneme migrate`. Without the key: off.
     pub decision_records: bool,
+    /// The git remote where `update --claim` also claims tasks (`refs/mneme/claims/<id>`), so
+    /// that a claim holds across clones. Without it claims are local to the repository.
+    pub claims_remote: Option<String>,
+    /// How long a remote claim holds without an `update` by its holder, such as `2h`.
+    pub claim_lease: String,
 }
 
 impl Default for Config {
@@ -35,9 +40,16 @@ impl Default for Config {
             stale_proposal_days: 14,
             agents_file: paths::AGENTS_MD.to_owned(),
             decision_records: false,
+            claims_remote: None,
+            claim_lease: DEFAULT_LEASE.to_owned(),
         }
     }
 }
+
+const DEFAULT_LEASE: &str = "2h";
+
+/// Longest lease: a claim whose holder vanished frees its task within a month at most.
+const MAX_LEASE_SECONDS: i64 = 30 * 86_400;
 
 /// Largest config file read, so a hostile file cannot make the YAML parser work hard.
 const MAX_CONFIG: usize = 64 * 1024;
@@ -51,6 +63,12 @@ pub enum ConfigError {
     Yaml(String),
     #[error("agents_file: {0}")]
     AgentsFile(&'static str),
+    #[error("claims_remote: `{0}` is not a git remote name")]
+    ClaimsRemote(String),
+    #[error(
+        "claim_lease: `{0}` is not a length of time from 1s to 30d, such as 90s, 30m, 2h or 1d"
+    )]
+    ClaimLease(String),
 }
 
 /// A YAML error on one line, in words: serde-saphyr's message without its excerpt of the source,
@@ -79,8 +97,40 @@ impl Config {
         let config: Config =
             serde_saphyr::from_str(src).map_err(|e| ConfigError::Yaml(yaml_error(&e)))?;
         paths::check_repo_file(&config.agents_file).map_err(ConfigError::AgentsFile)?;
+        if let Some(remote) = &config.claims_remote {
+            if !is_remote_name(remote) {
+                return Err(ConfigError::ClaimsRemote(remote.clone()));
+            }
+        }
+        if lease_seconds(&config.claim_lease).is_none() {
+            return Err(ConfigError::ClaimLease(config.claim_lease.clone()));
+        }
         Ok(config)
     }
+
+    /// The claim lease in seconds (checked when the config was read).
+    pub fn lease_seconds(&self) -> i64 {
+        lease_seconds(&self.claim_lease).unwrap_or(7200)
+    }
+}
+
+fn lease_seconds(s: &str) -> Option<i64> {
+    crate::model::time::parse_duration(s).filter(|s| (1..=MAX_LEASE_SECONDS).contains(s))
+}
+
+/// A name git takes as a remote's: one word that is not an option, without the characters git
+/// refuses in ref names. A URL is not a remote name here: claims go where a configured remote
+/// points, with its settings.
+pub fn is_remote_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 100
+        && !name.starts_with(['-', '.', '/'])
+        && !name.ends_with(['/', '.'])
+        && !name.contains("..")
+        && !name.contains("//")
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
 }
 
 /// `config.yaml`'s text with `agents_file` set to `file`, comments and other keys kept.
@@ -147,6 +197,32 @@ mod tests {
         assert!(Config::parse("budget_line: 100\n").is_err());
         assert!(Config::parse("budget_lines: lots\n").is_err());
         assert!(Config::parse("require_evidence: maybe\n").is_err());
+    }
+
+    #[test]
+    fn claims_take_a_remote_name_and_a_bounded_lease() {
+        let c = Config::parse("claims_remote: origin\nclaim_lease: 90s\n").unwrap();
+        assert_eq!(c.claims_remote.as_deref(), Some("origin"));
+        assert_eq!(c.lease_seconds(), 90);
+        assert_eq!(Config::default().lease_seconds(), 7200);
+        for bad in [
+            "-x",
+            "a b",
+            "../up",
+            "https://example.com/r.git",
+            "a..b",
+            "",
+        ] {
+            let src = format!("claims_remote: {}\n", serde_json::Value::from(bad));
+            assert!(Config::parse(&src).is_err(), "{bad}");
+        }
+        for good in ["origin", "team/upstream", "fork_2", "オリジン"] {
+            assert!(is_remote_name(good), "{good}");
+        }
+        for bad in ["0s", "31d", "2 hours", "-1h", "h"] {
+            let src = format!("claim_lease: {}\n", serde_json::Value::from(bad));
+            assert!(Config::parse(&src).is_err(), "{bad}");
+        }
     }
 
     #[test]

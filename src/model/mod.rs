@@ -7,6 +7,7 @@ pub mod audit;
 pub mod briefing;
 pub mod change;
 pub mod cited;
+pub mod claims;
 pub mod codec;
 pub mod config;
 pub mod decision;

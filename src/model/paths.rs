@@ -55,6 +55,8 @@ pub const LEDGER_LOCK: &str = "mneme.lock";
 pub const TASKS_LOCK: &str = "mneme-tasks.lock";
 /// In the common git directory: who claimed which task, shared by the repository's work trees.
 pub const CLAIMS: &str = "mneme-claims";
+/// When each remote's claim refs were last fetched (`ready` reuses them for a short while).
+pub const CLAIMS_FETCHED: &str = "mneme-claims-fetched";
 /// In the git directory: what an interrupted decision commit still has to do.
 pub const JOURNAL: &str = "mneme-decision.json";
 /// In the git directory: what `propose` and `context` keep of the review queue between runs.

@@ -345,6 +345,24 @@ impl Task {
         }
     }
 
+    /// Takes the task from whoever held it (a stale claim taken over), noting `why`.
+    pub fn take_over(&mut self, me: &str, why: &str, now: &str) -> Result<(), TaskError> {
+        if self.status == Status::Closed {
+            return Err(TaskError::Closed {
+                id: self.id.clone(),
+            });
+        }
+        self.status = Status::InProgress;
+        self.assignee = Some(me.to_owned());
+        self.notes.push(Note {
+            at: now.to_owned(),
+            author: me.to_owned(),
+            text: why.to_owned(),
+        });
+        self.updated_at = now.to_owned();
+        Ok(())
+    }
+
     /// Closes the task with `reason` at `now`.
     pub fn close(&mut self, reason: &str, now: &str) -> Result<(), TaskError> {
         let reason = reason.trim();
@@ -609,10 +627,26 @@ pub struct Board<'t> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum NotReady {
-    Status { status: Status },
-    BlockedBy { id: String, status: Option<Status> },
-    Ancestor { id: String, status: Status },
-    AncestorBlockedBy { ancestor: String, id: String },
+    Status {
+        status: Status,
+    },
+    BlockedBy {
+        id: String,
+        status: Option<Status>,
+    },
+    Ancestor {
+        id: String,
+        status: Status,
+    },
+    AncestorBlockedBy {
+        ancestor: String,
+        id: String,
+    },
+    /// Claimed on the claims remote (by another clone, or one not yet merged here).
+    Claimed {
+        remote: String,
+        by: String,
+    },
 }
 
 impl std::fmt::Display for NotReady {
@@ -632,6 +666,7 @@ impl std::fmt::Display for NotReady {
             NotReady::AncestorBlockedBy { ancestor, id } => {
                 write!(f, "its ancestor {ancestor} is blocked by {id}")
             }
+            NotReady::Claimed { remote, by } => write!(f, "claimed on `{remote}` by {by}"),
         }
     }
 }

@@ -102,23 +102,19 @@ impl Timestamp {
     }
 
     /// A moment given as a filter: a date or time [`Timestamp::parse`] reads, or an age before
-    /// `now` such as `30m`, `12h`, `3d` or `2w` (as [`human_age`] writes them).
+    /// `now` such as `30m`, `12h`, `3d` or `2w` ([`parse_duration`], as [`human_age`] writes them).
     pub fn parse_since(s: &str, now: Timestamp) -> Option<Timestamp> {
         let s = s.trim();
         if let Some(t) = Timestamp::parse(s) {
             return Some(t);
         }
-        let unit = s.chars().last()?;
-        let n: i64 = s.get(..s.len() - unit.len_utf8())?.parse().ok()?;
-        let seconds = match unit {
-            'm' => 60,
-            'h' => 3600,
-            'd' => 86_400,
-            'w' => 7 * 86_400,
-            _ => return None,
-        };
-        let ago = n.checked_mul(seconds).filter(|s| *s >= 0)?;
+        let ago = parse_duration(s)?;
         Some(Timestamp::from_unix(now.unix_seconds().checked_sub(ago)?))
+    }
+
+    /// `self` plus `seconds`, saturating at the ends of time.
+    pub fn plus_seconds(self, seconds: i64) -> Timestamp {
+        Timestamp::from_unix(self.unix_seconds().saturating_add(seconds))
     }
 
     /// Whole days from `self` to `later` (negative when `later` is earlier).
@@ -129,6 +125,22 @@ impl Timestamp {
     fn civil(self) -> jiff::civil::DateTime {
         jiff::tz::TimeZone::UTC.to_datetime(self.0)
     }
+}
+
+/// A length of time such as `90s`, `30m`, `12h`, `3d` or `2w`, in seconds (never negative).
+pub fn parse_duration(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let unit = s.chars().last()?;
+    let n: i64 = s.get(..s.len() - unit.len_utf8())?.parse().ok()?;
+    let seconds = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        'w' => 7 * 86_400,
+        _ => return None,
+    };
+    n.checked_mul(seconds).filter(|s| *s >= 0)
 }
 
 /// A short human age such as `3d`, `5h` or `12m`.

@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod check;
+pub mod claims;
 pub mod context;
 pub mod evidence;
 pub mod export;
@@ -24,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use crate::git::{self, Repo};
 use crate::model::apply::Conflict;
+use crate::model::claims::Claim;
 use crate::model::fields::TextError;
 use crate::model::interchange::import::ImportError;
 use crate::model::interchange::ExportError;
@@ -90,6 +92,50 @@ pub enum Error {
     DirectFactEdit { facts: Vec<String> },
     #[error("this commit leaves the facts other than the decision records approved:\n  {}", problems.join("\n  "))]
     NotAsDecided { problems: Vec<String> },
+    #[error("task {id} is already claimed on `{remote}` by {}", held_by(claim, *now))]
+    RemoteClaimed {
+        id: String,
+        remote: String,
+        /// The claim there, or why its object cannot be read.
+        claim: Box<std::result::Result<Claim, String>>,
+        now: Timestamp,
+    },
+    #[error("your claim on task {id} on `{remote}` was taken over{}; nothing was written", now_held.as_ref().map(|c| format!(" by {}", held_by(c, *now))).unwrap_or_default())]
+    ClaimLost {
+        id: String,
+        remote: String,
+        now_held: Option<Box<std::result::Result<Claim, String>>>,
+        now: Timestamp,
+    },
+    #[error("the claim on task {id} on `{remote}` was refused, and the claim that beat it was released since; try again")]
+    ClaimRace { id: String, remote: String },
+    #[error("could not reach the remote `{remote}` to claim task {id}: {message}; nothing was written here")]
+    ClaimUnsettled {
+        id: String,
+        remote: String,
+        message: String,
+    },
+    #[error("task {id} has no claim on `{remote}` to take over")]
+    NoRemoteClaim { id: String, remote: String },
+    #[error("the claim on task {id} on `{remote}` is not stale: {}", claim.describe(*now))]
+    ClaimNotStale {
+        id: String,
+        remote: String,
+        claim: Box<Claim>,
+        now: Timestamp,
+    },
+    #[error("--reason must say why the claim is taken over")]
+    StealReason,
+    #[error("no claims remote: set claims_remote in .ledger/config.yaml, or give --remote")]
+    NoClaimsRemote,
+}
+
+/// A claim's holder and lease in words, or why its object cannot be read.
+fn held_by(claim: &std::result::Result<Claim, String>, now: Timestamp) -> String {
+    match claim {
+        Ok(c) => c.describe(now),
+        Err(why) => format!("a claim mneme cannot read ({why})"),
+    }
 }
 
 impl From<TextError> for Error {

@@ -2,10 +2,12 @@
 
 use std::path::PathBuf;
 
+use crate::model::claims::{ClaimRecord, RemoteHold};
 use crate::model::tasks::{
     check_title, cycle_with, full_id, resolve_id, Changes, Dep, DepKind, Kind, Status, Task,
     TaskError,
 };
+use crate::ops::claims::{self, Reach};
 use crate::ops::{now, Error, Notes, Result, Workspace};
 use crate::store::Keep;
 
@@ -132,8 +134,15 @@ pub fn resolve(ws: &Workspace, id: &str) -> Result<String> {
     Ok(resolve_id(ids.iter().map(String::as_str), id)?.to_owned())
 }
 
-/// Applies `changes` made by `actor`.
-pub fn update(ws: &Workspace, id: &str, changes: &Changes, actor: &str) -> Result<Task> {
+/// Applies `changes` made by `actor`; a claim is made where `reach` says.
+pub fn update(
+    ws: &Workspace,
+    id: &str,
+    changes: &Changes,
+    actor: &str,
+    reach: &Reach,
+    notes: &dyn Notes,
+) -> Result<Task> {
     let id = resolve(ws, id)?;
     if changes.status == Some(Status::Closed) {
         return Err(TaskError::CloseWithClose.into());
@@ -145,7 +154,8 @@ pub fn update(ws: &Workspace, id: &str, changes: &Changes, actor: &str) -> Resul
         cite: known_facts(ws, &changes.cite)?,
         ..changes.clone()
     };
-    change(ws, &id, changes.claim.then_some(actor), |t| {
+    let claim = changes.claim.then_some(reach);
+    change(ws, &id, Some(actor), claim, notes, |t| {
         t.apply(changes, actor, &now().rfc3339())
     })
 }
@@ -162,18 +172,29 @@ fn known_facts(ws: &Workspace, ids: &[String]) -> Result<Vec<String>> {
 }
 
 /// Changes task `id` under the tasks lock and keeps the claim record, shared by the work trees
-/// of the repository, in step. `claim_for` takes the task for that actor: refused when another
-/// work tree's claim holds it. A change that ends this work tree's claim (closing, reopening,
-/// reassigning, leaving `in_progress`) releases the record; a claim made elsewhere is left alone.
+/// of the repository, and the remote claim in step.
+///
+/// With `claim` the actor takes the task: refused when another work tree's claim holds it, and
+/// claimed on the remote too when `claim` says so, after the local checks and before anything
+/// is written. An `update` by the holder renews the remote claim's lease. A change that ends the
+/// claim (closing, reopening, unclaiming, reassigning, leaving `in_progress`) releases the
+/// record and the remote claim; a claim made elsewhere is left alone.
 fn change(
     ws: &Workspace,
     id: &str,
-    claim_for: Option<&str>,
+    actor: Option<&str>,
+    claim: Option<&Reach>,
+    notes: &dyn Notes,
     edit: impl FnOnce(&mut Task) -> std::result::Result<(), TaskError>,
 ) -> Result<Task> {
     let _lock = ws.store.lock_tasks()?;
-    let holder = ws.store.claimant(id)?;
-    let (task, before) = ws.store.modify_task(id, |t| {
+    let record = ws.store.claim_record(id)?;
+    let holder = record.as_ref().map(|r| r.who.clone());
+    let claim_for = actor.filter(|_| claim.is_some());
+    // The remote claim as it stands after this change, when it was taken or renewed by it.
+    let mut hold: Option<RemoteHold> = None;
+    let mut took = false;
+    let changed = ws.store.modify_task(id, |t| {
         // A claim recorded here but not in this work tree's file was made in another one.
         if let (Some(me), Some(h)) = (claim_for, &holder) {
             if h != me && t.assignee.as_ref() != Some(h) {
@@ -185,19 +206,70 @@ fn change(
         }
         let before = t.assignee.clone();
         edit(t).map_err(Error::from)?;
+        let mine = record
+            .as_ref()
+            .filter(|r| Some(r.who.as_str()) == actor)
+            .and_then(|r| r.remote.clone());
+        let holds =
+            |who: &str| t.status == Status::InProgress && t.assignee.as_deref() == Some(who);
+        match (claim_for, claim, mine) {
+            (
+                Some(me),
+                Some(Reach::Remote {
+                    remote,
+                    lease_seconds,
+                }),
+                held,
+            ) => {
+                hold = Some(match held.filter(|h| h.remote == *remote) {
+                    Some(held) => claims::renew_held(ws, &held, id, notes)?,
+                    None => {
+                        took = true;
+                        claims::take(ws, remote, id, me, *lease_seconds)?
+                    }
+                });
+            }
+            (_, _, Some(held)) if actor.is_some_and(holds) => {
+                hold = Some(claims::renew_held(ws, &held, id, notes)?);
+            }
+            _ => {}
+        }
         Ok(before)
-    })?;
+    });
+    let (task, before) = match changed {
+        Ok(done) => done,
+        Err(e) => {
+            if let Some(h) = hold.as_ref().filter(|_| took) {
+                claims::release(ws, h, id, notes);
+            }
+            return Err(e);
+        }
+    };
     let holds = task.status == Status::InProgress && task.assignee == holder;
     if let Some(me) = claim_for {
-        ws.store.set_claimant(id, Some(me))?;
+        let remote = hold.or_else(|| record.and_then(|r| r.remote.filter(|_| r.who == me)));
+        let record = ClaimRecord {
+            who: me.to_owned(),
+            remote,
+        };
+        ws.store.set_claim_record(id, Some(&record))?;
+    } else if let Some(hold) = hold {
+        let record = ClaimRecord {
+            who: holder.unwrap_or_default(),
+            remote: Some(hold),
+        };
+        ws.store.set_claim_record(id, Some(&record))?;
     } else if holder.is_some() && holder == before && !holds {
-        ws.store.set_claimant(id, None)?;
+        ws.store.set_claim_record(id, None)?;
+        if let Some(held) = record.and_then(|r| r.remote) {
+            claims::release(ws, &held, id, notes);
+        }
     }
     Ok(task)
 }
 
 /// Closes each task with `reason`; stops at the first that cannot be closed.
-pub fn close(ws: &Workspace, ids: &[String], reason: &str) -> Result<Vec<Task>> {
+pub fn close(ws: &Workspace, ids: &[String], reason: &str, notes: &dyn Notes) -> Result<Vec<Task>> {
     if reason.trim().is_empty() {
         return Err(TaskError::MissingCloseReason.into());
     }
@@ -207,16 +279,16 @@ pub fn close(ws: &Workspace, ids: &[String], reason: &str) -> Result<Vec<Task>> 
         .collect::<Result<Vec<_>>>()?;
     let mut done = Vec::new();
     for id in ids {
-        done.push(change(ws, &id, None, |t| {
+        done.push(change(ws, &id, None, None, notes, |t| {
             t.close(reason, &now().rfc3339())
         })?);
     }
     Ok(done)
 }
 
-pub fn reopen(ws: &Workspace, id: &str) -> Result<Task> {
+pub fn reopen(ws: &Workspace, id: &str, notes: &dyn Notes) -> Result<Task> {
     let id = resolve(ws, id)?;
-    change(ws, &id, None, |t| {
+    change(ws, &id, None, None, notes, |t| {
         t.reopen(&now().rfc3339());
         Ok(())
     })

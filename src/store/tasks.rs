@@ -5,6 +5,7 @@
 use std::fs;
 use std::path::PathBuf;
 
+use crate::model::claims::ClaimRecord;
 use crate::model::ids::mint;
 use crate::model::paths;
 use crate::model::tasks::{is_task_id, Task, TASK_PREFIX};
@@ -173,28 +174,57 @@ impl Store {
         Store::lock_in(&self.common_dir, paths::TASKS_LOCK)
     }
 
-    /// Who holds the claim on task `id` in any work tree of this repository. Call under the
-    /// tasks lock.
-    pub fn claimant(&self, id: &str) -> Result<Option<String>> {
+    /// Who holds the claim on task `id` in any work tree of this repository, and where. Call
+    /// under the tasks lock.
+    pub fn claim_record(&self, id: &str) -> Result<Option<ClaimRecord>> {
         let path = self.claim_path(id);
-        Ok(read_optional(&path)?.map(|b| String::from_utf8_lossy(&b).trim().to_owned()))
+        Ok(read_optional(&path)?.map(|b| ClaimRecord::parse(&String::from_utf8_lossy(&b))))
     }
 
-    /// Records that `who` holds task `id`, or with `None` that nobody does. Call under the tasks
-    /// lock.
-    pub fn set_claimant(&self, id: &str, who: Option<&str>) -> Result<()> {
+    /// Records who holds task `id`, or with `None` that nobody does. Call under the tasks lock.
+    pub fn set_claim_record(&self, id: &str, record: Option<&ClaimRecord>) -> Result<()> {
         let path = self.claim_path(id);
-        match who {
-            Some(who) => {
+        match record {
+            Some(record) => {
                 let dir = self.common_dir.join(paths::CLAIMS);
                 fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
-                write_atomic(&path, format!("{who}\n").as_bytes())
+                write_atomic(&path, record.render().as_bytes())
             }
             None => match fs::remove_file(&path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&path)(e)),
                 _ => Ok(()),
             },
         }
+    }
+
+    /// How long ago this clone last fetched `remote`'s claims, if it did.
+    pub fn claims_fetched_ago(&self, remote: &str) -> Option<std::time::Duration> {
+        let modified = fs::metadata(self.fetched_stamp(remote))
+            .ok()?
+            .modified()
+            .ok()?;
+        modified.elapsed().ok()
+    }
+
+    /// Notes that `remote`'s claims were fetched just now, or with `false` that what was
+    /// fetched is out of date (this clone just changed a claim there).
+    pub fn mark_claims_fetched(&self, remote: &str, fresh: bool) -> Result<()> {
+        let path = self.fetched_stamp(remote);
+        if !fresh {
+            return match fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&path)(e)),
+                _ => Ok(()),
+            };
+        }
+        let dir = self.common_dir.join(paths::CLAIMS_FETCHED);
+        fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
+        write_atomic(&path, b"")
+    }
+
+    /// A remote's stamp file: its name in hex, as a remote name may hold `/`.
+    fn fetched_stamp(&self, remote: &str) -> PathBuf {
+        let hex: String = remote.bytes().map(|b| format!("{b:02x}")).collect();
+        self.common_dir.join(paths::CLAIMS_FETCHED).join(hex)
     }
 
     fn claim_path(&self, id: &str) -> PathBuf {

@@ -1,0 +1,244 @@
+//! Claim refs on a git remote, through the `git` binary: gix (0.90) fetches but cannot push,
+//! and a claim is a push. Fetching runs through the same binary, so both go through the user's
+//! own transport, credential and proxy settings, untouched. Only `refs/mneme/claims/*` on the
+//! remote and `refs/mneme/remotes/<remote>/claims/*` here are ever named: never a branch, a tag,
+//! the index or the work tree.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use gix::bstr::ByteSlice;
+
+use crate::git::{Error, Repo, Result};
+use crate::model::claims::{claim_ref, Claim, ClaimError, CLAIMS_REF_PREFIX, MAX_CLAIM_BYTES};
+
+/// What the remote did with a push of one ref.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pushed {
+    /// The ref now holds what was pushed (or is gone, for a deletion).
+    Done,
+    /// The ref was not what the push expected: another clone got there first.
+    Rejected(String),
+}
+
+/// A claim ref as last fetched from the remote.
+#[derive(Debug, Clone)]
+pub struct Tracked {
+    pub task: String,
+    /// The claim object's id: what a push that replaces or deletes the claim must expect.
+    pub oid: String,
+    pub claim: std::result::Result<Claim, ClaimError>,
+}
+
+/// Where this clone keeps the claim refs fetched from `remote`.
+fn tracking_prefix(remote: &str) -> String {
+    format!("refs/mneme/remotes/{remote}/claims/")
+}
+
+impl Repo {
+    /// Refuses a remote this clone does not have, before any network use.
+    pub fn check_remote(&self, remote: &str) -> Result<()> {
+        let config = self.gix().config_snapshot();
+        let known = ["url", "pushurl"].iter().any(|k| {
+            config
+                .string(format!("remote.{remote}.{k}").as_str())
+                .is_some()
+        });
+        if known {
+            Ok(())
+        } else {
+            Err(Error::NoSuchRemote {
+                remote: remote.to_owned(),
+            })
+        }
+    }
+
+    /// Stores `bytes` as a blob and returns its id.
+    pub fn write_blob(&self, bytes: &[u8]) -> Result<String> {
+        Ok(self
+            .gix()
+            .write_blob(bytes)
+            .map_err(|e| Error::Remote {
+                remote: String::new(),
+                message: format!("cannot write the claim object: {e}"),
+            })?
+            .to_string())
+    }
+
+    /// Sets the claim ref of `task` on `remote` to `new` (`None` deletes it), only if it is
+    /// `expect` there now (`None`: only if it does not exist). One push, atomic on the server.
+    pub fn push_claim(
+        &self,
+        remote: &str,
+        task: &str,
+        new: Option<&str>,
+        expect: Option<&str>,
+    ) -> Result<Pushed> {
+        let name = claim_ref(task);
+        let lease = format!("--force-with-lease={name}:{}", expect.unwrap_or(""));
+        let spec = format!("{}:{name}", new.unwrap_or(""));
+        let out = run_git(
+            self.root(),
+            &[
+                "push",
+                "--porcelain",
+                "--no-verify",
+                "--no-signed",
+                "--recurse-submodules=no",
+                &lease,
+                remote,
+                &spec,
+            ],
+        )?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        // `<flag>\t<from>:<to>\t<summary>` for each ref the remote answered about.
+        let line = stdout.lines().find_map(|l| {
+            let mut parts = l.split('\t');
+            let (flag, refs, summary) = (parts.next()?, parts.next()?, parts.next()?);
+            (refs.rsplit(':').next() == Some(name.as_str())).then_some((flag, summary))
+        });
+        match line {
+            Some(("!", summary)) => Ok(Pushed::Rejected(summary.to_owned())),
+            Some(_) if out.status.success() => Ok(Pushed::Done),
+            _ => Err(Error::Remote {
+                remote: remote.to_owned(),
+                message: last_words(&out.stderr),
+            }),
+        }
+    }
+
+    /// Fetches every claim ref of `remote` in one round trip, replacing the ones fetched before
+    /// (claims released there are pruned here).
+    pub fn fetch_claims(&self, remote: &str) -> Result<()> {
+        let spec = format!("+{CLAIMS_REF_PREFIX}*:{}*", tracking_prefix(remote));
+        let out = run_git(
+            self.root(),
+            &[
+                "fetch",
+                "--quiet",
+                "--prune",
+                "--no-tags",
+                "--no-write-fetch-head",
+                "--no-auto-gc",
+                "--no-recurse-submodules",
+                remote,
+                &spec,
+            ],
+        )?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(Error::Remote {
+                remote: remote.to_owned(),
+                message: last_words(&out.stderr),
+            })
+        }
+    }
+
+    /// The claim refs last fetched from `remote`, each read and checked (a claim that is not
+    /// valid is reported as such, not trusted).
+    pub fn tracked_claims(&self, remote: &str) -> Result<Vec<Tracked>> {
+        // A fresh handle: the refs may have been fetched by a git process since this one opened.
+        let repo = gix::open(self.gix().git_dir()).map_err(|e| self.remote_error(remote, e))?;
+        let prefix = tracking_prefix(remote);
+        let platform = repo
+            .references()
+            .map_err(|e| self.remote_error(remote, e))?;
+        let refs = platform
+            .prefixed(prefix.as_bytes())
+            .map_err(|e| self.remote_error(remote, e))?;
+        let mut out = Vec::new();
+        for r in refs {
+            let r = r.map_err(|e| self.remote_error(remote, e))?;
+            let name = r.name().as_bstr().to_str_lossy().into_owned();
+            let task = name.strip_prefix(&prefix).unwrap_or(&name).to_owned();
+            let Some(id) = r.target().try_id().map(ToOwned::to_owned) else {
+                continue;
+            };
+            let claim = read_claim(&repo, id, &task);
+            out.push(Tracked {
+                task,
+                oid: id.to_string(),
+                claim,
+            });
+        }
+        out.sort_by(|a, b| a.task.cmp(&b.task));
+        Ok(out)
+    }
+
+    /// The claim object `oid` of task `task`, from this repository's objects (one it wrote).
+    pub fn read_claim_object(&self, oid: &str, task: &str) -> Result<Claim> {
+        let id = gix::ObjectId::from_hex(oid.as_bytes()).map_err(|e| self.remote_error("", e))?;
+        read_claim(self.gix(), id, task).map_err(|e| Error::Remote {
+            remote: String::new(),
+            message: format!("the claim object {oid} of {task} cannot be read: {e}"),
+        })
+    }
+
+    fn remote_error(&self, remote: &str, e: impl std::fmt::Display) -> Error {
+        Error::Remote {
+            remote: remote.to_owned(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// The claim object `id`, read only when it is a small blob.
+fn read_claim(
+    repo: &gix::Repository,
+    id: gix::ObjectId,
+    task: &str,
+) -> std::result::Result<Claim, ClaimError> {
+    let header = repo
+        .find_header(id)
+        .map_err(|e| ClaimError::Json(e.to_string()))?;
+    if header.kind() != gix::object::Kind::Blob {
+        return Err(ClaimError::Json(format!("a {}, not a blob", header.kind())));
+    }
+    if header.size() > MAX_CLAIM_BYTES {
+        return Err(ClaimError::TooLarge);
+    }
+    let object = repo
+        .find_object(id)
+        .map_err(|e| ClaimError::Json(e.to_string()))?;
+    Claim::parse(&object.data, task)
+}
+
+/// Runs git in `root` with nothing on stdin (a prompt must not wait for an agent that cannot
+/// answer), capturing its output.
+fn run_git(root: &Path, args: &[&str]) -> Result<std::process::Output> {
+    Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|source| Error::GitBinary { source })
+}
+
+/// What git said went wrong: its stderr from the first `fatal:` or `error:` line on (the
+/// lines after it give the cause), as one line, hints left out.
+fn last_words(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("hint:"))
+        .collect();
+    let from = lines
+        .iter()
+        .position(|l| l.starts_with("fatal: ") || l.starts_with("error: "))
+        .unwrap_or(lines.len().saturating_sub(1));
+    let said = lines[from.min(lines.len())..]
+        .iter()
+        .map(|l| {
+            l.strip_prefix("fatal: ")
+                .or_else(|| l.strip_prefix("error: "))
+                .unwrap_or(l)
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    if said.is_empty() {
+        return "git failed without saying why".to_owned();
+    }
+    crate::model::text::escape_controls(&said).into_owned()
+}
