@@ -196,6 +196,15 @@ fn isolate(cmd: &mut assert_cmd::Command) {
         .env_remove("GIT_INDEX_FILE");
 }
 
+/// The binary under test as a plain command in `dir`, isolated as [`Repo::mneme`] is, for
+/// tests that start several at once.
+pub fn mneme_std(dir: &Path) -> Command {
+    let mut cmd = Command::new(cargo_bin("mneme"));
+    isolate_std(cmd.current_dir(dir));
+    cmd.env("NO_COLOR", "1").env_remove("MNEME_AGENT");
+    cmd
+}
+
 fn isolate_std(cmd: &mut Command) {
     cmd.env("PATH", path_with_mneme())
         .env("GIT_CONFIG_NOSYSTEM", "1")

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tempfile::TempDir;
 
-use crate::common::Repo;
+use crate::common::{mneme_std, Repo};
 
 /// A bare repository served by `git daemon` (pushes enabled) on a free port of 127.0.0.1.
 pub struct Server {
@@ -267,4 +267,415 @@ fn a_true_conflict_follows_the_rule_and_is_noted_on_the_task() {
         .map(|f| f["code"].as_str().unwrap().to_owned())
         .collect();
     assert!(codes.contains(&"task_parse".to_owned()), "{codes:?}");
+}
+
+/// A server whose seed ledger sets `claims_remote: origin` with `lease`, and its task.
+fn claims_server(lease: &str) -> (Server, String) {
+    let (seed, id) = seed_with_task();
+    let config = seed.read(".ledger/config.yaml");
+    seed.write(
+        ".ledger/config.yaml",
+        &format!("{config}\nclaims_remote: origin\nclaim_lease: {lease}\n"),
+    );
+    seed.git(&["commit", "-qam", "claims go to origin"]);
+    (Server::start(&seed), id)
+}
+
+/// The claim refs on the server: `(task, claim object)`.
+fn server_claims(server: &Server) -> Vec<(String, Value)> {
+    let bare = server.bare();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("--git-dir")
+            .arg(&bare)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    git(&[
+        "for-each-ref",
+        "--format=%(refname) %(objectname)",
+        "refs/mneme/claims/",
+    ])
+    .lines()
+    .map(|l| {
+        let (name, oid) = l.split_once(' ').unwrap();
+        let task = name.strip_prefix("refs/mneme/claims/").unwrap().to_owned();
+        (
+            task,
+            serde_json::from_str(&git(&["cat-file", "-p", oid])).unwrap(),
+        )
+    })
+    .collect()
+}
+
+/// Runs `mneme --json ARGS` in `repo`; the output, whatever the exit code.
+fn run(repo: &Repo, args: &[&str]) -> std::process::Output {
+    let mut full = vec!["--json"];
+    full.extend_from_slice(args);
+    repo.mneme(&full).output().unwrap()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn sixteen_claimers_in_four_clones_one_wins_and_every_loser_names_it() {
+    let (server, id) = claims_server("2h");
+    // Two clones reach the server through git daemon, two through file://.
+    let clones: Vec<Repo> = (0..4)
+        .map(|i| {
+            clone(&if i < 2 {
+                server.url()
+            } else {
+                server.file_url()
+            })
+        })
+        .collect();
+    let children: Vec<_> = (0..16)
+        .map(|i| {
+            mneme_std(clones[i % 4].path())
+                .args([
+                    "--json",
+                    "update",
+                    &id,
+                    "--claim",
+                    "--agent",
+                    &format!("agent-{i}"),
+                ])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let winners: Vec<usize> = (0..16).filter(|&i| outs[i].status.success()).collect();
+    assert_eq!(
+        winners.len(),
+        1,
+        "{:?}",
+        outs.iter().map(stderr).collect::<Vec<_>>()
+    );
+    let winner = format!("agent-{}", winners[0]);
+    for (i, out) in outs.iter().enumerate().filter(|(i, _)| *i != winners[0]) {
+        assert_eq!(out.status.code(), Some(1), "agent-{i}: {}", stderr(out));
+        assert_eq!(
+            crate::common::error_code(out),
+            "already_claimed",
+            "{}",
+            stderr(out)
+        );
+        assert!(
+            stderr(out).contains(&winner),
+            "agent-{i} does not name {winner}: {}",
+            stderr(out)
+        );
+    }
+    // One claim on the server, the winner's; the losers' clones wrote nothing.
+    let on_server = server_claims(&server);
+    assert_eq!(on_server.len(), 1);
+    assert_eq!(on_server[0].0, id);
+    assert_eq!(on_server[0].1["agent"], winner.as_str());
+    for (k, c) in clones.iter().enumerate() {
+        let t = task(c, &id);
+        if k == winners[0] % 4 {
+            assert_eq!(t["assignee"], winner.as_str());
+        } else {
+            assert_eq!(t["status"], "open", "clone {k}");
+            // Every other clone leaves the task out of `ready` and lists the claim.
+            let ready = c.json(&["ready", "--json"]);
+            assert_eq!(ready, serde_json::json!([]), "clone {k}");
+            let claims = c.json(&["claims", "--json"]);
+            assert_eq!(claims["claims"][0]["agent"], winner.as_str());
+            assert_eq!(claims["claims"][0]["stale"], false);
+        }
+    }
+}
+
+#[test]
+fn a_server_that_dies_mid_claim_never_lets_two_clones_hold_a_task() {
+    let (mut server, id) = claims_server("2h");
+    let (a, b) = (clone(&server.url()), clone(&server.url()));
+    let marker = server.dir.path().join("in-hook");
+    // The server stops while it checks the push, before the ref is written.
+    let hooks = server.bare().join("hooks");
+    std::fs::write(
+        hooks.join("pre-receive"),
+        format!("#!/bin/sh\ntouch '{}'\nsleep 30\n", marker.display()),
+    )
+    .unwrap();
+    make_executable(&hooks.join("pre-receive"));
+    let claim = |repo: &Repo, who: &str| {
+        mneme_std(repo.path())
+            .args(["--json", "update", &id, "--claim", "--agent", who])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let pending = claim(&a, "ada");
+    wait_for(&marker);
+    server.stop();
+    let out = pending.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        crate::common::error_code(&out),
+        "remote_unreachable",
+        "{}",
+        stderr(&out)
+    );
+    let said = stderr(&out);
+    assert!(
+        said.contains("could not reach the remote `origin` to claim"),
+        "{said}"
+    );
+    assert!(said.contains("run the same command again"), "{said}");
+    assert_eq!(task(&a, &id)["status"], "open", "nothing written here");
+    assert!(server_claims(&server).is_empty());
+
+    // Now it stops after writing the ref, before it answers.
+    std::fs::remove_file(hooks.join("pre-receive")).unwrap();
+    std::fs::remove_file(&marker).unwrap();
+    std::fs::write(
+        hooks.join("reference-transaction"),
+        format!(
+            "#!/bin/sh\n[ \"$1\" = committed ] || exit 0\ntouch '{}'\nsleep 30\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    make_executable(&hooks.join("reference-transaction"));
+    server.restart();
+    for c in [&a, &b] {
+        c.git(&["remote", "set-url", "origin", &server.url()]);
+    }
+    let pending = claim(&a, "ada");
+    wait_for(&marker);
+    server.stop();
+    let out = pending.wait_with_output().unwrap();
+    assert_eq!(
+        crate::common::error_code(&out),
+        "remote_unreachable",
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(task(&a, &id)["status"], "open");
+    // The claim did reach the server: another clone loses to it, and ada settles it as hers.
+    std::fs::remove_file(hooks.join("reference-transaction")).unwrap();
+    server.restart();
+    for c in [&a, &b] {
+        c.git(&["remote", "set-url", "origin", &server.url()]);
+    }
+    let lost = run(&b, &["update", &id, "--claim", "--agent", "bob"]);
+    assert_eq!(crate::common::error_code(&lost), "already_claimed");
+    assert!(stderr(&lost).contains("ada on "), "{}", stderr(&lost));
+    let settled = run(&a, &["update", &id, "--claim", "--agent", "ada"]);
+    assert!(settled.status.success(), "{}", stderr(&settled));
+    assert_eq!(task(&a, &id)["assignee"], "ada");
+    let on_server = server_claims(&server);
+    assert_eq!(on_server.len(), 1);
+    assert_eq!(on_server[0].1["agent"], "ada");
+    assert_eq!(task(&b, &id)["status"], "open");
+}
+
+#[test]
+fn leases_run_out_and_only_a_stale_claim_can_be_taken_over() {
+    let (server, id) = claims_server("3s");
+    let (a, b) = (clone(&server.url()), clone(&server.url()));
+    assert!(run(&a, &["update", &id, "--claim", "--agent", "ada"])
+        .status
+        .success());
+    let first = server_claims(&server)[0].1.clone();
+    let refused = run(
+        &b,
+        &[
+            "claims", "--steal", &id, "--reason", "mine now", "--agent", "bob",
+        ],
+    );
+    assert_eq!(crate::common::error_code(&refused), "claim_not_stale");
+    // The holder's update renews the lease.
+    std::thread::sleep(Duration::from_millis(1100));
+    assert!(run(
+        &a,
+        &["update", &id, "--notes", "still on it", "--agent", "ada"]
+    )
+    .status
+    .success());
+    let renewed = server_claims(&server)[0].1.clone();
+    assert_eq!(renewed["claimed_at"], first["claimed_at"]);
+    assert_ne!(renewed["renewed_at"], first["renewed_at"]);
+
+    std::thread::sleep(Duration::from_millis(3200));
+    let lost = run(&b, &["update", &id, "--claim", "--agent", "bob"]);
+    assert_eq!(crate::common::error_code(&lost), "already_claimed");
+    let v: Value = serde_json::from_slice(&lost.stderr).unwrap();
+    assert_eq!(v["error"]["stale"], true, "{v}");
+    assert!(
+        v["error"]["hint"].as_str().unwrap().contains("--steal"),
+        "{v}"
+    );
+    let listed = b.json(&["claims", "--json"]);
+    assert_eq!(listed["claims"][0]["stale"], true);
+
+    let stolen = run(
+        &b,
+        &[
+            "claims",
+            "--steal",
+            &id,
+            "--reason",
+            "ada's sandbox is gone",
+            "--agent",
+            "bob",
+        ],
+    );
+    assert!(stolen.status.success(), "{}", stderr(&stolen));
+    let t = task(&b, &id);
+    assert_eq!(
+        (t["status"].as_str(), t["assignee"].as_str()),
+        (Some("in_progress"), Some("bob"))
+    );
+    let note = t["notes"].as_array().unwrap().last().unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        note.contains("Took over the claim of ada on ") && note.contains("ada's sandbox is gone"),
+        "{note}"
+    );
+    assert_eq!(server_claims(&server)[0].1["agent"], "bob");
+
+    // The old holder learns it lost the task, and writes nothing.
+    let before = a.read(&format!(".ledger/tasks/{id}.json"));
+    let out = run(&a, &["update", &id, "--notes", "done?", "--agent", "ada"]);
+    assert_eq!(
+        crate::common::error_code(&out),
+        "claim_lost",
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("taken over by bob on "),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(a.read(&format!(".ledger/tasks/{id}.json")), before);
+    // Closing where the old claim was made does not release the new holder's claim.
+    assert!(run(&a, &["close", &id, "--reason", "gave up"])
+        .status
+        .success());
+    assert_eq!(server_claims(&server)[0].1["agent"], "bob");
+}
+
+#[test]
+fn close_unclaim_and_status_open_release_the_remote_claim() {
+    let (server, id) = claims_server("2h");
+    let (a, b) = (clone(&server.url()), clone(&server.file_url()));
+    let claim = |r: &Repo, who: &str| run(r, &["update", &id, "--claim", "--agent", who]);
+    for release in [
+        vec!["update", &id, "--unclaim", "--agent", "ada"],
+        vec!["update", &id, "--status", "open", "--agent", "ada"],
+        vec!["close", &id, "--reason", "done"],
+    ] {
+        assert!(claim(&a, "ada").status.success());
+        assert_eq!(server_claims(&server).len(), 1);
+        assert!(!claim(&b, "bob").status.success());
+        let out = run(&a, &release);
+        assert!(out.status.success(), "{release:?}: {}", stderr(&out));
+        assert!(server_claims(&server).is_empty(), "{release:?}");
+        // Released: another clone may claim it, then gives it back.
+        assert!(claim(&b, "bob").status.success(), "{release:?}");
+        assert!(run(&b, &["update", &id, "--unclaim", "--agent", "bob"])
+            .status
+            .success());
+    }
+    // Reopened, the task is nobody's, here and on the server.
+    assert!(run(&a, &["reopen", &id]).status.success());
+    assert!(task(&a, &id)["assignee"].is_null());
+    assert!(server_claims(&server).is_empty());
+}
+
+#[test]
+fn an_unreachable_remote_fails_a_claim_and_nothing_is_written() {
+    let (mut server, id) = claims_server("2h");
+    let a = clone(&server.url());
+    // A first `ready` fetches the (empty) claims; then the server goes away.
+    assert_eq!(a.json(&["ready", "--json"]).as_array().unwrap().len(), 1);
+    server.stop();
+    let file = format!(".ledger/tasks/{id}.json");
+    let before = a.read(&file);
+    let out = run(&a, &["update", &id, "--claim", "--agent", "ada"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(crate::common::error_code(&out), "remote_unreachable");
+    assert!(stderr(&out).contains("--local-only"), "{}", stderr(&out));
+    assert_eq!(a.read(&file), before);
+    // Within 30 s `ready` reuses what it fetched; later (the fetch time forgotten here) it tries
+    // again, and goes on with the claims fetched before, saying so. --offline does not try.
+    assert!(a.mneme(&["ready"]).output().unwrap().stderr.is_empty());
+    std::fs::remove_dir_all(a.path().join(".git/mneme-claims-fetched")).unwrap();
+    let ready = a.mneme(&["ready", "--json"]).output().unwrap();
+    assert!(ready.status.success());
+    assert!(
+        stderr(&ready).contains("using the claims fetched before"),
+        "{}",
+        stderr(&ready)
+    );
+    let offline = a.mneme(&["ready", "--offline", "--json"]).output().unwrap();
+    assert!(
+        offline.status.success() && offline.stderr.is_empty(),
+        "{}",
+        stderr(&offline)
+    );
+    let listed = run(&a, &["claims"]);
+    assert_eq!(crate::common::error_code(&listed), "remote_unreachable");
+    assert!(a
+        .mneme(&["claims", "--offline"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    // --local-only claims this clone alone.
+    assert!(run(
+        &a,
+        &["update", &id, "--claim", "--local-only", "--agent", "ada"]
+    )
+    .status
+    .success());
+    assert_eq!(task(&a, &id)["assignee"], "ada");
+    let unknown = run(
+        &a,
+        &[
+            "update", &id, "--claim", "--remote", "upstream", "--agent", "ada",
+        ],
+    );
+    assert_eq!(crate::common::error_code(&unknown), "no_such_remote");
+}
+
+fn make_executable(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Waits until `path` exists (a server hook reached its point).
+fn wait_for(path: &std::path::Path) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
