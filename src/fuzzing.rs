@@ -487,8 +487,29 @@ pub fn task_merge3(base: &str, ours: &str, theirs: &str) {
     }
 }
 
-/// A task file: a task that parses is written back in the form it is read.
+/// A claim object from a remote, and a local claim record: a claim that reads is written back
+/// as read, and says who holds it at any time without panicking.
+pub fn claim(text: &str) {
+    use crate::model::claims::{Claim, ClaimRecord};
+    if let Ok(c) = Claim::parse(text.as_bytes(), "t-a3f8") {
+        assert_eq!(Claim::parse(&c.to_bytes(), "t-a3f8").as_ref(), Ok(&c));
+        for at in [
+            now(),
+            Timestamp::from_unix(i64::MIN),
+            Timestamp::from_unix(i64::MAX),
+        ] {
+            shown(&c.describe(at));
+            let _ = c.is_stale(at);
+        }
+    }
+    let record = ClaimRecord::parse(text);
+    assert_eq!(ClaimRecord::parse(&record.render()).remote, record.remote);
+}
+
+/// A task file: a task that parses is written back in the form it is read; claims are tried on
+/// the same text.
 pub fn task(text: &str) {
+    claim(text);
     if let Ok(t) = Task::parse(text) {
         shown(&t.title);
         assert_eq!(Task::parse(&t.to_json()).as_ref(), Ok(&t));

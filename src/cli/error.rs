@@ -389,6 +389,8 @@ impl From<ops::Error> for CliError {
                     .with_hint("only a claim whose lease ran out can be taken over; ask its holder")
             }
             ops::Error::StealReason => CliError::of(Code::MissingReason, &e),
+            ops::Error::BadClaim { .. } => CliError::of(Code::InvalidInput, &e)
+                .with_hint("give a plain agent name with --agent or $MNEME_AGENT"),
             ops::Error::NoClaimsRemote => CliError::of(Code::NoSuchRemote, &e)
                 .with_hint("claims_remote: origin (docs/format.md, \"Remote claims\")"),
         }
@@ -516,7 +518,7 @@ impl From<git::Error> for CliError {
             E::RefMoved => error.with_hint("run the review again"),
             E::NoSuchRemote { remote } => error
                 .with_details(json!({ "remote": remote }))
-                .with_hint("name a remote with --remote, or set claims_remote in .ledger/config.yaml"),
+                .with_hint("add it (`git remote add NAME URL`), name another with --remote, or claim in this clone alone with --local-only"),
             E::Remote { remote, .. } => error.with_details(json!({ "remote": remote })).with_hint(
                 "check the remote with `git fetch`; `--offline` uses the claims fetched before",
             ),

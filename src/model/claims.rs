@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::tasks::is_task_id;
+use crate::model::text::first_hidden;
 use crate::model::time::{human_age, Timestamp};
 
 /// Where claims live on the remote, one ref per task.
@@ -45,7 +46,7 @@ pub enum ClaimError {
     Task(String),
     #[error("it is for task {found}, under the ref of {expected}")]
     WrongTask { expected: String, found: String },
-    #[error("{0} must be one line of text")]
+    #[error("{0} must be one line of visible text")]
     Field(&'static str),
     #[error("{0} is not a time")]
     Time(&'static str),
@@ -97,7 +98,8 @@ impl Claim {
             });
         }
         for (name, value) in [("agent", &claim.agent), ("host", &claim.host)] {
-            if value.trim().is_empty() || value.len() > 200 || value.chars().any(char::is_control) {
+            let hidden = value.chars().any(char::is_control) || first_hidden(value).is_some();
+            if value.trim().is_empty() || value.len() > 200 || hidden {
                 return Err(ClaimError::Field(name));
             }
         }
@@ -267,6 +269,11 @@ mod tests {
         let bad = |c: Claim| Claim::parse(&c.to_bytes(), "t-a3f8");
         assert!(bad(Claim {
             agent: "ada\u{1b}[2J".into(),
+            ..good.clone()
+        })
+        .is_err());
+        assert!(bad(Claim {
+            agent: "ada\u{202e}".into(),
             ..good.clone()
         })
         .is_err());

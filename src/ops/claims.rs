@@ -71,7 +71,7 @@ pub(crate) fn take(
 ) -> Result<RemoteHold> {
     let host = host_name();
     let claim = Claim::new(task, agent, &host, now(), lease_seconds);
-    let oid = ws.repo.write_blob(&claim.to_bytes())?;
+    let oid = write_claim(ws, &claim)?;
     let pushed = ws
         .repo
         .push_claim(remote, task, Some(&oid), None)
@@ -117,6 +117,14 @@ fn race(remote: &str, task: &str) -> Error {
     }
 }
 
+/// Stores the claim object, first checked as every clone will check it when it reads it (an
+/// agent name with hidden characters would make a claim nobody can read).
+fn write_claim(ws: &Workspace, claim: &Claim) -> Result<String> {
+    let bytes = claim.to_bytes();
+    Claim::parse(&bytes, &claim.task).map_err(|why| Error::BadClaim { why })?;
+    Ok(ws.repo.write_blob(&bytes)?)
+}
+
 /// Renews `claim`, held as `hold`: the lease counts again from now. Fails when the claim there
 /// is no longer this one (taken over).
 pub(crate) fn renew(
@@ -126,7 +134,7 @@ pub(crate) fn renew(
     lease_seconds: i64,
 ) -> Result<RemoteHold> {
     let renewed = claim.renewed(now(), lease_seconds);
-    let oid = ws.repo.write_blob(&renewed.to_bytes())?;
+    let oid = write_claim(ws, &renewed)?;
     let pushed = ws
         .repo
         .push_claim(&hold.remote, &claim.task, Some(&oid), Some(&hold.oid))?;
@@ -280,8 +288,17 @@ pub fn claims_for_ready(
     offline: bool,
     notes: &dyn Notes,
 ) -> Result<Option<RemoteClaims>> {
-    let Reach::Remote { remote, .. } = reach(ws, None, false)? else {
-        return Ok(None);
+    let remote = match reach(ws, None, false) {
+        Ok(Reach::Remote { remote, .. }) => remote,
+        Ok(Reach::Local) => return Ok(None),
+        // A clone without the configured remote still lists its work.
+        Err(Error::Git(e @ GitError::NoSuchRemote { .. })) => {
+            notes.warn(&format!(
+                "warning: {e}, so tasks claimed in other clones are not left out"
+            ));
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
     };
     remote_claims(ws, &remote, offline, true, notes).map(Some)
 }
@@ -329,7 +346,7 @@ pub fn steal(ws: &Workspace, remote: &str, id: &str, reason: &str, agent: &str) 
             &at.rfc3339(),
         )?;
         let claim = Claim::new(&id, agent, &host_name(), at, lease);
-        let oid = ws.repo.write_blob(&claim.to_bytes())?;
+        let oid = write_claim(ws, &claim)?;
         let pushed = ws
             .repo
             .push_claim(remote, &id, Some(&oid), Some(&current.oid))

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use crate::git::{self, Repo};
 use crate::model::apply::Conflict;
-use crate::model::claims::Claim;
+use crate::model::claims::{Claim, ClaimError};
 use crate::model::fields::TextError;
 use crate::model::interchange::import::ImportError;
 use crate::model::interchange::ExportError;
@@ -128,6 +128,8 @@ pub enum Error {
     StealReason,
     #[error("no claims remote: set claims_remote in .ledger/config.yaml, or give --remote")]
     NoClaimsRemote,
+    #[error("this claim cannot go to the remote: {why}")]
+    BadClaim { why: ClaimError },
 }
 
 /// A claim's holder and lease in words, or why its object cannot be read.

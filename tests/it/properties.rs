@@ -362,6 +362,20 @@ fn unicode_task() -> impl Strategy<Value = String> {
     )
 }
 
+/// A claim object with any Unicode in its texts.
+fn unicode_claim() -> impl Strategy<Value = String> {
+    (unicode_text(3), unicode_text(3), any::<i64>(), any::<u32>()).prop_map(
+        |(agent, host, lease, version)| {
+            json!({
+                "mneme_claim": version % 3, "task": "t-a3f8", "agent": agent, "host": host,
+                "claimed_at": "2026-11-25T10:00:00.123456Z", "renewed_at": "2026-11-25T10:40:00Z",
+                "lease_seconds": lease % 100_000
+            })
+            .to_string()
+        },
+    )
+}
+
 /// A commit message with decision trailers whose values are any Unicode.
 fn decision_message() -> impl Strategy<Value = String> {
     (
@@ -455,6 +469,11 @@ proptest! {
         mneme::fuzzing::allowed_signers(&signers);
         mneme::fuzzing::allowed_signers(&format!("{signers} ssh-ed25519 AAAA {signers}\n"));
         mneme::fuzzing::decision(message.as_bytes());
+    }
+
+    #[test]
+    fn claims_in_any_script(claim in prop_oneof![unicode_claim(), unicode_text(20)]) {
+        mneme::fuzzing::claim(&claim);
     }
 
     #[test]

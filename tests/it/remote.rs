@@ -660,6 +660,15 @@ fn an_unreachable_remote_fails_a_claim_and_nothing_is_written() {
         ],
     );
     assert_eq!(crate::common::error_code(&unknown), "no_such_remote");
+    // A clone without the configured remote still lists its work, and says why it cannot check.
+    a.git(&["remote", "rename", "origin", "upstream"]);
+    let ready = a.mneme(&["ready"]).output().unwrap();
+    assert!(ready.status.success());
+    assert!(
+        stderr(&ready).contains("no remote named `origin`"),
+        "{}",
+        stderr(&ready)
+    );
 }
 
 fn make_executable(path: &std::path::Path) {
