@@ -688,3 +688,51 @@ fn wait_for(path: &std::path::Path) {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+#[test]
+fn claim_refs_never_touch_branches_hooks_or_the_users_work() {
+    let (server, id) = claims_server("2h");
+    let a = clone(&server.url());
+    // Work in progress: a staged file and an unstaged edit; a pre-push hook that must not run.
+    a.write("staged.txt", "staged\n");
+    a.git(&["add", "staged.txt"]);
+    a.write("README.md", "# project, edited\n");
+    let marker = a.path().join("pre-push-ran");
+    let hook = a.path().join(".git/hooks/pre-push");
+    std::fs::write(&hook, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    make_executable(&hook);
+    let state = |r: &Repo| {
+        (
+            r.git(&["for-each-ref", "refs/heads", "refs/remotes", "refs/tags"]),
+            r.git(&["ls-files", "--stage"]),
+            r.git(&["status", "--porcelain", "--", ".", ":!.ledger/tasks"]),
+            r.read("README.md"),
+        )
+    };
+    let before = state(&a);
+    for args in [
+        vec!["update", &id, "--claim", "--agent", "ada"],
+        vec!["update", &id, "--notes", "renewing", "--agent", "ada"],
+        vec!["claims"],
+        vec!["ready"],
+        vec!["update", &id, "--unclaim", "--agent", "ada"],
+    ] {
+        let out = run(&a, &args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(state(&a), before);
+    assert!(
+        !marker.exists(),
+        "a claim is not a push of work: pre-push must not run"
+    );
+    assert!(!a.path().join(".git/FETCH_HEAD").exists());
+    // The server's branches are as they were: only claim refs ever changed there.
+    let bare_refs = Command::new("git")
+        .arg("--git-dir")
+        .arg(server.bare())
+        .args(["for-each-ref", "--format=%(refname)"])
+        .output()
+        .unwrap();
+    let refs = String::from_utf8(bare_refs.stdout).unwrap();
+    assert_eq!(refs.trim(), "refs/heads/main", "{refs}");
+}
