@@ -25,7 +25,15 @@ use ui::Ui;
 #[derive(Debug, Parser)]
 #[command(
     name = "mneme",
-    version,
+    // `0.1.0 (3f2a1c9e0b7d x86_64-unknown-linux-gnu)`: which build a hook or a bug report ran.
+    version = concat!(
+        env!("CARGO_PKG_VERSION"),
+        " (",
+        env!("MNEME_COMMIT"),
+        " ",
+        env!("MNEME_TARGET"),
+        ")"
+    ),
     propagate_version = true,
     max_term_width = 100
 )]

@@ -15,6 +15,7 @@ mod docs;
 mod drift;
 mod hostile;
 mod init;
+mod install;
 mod interactive;
 mod interchange;
 mod lifecycle;
