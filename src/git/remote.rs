@@ -138,8 +138,9 @@ impl Repo {
     /// The claim refs last fetched from `remote`, each read and checked (a claim that is not
     /// valid is reported as such, not trusted).
     pub fn tracked_claims(&self, remote: &str) -> Result<Vec<Tracked>> {
-        // A fresh handle: the refs may have been fetched by a git process since this one opened.
-        let repo = gix::open(self.gix().git_dir()).map_err(|e| self.remote_error(remote, e))?;
+        // Loose refs are read from disk on every iteration, and packed refs are reloaded when
+        // their file changed, so this run's handle sees what a git fetch just wrote.
+        let repo = self.gix();
         let prefix = tracking_prefix(remote);
         let platform = repo
             .references()
@@ -155,7 +156,7 @@ impl Repo {
             let Some(id) = r.target().try_id().map(ToOwned::to_owned) else {
                 continue;
             };
-            let claim = read_claim(&repo, id, &task);
+            let claim = read_claim(repo, id, &task);
             out.push(Tracked {
                 task,
                 oid: id.to_string(),
