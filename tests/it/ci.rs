@@ -208,3 +208,23 @@ fn each_event_verifies_the_commits_it_brings() {
     assert_eq!(pr, format!("{reviewed}..{after}"));
     assert_eq!(verify(&pr).status.code(), Some(1));
 }
+
+#[test]
+fn the_release_scripts_pass_shellcheck() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    for (script, shell) in [
+        ("package", "bash"),
+        ("installer", "bash"),
+        ("install.sh", "sh"),
+    ] {
+        let file = root.join(script);
+        let shell = format!("--shell={shell}");
+        if let Some(out) = tool("shellcheck", &[&shell, file.to_str().unwrap()], script) {
+            assert!(
+                out.status.success(),
+                "{script}: {}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+    }
+}

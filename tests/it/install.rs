@@ -1,6 +1,13 @@
 //! Installing mneme: what a build says about itself, the release archives, the installer and
 //! the npm packages, all tested locally without network.
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use assert_cmd::cargo::cargo_bin;
+
 use crate::common::Repo;
 
 #[test]
@@ -17,7 +24,7 @@ fn version_names_the_commit_and_the_target() {
         .unwrap_or_else(|| panic!("{text}"));
     let (commit, target) = rest.split_once(' ').unwrap();
     // Built from this checkout: its commit (or `unknown` from a source archive).
-    let head = std::process::Command::new("git")
+    let head = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
@@ -29,4 +36,187 @@ fn version_names_the_commit_and_the_target() {
         None => assert_eq!(commit, "unknown"),
     }
     assert!(target.starts_with(std::env::consts::ARCH), "{target}");
+}
+
+/// Serves the files under `root` over HTTP on 127.0.0.1 (GET only) until the test ends; the
+/// base URL.
+fn serve(root: PathBuf) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = String::new();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            if reader.read_line(&mut request).is_err() {
+                continue;
+            }
+            // The headers, up to the blank line.
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let path = request
+                .split(' ')
+                .nth(1)
+                .unwrap_or("/")
+                .trim_start_matches('/');
+            let file = root.join(path);
+            let response = match std::fs::read(&file) {
+                Ok(body) if !path.contains("..") => {
+                    let mut r = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    )
+                    .into_bytes();
+                    r.extend(body);
+                    r
+                }
+                _ => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    .to_vec(),
+            };
+            let _ = stream.write_all(&response);
+        }
+    });
+    url
+}
+
+const TARGET: &str = "x86_64-unknown-linux-gnu";
+
+/// `scripts/package` of the binary under test as VERSION for [`TARGET`], into `out`.
+fn package(version: &str, out: &Path) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let status = Command::new(root.join("scripts/package"))
+        .args([TARGET, cargo_bin("mneme").to_str().unwrap(), version])
+        .arg(out)
+        .env("SOURCE_DATE_EPOCH", "1764000000")
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    out.join(format!("mneme-{version}-{TARGET}.tar.gz"))
+}
+
+#[test]
+fn release_archives_are_reproducible_and_carry_their_checksum() {
+    let scratch = tempfile::tempdir().unwrap();
+    let first = std::fs::read(package("1.2.3", &scratch.path().join("a"))).unwrap();
+    let again = std::fs::read(package("1.2.3", &scratch.path().join("b"))).unwrap();
+    assert_eq!(first, again, "the same inputs give the same archive");
+    let sums = std::fs::read_to_string(
+        scratch
+            .path()
+            .join(format!("a/mneme-1.2.3-{TARGET}.tar.gz.sha256")),
+    )
+    .unwrap();
+    assert!(
+        sums.ends_with(&format!("  mneme-1.2.3-{TARGET}.tar.gz\n")),
+        "{sums}"
+    );
+    let list = Command::new("tar")
+        .arg("-tzf")
+        .arg(
+            scratch
+                .path()
+                .join(format!("a/mneme-1.2.3-{TARGET}.tar.gz")),
+        )
+        .output()
+        .unwrap();
+    let names = String::from_utf8(list.stdout).unwrap();
+    for file in ["mneme", "README.md", "LICENSE-MIT", "LICENSE-APACHE"] {
+        assert!(
+            names.contains(&format!("mneme-1.2.3-{TARGET}/{file}\n")),
+            "{names}"
+        );
+    }
+}
+
+#[test]
+fn the_installer_checks_the_archive_and_refuses_a_mismatch_leaving_nothing() {
+    let scratch = tempfile::tempdir().unwrap();
+    let releases = scratch.path().join("releases");
+    let archive = package("1.2.3", &releases.join("v1.2.3"));
+    let url = serve(releases.clone());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The installer a release publishes: version and address filled in.
+    let filled = Command::new(root.join("scripts/installer"))
+        .args(["1.2.3", &url])
+        .output()
+        .unwrap();
+    assert!(filled.status.success());
+    let installer = scratch.path().join("install.sh");
+    std::fs::write(&installer, &filled.stdout).unwrap();
+    let tmp = scratch.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let install = |dir: &Path| {
+        Command::new("sh")
+            .arg(&installer)
+            .env("MNEME_INSTALL_DIR", dir)
+            .env("MNEME_TARGET", TARGET)
+            .env("TMPDIR", &tmp)
+            .env("HOME", scratch.path())
+            .output()
+            .unwrap()
+    };
+    let bin = scratch.path().join("bin");
+    let out = install(&bin);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("installed mneme 1.2.3") || said.contains("installed mneme "),
+        "{said}"
+    );
+    let version = Command::new(bin.join("mneme"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&version.stdout).starts_with("mneme "));
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "temporary files left"
+    );
+
+    // A checksum that does not match: refused, nothing installed, nothing left behind.
+    let sums = archive.with_extension("gz.sha256");
+    std::fs::write(
+        &sums,
+        format!(
+            "{}  {}\n",
+            "0".repeat(64),
+            archive.file_name().unwrap().to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let other = scratch.path().join("other-bin");
+    let out = install(&other);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("checksum mismatch") && said.contains("nothing was installed"),
+        "{said}"
+    );
+    assert!(!other.join("mneme").exists());
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "temporary files left"
+    );
+    if other.exists() {
+        assert_eq!(std::fs::read_dir(&other).unwrap().count(), 0);
+    }
+    // The repository's own copy has no release in it and says so.
+    let out = Command::new("sh")
+        .arg(root.join("scripts/install.sh"))
+        .env_remove("MNEME_VERSION")
+        .env_remove("MNEME_DOWNLOAD_URL")
+        .env("MNEME_INSTALL_DIR", &other)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no release filled in"));
 }
