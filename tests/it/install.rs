@@ -220,3 +220,110 @@ fn the_installer_checks_the_archive_and_refuses_a_mismatch_leaving_nothing() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no release filled in"));
 }
+
+#[test]
+fn the_npm_packages_install_offline_and_run_mneme() {
+    if Command::new("npm").arg("--version").output().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "CI needs npm");
+        eprintln!("npm is not installed: the npm packages were not checked");
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("npm");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let built = Command::new(root.join("scripts/npm"))
+        .args(["1.2.3", out.to_str().unwrap()])
+        .arg(format!("{TARGET}={}", cargo_bin("mneme").display()))
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let main = out.join("mneme-ledger-1.2.3.tgz");
+    let native = out.join("mneme-ledger-linux-x64-1.2.3.tgz");
+    assert!(main.exists() && native.exists());
+    // Installed from the tarballs alone: no registry, an empty cache, no postinstall script.
+    let prefix = scratch.path().join("prefix");
+    let npm = |args: &[&str], dir: &Path| {
+        Command::new("npm")
+            .args(args)
+            .current_dir(dir)
+            .env("npm_config_cache", scratch.path().join("cache"))
+            .env("npm_config_ignore_scripts", "true")
+            .env("npm_config_update_notifier", "false")
+            .output()
+            .unwrap()
+    };
+    let installed = npm(
+        &[
+            "install",
+            "--offline",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            prefix.to_str().unwrap(),
+            native.to_str().unwrap(),
+            main.to_str().unwrap(),
+        ],
+        scratch.path(),
+    );
+    assert!(
+        installed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&installed.stderr)
+    );
+    let npx = Command::new("npx")
+        .args(["--offline", "--no-install", "mneme-ledger", "--version"])
+        .current_dir(&prefix)
+        .env("npm_config_cache", scratch.path().join("cache"))
+        .output()
+        .unwrap();
+    assert!(
+        npx.status.success(),
+        "{}",
+        String::from_utf8_lossy(&npx.stderr)
+    );
+    assert!(String::from_utf8_lossy(&npx.stdout).starts_with("mneme "));
+
+    // `mneme init` and a Claude Code hook from that install, with mneme on the hook's PATH
+    // through node_modules/.bin.
+    let repo = Repo::bare_init();
+    let bin_dir = prefix.join("node_modules/.bin");
+    let mneme = bin_dir.join("mneme");
+    let run = |args: &[&str]| {
+        Command::new(&mneme)
+            .args(args)
+            .current_dir(repo.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["init"]).status.success());
+    repo.seed_facts(
+        "architecture",
+        &[("f-abcd", "Hooks run the npm-installed mneme.")],
+    );
+    assert!(run(&["setup", "claude"]).status.success());
+    let settings: serde_json::Value =
+        serde_json::from_str(&repo.read(".claude/settings.json")).unwrap();
+    let command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap());
+    let hook = Command::new("sh")
+        .args(["-c", command])
+        .current_dir(repo.path())
+        .env("PATH", path)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(hook.status.success());
+    let said = String::from_utf8_lossy(&hook.stdout);
+    assert!(
+        said.contains("Hooks run the npm-installed mneme."),
+        "{said}"
+    );
+}
