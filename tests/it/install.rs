@@ -327,3 +327,67 @@ fn the_npm_packages_install_offline_and_run_mneme() {
         "{said}"
     );
 }
+
+#[test]
+fn the_homebrew_formula_is_filled_from_the_release_checksums() {
+    let scratch = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fake = scratch.path().join("mneme");
+    std::fs::write(&fake, "#!/bin/sh\necho mneme 1.2.3\n").unwrap();
+    let dist = scratch.path().join("dist");
+    let formula = |dist: &Path| {
+        Command::new(root.join("scripts/homebrew"))
+            .args([
+                "1.2.3",
+                "https://example.com/o/mneme/releases/download/",
+                "https://example.com/o/mneme",
+            ])
+            .arg(dist)
+            .output()
+            .unwrap()
+    };
+    let targets = [
+        "aarch64-apple-darwin",
+        "x86_64-apple-darwin",
+        "aarch64-unknown-linux-musl",
+        "x86_64-unknown-linux-musl",
+    ];
+    for (i, target) in targets.iter().enumerate() {
+        // One checksum missing: refused.
+        let refused = formula(&dist);
+        assert!(!refused.status.success(), "after {i} archives");
+        let status = Command::new(root.join("scripts/package"))
+            .args([
+                target,
+                fake.to_str().unwrap(),
+                "1.2.3",
+                dist.to_str().unwrap(),
+            ])
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let out = formula(&dist);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("__"), "{text}");
+    for target in targets {
+        let archive = format!("mneme-1.2.3-{target}.tar.gz");
+        let sums = std::fs::read_to_string(dist.join(format!("{archive}.sha256"))).unwrap();
+        let sum = sums.split(' ').next().unwrap();
+        let url = format!("url \"https://example.com/o/mneme/releases/download/v1.2.3/{archive}\"\n      sha256 \"{sum}\"");
+        assert!(text.contains(&url), "{target}: {text}");
+    }
+    if let Ok(out) = Command::new("ruby").arg("-c").arg("-e").arg(&text).output() {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
