@@ -188,19 +188,27 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
 }
 
 /// What the agent reads when the hook finds no `mneme` to run.
-pub const NOT_INSTALLED: &str = "mneme is not installed where this hook runs (no `mneme` on its PATH), so the approved facts of this project were not loaded into this session. Read the Markdown files in .ledger/facts/ before you change code: they outrank the conversation. Tell the user that mneme needs installing; `mneme doctor` then checks the setup.";
+pub const NOT_INSTALLED: &str = "mneme is not installed where this hook runs (no `mneme` on its PATH or in the project node_modules/.bin), so the approved facts of this project were not loaded into this session. Read the Markdown files in .ledger/facts/ before you change code: they outrank the conversation. Tell the user that mneme needs installing; `mneme doctor` then checks the setup.";
 
-/// The POSIX shell command of a hook: `mneme context …` where `mneme` is on the hook's PATH,
+/// Finds the `mneme` a hook runs, as `$m`: the one on the hook's PATH, else the project's
+/// `node_modules/.bin/mneme` (installed with `npm install -D mneme-ledger`; see
+/// [`PROJECT_MNEME`]).
+/// Where a project's own npm install puts `mneme`, relative to the root of its work tree.
+pub const PROJECT_MNEME: &str = "node_modules/.bin/mneme";
+
+const FIND_MNEME: &str = r#"m=$(command -v mneme) || m="$(git rev-parse --show-toplevel 2>/dev/null)/node_modules/.bin/mneme""#;
+
+/// The POSIX shell command of a hook: `mneme context …` with the `mneme` [`FIND_MNEME`] finds,
 /// else exit 0 with [`NOT_INSTALLED`] in the runtime's shape at session start (and nothing at
 /// each turn, where copies would pile up). A bare `mneme` would exit 127, which Gemini CLI
 /// takes as "deny" and blocks every prompt.
 pub fn hook_command(runtime: Runtime, event: &str) -> String {
-    let run = format!("mneme context --for {} --event {event}", runtime.as_str());
+    let run = format!(r#""$m" context --for {} --event {event}"#, runtime.as_str());
     if event == "BeforeAgent" {
-        return format!("if command -v mneme >/dev/null 2>&1; then {run}; fi");
+        return format!(r#"{FIND_MNEME}; if [ -x "$m" ]; then {run}; fi"#);
     }
     let notice = shell_quote(&runtime.output(event, NOT_INSTALLED));
-    format!("if command -v mneme >/dev/null 2>&1; then {run}; else printf '%s\\n' {notice}; fi")
+    format!(r#"{FIND_MNEME}; if [ -x "$m" ]; then {run}; else printf '%s\n' {notice}; fi"#)
 }
 
 /// `text` as one POSIX shell word.
@@ -219,9 +227,12 @@ pub enum SettingsError {
     Toml(String),
 }
 
-/// Whether a hook command is one of mneme's (any version of it).
+/// Whether a hook command is one of mneme's (any version of it: older ones ran `mneme context`
+/// directly, newer ones the `mneme` they find as `$m`).
 fn is_ours(command: &str) -> bool {
+    // Matched without quotes: settings files hold the command JSON-escaped.
     command.contains("mneme context --for ")
+        || (command.contains("m=$(command -v mneme)") && command.contains(" context --for "))
 }
 
 /// Whether a runtime's settings file holds any of mneme's hooks.
@@ -485,7 +496,7 @@ mod tests {
         assert_eq!(start[1]["matcher"], "startup|resume|clear|compact");
         let command = start[1]["hooks"][0]["command"].as_str().unwrap();
         assert_eq!(command, hook_command(Runtime::Claude, "SessionStart"));
-        assert!(command.contains("then mneme context --for claude --event SessionStart;"));
+        assert!(command.contains(r#"then "$m" context --for claude --event SessionStart;"#));
         assert!(!command.contains(r"'\''"), "quoted plainly: {command}");
         assert_eq!(v["env"]["MNEME_AGENT"], "claude-code");
         assert_eq!(

@@ -30,6 +30,10 @@ pub const INSTALL: &str = concat!(
     env!("CARGO_PKG_VERSION")
 );
 
+/// The ways to install mneme, for hints: on the PATH for git and every runtime, or in the
+/// project's node_modules for the hooks.
+pub const INSTALL_WAYS: &str = "`npm install -g mneme-ledger` (or `npm install -D mneme-ledger` in the project, which the hooks also find), the release's install.sh, or `cargo install --locked --path .` from mneme's source; docs/install.md";
+
 /// The GitHub Actions workflow `mneme init --ci github` writes: it installs the mneme that
 /// wrote it.
 pub fn github_workflow() -> String {

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::model::paths;
-use crate::model::runtimes::Runtime;
+use crate::model::runtimes::{Runtime, PROJECT_MNEME};
 use crate::model::trust::{codex_trust, gemini_folder_trusted, in_tested_range, tested};
 use crate::ops::setup::UserDirs;
 use crate::ops::{Result, Workspace};
@@ -42,9 +42,9 @@ pub fn check(ws: &Workspace, runtimes: &[Runtime], dirs: Option<&UserDirs>) -> R
     if runtimes.is_empty() {
         return Ok(found);
     }
-    check_mneme(&mut found);
     // Runtimes key their trust by the real path.
     let root = std::fs::canonicalize(ws.store.root()).unwrap_or_else(|_| ws.store.root().into());
+    check_mneme(&root, &mut found);
     for &runtime in runtimes {
         check_version(runtime, &mut found);
         let Some(dirs) = dirs else { continue };
@@ -57,26 +57,36 @@ pub fn check(ws: &Workspace, runtimes: &[Runtime], dirs: Option<&UserDirs>) -> R
     Ok(found)
 }
 
-/// The hooks run the first `mneme` on the PATH: an older one than this answers them.
-fn check_mneme(found: &mut Findings) {
-    let Some(on_path) = find_program("mneme") else {
+/// The `mneme` the hooks run, found as they find it (the first on the PATH, else the project's
+/// `node_modules/.bin/mneme`), and its version: an older one than this answers them.
+fn check_mneme(root: &Path, found: &mut Findings) {
+    let in_project = root.join(PROJECT_MNEME);
+    let Some(hooks_run) =
+        find_program("mneme").or_else(|| in_project.is_file().then_some(in_project))
+    else {
         return; // doctor reports a missing `mneme` on its own
     };
     let this = std::env::current_exe().and_then(std::fs::canonicalize).ok();
-    if this.is_some_and(|this| Some(this) == std::fs::canonicalize(&on_path).ok()) {
-        return;
-    }
     let ours = env!("CARGO_PKG_VERSION");
-    match program_version(&on_path, None) {
-        Some(version) if version.contains(ours) => {}
-        version => found.problem(
+    let version = if this.is_some_and(|this| Some(this) == std::fs::canonicalize(&hooks_run).ok()) {
+        Some(format!("mneme {ours}, this one"))
+    } else {
+        program_version(&hooks_run, None)
+    };
+    found.notes.push(format!(
+        "the hooks run {} ({})",
+        hooks_run.display(),
+        version.as_deref().unwrap_or("its version unknown")
+    ));
+    if !version.as_deref().is_some_and(|v| v.contains(ours)) {
+        found.problem(
             format!(
                 "the hooks run {} ({}), not this mneme ({ours})",
-                on_path.display(),
+                hooks_run.display(),
                 version.as_deref().unwrap_or("its version unknown"),
             ),
             format!("install mneme {ours} there, or put this one first on the PATH"),
-        ),
+        );
     }
 }
 

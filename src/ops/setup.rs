@@ -227,9 +227,9 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
         return Vec::new();
     }
     let mut notes = vec![format!(
-        "the hooks run `mneme`: it must be on the PATH of {} (`{}`); without it the agent gets a notice instead of the facts. `mneme doctor` checks what each runtime needs",
+        "the hooks run `mneme` from the PATH of {}, or else from the project's node_modules/.bin; install it with {}. Without it the agent gets a notice instead of the facts. `mneme doctor` checks what each runtime needs",
         runtime.as_str(),
-        templates::INSTALL
+        templates::INSTALL_WAYS
     )];
     match runtime {
         Runtime::Codex => notes.extend([

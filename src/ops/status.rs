@@ -145,7 +145,7 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
             } else {
                 problem(
                     format!("git merges fact files with `{cmd}`, but `{program}` is not on the PATH: a merge would keep one side's facts"),
-                    templates::INSTALL,
+                    templates::INSTALL_WAYS,
                 );
             }
         }
@@ -153,7 +153,7 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
     if runtimes::find_program("mneme").is_none() {
         problem(
             "`mneme` is not on the PATH, so git and agent runtimes cannot run it".into(),
-            templates::INSTALL,
+            templates::INSTALL_WAYS,
         );
     }
     let config = ws.store.load_config()?;

@@ -234,7 +234,7 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
     assert!(dry["files"][0]["diff"]
         .as_str()
         .unwrap()
-        .contains("mneme context --for claude"));
+        .contains(r#"\"$m\" context --for claude"#));
     assert_eq!(
         repo.read(".claude/settings.json"),
         existing,
@@ -284,7 +284,7 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
                 .as_str()
                 .unwrap();
             assert!(
-                command.contains(&format!("mneme context --for {runtime} --event {event}")),
+                command.contains(&format!(r#""$m" context --for {runtime} --event {event}"#)),
                 "{command}"
             );
         }
@@ -572,7 +572,7 @@ fn cursor_gets_an_always_apply_rule_and_its_session_start_hook() {
     assert!(hooks["hooks"]["sessionStart"][0]["command"]
         .as_str()
         .unwrap()
-        .contains("mneme context --for cursor --event sessionStart"));
+        .contains(r#""$m" context --for cursor --event sessionStart"#));
     let rule = repo.read(".cursor/rules/mneme.mdc");
     assert!(rule.starts_with("---\n") && rule.contains("alwaysApply: true"));
     assert!(rule.contains("mneme context"));
@@ -635,6 +635,30 @@ fn hook_commands_degrade_to_a_notice_when_mneme_is_not_installed() {
         assert!(notice.contains("mneme is not installed"), "{notice}");
         assert!(notice.contains(".ledger/facts/"), "{notice}");
     }
+    // Installed in the project with npm (`npm install -D mneme-ledger`): the hooks find
+    // node_modules/.bin/mneme from any directory of the work tree, with no mneme on the PATH.
+    let bin = repo.path().join("node_modules/.bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mneme"), bin.join("mneme")).unwrap();
+    std::fs::create_dir_all(repo.path().join("src/deep")).unwrap();
+    let v: Value = serde_json::from_str(&repo.read(".claude/settings.json")).unwrap();
+    let command = v["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    let out = std::process::Command::new("sh")
+        .args(["-c", command])
+        .current_dir(repo.path().join("src/deep"))
+        .env("PATH", "/usr/bin:/bin")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("The cache keeps entries for 5 minutes."),
+        "{said}"
+    );
 }
 
 /// `doctor` says whether each runtime set up here will run mneme's hooks on this machine: the
@@ -682,6 +706,9 @@ fn doctor_checks_that_the_runtimes_will_run_the_hooks() {
     let root = std::fs::canonicalize(repo.path()).unwrap();
 
     let d = doctor(&[&mneme_dir]);
+    // Which mneme the hooks run, and its version.
+    let notes = d["notes"].to_string();
+    assert!(notes.contains("the hooks run ") && notes.contains("this one"), "{notes}");
     let problems = d["problems"].to_string();
     assert!(
         problems.contains("Codex does not trust this project"),
