@@ -133,6 +133,14 @@ fn release_archives_are_reproducible_and_carry_their_checksum() {
 
 #[test]
 fn the_installer_checks_the_archive_and_refuses_a_mismatch_leaving_nothing() {
+    let downloader = ["curl", "wget"]
+        .iter()
+        .any(|p| Command::new(p).arg("--version").output().is_ok());
+    if !downloader {
+        assert!(std::env::var_os("CI").is_none(), "CI needs curl");
+        eprintln!("neither curl nor wget is installed: the installer was not checked");
+        return;
+    }
     let scratch = tempfile::tempdir().unwrap();
     let releases = scratch.path().join("releases");
     let archive = package("1.2.3", &releases.join("v1.2.3"));
