@@ -708,7 +708,10 @@ fn doctor_checks_that_the_runtimes_will_run_the_hooks() {
     let d = doctor(&[&mneme_dir]);
     // Which mneme the hooks run, and its version.
     let notes = d["notes"].to_string();
-    assert!(notes.contains("the hooks run ") && notes.contains("this one"), "{notes}");
+    assert!(
+        notes.contains("the hooks run ") && notes.contains("this one"),
+        "{notes}"
+    );
     let problems = d["problems"].to_string();
     assert!(
         problems.contains("Codex does not trust this project"),
