@@ -3,9 +3,13 @@
 // Keeps the project's facts in OpenCode's context: they are added once to the system prompt of
 // every request an agent works from, read once per session and again after a compaction (so
 // the facts approved meanwhile arrive). Title and compaction requests get none: a summary that
-// copied them would carry a second copy, stale once the facts change. Needs `mneme` on the
-// PATH; without it the session goes on, and OpenCode's log says why.
-export const Mneme = async ({ $, directory, client }) => {
+// copied them would carry a second copy, stale once the facts change. Runs the `mneme` on the
+// PATH, else the project's node_modules/.bin/mneme (`npm install -D mneme-ledger`); without
+// either the session goes on, and OpenCode's log says why.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+export const Mneme = async ({ $, directory, worktree, client }) => {
   // The agent's commands inherit OpenCode's environment: claims and proposals record this name.
   process.env.MNEME_AGENT ??= "opencode";
   const log = (message) => {
@@ -17,15 +21,22 @@ export const Mneme = async ({ $, directory, client }) => {
       // Logging is a courtesy: the session never depends on it.
     }
   };
+  // Looked up at each briefing: mneme may be installed while OpenCode runs.
+  const mneme = () => {
+    const onPath = globalThis.Bun?.which?.("mneme");
+    if (onPath) return onPath;
+    const local = join(worktree || directory, "node_modules", ".bin", "mneme");
+    return existsSync(local) ? local : "mneme";
+  };
   const briefing = async () => {
     try {
-      const out = await $`mneme context --for opencode --event session`
+      const out = await $`${mneme()} context --for opencode --event session`
         .cwd(directory)
         .quiet()
         .nothrow();
       if (out.exitCode !== 0) {
         const why = out.stderr.toString().trim() || `exit code ${out.exitCode}`;
-        log(`the project facts were not loaded: ${why}. Install mneme and put it on OpenCode's PATH; \`mneme doctor\` checks the setup.`);
+        log(`the project facts were not loaded: ${why}. Install mneme on OpenCode's PATH or in the project (npm install -D mneme-ledger); \`mneme doctor\` checks the setup.`);
         return "";
       }
       return out.stdout.toString().trim();

@@ -171,6 +171,24 @@ test('without mneme installed, the session goes on and OpenCode logs why', async
   }
 });
 
+test('with mneme installed only in the project (npm install -D), the facts reach the model', async () => {
+  const ctx = repoWithFacts([FACT], { setup: 'opencode' });
+  const bin = path.join(ctx.repo, 'node_modules', '.bin');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.symlinkSync(path.join(process.env.MNEME_BIN_DIR, 'mneme'), path.join(bin, 'mneme'));
+  const api = await startMessages(() => 'OK.');
+  const oc = await serve(ctx, api, { PATH: pathWithoutMneme() });
+  try {
+    const session = await oc.call('POST', '/session', {});
+    await say(oc, session, 'first question');
+    assert.equal(count(working(api).at(-1), MARK), 1, 'the fact reached the model once');
+  } finally {
+    await oc.close();
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
 test('set up for every repository, the plugin adds nothing where there is no ledger', async () => {
   const ctx = repoWithFacts([]);
   fs.rmSync(path.join(ctx.repo, '.ledger'), { recursive: true });
