@@ -363,7 +363,10 @@ fn setup_opencode_writes_a_plugin_and_remove_keeps_a_hand_edited_one() {
     let plugin = repo.file(".opencode/plugins/mneme.js");
     let text = repo.read(".opencode/plugins/mneme.js");
     assert!(text.contains("} context --for opencode --event session"));
-    assert!(text.contains("node_modules"), "finds a project's npm install");
+    assert!(
+        text.contains("node_modules"),
+        "finds a project's npm install"
+    );
     assert!(text.contains("experimental.chat.system.transform"));
 
     // Edited by hand: --remove keeps it. Unchanged: --remove deletes it.
