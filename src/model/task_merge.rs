@@ -308,6 +308,25 @@ mod tests {
         assert_eq!(m.task.title, "B");
     }
 
+    /// Found by the Unicode property test: a close reason changed on one side of a task that has
+    /// no `closed_at` was invisible to the status comparison, so each side kept its own.
+    #[test]
+    fn a_close_reason_without_a_close_time_still_merges_the_same_both_ways() {
+        let o = Task {
+            close_reason: Some(String::new()),
+            ..base()
+        };
+        let a = o.clone();
+        let b = Task {
+            close_reason: Some("¡".into()),
+            description: "¡".into(),
+            ..o.clone()
+        };
+        let m = both_ways(&o, &a, &b);
+        assert_eq!(m.task.close_reason.as_deref(), Some("¡"));
+        assert!(m.settled.is_empty());
+    }
+
     #[test]
     fn without_a_base_both_additions_merge() {
         let (mut a, mut b) = (base(), base());
