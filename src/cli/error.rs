@@ -481,7 +481,7 @@ impl From<git::Error> for CliError {
             E::NotARange { .. } | E::UnknownRevision { .. } | E::NotACommit { .. } => {
                 Code::InvalidInput
             }
-            E::Gix(_) | E::GitBinary { .. } => Code::Git,
+            E::Gix(_) | E::GitBinary { .. } | E::LocalClaims { .. } => Code::Git,
             E::NoSuchRemote { .. } => Code::NoSuchRemote,
             E::Remote { .. } => Code::RemoteUnreachable,
         };

@@ -57,6 +57,9 @@ struct ClaimView<'a> {
     expires_at: String,
     stale: bool,
     mine: bool,
+    /// Holder, age and lease in words, for the human listing.
+    #[serde(skip)]
+    said: String,
 }
 
 #[derive(Serialize)]
@@ -91,6 +94,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
                 expires_at: c.expires_at().rfc3339_seconds(),
                 stale: c.is_stale(at),
                 mine: c.is_held_by(&me, &host),
+                said: c.describe(at),
             }),
             Err(why) => unreadable.push(Unreadable {
                 task: &t.task,
@@ -112,11 +116,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     if claims.is_empty() && unreadable.is_empty() {
         out.push_str(&format!("No claims on `{}`.\n", esc1(&remote)));
     }
-    for (view, t) in claims
-        .iter()
-        .zip(listed.claims.iter().filter(|t| t.claim.is_ok()))
-    {
-        let claim = t.claim.as_ref().expect("filtered to readable claims");
+    for view in &claims {
         let state = if view.stale {
             format!(" {}", paint(WARN, "stale"))
         } else if view.mine {
@@ -128,7 +128,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             "{} {} {}{state}\n",
             paint(ID, view.task),
             esc1(view.title.as_deref().unwrap_or("(not in this clone)")),
-            paint(DIM, format!("— {}", esc1(&claim.describe(at))))
+            paint(DIM, format!("— {}", esc1(&view.said)))
         ));
     }
     for u in &unreadable {

@@ -43,6 +43,8 @@ pub enum Error {
     NoSuchRemote { remote: String },
     #[error("could not reach the remote `{remote}`: {message}")]
     Remote { remote: String, message: String },
+    #[error("this repository's claim refs or objects cannot be used: {message}")]
+    LocalClaims { message: String },
     #[error("cannot run git, which mneme uses to reach remotes: {source}")]
     GitBinary {
         #[source]

@@ -58,10 +58,7 @@ impl Repo {
         Ok(self
             .gix()
             .write_blob(bytes)
-            .map_err(|e| Error::Remote {
-                remote: String::new(),
-                message: format!("cannot write the claim object: {e}"),
-            })?
+            .map_err(|e| local(format!("cannot write a claim object: {e}")))?
             .to_string())
     }
 
@@ -142,15 +139,11 @@ impl Repo {
         // their file changed, so this run's handle sees what a git fetch just wrote.
         let repo = self.gix();
         let prefix = tracking_prefix(remote);
-        let platform = repo
-            .references()
-            .map_err(|e| self.remote_error(remote, e))?;
-        let refs = platform
-            .prefixed(prefix.as_bytes())
-            .map_err(|e| self.remote_error(remote, e))?;
+        let platform = repo.references().map_err(local)?;
+        let refs = platform.prefixed(prefix.as_bytes()).map_err(local)?;
         let mut out = Vec::new();
         for r in refs {
-            let r = r.map_err(|e| self.remote_error(remote, e))?;
+            let r = r.map_err(local)?;
             let name = r.name().as_bstr().to_str_lossy().into_owned();
             let task = name.strip_prefix(&prefix).unwrap_or(&name).to_owned();
             let Some(id) = r.target().try_id().map(ToOwned::to_owned) else {
@@ -169,18 +162,20 @@ impl Repo {
 
     /// The claim object `oid` of task `task`, from this repository's objects (one it wrote).
     pub fn read_claim_object(&self, oid: &str, task: &str) -> Result<Claim> {
-        let id = gix::ObjectId::from_hex(oid.as_bytes()).map_err(|e| self.remote_error("", e))?;
-        read_claim(self.gix(), id, task).map_err(|e| Error::Remote {
-            remote: String::new(),
-            message: format!("the claim object {oid} of {task} cannot be read: {e}"),
-        })
+        let unreadable = |e: &dyn std::fmt::Display| {
+            local(format!(
+                "the claim object {oid} of {task} cannot be read: {e}"
+            ))
+        };
+        let id = gix::ObjectId::from_hex(oid.as_bytes()).map_err(|e| unreadable(&e))?;
+        read_claim(self.gix(), id, task).map_err(|e| unreadable(&e))
     }
+}
 
-    fn remote_error(&self, remote: &str, e: impl std::fmt::Display) -> Error {
-        Error::Remote {
-            remote: remote.to_owned(),
-            message: e.to_string(),
-        }
+/// A failure in this repository's own claim refs or objects: not the remote's.
+fn local(e: impl std::fmt::Display) -> Error {
+    Error::LocalClaims {
+        message: e.to_string(),
     }
 }
 

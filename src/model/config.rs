@@ -110,7 +110,9 @@ impl Config {
 
     /// The claim lease in seconds (checked when the config was read).
     pub fn lease_seconds(&self) -> i64 {
-        lease_seconds(&self.claim_lease).unwrap_or(7200)
+        lease_seconds(&self.claim_lease)
+            .or_else(|| lease_seconds(DEFAULT_LEASE))
+            .expect("the default lease is a valid one")
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::git::remote::{Pushed, Tracked};
 use crate::git::Error as GitError;
-use crate::model::claims::{Claim, RemoteHold};
+use crate::model::claims::{Claim, ClaimRecord, RemoteHold};
 use crate::model::tasks::Task;
 use crate::ops::{now, Error, Notes, Result, Workspace};
 
@@ -309,28 +309,27 @@ pub fn steal(ws: &Workspace, remote: &str, id: &str, reason: &str, agent: &str) 
     if reason.trim().is_empty() {
         return Err(Error::StealReason);
     }
-    let id = id.to_owned();
     let lease = ws.store.load_config()?.lease_seconds();
     let _lock = ws.store.lock_tasks()?;
-    let current = current_claim(ws, remote, &id)?.ok_or_else(|| Error::NoRemoteClaim {
-        id: id.clone(),
+    let current = current_claim(ws, remote, id)?.ok_or_else(|| Error::NoRemoteClaim {
+        id: id.to_owned(),
         remote: remote.to_owned(),
     })?;
+    let at = now();
     let stale = match &current.claim {
-        Ok(c) if !c.is_stale(now()) => {
+        Ok(c) if !c.is_stale(at) => {
             return Err(Error::ClaimNotStale {
-                id: id.clone(),
+                id: id.to_owned(),
                 remote: remote.to_owned(),
                 claim: Box::new(c.clone()),
-                now: now(),
+                now: at,
             })
         }
         Ok(c) => Some(c.clone()),
         // A claim object mneme cannot read holds nothing: it may be taken over.
         Err(_) => None,
     };
-    let at = now();
-    let (task, hold) = ws.store.modify_task(&id, |t| {
+    let (task, hold) = ws.store.modify_task(id, |t| {
         let was = match &stale {
             Some(c) => format!(
                 "{} on {} (lease ran out {})",
@@ -345,24 +344,24 @@ pub fn steal(ws: &Workspace, remote: &str, id: &str, reason: &str, agent: &str) 
             &format!("Took over the claim of {was}: {}", reason.trim()),
             &at.rfc3339(),
         )?;
-        let claim = Claim::new(&id, agent, &host_name(), at, lease);
+        let claim = Claim::new(id, agent, &host_name(), at, lease);
         let oid = write_claim(ws, &claim)?;
         let pushed = ws
             .repo
-            .push_claim(remote, &id, Some(&oid), Some(&current.oid))
-            .map_err(|e| unsettled(e, &id))?;
+            .push_claim(remote, id, Some(&oid), Some(&current.oid))
+            .map_err(|e| unsettled(e, id))?;
         ws.store.mark_claims_fetched(remote, false)?;
         match pushed {
             Pushed::Done => Ok(RemoteHold {
                 remote: remote.to_owned(),
                 oid,
             }),
-            Pushed::Rejected(_) => Err(beaten(ws, remote, &id)?),
+            Pushed::Rejected(_) => Err(beaten(ws, remote, id)?),
         }
     })?;
     ws.store.set_claim_record(
-        &id,
-        Some(&crate::model::claims::ClaimRecord {
+        id,
+        Some(&ClaimRecord {
             who: agent.to_owned(),
             remote: Some(hold),
         }),

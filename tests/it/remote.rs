@@ -117,13 +117,10 @@ pub fn clone(url: &str) -> Repo {
 /// A committed repository with one task; its id.
 pub fn seed_with_task() -> (Repo, String) {
     let seed = Repo::committed();
-    let out = seed
-        .mneme(&["create", "Shared work", "--json"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let id = crate::common::json(&out)["id"].as_str().unwrap().to_owned();
+    let id = seed.json(&["create", "Shared work", "--json"])["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     seed.git(&["add", "-A"]);
     seed.git(&["commit", "-qm", "a task"]);
     (seed, id)

@@ -414,23 +414,33 @@ fn empty_and_one_letter_prefixes_name_no_task() {
         .success();
 }
 
-#[test]
-fn linked_worktrees_of_one_repository_exclude_each_others_claims() {
+/// A committed repository with one task titled `title` and a second work tree of it (a sibling
+/// directory ending in `suffix`): the task's id and the other work tree's path.
+fn task_in_two_work_trees(title: &str, suffix: &str) -> (Repo, String, std::path::PathBuf) {
     let repo = Repo::committed();
-    let id = create(&repo, &["Shared across work trees"]);
+    let id = create(&repo, &[title]);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-qm", "a task"]);
     let other = repo.path().join("../").join(format!(
-        "{}-wt",
+        "{}-{suffix}",
         repo.path().file_name().unwrap().to_string_lossy()
     ));
+    repo.git(&["worktree", "add", "-q", other.to_str().unwrap()]);
+    (repo, id, other)
+}
+
+/// `update ID --claim --agent WHO --json`, run in the work tree at `dir`.
+fn claim_in(repo: &Repo, dir: &std::path::Path, id: &str, who: &str) -> std::process::Output {
+    repo.mneme_in(dir, &["--json", "update", id, "--claim", "--agent", who])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn linked_worktrees_of_one_repository_exclude_each_others_claims() {
+    let (repo, id, other) = task_in_two_work_trees("Shared across work trees", "wt");
     let other_path = other.to_string_lossy().into_owned();
-    repo.git(&["worktree", "add", "-q", &other_path]);
-    let claim = |dir: &std::path::Path, who: &str| {
-        repo.mneme_in(dir, &["--json", "update", &id, "--claim", "--agent", who])
-            .output()
-            .unwrap()
-    };
+    let claim = |dir: &std::path::Path, who: &str| claim_in(&repo, dir, &id, who);
     assert!(claim(repo.path(), "alice").status.success());
     let refused = claim(&other, "bob");
     assert_eq!(refused.status.code(), Some(1));
@@ -446,21 +456,9 @@ fn linked_worktrees_of_one_repository_exclude_each_others_claims() {
 
 #[test]
 fn reopen_and_unclaim_leave_the_task_unclaimed_in_every_work_tree() {
-    let repo = Repo::committed();
-    let id = create(&repo, &["Given back"]);
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-qm", "a task"]);
-    let other = repo.path().join("../").join(format!(
-        "{}-unclaim",
-        repo.path().file_name().unwrap().to_string_lossy()
-    ));
+    let (repo, id, other) = task_in_two_work_trees("Given back", "unclaim");
     let other_path = other.to_string_lossy().into_owned();
-    repo.git(&["worktree", "add", "-q", &other_path]);
-    let claim = |dir: &std::path::Path, who: &str| {
-        repo.mneme_in(dir, &["--json", "update", &id, "--claim", "--agent", who])
-            .output()
-            .unwrap()
-    };
+    let claim = |dir: &std::path::Path, who: &str| claim_in(&repo, dir, &id, who);
     assert!(claim(repo.path(), "alice").status.success());
     // Only the holder gives it back.
     let refused = repo
