@@ -22,23 +22,18 @@ pub const FACT_FILES: [(&str, &str); 4] = [
 
 pub const CONFIG: &str = include_str!("../../templates/config.yaml");
 
-/// The command that installs this mneme (package and version) from crates.io.
-pub const INSTALL: &str = concat!(
-    "cargo install --locked ",
-    env!("CARGO_PKG_NAME"),
-    " --version =",
-    env!("CARGO_PKG_VERSION")
-);
+/// Where this mneme's releases are published, as `<url>/v<version>/<file>`.
+pub const RELEASES: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/releases/download");
 
 /// The ways to install mneme, for hints: on the PATH for git and every runtime, or in the
 /// project's node_modules for the hooks.
 pub const INSTALL_WAYS: &str = "`npm install -g mneme-ledger` (or `npm install -D mneme-ledger` in the project, which the hooks also find), the release's install.sh, or `cargo install --locked --path .` from mneme's source; docs/install.md";
 
-/// The GitHub Actions workflow `mneme init --ci github` writes: it installs the mneme that
-/// wrote it.
+/// The GitHub Actions workflow `mneme init --ci github` writes: it installs the release of the
+/// mneme that wrote it.
 pub fn github_workflow() -> String {
     include_str!("../../templates/github-workflow.yml")
-        .replace("{{install}}", INSTALL)
+        .replace("{{releases}}", RELEASES)
         .replace("{{version}}", env!("CARGO_PKG_VERSION"))
 }
 

@@ -85,16 +85,44 @@ const TARGET: &str = "x86_64-unknown-linux-gnu";
 
 /// `scripts/package` of the binary under test as VERSION for [`TARGET`], into `out`.
 fn package(version: &str, out: &Path) -> PathBuf {
+    package_as(TARGET, version, out)
+}
+
+/// `scripts/package` of the binary under test as VERSION for `target`, into `out`.
+fn package_as(target: &str, version: &str, out: &Path) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let status = Command::new(root.join("scripts/package"))
-        .args([TARGET, cargo_bin("mneme").to_str().unwrap(), version])
+        .args([target, cargo_bin("mneme").to_str().unwrap(), version])
         .arg(out)
         .env("SOURCE_DATE_EPOCH", "1764000000")
         .stdout(Stdio::null())
         .status()
         .unwrap();
     assert!(status.success());
-    out.join(format!("mneme-{version}-{TARGET}.tar.gz"))
+    out.join(format!("mneme-{version}-{target}.tar.gz"))
+}
+
+/// Whether curl or wget is here for the installer; in CI one must be.
+fn downloader() -> bool {
+    let found = ["curl", "wget"]
+        .iter()
+        .any(|p| Command::new(p).arg("--version").output().is_ok());
+    if !found {
+        assert!(std::env::var_os("CI").is_none(), "CI needs curl");
+        eprintln!("neither curl nor wget is installed: the installer was not checked");
+    }
+    found
+}
+
+/// The installer a release publishes, version and address filled in.
+fn filled_installer(version: &str, url: &str) -> Vec<u8> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let filled = Command::new(root.join("scripts/installer"))
+        .args([version, url])
+        .output()
+        .unwrap();
+    assert!(filled.status.success());
+    filled.stdout
 }
 
 #[test]
@@ -133,12 +161,7 @@ fn release_archives_are_reproducible_and_carry_their_checksum() {
 
 #[test]
 fn the_installer_checks_the_archive_and_refuses_a_mismatch_leaving_nothing() {
-    let downloader = ["curl", "wget"]
-        .iter()
-        .any(|p| Command::new(p).arg("--version").output().is_ok());
-    if !downloader {
-        assert!(std::env::var_os("CI").is_none(), "CI needs curl");
-        eprintln!("neither curl nor wget is installed: the installer was not checked");
+    if !downloader() {
         return;
     }
     let scratch = tempfile::tempdir().unwrap();
@@ -146,14 +169,8 @@ fn the_installer_checks_the_archive_and_refuses_a_mismatch_leaving_nothing() {
     let archive = package("1.2.3", &releases.join("v1.2.3"));
     let url = serve(releases.clone());
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    // The installer a release publishes: version and address filled in.
-    let filled = Command::new(root.join("scripts/installer"))
-        .args(["1.2.3", &url])
-        .output()
-        .unwrap();
-    assert!(filled.status.success());
     let installer = scratch.path().join("install.sh");
-    std::fs::write(&installer, &filled.stdout).unwrap();
+    std::fs::write(&installer, filled_installer("1.2.3", &url)).unwrap();
     let tmp = scratch.path().join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     let install = |dir: &Path| {
@@ -190,16 +207,7 @@ fn the_installer_checks_the_archive_and_refuses_a_mismatch_leaving_nothing() {
     );
 
     // A checksum that does not match: refused, nothing installed, nothing left behind.
-    let sums = archive.with_extension("gz.sha256");
-    std::fs::write(
-        &sums,
-        format!(
-            "{}  {}\n",
-            "0".repeat(64),
-            archive.file_name().unwrap().to_str().unwrap()
-        ),
-    )
-    .unwrap();
+    spoil_checksum(&archive);
     let other = scratch.path().join("other-bin");
     let out = install(&other);
     assert!(!out.status.success());
@@ -227,6 +235,85 @@ fn the_installer_checks_the_archive_and_refuses_a_mismatch_leaving_nothing() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no release filled in"));
+}
+
+/// Writes a checksum that does not match `archive` beside it.
+fn spoil_checksum(archive: &Path) {
+    let name = archive.file_name().unwrap().to_str().unwrap();
+    std::fs::write(
+        archive.with_extension("gz.sha256"),
+        format!("{}  {name}\n", "0".repeat(64)),
+    )
+    .unwrap();
+}
+
+/// The install step of the workflow `mneme init --ci github` writes, run as GitHub runs it
+/// against a release served on 127.0.0.1: the release's install.sh checks the archive and puts
+/// mneme on the job's PATH; with a wrong checksum the step fails and adds nothing.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_generated_workflow_installs_the_release_archive_checking_it() {
+    if !downloader() {
+        return;
+    }
+    let (_, _, parsed) = crate::ci::workflow();
+    let step = crate::ci::step(&parsed, "Install mneme");
+    let script = step["run"].as_str().unwrap();
+    let version = step["env"]["MNEME_VERSION"].as_str().unwrap();
+    assert_eq!(version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(step["env"]["MNEME_INSTALL_DIR"], "${{ runner.temp }}/mneme");
+
+    let scratch = tempfile::tempdir().unwrap();
+    let releases = scratch.path().join("releases");
+    let tag = releases.join(format!("v{version}"));
+    // What the runner's uname gives: a static musl build, as the installer picks on Linux.
+    let target = format!("{}-unknown-linux-musl", std::env::consts::ARCH);
+    let archive = package_as(&target, version, &tag);
+    let url = serve(releases.clone());
+    std::fs::write(tag.join("install.sh"), filled_installer(version, &url)).unwrap();
+
+    let run = |runner: &Path| {
+        std::fs::create_dir_all(runner).unwrap();
+        let github_path = runner.join("github_path");
+        let out = Command::new("bash")
+            .args(["-e", "-c", script])
+            .env("MNEME_VERSION", version)
+            // As a mirror would be: the published address is not reachable from a test.
+            .env("MNEME_DOWNLOAD_URL", &url)
+            .env("MNEME_INSTALL_DIR", runner.join("mneme"))
+            .env("RUNNER_TEMP", runner)
+            .env("GITHUB_PATH", &github_path)
+            .env("HOME", scratch.path())
+            .env("TMPDIR", runner)
+            .env_remove("MNEME_TARGET")
+            .output()
+            .unwrap();
+        (
+            out,
+            std::fs::read_to_string(github_path).unwrap_or_default(),
+        )
+    };
+    let runner = scratch.path().join("runner");
+    let (out, path) = run(&runner);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(path, format!("{}\n", runner.join("mneme").display()));
+    let installed = Command::new(runner.join("mneme/mneme"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    let said = String::from_utf8(installed.stdout).unwrap();
+    assert!(said.starts_with(&format!("mneme {version} (")), "{said}");
+
+    spoil_checksum(&archive);
+    let runner = scratch.path().join("spoiled");
+    let (out, path) = run(&runner);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("checksum mismatch"),
+        "{out:?}"
+    );
+    assert_eq!(path, "", "nothing is added to the job's PATH");
+    assert!(!runner.join("mneme/mneme").exists());
 }
 
 #[test]
@@ -282,6 +369,26 @@ fn the_npm_packages_install_offline_and_run_mneme() {
         "{}",
         String::from_utf8_lossy(&installed.stderr)
     );
+    // npm's provenance check refuses a package whose repository is not the one publishing it:
+    // the one Cargo.toml names, which the release build checks.
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    for package in ["mneme-ledger", "mneme-ledger-linux-x64"] {
+        let manifest: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(
+                prefix
+                    .join("node_modules")
+                    .join(package)
+                    .join("package.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            manifest["repository"]["url"],
+            format!("git+{repository}.git"),
+            "{package}"
+        );
+    }
     let npx = Command::new("npx")
         .args(["--offline", "--no-install", "mneme-ledger", "--version"])
         .current_dir(&prefix)
