@@ -27,7 +27,7 @@ pub(crate) fn step<'a>(workflow: &'a Value, name: &str) -> &'a Value {
 }
 
 /// Runs a tool the test needs; without it, fails in CI and skips elsewhere (returns None).
-fn tool(program: &str, args: &[&str], why: &str) -> Option<std::process::Output> {
+pub(crate) fn tool(program: &str, args: &[&str], why: &str) -> Option<std::process::Output> {
     match Command::new(program).args(args).output() {
         Ok(out) => Some(out),
         Err(e) if std::env::var_os("CI").is_none() => {

@@ -159,6 +159,78 @@ fn release_archives_are_reproducible_and_carry_their_checksum() {
     }
 }
 
+/// A directory of links to every program on the PATH but `left_out`, to run a script as on a
+/// machine without it.
+#[cfg(unix)]
+fn path_without(left_out: &str, dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    for entry in std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flatten()
+        .flatten()
+    {
+        let name = entry.file_name();
+        if name != left_out {
+            // The first on the PATH wins, as for the shell.
+            let _ = std::os::unix::fs::symlink(entry.path(), dir.join(name));
+        }
+    }
+    dir.to_owned()
+}
+
+/// The Windows archive, packed with zip and, as on Windows runners, with 7-Zip where there is no
+/// zip: the same layout either way, and the same bytes from the same inputs.
+#[cfg(unix)]
+#[test]
+fn windows_archives_are_packed_with_zip_or_7zip_reproducibly() {
+    let scratch = tempfile::tempdir().unwrap();
+    let no_zip = path_without("zip", &scratch.path().join("no-zip"));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = "x86_64-pc-windows-msvc";
+    let name = format!("mneme-1.2.3-{target}");
+    let pack = |out: &str, path: Option<&Path>| {
+        let dir = scratch.path().join(out);
+        let mut cmd = Command::new(root.join("scripts/package"));
+        cmd.args([target, cargo_bin("mneme").to_str().unwrap(), "1.2.3"])
+            .arg(&dir)
+            .env("SOURCE_DATE_EPOCH", "1764000000");
+        if let Some(path) = path {
+            cmd.env("PATH", path);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        dir.join(format!("{name}.zip"))
+    };
+    for (packer, path) in [("zip", None), ("7z", Some(no_zip.as_path()))] {
+        if crate::ci::tool(packer, &["-h"], "Windows packaging").is_none() {
+            continue;
+        }
+        let first = pack(&format!("{packer}-a"), path);
+        // Later than zip's two-second time steps: file times must not leak into the archive.
+        std::thread::sleep(std::time::Duration::from_millis(2100));
+        let again = pack(&format!("{packer}-b"), path);
+        assert_eq!(
+            std::fs::read(&first).unwrap(),
+            std::fs::read(&again).unwrap(),
+            "{packer}: the same inputs give the same archive"
+        );
+        let Some(list) =
+            crate::ci::tool("unzip", &["-Z1", first.to_str().unwrap()], "zip contents")
+        else {
+            continue;
+        };
+        let names = String::from_utf8(list.stdout).unwrap();
+        for file in ["mneme.exe", "README.md", "LICENSE-MIT", "LICENSE-APACHE"] {
+            assert!(
+                names.contains(&format!("{name}/{file}\n")),
+                "{packer}: {names}"
+            );
+        }
+        let sums = std::fs::read_to_string(first.with_extension("zip.sha256")).unwrap();
+        assert!(sums.ends_with(&format!("  {name}.zip\n")), "{sums}");
+    }
+}
+
 #[test]
 fn the_installer_checks_the_archive_and_refuses_a_mismatch_leaving_nothing() {
     if !downloader() {
