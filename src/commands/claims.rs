@@ -74,7 +74,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let remote = claims_remote(&ws, args.remote.as_deref())?;
     let me = actor(&ws, args.agent.as_deref());
     if let (Some(id), Some(reason)) = (&args.steal, &args.reason) {
-        let task = steal(&ws, &remote, &resolve(&ws, id)?, reason, &me)?;
+        let task = steal(&ws, &remote, &resolve(&ws, id)?, reason, &me, cx.ui)?;
         return print_task(cx, "took over", &task);
     }
     let listed = remote_claims(&ws, &remote, args.offline, false, cx.ui)?;

@@ -186,6 +186,25 @@ pub(crate) fn release(ws: &Workspace, hold: &RemoteHold, task: &str, notes: &dyn
     }
 }
 
+/// Puts the claim `ours` replaced, `theirs`, back on `remote`, if the claim there is still ours.
+fn give_back(
+    ws: &Workspace,
+    remote: &str,
+    task: &str,
+    theirs: &str,
+    ours: &str,
+    notes: &dyn Notes,
+) {
+    let pushed = ws.repo.push_claim(remote, task, Some(theirs), Some(ours));
+    let _ = ws.store.mark_claims_fetched(remote, false);
+    // A rejected push means the claim there is no longer ours: nothing of ours is left to undo.
+    if let Err(e) = pushed {
+        notes.warn(&format!(
+            "warning: the claim on {task} taken over on `{remote}` was not given back ({e}); it ends with its lease"
+        ));
+    }
+}
+
 /// Fetches `remote`'s claims and returns the one on `task`, if any.
 fn current_claim(ws: &Workspace, remote: &str, task: &str) -> Result<Option<Tracked>> {
     ws.repo.fetch_claims(remote)?;
@@ -305,7 +324,14 @@ pub fn claims_for_ready(
 
 /// Takes over the stale claim on task `id` (a full id) for `agent`, with `reason` noted on the
 /// task.
-pub fn steal(ws: &Workspace, remote: &str, id: &str, reason: &str, agent: &str) -> Result<Task> {
+pub fn steal(
+    ws: &Workspace,
+    remote: &str,
+    id: &str,
+    reason: &str,
+    agent: &str,
+    notes: &dyn Notes,
+) -> Result<Task> {
     if reason.trim().is_empty() {
         return Err(Error::StealReason);
     }
@@ -329,7 +355,8 @@ pub fn steal(ws: &Workspace, remote: &str, id: &str, reason: &str, agent: &str) 
         // A claim object mneme cannot read holds nothing: it may be taken over.
         Err(_) => None,
     };
-    let (task, hold) = ws.store.modify_task(id, |t| {
+    let mut taken = None;
+    let changed = ws.store.modify_task(id, |t| {
         let was = match &stale {
             Some(c) => format!(
                 "{} on {} (lease ran out {})",
@@ -352,13 +379,26 @@ pub fn steal(ws: &Workspace, remote: &str, id: &str, reason: &str, agent: &str) 
             .map_err(|e| unsettled(e, id))?;
         ws.store.mark_claims_fetched(remote, false)?;
         match pushed {
-            Pushed::Done => Ok(RemoteHold {
-                remote: remote.to_owned(),
-                oid,
-            }),
+            Pushed::Done => {
+                taken = Some(oid.clone());
+                Ok(RemoteHold {
+                    remote: remote.to_owned(),
+                    oid,
+                })
+            }
             Pushed::Rejected(_) => Err(beaten(ws, remote, id)?),
         }
-    })?;
+    });
+    let (task, hold) = match changed {
+        Ok(done) => done,
+        Err(e) => {
+            // The task file was not written: the claim goes back to what was taken over.
+            if let Some(ours) = taken {
+                give_back(ws, remote, id, &current.oid, &ours, notes);
+            }
+            return Err(e);
+        }
+    };
     ws.store.set_claim_record(
         id,
         Some(&ClaimRecord {

@@ -13,7 +13,7 @@ use crate::store::file::{
     create_new, list_dir, list_dir_inodes, read_all, read_capped, read_optional, write_atomic,
 };
 use crate::store::queue::DirStatus;
-use crate::store::{file, Error, Lock, Result, Store};
+use crate::store::{fault, file, Error, Lock, Result, Store};
 
 /// Larger task files are refused unread.
 pub(super) const MAX_TASK_FILE: u64 = 1024 * 1024;
@@ -164,6 +164,7 @@ impl Store {
             message,
         })?;
         let out = change(&mut task)?;
+        fault::fail_at("write-task").map_err(Error::io(&path))?;
         write_atomic(&path, task.to_json().as_bytes())?;
         Ok((task, out))
     }

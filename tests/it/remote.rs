@@ -525,18 +525,33 @@ fn leases_run_out_and_only_a_stale_claim_can_be_taken_over() {
     let listed = b.json(&["claims", "--json"]);
     assert_eq!(listed["claims"][0]["stale"], true);
 
-    let stolen = run(
-        &b,
-        &[
-            "claims",
-            "--steal",
-            &id,
-            "--reason",
-            "ada's sandbox is gone",
-            "--agent",
-            "bob",
-        ],
+    let steal = [
+        "--json",
+        "claims",
+        "--steal",
+        &id,
+        "--reason",
+        "ada's sandbox is gone",
+        "--agent",
+        "bob",
+    ];
+    // A take-over whose task file cannot be written gives the claim back.
+    let before = b.read(&format!(".ledger/tasks/{id}.json"));
+    let failed = b
+        .mneme(&steal)
+        .env("MNEME_FAULT", "write-task")
+        .output()
+        .unwrap();
+    assert!(!failed.status.success());
+    assert!(
+        stderr(&failed).contains("injected fault"),
+        "{}",
+        stderr(&failed)
     );
+    assert_eq!(b.read(&format!(".ledger/tasks/{id}.json")), before);
+    assert_eq!(server_claims(&server)[0].1, renewed, "ada's claim is back");
+
+    let stolen = b.mneme(&steal).output().unwrap();
     assert!(stolen.status.success(), "{}", stderr(&stolen));
     let t = task(&b, &id);
     assert_eq!(
@@ -580,6 +595,15 @@ fn close_unclaim_and_status_open_release_the_remote_claim() {
     let (server, id) = claims_server("2h");
     let (a, b) = (clone(&server.url()), clone(&server.file_url()));
     let claim = |r: &Repo, who: &str| run(r, &["update", &id, "--claim", "--agent", who]);
+    // A claim whose task file cannot be written is released on the server again.
+    let failed = a
+        .mneme(&["update", &id, "--claim", "--agent", "ada"])
+        .env("MNEME_FAULT", "write-task")
+        .output()
+        .unwrap();
+    assert!(!failed.status.success());
+    assert!(server_claims(&server).is_empty(), "{}", stderr(&failed));
+    assert_eq!(task(&a, &id)["status"], "open");
     for release in [
         vec!["update", &id, "--unclaim", "--agent", "ada"],
         vec!["update", &id, "--status", "open", "--agent", "ada"],
