@@ -5,6 +5,7 @@
 use serde::Serialize;
 use similar::TextDiff;
 
+use crate::model::cited::inside;
 use crate::model::evidence::{classify, line_fate, with_path, Evidence, LineFate};
 use crate::model::facts::Fact;
 use crate::model::time::Timestamp;
@@ -69,11 +70,6 @@ impl Watched {
         paths.dedup();
         paths
     }
-}
-
-/// A relative path that stays in the repository (git trees hold nothing else).
-fn inside(path: &str) -> bool {
-    !path.starts_with('/') && !path.split('/').any(|p| p == "..")
 }
 
 /// A commit as a drift report lists it.
@@ -212,7 +208,7 @@ mod tests {
 
     #[test]
     fn only_current_facts_citing_repository_files_are_watched() {
-        let w = watched("- **f-aaaa** A. <!-- since: 2026-01-02; evidence: src/a.rs:3-4 ./b.md https://x.org ../up.rs -->").unwrap();
+        let w = watched("- **f-aaaa** A. <!-- since: 2026-01-02; evidence: src/a.rs:3-4 ./b.md https://x.org ../up.rs src\\..\\..\\up.rs C:/up.rs -->").unwrap();
         let paths: Vec<&str> = w.refs.iter().map(|r| r.path.as_str()).collect();
         assert_eq!(paths, ["src/a.rs", "b.md"]);
         assert_eq!(w.refs[0].lines, Some((3, 4)));

@@ -1,11 +1,12 @@
 //! `check`: load everything the lint rules look at, run them, and apply the safe repairs.
 
 use std::collections::BTreeSet;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::git::config::merge_driver_configured;
+use crate::model::cited::inside;
 use crate::model::drift::Drifted;
 use crate::model::factdiff::Files;
 use crate::model::ledger::FactFileEntry;
@@ -154,10 +155,10 @@ fn broken_file<'a>(path: &Path, e: &store::Error) -> FileInput<'a> {
 
 /// Whether `path` (relative to the work tree, never escaping it) exists with at least `line` lines.
 fn evidence_exists(root: &Path, path: &str, line: Option<usize>) -> bool {
-    let rel = Path::new(path);
-    if rel.is_absolute() || rel.components().any(|c| matches!(c, Component::ParentDir)) {
+    if !inside(path) {
         return false;
     }
+    let rel = Path::new(path);
     match line {
         None => root.join(rel).exists(),
         Some(n) => std::fs::read(root.join(rel))
