@@ -169,6 +169,7 @@ fn lint_input<'a>(
         tasks: &[],
         broken_tasks: Vec::new(),
         merge_driver: true,
+        claims_remote_missing: None,
         now: now(),
         drift: &[],
         broken_records: Vec::new(),

@@ -54,6 +54,7 @@ pub enum Code {
     StaleProposal,
     TaskDepMissing,
     MergeDriverMissing,
+    ClaimsRemoteMissing,
     RelationMissing,
     RelationInactive,
     Contradiction,
@@ -65,7 +66,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 31] = [
+    pub const ALL: [Code; 32] = [
         Code::FactFileParse,
         Code::ConflictMarkers,
         Code::Secret,
@@ -89,6 +90,7 @@ impl Code {
         Code::StaleProposal,
         Code::TaskDepMissing,
         Code::MergeDriverMissing,
+        Code::ClaimsRemoteMissing,
         Code::RelationMissing,
         Code::RelationInactive,
         Code::Contradiction,
@@ -124,6 +126,7 @@ impl Code {
             Code::StaleProposal => "stale_proposal",
             Code::TaskDepMissing => "task_dep_missing",
             Code::MergeDriverMissing => "merge_driver_missing",
+            Code::ClaimsRemoteMissing => "claims_remote_missing",
             Code::RelationMissing => "relation_missing",
             Code::RelationInactive => "relation_inactive",
             Code::Contradiction => "contradiction",
@@ -201,6 +204,8 @@ pub struct Input<'a> {
     /// This clone has the merge driver registered for fact and task files (git config and
     /// `.gitattributes`).
     pub merge_driver: bool,
+    /// The config's `claims_remote`, when this clone has no remote of that name.
+    pub claims_remote_missing: Option<&'a str>,
     pub now: Timestamp,
     /// Facts whose cited files changed since they were vouched for, found in history.
     pub drift: &'a [Drifted],
@@ -269,6 +274,14 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
             paths::GITATTRIBUTES,
             None,
             "this clone has not registered mneme's merge driver for fact and task files, so merges of them are line merges; run `mneme init`".into(),
+        );
+    }
+    if let Some(remote) = input.claims_remote_missing {
+        out.push(
+            Code::ClaimsRemoteMissing,
+            paths::CONFIG,
+            None,
+            format!("claims_remote is `{remote}`, but this clone has no remote of that name: claims cannot be made across clones and `ready` cannot leave out tasks claimed elsewhere; add it (`git remote add {remote} <url>`) or change claims_remote"),
         );
     }
     let facts: Vec<Located> = parsed
@@ -859,6 +872,7 @@ mod tests {
             broken_records: vec![],
             state: vec![],
             merge_driver: true,
+            claims_remote_missing: None,
             now: now(),
             drift: &[],
         };

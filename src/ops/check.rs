@@ -98,6 +98,11 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
             .map(|(p, why)| (rel(p), why.clone()))
             .collect(),
         merge_driver: merge_driver_registered(ws)?,
+        claims_remote_missing: config
+            .as_ref()
+            .ok()
+            .and_then(|c| c.claims_remote.as_deref())
+            .filter(|remote| ws.repo.check_remote(remote).is_err()),
         now,
         drift: &drift,
         broken_records,

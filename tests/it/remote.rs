@@ -681,7 +681,21 @@ fn an_unreachable_remote_fails_a_claim_and_nothing_is_written() {
         ],
     );
     assert_eq!(crate::common::error_code(&unknown), "no_such_remote");
-    // A clone without the configured remote still lists its work, and says why it cannot check.
+    // A clone without the configured remote still lists its work, and says why it cannot check;
+    // `check` warns about the setting (a warning: the exit code stays 0).
+    let claims_warnings = |r: &Repo| {
+        let out = r.mneme(&["check", "--json"]).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "claims_remote_missing")
+            .map(|f| (f["path"].clone(), f["message"].as_str().unwrap().to_owned()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(claims_warnings(&a), []);
     a.git(&["remote", "rename", "origin", "upstream"]);
     let ready = a.mneme(&["ready"]).output().unwrap();
     assert!(ready.status.success());
@@ -690,6 +704,10 @@ fn an_unreachable_remote_fails_a_claim_and_nothing_is_written() {
         "{}",
         stderr(&ready)
     );
+    let warned = claims_warnings(&a);
+    assert_eq!(warned.len(), 1);
+    assert_eq!(warned[0].0, ".ledger/config.yaml");
+    assert!(warned[0].1.contains("git remote add origin"), "{warned:?}");
 }
 
 fn make_executable(path: &std::path::Path) {
