@@ -190,25 +190,31 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
 /// What the agent reads when the hook finds no `mneme` to run.
 pub const NOT_INSTALLED: &str = "mneme is not installed where this hook runs (no `mneme` on its PATH or in the project node_modules/.bin), so the approved facts of this project were not loaded into this session. Read the Markdown files in .ledger/facts/ before you change code: they outrank the conversation. Tell the user that mneme needs installing; `mneme doctor` then checks the setup.";
 
-/// Finds the `mneme` a hook runs, as `$m`: the one on the hook's PATH, else the project's
-/// `node_modules/.bin/mneme` (installed with `npm install -D mneme-ledger`; see
-/// [`PROJECT_MNEME`]).
-/// Where a project's own npm install puts `mneme`, relative to the root of its work tree.
+/// Where a project's own npm install (`npm install -D mneme-ledger`) puts `mneme`, relative to
+/// the root of its work tree.
 pub const PROJECT_MNEME: &str = "node_modules/.bin/mneme";
 
-const FIND_MNEME: &str = r#"m=$(command -v mneme) || m="$(git rev-parse --show-toplevel 2>/dev/null)/node_modules/.bin/mneme""#;
+/// How a hook starts looking for `mneme`: on its PATH. Also how its commands are recognised.
+const ON_PATH: &str = "m=$(command -v mneme)";
 
-/// The POSIX shell command of a hook: `mneme context …` with the `mneme` [`FIND_MNEME`] finds,
+/// Finds the `mneme` a hook runs, as `$m`: the one on the hook's PATH, else the project's
+/// [`PROJECT_MNEME`].
+fn find_mneme() -> String {
+    format!(r#"{ON_PATH} || m="$(git rev-parse --show-toplevel 2>/dev/null)/{PROJECT_MNEME}""#)
+}
+
+/// The POSIX shell command of a hook: `mneme context …` with the `mneme` [`find_mneme`] finds,
 /// else exit 0 with [`NOT_INSTALLED`] in the runtime's shape at session start (and nothing at
 /// each turn, where copies would pile up). A bare `mneme` would exit 127, which Gemini CLI
 /// takes as "deny" and blocks every prompt.
 pub fn hook_command(runtime: Runtime, event: &str) -> String {
+    let find = find_mneme();
     let run = format!(r#""$m" context --for {} --event {event}"#, runtime.as_str());
     if event == "BeforeAgent" {
-        return format!(r#"{FIND_MNEME}; if [ -x "$m" ]; then {run}; fi"#);
+        return format!(r#"{find}; if [ -x "$m" ]; then {run}; fi"#);
     }
     let notice = shell_quote(&runtime.output(event, NOT_INSTALLED));
-    format!(r#"{FIND_MNEME}; if [ -x "$m" ]; then {run}; else printf '%s\n' {notice}; fi"#)
+    format!(r#"{find}; if [ -x "$m" ]; then {run}; else printf '%s\n' {notice}; fi"#)
 }
 
 /// `text` as one POSIX shell word.
@@ -232,7 +238,7 @@ pub enum SettingsError {
 fn is_ours(command: &str) -> bool {
     // Matched without quotes: settings files hold the command JSON-escaped.
     command.contains("mneme context --for ")
-        || (command.contains("m=$(command -v mneme)") && command.contains(" context --for "))
+        || (command.contains(ON_PATH) && command.contains(" context --for "))
 }
 
 /// Whether a runtime's settings file holds any of mneme's hooks.

@@ -174,33 +174,28 @@ pub(crate) fn renew_held(
 /// Releases the claim held as `hold`, if it is still this one; a claim taken over meanwhile is
 /// left alone. When the remote cannot be reached, says so: the claim then ends with its lease.
 pub(crate) fn release(ws: &Workspace, hold: &RemoteHold, task: &str, notes: &dyn Notes) {
-    let pushed = ws
-        .repo
-        .push_claim(&hold.remote, task, None, Some(&hold.oid));
-    let _ = ws.store.mark_claims_fetched(&hold.remote, false);
-    if let Err(e) = pushed {
-        notes.warn(&format!(
-            "warning: the claim on {task} was not released on `{}` ({e}); it ends with its lease",
-            hold.remote
-        ));
-    }
+    replace_held(ws, hold, task, None, "released", notes);
 }
 
-/// Puts the claim `ours` replaced, `theirs`, back on `remote`, if the claim there is still ours.
-fn give_back(
+/// Replaces the claim held as `hold` with `with` (none: removes it), if the claim there is
+/// still that one; warns, saying what was not `done`, when the remote cannot be reached.
+fn replace_held(
     ws: &Workspace,
-    remote: &str,
+    hold: &RemoteHold,
     task: &str,
-    theirs: &str,
-    ours: &str,
+    with: Option<&str>,
+    done: &str,
     notes: &dyn Notes,
 ) {
-    let pushed = ws.repo.push_claim(remote, task, Some(theirs), Some(ours));
-    let _ = ws.store.mark_claims_fetched(remote, false);
+    let pushed = ws
+        .repo
+        .push_claim(&hold.remote, task, with, Some(&hold.oid));
+    let _ = ws.store.mark_claims_fetched(&hold.remote, false);
     // A rejected push means the claim there is no longer ours: nothing of ours is left to undo.
     if let Err(e) = pushed {
         notes.warn(&format!(
-            "warning: the claim on {task} taken over on `{remote}` was not given back ({e}); it ends with its lease"
+            "warning: the claim on {task} was not {done} on `{}` ({e}); it ends with its lease",
+            hold.remote
         ));
     }
 }
@@ -380,11 +375,12 @@ pub fn steal(
         ws.store.mark_claims_fetched(remote, false)?;
         match pushed {
             Pushed::Done => {
-                taken = Some(oid.clone());
-                Ok(RemoteHold {
+                let hold = RemoteHold {
                     remote: remote.to_owned(),
                     oid,
-                })
+                };
+                taken = Some(hold.clone());
+                Ok(hold)
             }
             Pushed::Rejected(_) => Err(beaten(ws, remote, id)?),
         }
@@ -394,7 +390,7 @@ pub fn steal(
         Err(e) => {
             // The task file was not written: the claim goes back to what was taken over.
             if let Some(ours) = taken {
-                give_back(ws, remote, id, &current.oid, &ours, notes);
+                replace_held(ws, &ours, id, Some(&current.oid), "given back", notes);
             }
             return Err(e);
         }

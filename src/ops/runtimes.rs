@@ -73,21 +73,18 @@ fn check_mneme(root: &Path, found: &mut Findings) {
     } else {
         program_version(&hooks_run, None)
     };
-    found.notes.push(format!(
+    let runs = format!(
         "the hooks run {} ({})",
         hooks_run.display(),
         version.as_deref().unwrap_or("its version unknown")
-    ));
+    );
     if !version.as_deref().is_some_and(|v| v.contains(ours)) {
         found.problem(
-            format!(
-                "the hooks run {} ({}), not this mneme ({ours})",
-                hooks_run.display(),
-                version.as_deref().unwrap_or("its version unknown"),
-            ),
+            format!("{runs}, not this mneme ({ours})"),
             format!("install mneme {ours} there, or put this one first on the PATH"),
         );
     }
+    found.notes.push(runs);
 }
 
 /// A runtime version the suite did not run is a warning: its hooks may behave differently.

@@ -214,6 +214,16 @@ fn isolate_std(cmd: &mut Command) {
         .env_remove("GIT_INDEX_FILE");
 }
 
+/// `output`, after failing the test with its stderr unless the command succeeded.
+pub fn succeeded(output: std::process::Output) -> std::process::Output {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 /// Parses a command's stdout as JSON.
 pub fn json(output: &std::process::Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {

@@ -290,14 +290,10 @@ fn compiled_export_holds_documents_entries_and_views_and_leaves_out_facts_withou
 #[test]
 fn records_and_context_packs_print_on_stdout_or_go_into_out() {
     let (repo, ids) = ledger();
-    let out = repo
-        .mneme(&["export", "--format", "records"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = crate::common::succeeded(
+        repo.mneme(&["export", "--format", "records"])
+            .output()
+            .unwrap(),
     );
     let stdout = String::from_utf8(out.stdout).unwrap();
     let records = jsonl(&stdout);

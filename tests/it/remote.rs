@@ -288,12 +288,7 @@ fn server_claims(server: &Server) -> Vec<(String, Value)> {
             .args(args)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        String::from_utf8(crate::common::succeeded(out).stdout).unwrap()
     };
     git(&[
         "for-each-ref",
@@ -684,10 +679,7 @@ fn an_unreachable_remote_fails_a_claim_and_nothing_is_written() {
     // A clone without the configured remote still lists its work, and says why it cannot check;
     // `check` warns about the setting (a warning: the exit code stays 0).
     let claims_warnings = |r: &Repo| {
-        let out = r.mneme(&["check", "--json"]).output().unwrap();
-        assert!(out.status.success(), "{}", stderr(&out));
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["findings"]
+        r.json(&["check", "--json"])["findings"]
             .as_array()
             .unwrap()
             .iter()
