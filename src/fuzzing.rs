@@ -7,30 +7,31 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::git::history::decision_in;
-use crate::model::apply::apply;
-use crate::model::briefing;
-use crate::model::codec::Writer;
-use crate::model::config::Config;
-use crate::model::drift::Watched;
-use crate::model::evidence::{classify, line_fate};
-use crate::model::facts::{conflict_marker_line, looks_like_fact_item, Fact, FactFile};
-use crate::model::fields::{check_text, has_control};
+use crate::model::agents::briefing;
+use crate::model::agents::runtimes::Runtime;
+use crate::model::base::codec::Writer;
+use crate::model::base::config::Config;
+use crate::model::base::text::{escape_controls, escape_line, first_hidden};
+use crate::model::base::time::Timestamp;
+use crate::model::evidence::drift::Watched;
+use crate::model::evidence::refs::{classify, line_fate};
+use crate::model::facts::fields::{check_text, has_control};
+use crate::model::facts::file::{conflict_marker_line, looks_like_fact_item, Fact, FactFile};
+use crate::model::facts::ledger::{FactFileEntry, Ledger};
+use crate::model::facts::standing::Standings;
 use crate::model::interchange::import::{found_in, plan, Read, Source};
-use crate::model::interchange::{self, ExportError, Format, Item};
-use crate::model::ledger::{FactFileEntry, Ledger};
+use crate::model::interchange::item::Item;
+use crate::model::interchange::{self, ExportError, Format};
 use crate::model::lint::{self, FileInput, Input, ProposalInput};
-use crate::model::merge::merge;
-use crate::model::preview::preview;
-use crate::model::proposal::{Operation, Proposal, SCHEMA};
-use crate::model::queue::Queue;
-use crate::model::record::{check_state, Record};
-use crate::model::runtimes::Runtime;
-use crate::model::signing::AllowedSigners;
-use crate::model::standing::Standings;
-use crate::model::task_merge::merge_task_files;
-use crate::model::tasks::Task;
-use crate::model::text::{escape_controls, escape_line, first_hidden};
-use crate::model::time::Timestamp;
+use crate::model::merge::fact_file::merge;
+use crate::model::proposals::apply::apply;
+use crate::model::proposals::preview::preview;
+use crate::model::proposals::proposal::{Operation, Proposal, SCHEMA};
+use crate::model::proposals::queue::Queue;
+use crate::model::provenance::record::{check_state, Record};
+use crate::model::provenance::signing::AllowedSigners;
+use crate::model::tasks::merge::merge_task_files;
+use crate::model::tasks::task::Task;
 use crate::model::views::{Context, FactView, Proposals, TaskLine, TaskSummary};
 
 /// The fuzz targets, each named after the reader it drives.
@@ -342,14 +343,14 @@ pub fn proposal(text: &str, ledger_text: &str) {
     // Evidence as review shows it, against any file text: never more than the cap of lines.
     for e in &p.evidence {
         for file in [Some(ledger_text), None] {
-            let cited = crate::model::cited::cite(e, file);
-            if let crate::model::cited::Cited::Lines { lines, .. } = &cited {
-                assert!(lines.len() <= crate::model::cited::MAX_LINES);
+            let cited = crate::model::evidence::cited::cite(e, file);
+            if let crate::model::evidence::cited::Cited::Lines { lines, .. } = &cited {
+                assert!(lines.len() <= crate::model::evidence::cited::MAX_LINES);
             }
             let _ = cited.problem();
         }
     }
-    let _ = crate::model::queue::targets(&p);
+    let _ = crate::model::proposals::queue::targets(&p);
     let proposals = vec![ProposalInput {
         path: ".ledger/proposals/p.json".into(),
         raw: Ok(&p),
@@ -491,7 +492,7 @@ pub fn task_merge3(base: &str, ours: &str, theirs: &str) {
 /// A claim object from a remote, and a local claim record: a claim that reads is written back
 /// as read, and says who holds it at any time without panicking.
 pub fn claim(text: &str) {
-    use crate::model::claims::{Claim, ClaimRecord};
+    use crate::model::tasks::claims::{Claim, ClaimRecord};
     if let Ok(c) = Claim::parse(text.as_bytes(), "t-a3f8") {
         assert_eq!(Claim::parse(&c.to_bytes(), "t-a3f8").as_ref(), Ok(&c));
         for at in [

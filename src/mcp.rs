@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use mneme::model::briefing::{render, HOOK_BUDGET};
-use mneme::model::plan::Request;
-use mneme::model::tasks::{parse_priority, Board, Changes, Kind, Status};
+use mneme::model::agents::briefing::{render, HOOK_BUDGET};
+use mneme::model::proposals::plan::Request;
+use mneme::model::tasks::task::{parse_priority, Board, Changes, Kind, Status};
 use mneme::model::views::{FactView, FileView, ProposedView};
 use mneme::ops::show::{show, Shown};
 use mneme::ops::stale;

@@ -4,13 +4,13 @@
 
 use std::path::Path;
 
-use mneme::model::apply::Conflict;
-use mneme::model::fields::TextError;
+use mneme::model::facts::fields::TextError;
+use mneme::model::facts::ledger::LookupError;
 use mneme::model::interchange::import::ImportError;
 use mneme::model::interchange::ExportError;
-use mneme::model::ledger::LookupError;
-use mneme::model::plan::PlanError;
-use mneme::model::tasks::TaskError;
+use mneme::model::proposals::apply::Conflict;
+use mneme::model::proposals::plan::PlanError;
+use mneme::model::tasks::task::TaskError;
 use mneme::{error_chain, git, ops, store};
 use serde_json::{json, Value};
 
@@ -402,8 +402,8 @@ impl From<ops::Error> for CliError {
 fn claim_details(
     id: &str,
     remote: &str,
-    claim: &std::result::Result<mneme::model::claims::Claim, String>,
-    now: mneme::model::time::Timestamp,
+    claim: &std::result::Result<mneme::model::tasks::claims::Claim, String>,
+    now: mneme::model::base::time::Timestamp,
 ) -> Value {
     match claim {
         Ok(c) => json!({
@@ -504,7 +504,7 @@ impl From<git::Error> for CliError {
             ),
             E::Signing(_) => error.with_hint(format!(
                 "{} requires signed decisions: `git config gpg.format ssh && git config user.signingKey ~/.ssh/id_ed25519.pub`, with that key listed for your email there (`mneme doctor` checks)",
-                mneme::model::paths::ALLOWED_SIGNERS
+                mneme::model::base::paths::ALLOWED_SIGNERS
             )),
             E::InProgress { .. } => {
                 error.with_hint("finish or abort it before recording decisions")

@@ -4,7 +4,7 @@
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 
-use mneme::model::text::escape_line;
+use mneme::model::base::text::escape_line;
 
 use crate::cli::error::{CliError, Code};
 

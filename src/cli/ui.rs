@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
-use mneme::model::tasks::Task;
-use mneme::model::text::{display_width, escape_controls, escape_line, first_chars, pad};
+use mneme::model::base::text::{display_width, escape_controls, escape_line, first_chars, pad};
+use mneme::model::tasks::task::Task;
 use mneme::ops::Notes;
 use serde::Serialize;
 use serde_json::json;
@@ -120,14 +120,14 @@ const HUNK: Style = AnsiColor::Cyan.on_default();
 /// A colored unified diff of one file, changed words emphasised.
 pub fn diff(path: &str, old: &str, new: &str) -> String {
     let mut out = format!("{}\n", paint(HEADER, format!("--- a/{path}\n+++ b/{path}")));
-    for hunk in mneme::model::textdiff::hunks(old, new, 3) {
+    for hunk in mneme::model::merge::textdiff::hunks(old, new, 3) {
         out.push_str(&paint(HUNK, &hunk.header));
         out.push('\n');
         for line in hunk.lines {
             let (sign, base, word) = match line.tag {
-                mneme::model::textdiff::Tag::Context => (" ", Style::new(), Style::new()),
-                mneme::model::textdiff::Tag::Removed => ("-", REMOVED, REMOVED_WORD),
-                mneme::model::textdiff::Tag::Added => ("+", ADDED, ADDED_WORD),
+                mneme::model::merge::textdiff::Tag::Context => (" ", Style::new(), Style::new()),
+                mneme::model::merge::textdiff::Tag::Removed => ("-", REMOVED, REMOVED_WORD),
+                mneme::model::merge::textdiff::Tag::Added => ("+", ADDED, ADDED_WORD),
             };
             out.push_str(&paint(base, sign));
             for (emphasised, text) in &line.parts {
@@ -194,7 +194,7 @@ fn task_row(t: &Task, assignee_width: usize) -> String {
 }
 
 /// `f-7f3c (architecture.md, 86%) text`, with `pending <proposal>` for a pending proposal's text.
-pub fn similar_line(s: &mneme::model::plan::Similar) -> String {
+pub fn similar_line(s: &mneme::model::proposals::plan::Similar) -> String {
     let source = match &s.proposal {
         Some(p) => format!("{}, pending {}", esc1(&s.file), esc1(p)),
         None => esc1(&s.file).into_owned(),
@@ -208,7 +208,7 @@ pub fn similar_line(s: &mneme::model::plan::Similar) -> String {
 }
 
 /// `proposal <id> (<agent>) also acts on <fact>`: a pending proposal another one competes with.
-pub fn competing_line(c: &mneme::model::plan::Competing) -> String {
+pub fn competing_line(c: &mneme::model::proposals::plan::Competing) -> String {
     format!(
         "proposal {} ({}) also acts on {}",
         esc1(&c.proposal),

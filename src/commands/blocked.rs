@@ -1,4 +1,4 @@
-use mneme::model::tasks::{Board, NotReady, Task};
+use mneme::model::tasks::task::{Board, NotReady, Task};
 use mneme::model::views::BlockedView;
 use mneme::ops::tasks;
 

@@ -1,7 +1,7 @@
-use mneme::model::briefing::{render, HOOK_BUDGET};
+use mneme::model::agents::briefing::{render, HOOK_BUDGET};
 use mneme::ops::context::context;
 
-use mneme::model::runtimes::Runtime;
+use mneme::model::agents::runtimes::Runtime;
 
 use super::hook;
 use crate::cli::{Cx, ExitStatus, Result};

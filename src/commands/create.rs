@@ -1,4 +1,4 @@
-use mneme::model::tasks::{parse_priority, Kind};
+use mneme::model::tasks::task::{parse_priority, Kind};
 use mneme::ops::tasks::{create, NewTask};
 
 use super::{kind_parser, print_task};

@@ -1,4 +1,4 @@
-use mneme::model::tasks::{Board, DepKind, Task};
+use mneme::model::tasks::task::{Board, DepKind, Task};
 use mneme::model::views::DepTree;
 use mneme::ops::tasks::{self, add_dep, remove_dep};
 

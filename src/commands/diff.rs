@@ -1,8 +1,8 @@
 use std::fmt::Write as _;
 
-use mneme::model::net::{FactNet, How, NetKind, NetSummary, Step};
-use mneme::model::paths;
-use mneme::model::summary::{Entry, EntryKind, Summary};
+use mneme::model::base::paths;
+use mneme::model::provenance::net::{FactNet, How, NetKind, NetSummary, Step};
+use mneme::model::provenance::summary::{Entry, EntryKind, Summary};
 use mneme::ops::audit::{diff, diff_by_commit};
 
 use crate::cli::ui::{esc1, old_new, paint, short, DIM, HEADER, ID, WARN};
@@ -293,7 +293,7 @@ fn step_line(step: &Step, form: Form<'_>) -> String {
     }
 }
 
-fn rejected_by(r: &mneme::model::net::Rejected) -> String {
+fn rejected_by(r: &mneme::model::provenance::net::Rejected) -> String {
     format!(
         "proposed by {}, rejected by {}",
         esc1(r.proposed_by.as_deref().unwrap_or("unknown")),
@@ -532,7 +532,7 @@ fn code(s: &str) -> String {
     format!("`{}`", esc1(s).replace('`', ""))
 }
 
-fn pending_text(out: &mut String, pending: &[mneme::model::summary::PendingLine]) {
+fn pending_text(out: &mut String, pending: &[mneme::model::provenance::summary::PendingLine]) {
     if pending.is_empty() {
         return;
     }
@@ -558,7 +558,7 @@ fn pending_text(out: &mut String, pending: &[mneme::model::summary::PendingLine]
 
 /// A statement from history on one line, control characters escaped.
 fn one_line(s: &str) -> String {
-    esc1(&mneme::model::text::one_line(s)).into_owned()
+    esc1(&mneme::model::base::text::one_line(s)).into_owned()
 }
 
 fn opt_line(s: &Option<String>) -> String {

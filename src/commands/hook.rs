@@ -5,8 +5,8 @@
 use std::io::{IsTerminal, Read};
 
 use clap::builder::TypedValueParser;
-use mneme::model::briefing::render;
-use mneme::model::runtimes::{HookInput, Runtime, Step};
+use mneme::model::agents::briefing::render;
+use mneme::model::agents::runtimes::{HookInput, Runtime, Step};
 use mneme::ops::context::{context, history_holds, remember_session, session_holds};
 use mneme::ops::tasks::env_agent;
 use mneme::ops::Workspace;

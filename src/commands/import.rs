@@ -1,8 +1,8 @@
 use std::path::PathBuf;
 
-use mneme::model::facts::State;
+use mneme::model::facts::file::State;
 use mneme::model::interchange::import::{Source, Split};
-use mneme::model::proposal::Operation;
+use mneme::model::proposals::proposal::Operation;
 use mneme::model::views::{ImportSummary, ImportedOperation, SourceNote, WrittenProposal};
 use mneme::ops::import::{import, Imported, Options};
 use mneme::ops::tasks::env_agent;

@@ -1,4 +1,4 @@
-use mneme::model::tasks::{parse_priority, Filter, Kind, Status};
+use mneme::model::tasks::task::{parse_priority, Filter, Kind, Status};
 use mneme::ops::tasks;
 
 use super::{kind_parser, status_parser};

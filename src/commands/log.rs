@@ -1,5 +1,5 @@
 use mneme::git::history::decisions;
-use mneme::model::decision::{mark_in_effect, Recorded, Verdict};
+use mneme::model::provenance::decision::{mark_in_effect, Recorded, Verdict};
 
 use crate::cli::ui::{day, esc1, old_new, paint, short, DIM, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
@@ -74,7 +74,7 @@ pub fn texts(r: &Recorded) -> String {
         out.push_str(&format!(
             "    {} {}\n",
             paint(DIM, format!("{label} {}:", esc1(&t.fact_id))),
-            esc1(&mneme::model::text::one_line(&t.text))
+            esc1(&mneme::model::base::text::one_line(&t.text))
         ));
     }
     out

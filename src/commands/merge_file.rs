@@ -1,8 +1,8 @@
 use std::path::PathBuf;
 
-use mneme::model::merge::merge;
-use mneme::model::paths;
-use mneme::model::task_merge::{merge_task_files, merged_text};
+use mneme::model::base::paths;
+use mneme::model::merge::fact_file::merge;
+use mneme::model::tasks::merge::{merge_task_files, merged_text};
 use mneme::ops::Notes;
 use mneme::store::write_atomic;
 

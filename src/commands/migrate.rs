@@ -1,4 +1,4 @@
-use mneme::model::paths;
+use mneme::model::base::paths;
 use mneme::ops::records::migrate;
 
 use crate::cli::ui::{esc, paint, DIM, GOOD};

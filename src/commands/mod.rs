@@ -37,7 +37,7 @@ pub mod verify;
 pub mod why;
 
 use clap::builder::TypedValueParser;
-use mneme::model::tasks::{DepKind, Kind, Status, Task};
+use mneme::model::tasks::task::{DepKind, Kind, Status, Task};
 
 use crate::cli::ui::{paint, task_line, GOOD};
 use crate::cli::{names, Cx, ExitStatus, Result};

@@ -2,8 +2,8 @@ use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use mneme::model::facts::{Relation, Relations};
-use mneme::model::plan::{Request, RequestOp};
+use mneme::model::facts::file::{Relation, Relations};
+use mneme::model::proposals::plan::{Request, RequestOp};
 use mneme::model::views::ProposedView;
 use mneme::ops::evidence;
 use mneme::ops::propose::{evidence_from, propose, Proposed};

@@ -1,6 +1,6 @@
 use std::collections::BTreeMap;
 
-use mneme::model::tasks::{Board, NotReady, Task};
+use mneme::model::tasks::task::{Board, NotReady, Task};
 use mneme::model::views::{NotReadyView, ReadyExplained};
 use mneme::ops::{claims, now, tasks};
 

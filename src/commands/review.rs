@@ -3,19 +3,18 @@ use std::io::IsTerminal;
 use console::{Key, Term};
 use mneme::git::commit::Committed;
 use mneme::git::history::{decisions, read_texts};
-use mneme::model::apply::{check, retargeted, Conflict};
-use mneme::model::cited::Cited;
-use mneme::model::decision::Recorded;
-use mneme::model::fields::check_text;
-use mneme::model::ledger::Ledger;
-use mneme::model::paths;
-use mneme::model::plan::Request;
-use mneme::model::plan::{competing, Competing};
-use mneme::model::preview::{preview, BudgetAfter, Preview, Status};
-use mneme::model::proposal::{Operation, Proposal};
-use mneme::model::queue::{targets, Queue};
-use mneme::model::text::{display_width, pad};
-use mneme::model::time::{human_age, Timestamp};
+use mneme::model::base::paths;
+use mneme::model::base::text::{display_width, pad};
+use mneme::model::base::time::{human_age, Timestamp};
+use mneme::model::evidence::cited::Cited;
+use mneme::model::facts::fields::check_text;
+use mneme::model::facts::ledger::Ledger;
+use mneme::model::proposals::apply::{check, retargeted, Conflict};
+use mneme::model::proposals::plan::{competing, Competing, Request};
+use mneme::model::proposals::preview::{preview, BudgetAfter, Preview, Status};
+use mneme::model::proposals::proposal::{Operation, Proposal};
+use mneme::model::proposals::queue::{targets, Queue};
+use mneme::model::provenance::decision::Recorded;
 use mneme::model::views::{ApprovedAll, Decided, LeftPending, ReviewRow, ReviewShow};
 use mneme::ops::evidence;
 use mneme::ops::propose::propose;
@@ -362,13 +361,13 @@ fn undo(cx: &Cx, ws: &Workspace, wanted: &str) -> Result<ExitStatus> {
     };
     read_texts(&ws.repo, &mut decision)?;
     let ledger = ws.store.load()?;
-    let operations = mneme::model::undo::undo(&decision, &ledger)
+    let operations = mneme::model::provenance::undo::undo(&decision, &ledger)
         .map_err(|e| CliError::invalid_input(e.to_string()))?;
     let request = Request {
         reason: Some(format!(
             "Undo {} ({})",
             short(&decision.commit),
-            mneme::model::text::one_line(&decision.subject)
+            mneme::model::base::text::one_line(&decision.subject)
         )),
         evidence: vec![decision.commit.clone()],
         agent: Some("mneme review undo".into()),

@@ -1,7 +1,7 @@
 use std::path::PathBuf;
 
-use mneme::model::paths;
-use mneme::model::runtimes::Runtime;
+use mneme::model::agents::runtimes::Runtime;
+use mneme::model::base::paths;
 use mneme::ops::setup::{setup, Scope, UserDirs};
 
 use super::hook::runtime_parser;

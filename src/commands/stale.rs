@@ -1,4 +1,4 @@
-use mneme::model::drift::{Drifted, EvidenceDrift};
+use mneme::model::evidence::drift::{Drifted, EvidenceDrift};
 use mneme::ops::stale::{stale, Stale};
 
 use crate::cli::ui::{day, esc1, paint, short, DIM, GOOD, ID, WARN};

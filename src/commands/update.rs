@@ -1,4 +1,4 @@
-use mneme::model::tasks::{parse_priority, Changes, Status};
+use mneme::model::tasks::task::{parse_priority, Changes, Status};
 use mneme::ops::claims::{reach, Reach};
 use mneme::ops::tasks::{actor, update};
 

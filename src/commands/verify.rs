@@ -1,5 +1,5 @@
-use mneme::model::audit::Violation;
-use mneme::model::paths;
+use mneme::model::base::paths;
+use mneme::model::provenance::audit::Violation;
 use mneme::ops::audit::{verify, Verification};
 
 use crate::cli::ui::{esc1, paint, short, DIM, GOOD, ID, WARN};

@@ -1,5 +1,5 @@
 use mneme::git::history::decisions;
-use mneme::model::decision::mark_in_effect;
+use mneme::model::provenance::decision::mark_in_effect;
 use mneme::model::views::{FactView, Why};
 use mneme::ops::show::citing_tasks;
 use mneme::ops::{now, standings};

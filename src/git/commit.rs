@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::git::eol::Eol;
 use crate::git::index::{index_lock_path, lock_index, read_index, LedgerIndex};
 use crate::git::{hooks, EditKind, Error, Repo, Result};
-use crate::model::paths;
+use crate::model::base::paths;
 use crate::store::{self, read_optional, write_atomic};
 
 /// One ledger file the commit writes.

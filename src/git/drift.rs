@@ -15,9 +15,9 @@ use gix::bstr::ByteSlice;
 
 use crate::git::history::{blob_text, mentions_decision, read_commit};
 use crate::git::{Repo, Result};
-use crate::model::decision::Verdict;
-use crate::model::drift::{CommitRef, Version, Watched};
-use crate::model::time::Timestamp;
+use crate::model::base::time::Timestamp;
+use crate::model::evidence::drift::{CommitRef, Version, Watched};
+use crate::model::provenance::decision::Verdict;
 
 /// A commit that changed a watched path.
 #[derive(Debug, Clone)]

@@ -3,16 +3,16 @@
 use gix::bstr::ByteSlice;
 
 use crate::git::{Error, Repo, Result};
-use crate::model::audit::{Examined, LedgerChange};
-use crate::model::change::FactChange;
-use crate::model::decision::{Recorded, Verdict, DECISION};
-use crate::model::factdiff::{changes, Files, Parses};
-use crate::model::paths;
-use crate::model::proposal::Proposal;
-use crate::model::record::Record;
-use crate::model::signing::{split_signed, AllowedSigners};
-use crate::model::text::first_chars;
-use crate::model::time::Timestamp;
+use crate::model::base::paths;
+use crate::model::base::text::first_chars;
+use crate::model::base::time::Timestamp;
+use crate::model::facts::change::FactChange;
+use crate::model::proposals::proposal::Proposal;
+use crate::model::provenance::audit::{Examined, LedgerChange};
+use crate::model::provenance::decision::{Recorded, Verdict, DECISION};
+use crate::model::provenance::factdiff::{changes, Files, Parses};
+use crate::model::provenance::record::Record;
+use crate::model::provenance::signing::{split_signed, AllowedSigners};
 
 /// Every decision reachable from HEAD, newest first, optionally only those touching `fact_id`.
 /// Only commits whose message mentions a decision trailer are decoded. With `texts`, each

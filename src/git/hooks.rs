@@ -10,7 +10,7 @@ use gix::bstr::ByteSlice;
 use gix::hash::ObjectId;
 
 use crate::git::{Error, Repo, Result};
-use crate::model::paths;
+use crate::model::base::paths;
 use crate::store;
 
 /// The directory git runs hooks from: `core.hooksPath`, or `hooks/` in the common git directory.

@@ -7,8 +7,8 @@ use gix::bstr::ByteSlice;
 
 use crate::git::history::{blob_text, blobs_in};
 use crate::git::{Error, Repo, Result};
-use crate::model::factdiff::Files;
-use crate::model::paths;
+use crate::model::base::paths;
+use crate::model::provenance::factdiff::Files;
 
 pub(crate) fn lock_index(repo: &gix::Repository) -> Result<gix::lock::File> {
     gix::lock::File::acquire_to_update_resource(

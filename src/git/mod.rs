@@ -13,7 +13,7 @@ mod sign;
 
 use std::path::{Path, PathBuf};
 
-use crate::model::paths;
+use crate::model::base::paths;
 use crate::store::{self, Store};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

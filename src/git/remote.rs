@@ -10,7 +10,9 @@ use std::process::{Command, Stdio};
 use gix::bstr::ByteSlice;
 
 use crate::git::{Error, Repo, Result};
-use crate::model::claims::{claim_ref, Claim, ClaimError, CLAIMS_REF_PREFIX, MAX_CLAIM_BYTES};
+use crate::model::tasks::claims::{
+    claim_ref, Claim, ClaimError, CLAIMS_REF_PREFIX, MAX_CLAIM_BYTES,
+};
 
 /// What the remote did with a push of one ref.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -236,5 +238,5 @@ fn last_words(stderr: &[u8]) -> String {
     if said.is_empty() {
         return "git failed without saying why".to_owned();
     }
-    crate::model::text::escape_controls(&said).into_owned()
+    crate::model::base::text::escape_controls(&said).into_owned()
 }

@@ -1,24 +1,26 @@
 //! The lint rules behind `mneme check`, one function each. Pure over loaded values; the caller
 //! says whether an evidence reference still exists.
+//!
+//! Uses `provenance`, `proposals`, `tasks`, `evidence`, `facts` and `base`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::model::config::Config;
-use crate::model::drift::Drifted;
-use crate::model::evidence::{classify, Evidence};
-use crate::model::facts::{conflict_marker_line, Fact, Relation, State};
-use crate::model::ids::mint;
-use crate::model::ledger::FactFileEntry;
-use crate::model::paths;
-use crate::model::proposal::{Limits, Operation, Proposal, ProposalError, FACT_PREFIX};
-use crate::model::record::StateIssue;
-use crate::model::secrets;
-use crate::model::standing;
-use crate::model::tasks::{is_task_id, Task};
-use crate::model::text::{first_chars, first_hidden, normalize, truncate};
-use crate::model::time::Timestamp;
+use crate::model::base::config::Config;
+use crate::model::base::ids::mint;
+use crate::model::base::paths;
+use crate::model::base::text::{first_chars, first_hidden, normalize, truncate};
+use crate::model::base::time::Timestamp;
+use crate::model::evidence::drift::Drifted;
+use crate::model::evidence::refs::{classify, Evidence};
+use crate::model::facts::file::{conflict_marker_line, Fact, Relation, State, FACT_PREFIX};
+use crate::model::facts::ledger::{FactFileEntry, Limits};
+use crate::model::facts::standing;
+use crate::model::proposals::proposal::{Operation, Proposal, ProposalError};
+use crate::model::proposals::secrets;
+use crate::model::provenance::record::StateIssue;
+use crate::model::tasks::task::{is_task_id, Task};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -822,8 +824,8 @@ fn stamp_id(fact: &Fact, raw: &str, id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::facts::FactFile;
-    use crate::model::ledger::tests::ledger;
+    use crate::model::facts::file::FactFile;
+    use crate::model::facts::ledger::tests::ledger;
 
     fn now() -> Timestamp {
         Timestamp::parse("2026-11-22T00:00:00Z").unwrap()
@@ -924,7 +926,7 @@ mod tests {
             ..Config::default()
         };
         let proposal = |id: &str, operations| Proposal {
-            schema: crate::model::proposal::SCHEMA,
+            schema: crate::model::proposals::proposal::SCHEMA,
             id: id.into(),
             created_at: "2020-01-01T00:00:00Z".into(),
             agent: None,

@@ -1,45 +1,25 @@
 //! The pure core: values and functions over them. Nothing here touches the filesystem, git, the
 //! clock, the environment or the process; callers pass in what those would give.
+//!
+//! It is grouped by domain, one folder (or file) each. A domain uses only those below it; the
+//! architecture test (`tests/it/architecture.rs`) holds the order, lowest first:
+//!
+//! - [`base`]: time, codec, paths, config, ids, text;
+//! - [`facts`]: fact files, the ledger, fields, standing, changes;
+//! - [`evidence`], [`merge`], [`proposals`]: citations and drift; merges and diffs; proposals;
+//! - [`provenance`]: decisions, records, the audit, signatures;
+//! - [`tasks`]: tasks, claims, their merge;
+//! - [`lint`]: `check`'s rules; [`views`]: the `--json` shapes;
+//! - [`agents`]: what the runtimes are given; [`interchange`]: other memory formats.
 
-pub mod agents_md;
-pub mod apply;
-pub mod audit;
-pub mod briefing;
-pub mod change;
-pub mod cited;
-pub mod claims;
-pub mod codec;
-pub mod config;
-pub mod decision;
-pub mod diff3;
-pub mod drift;
+pub mod agents;
+pub mod base;
 pub mod evidence;
-pub mod factdiff;
 pub mod facts;
-pub mod fields;
-pub mod ids;
 pub mod interchange;
-pub mod ledger;
 pub mod lint;
 pub mod merge;
-pub mod net;
-pub mod paths;
-pub mod plan;
-pub mod preview;
-pub mod proposal;
-pub mod queue;
-pub mod record;
-pub mod runtimes;
-pub mod secrets;
-pub mod signing;
-pub mod standing;
-pub mod summary;
-pub mod task_merge;
+pub mod proposals;
+pub mod provenance;
 pub mod tasks;
-pub mod templates;
-pub mod text;
-pub mod textdiff;
-pub mod time;
-pub mod trust;
-pub mod undo;
 pub mod views;

@@ -1,25 +1,27 @@
 //! Serializable views of the ledger for `--json` output and human rendering. The JSON shapes are
 //! documented in docs/json.md and are stable.
+//!
+//! Uses `provenance`, `proposals`, `tasks`, `evidence`, `merge`, `facts` and `base`.
 
 use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::model::cited::Cited;
-use crate::model::codec::{Reader, Writer};
-use crate::model::decision::Recorded;
-use crate::model::facts::{conflict_marker_line, Fact, Relations, State};
-use crate::model::ledger::{FactFileEntry, Ledger, LookupError};
-use crate::model::paths;
-use crate::model::plan::{Competing, Planned, Similar};
-use crate::model::preview::{BudgetAfter, Preview, Status};
-use crate::model::proposal::{Operation, Proposal, ProposalError};
-use crate::model::standing::{effective_state, Flags, Incoming, Standings};
-use crate::model::tasks::{
+use crate::model::base::codec::{Reader, Writer};
+use crate::model::base::paths;
+use crate::model::base::time::{human_age, Timestamp};
+use crate::model::evidence::cited::Cited;
+use crate::model::facts::file::{conflict_marker_line, Fact, Relations, State};
+use crate::model::facts::ledger::{FactFileEntry, Ledger, LookupError};
+use crate::model::facts::standing::{effective_state, Flags, Incoming, Standings};
+use crate::model::merge::textdiff::unified;
+use crate::model::proposals::plan::{Competing, Planned, Similar};
+use crate::model::proposals::preview::{BudgetAfter, Preview, Status};
+use crate::model::proposals::proposal::{Operation, Proposal, ProposalError};
+use crate::model::provenance::decision::Recorded;
+use crate::model::tasks::task::{
     is_task_id, Board, DepKind, Kind as TaskKind, NotReady, Status as TaskStatus, Task,
 };
-use crate::model::textdiff::unified;
-use crate::model::time::{human_age, Timestamp};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FactView {

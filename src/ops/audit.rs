@@ -6,14 +6,14 @@ use crate::git::history::{
     examine, facts_of, fork_point, proposals_at, resolve_range, text_at, Range,
 };
 use crate::git::Repo;
-use crate::model::audit::{audit, Audit, Examined, Violation};
-use crate::model::drift::Drifted;
-use crate::model::ledger::FactFileEntry;
-use crate::model::net::{net_summary, NetSummary, RangeEnds};
-use crate::model::paths;
-use crate::model::record::{State, StateIssue};
-use crate::model::signing::AllowedSigners;
-use crate::model::summary::{summarize, Summary};
+use crate::model::base::paths;
+use crate::model::evidence::drift::Drifted;
+use crate::model::facts::ledger::FactFileEntry;
+use crate::model::provenance::audit::{audit, Audit, Examined, Violation};
+use crate::model::provenance::net::{net_summary, NetSummary, RangeEnds};
+use crate::model::provenance::record::{State, StateIssue};
+use crate::model::provenance::signing::AllowedSigners;
+use crate::model::provenance::summary::{summarize, Summary};
 use crate::ops::records::state_at;
 use crate::ops::stale::{drifted, watched};
 use crate::ops::{Result, Workspace};

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::git::remote::{Pushed, Tracked};
 use crate::git::Error as GitError;
-use crate::model::claims::{Claim, ClaimRecord, RemoteHold};
-use crate::model::tasks::Task;
+use crate::model::tasks::claims::{Claim, ClaimRecord, RemoteHold};
+use crate::model::tasks::task::Task;
 use crate::ops::{now, Error, Notes, Result, Workspace};
 
 /// How long `ready` trusts the claims it fetched: a claim made since then is refused at claim
@@ -33,7 +33,7 @@ pub fn reach(ws: &Workspace, remote: Option<&str>, local_only: bool) -> Result<R
     let Some(remote) = remote.map(str::to_owned).or(config.claims_remote.clone()) else {
         return Ok(Reach::Local);
     };
-    if !crate::model::config::is_remote_name(&remote) {
+    if !crate::model::base::config::is_remote_name(&remote) {
         return Err(GitError::NoSuchRemote { remote }.into());
     }
     ws.repo.check_remote(&remote)?;

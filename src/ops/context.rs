@@ -1,11 +1,11 @@
 //! `context`: what an agent reads at session start.
 
-use crate::model::briefing::HEADING;
-use crate::model::ids::sha256_hex;
-use crate::model::paths;
-use crate::model::runtimes::{transcript_holds, HookInput};
-use crate::model::standing::Standings;
-use crate::model::text::first_chars;
+use crate::model::agents::briefing::HEADING;
+use crate::model::agents::runtimes::{transcript_holds, HookInput};
+use crate::model::base::ids::sha256_hex;
+use crate::model::base::paths;
+use crate::model::base::text::first_chars;
+use crate::model::facts::standing::Standings;
 use crate::model::views::{Context, ProposalLine, Proposals, TaskSummary, CONTEXT_PROPOSALS};
 use crate::ops::{now, records, stale, tasks, Notes, Result, Workspace};
 use crate::store::{self, write_atomic};

@@ -1,7 +1,7 @@
 //! Evidence as the work tree has it: what `propose` warns about and `review` shows.
 
-use crate::model::cited::{cite, inside, Cited};
-use crate::model::evidence::{classify, Evidence};
+use crate::model::evidence::cited::{cite, inside, Cited};
+use crate::model::evidence::refs::{classify, Evidence};
 use crate::ops::Workspace;
 
 /// Largest cited file read for its lines; a larger one is only known to exist.

@@ -4,8 +4,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use crate::git::history::decisions;
-use crate::model::decision::Verdict;
-use crate::model::interchange::{self, Event, ExportError, Format, Item};
+use crate::model::interchange::item::{Event, Item};
+use crate::model::interchange::{self, ExportError, Format};
+use crate::model::provenance::decision::Verdict;
 use crate::ops::{Result, Workspace};
 use crate::store::export::write_dir;
 

@@ -4,10 +4,11 @@ use std::path::{Path, PathBuf};
 
 use crate::git::hooks::hooks_dir;
 use crate::git::index::{staged_dir, staged_under};
-use crate::model::decision::DECISION;
-use crate::model::factdiff::{changes, Files};
-use crate::model::record::judge;
-use crate::model::{paths, templates};
+use crate::model::agents::templates;
+use crate::model::base::paths;
+use crate::model::provenance::decision::DECISION;
+use crate::model::provenance::factdiff::{changes, Files};
+use crate::model::provenance::record::judge;
 use crate::ops::{Error, Result, Workspace};
 use crate::store::{self, write_atomic};
 

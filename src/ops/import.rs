@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::model::interchange::import::{found_in, plan, proposals, Plan, Read, Source, Split};
-use crate::model::plan::{IdMinter, PlanContext};
+use crate::model::proposals::plan::{IdMinter, PlanContext};
 use crate::ops::{now, Result, Workspace};
 use crate::store::import::read;
 

@@ -5,8 +5,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::git::config::{set_local_config, MERGE_DRIVER};
-use crate::model::config::with_agents_file;
-use crate::model::{agents_md, paths, templates};
+use crate::model::agents::{agents_md, templates};
+use crate::model::base::config::with_agents_file;
+use crate::model::base::paths;
 use crate::ops::{Error, Result, Workspace};
 use crate::store::{create_new, read_optional_text, write_atomic};
 

@@ -24,19 +24,19 @@ pub mod tasks;
 use std::path::{Path, PathBuf};
 
 use crate::git::{self, Repo};
-use crate::model::apply::Conflict;
-use crate::model::claims::{Claim, ClaimError};
-use crate::model::fields::TextError;
+use crate::model::agents::runtimes::SettingsError;
+use crate::model::base::time::Timestamp;
+use crate::model::facts::fields::TextError;
+use crate::model::facts::ledger::{Ledger, LookupError};
+use crate::model::facts::standing::Standings;
 use crate::model::interchange::import::ImportError;
 use crate::model::interchange::ExportError;
-use crate::model::ledger::{Ledger, LookupError};
-use crate::model::plan::PlanError;
-use crate::model::proposal::ProposalError;
-use crate::model::runtimes::SettingsError;
-use crate::model::secrets::Secret;
-use crate::model::standing::Standings;
-use crate::model::tasks::TaskError;
-use crate::model::time::Timestamp;
+use crate::model::proposals::apply::Conflict;
+use crate::model::proposals::plan::PlanError;
+use crate::model::proposals::proposal::ProposalError;
+use crate::model::proposals::secrets::Secret;
+use crate::model::tasks::claims::{Claim, ClaimError};
+use crate::model::tasks::task::TaskError;
 use crate::store::{self, Store};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -190,5 +190,5 @@ fn pending_ids(known: &[String]) -> String {
     if known.is_empty() {
         return "none".to_owned();
     }
-    crate::model::text::listing(known, "mneme review list")
+    crate::model::base::text::listing(known, "mneme review list")
 }

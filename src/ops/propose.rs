@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::model::evidence::from_root;
-use crate::model::ledger::Ledger;
-use crate::model::plan::{plan, PlanContext, Planned, Request};
+use crate::model::evidence::refs::from_root;
+use crate::model::facts::ledger::Ledger;
+use crate::model::proposals::plan::{plan, PlanContext, Planned, Request};
 use crate::ops::{now, Result, Workspace};
 
 /// A written proposal, where it is, and the ledger it was planned against.

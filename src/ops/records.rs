@@ -10,18 +10,19 @@ use crate::git::history::{
     text_at,
 };
 use crate::git::Repo;
-use crate::model::config::{with_decision_records, Config};
-use crate::model::decision::Verdict;
-use crate::model::factdiff::Files;
-use crate::model::ledger::Ledger;
-use crate::model::paths;
-use crate::model::proposal::{is_fact_id, is_proposal_id};
-use crate::model::record::{
+use crate::model::base::config::{with_decision_records, Config};
+use crate::model::base::paths;
+use crate::model::base::time::Timestamp;
+use crate::model::facts::file::is_fact_id;
+use crate::model::facts::ledger::Ledger;
+use crate::model::proposals::proposal::is_proposal_id;
+use crate::model::provenance::decision::Verdict;
+use crate::model::provenance::factdiff::Files;
+use crate::model::provenance::record::{
     judge, judge_parsed, needs_commit_proof, parse_all, InvalidRecord, Proof, Record, State,
     StateIssue,
 };
-use crate::model::signing::AllowedSigners;
-use crate::model::time::Timestamp;
+use crate::model::provenance::signing::AllowedSigners;
 use crate::ops::init::{edit_file, Outcome};
 use crate::ops::{Result, Workspace};
 use crate::store::{create_new, read_optional_text};

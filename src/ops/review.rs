@@ -3,19 +3,18 @@
 use std::path::PathBuf;
 
 use crate::git::commit::{self, Committed, FileWrite, LedgerCommit};
-use crate::model::apply::apply;
-use crate::model::apply::FileChange;
-use crate::model::decision::{invalid_rejection, Decision, Verdict};
-use crate::model::factdiff::Files;
-use crate::model::ledger::Ledger;
-use crate::model::paths;
-use crate::model::preview::BudgetAfter;
-use crate::model::proposal::{is_proposal_id, Proposal, ProposalError};
-use crate::model::queue::Queue;
-use crate::model::record::Record;
-use crate::model::templates;
-use crate::model::text::escape_line;
-use crate::model::time::Timestamp;
+use crate::model::agents::templates;
+use crate::model::base::paths;
+use crate::model::base::text::escape_line;
+use crate::model::base::time::Timestamp;
+use crate::model::facts::ledger::Ledger;
+use crate::model::proposals::apply::{apply, FileChange};
+use crate::model::proposals::preview::BudgetAfter;
+use crate::model::proposals::proposal::{is_proposal_id, Proposal, ProposalError};
+use crate::model::proposals::queue::Queue;
+use crate::model::provenance::decision::{invalid_rejection, Decision, Verdict};
+use crate::model::provenance::factdiff::Files;
+use crate::model::provenance::record::Record;
 use crate::ops::{now, Error, Notes, Result, Workspace};
 
 /// A pending proposal file: the proposal, checked, or why it cannot be approved.

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::model::paths;
-use crate::model::runtimes::{Runtime, PROJECT_MNEME};
-use crate::model::trust::{codex_trust, gemini_folder_trusted, in_tested_range, tested};
+use crate::model::agents::runtimes::{Runtime, PROJECT_MNEME};
+use crate::model::agents::trust::{codex_trust, gemini_folder_trusted, in_tested_range, tested};
+use crate::model::base::paths;
 use crate::ops::setup::UserDirs;
 use crate::ops::{Result, Workspace};
 use crate::store::read_optional_text;

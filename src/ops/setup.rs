@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::model::runtimes::{edit_codex_config, edit_settings, Runtime};
-use crate::model::textdiff::unified;
-use crate::model::{paths, templates};
+use crate::model::agents::runtimes::{edit_codex_config, edit_settings, Runtime};
+use crate::model::agents::templates;
+use crate::model::base::paths;
+use crate::model::merge::textdiff::unified;
 use crate::ops::{Error, Result};
 use crate::store::{read_optional_text, write_atomic};
 

@@ -1,6 +1,6 @@
 //! `show`: one fact or one task, by id.
 
-use crate::model::tasks::{citing, TaskError};
+use crate::model::tasks::task::{citing, TaskError};
 use crate::model::views::{FactView, TaskView};
 use crate::ops::{now, standings, tasks, Notes, Result, Workspace};
 

@@ -7,12 +7,14 @@ use serde::Serialize;
 use crate::git::drift::{added_files, text_of, version_at, walk, Touch};
 use crate::git::history::{resolve_range, Range};
 use crate::git::Repo;
-use crate::model::drift::{assess, likely_rename, Drifted, EvidenceDrift, Since, Version, Watched};
-use crate::model::ids::hex;
-use crate::model::ledger::{FactFileEntry, Ledger};
-use crate::model::paths;
-use crate::model::proposal::is_fact_id;
-use crate::model::time::Timestamp;
+use crate::model::base::ids::hex;
+use crate::model::base::paths;
+use crate::model::base::time::Timestamp;
+use crate::model::evidence::drift::{
+    assess, likely_rename, Drifted, EvidenceDrift, Since, Version, Watched,
+};
+use crate::model::facts::file::is_fact_id;
+use crate::model::facts::ledger::{FactFileEntry, Ledger};
 use crate::ops::{Result, Workspace};
 use crate::store::file::replace_unsynced;
 use sha2::{Digest, Sha256};

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use crate::model::claims::{ClaimRecord, RemoteHold};
-use crate::model::tasks::{
+use crate::model::tasks::claims::{ClaimRecord, RemoteHold};
+use crate::model::tasks::task::{
     check_title, cycle_with, full_id, resolve_id, Changes, Dep, DepKind, Kind, Status, Task,
     TaskError,
 };

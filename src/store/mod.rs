@@ -12,11 +12,11 @@ pub mod tasks;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::model::config::{Config, ConfigError};
-use crate::model::ledger::{FactFileEntry, Ledger};
-use crate::model::paths;
-use crate::model::proposal::{Proposal, ProposalError};
-use crate::model::text::escape_line;
+use crate::model::base::config::{Config, ConfigError};
+use crate::model::base::paths;
+use crate::model::base::text::escape_line;
+use crate::model::facts::ledger::{FactFileEntry, Ledger};
+use crate::model::proposals::proposal::{Proposal, ProposalError};
 
 pub use file::{create_new, read_optional, read_optional_text, write_atomic};
 pub use task_index::{Keep, TaskBoard};

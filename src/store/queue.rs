@@ -16,11 +16,11 @@ use std::path::Path;
 use std::thread::ScopedJoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::model::codec::{checksum, Reader, Writer};
-use crate::model::ledger::Ledger;
-use crate::model::paths;
-use crate::model::proposal::{Limits, Proposal};
-use crate::model::queue::{Pending, PendingProposal, Queue, QueueBuilder, QueueSummary};
+use crate::model::base::codec::{checksum, Reader, Writer};
+use crate::model::base::paths;
+use crate::model::facts::ledger::{Ledger, Limits};
+use crate::model::proposals::proposal::Proposal;
+use crate::model::proposals::queue::{Pending, PendingProposal, Queue, QueueBuilder, QueueSummary};
 use crate::model::views::CONTEXT_PROPOSALS;
 use crate::store::{file, read_proposals, Result, Store};
 
@@ -456,7 +456,7 @@ fn decode(mut bytes: Vec<u8>, header: &Header) -> Option<Queue> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::queue::tests::proposal;
+    use crate::model::proposals::queue::tests::proposal;
 
     #[test]
     fn an_index_decodes_to_what_was_encoded_and_only_under_its_limits() {

@@ -16,9 +16,9 @@ use std::borrow::Cow;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use crate::model::codec::{checksum, Reader, Writer};
-use crate::model::paths;
-use crate::model::tasks::{is_task_id, Task};
+use crate::model::base::codec::{checksum, Reader, Writer};
+use crate::model::base::paths;
+use crate::model::tasks::task::{is_task_id, Task};
 use crate::model::views::TaskSummary;
 use crate::store::file::{self, FileKey};
 use crate::store::queue::{nanos, DirScan, DirStatus};
@@ -461,7 +461,7 @@ mod tests {
     use std::time::{Duration, UNIX_EPOCH};
 
     use super::*;
-    use crate::model::tasks::{Kind, Status};
+    use crate::model::tasks::task::{Kind, Status};
 
     fn task(id: &str, status: Status) -> Task {
         Task {

@@ -5,10 +5,10 @@
 use std::fs;
 use std::path::PathBuf;
 
-use crate::model::claims::ClaimRecord;
-use crate::model::ids::mint;
-use crate::model::paths;
-use crate::model::tasks::{is_task_id, Task, TASK_PREFIX};
+use crate::model::base::ids::mint;
+use crate::model::base::paths;
+use crate::model::tasks::claims::ClaimRecord;
+use crate::model::tasks::task::{is_task_id, Task, TASK_PREFIX};
 use crate::store::file::{
     create_new, list_dir, list_dir_inodes, read_all, read_capped, read_optional, write_atomic,
 };

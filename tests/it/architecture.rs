@@ -59,10 +59,66 @@ fn sources(dir: &Path) -> Vec<(PathBuf, String)> {
     out
 }
 
-/// `layer/module` of a library file: `model/facts`, `git/mod`.
+/// `layer/…/module` of a library file: `model/facts/file`, `git/mod`.
 fn module_of(path: &Path) -> String {
     let rel = path.strip_prefix(src()).unwrap();
     rel.with_extension("").to_string_lossy().replace('\\', "/")
+}
+
+/// The paths a use tree names, brace groups expanded: `a::{b, c::{D, e}}` gives `a::b`,
+/// `a::c::D` and `a::c::e`.
+fn expand(tree: &str) -> Vec<String> {
+    let tree = tree.trim();
+    let Some(open) = tree.find('{') else {
+        let path = tree.split_whitespace().next().unwrap_or("");
+        return vec![path.trim_end_matches("::").to_owned()];
+    };
+    let prefix = tree[..open].trim_end_matches("::");
+    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&inner[start..]);
+    items
+        .into_iter()
+        .filter(|item| !item.trim().is_empty())
+        .flat_map(expand)
+        .map(|rest| match rest.as_str() {
+            "self" => prefix.to_owned(),
+            _ => format!("{prefix}::{rest}"),
+        })
+        .collect()
+}
+
+/// The module a `crate::` path lands in: its longest prefix that is a file (`model/facts/file`)
+/// or a folder's `mod.rs` (`model/agents/mod`).
+fn resolve(path: &str) -> String {
+    let mut module = String::new();
+    let mut found = String::new();
+    for part in path.split("::") {
+        let dir = src().join(&module);
+        if dir.join(format!("{part}.rs")).exists() {
+            module = format!("{module}{part}");
+            found = module.clone();
+            break;
+        }
+        if !dir.join(part).join("mod.rs").exists() {
+            break;
+        }
+        module = format!("{module}{part}/");
+        found = format!("{module}mod");
+    }
+    found
 }
 
 /// The modules a file's code names through `crate::…` paths, brace groups included.
@@ -70,38 +126,29 @@ fn imports(code: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for (i, _) in code.match_indices("crate::") {
         let rest = &code[i + "crate::".len()..];
-        let layer: String = rest
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        if !LAYERS.contains(&layer.as_str()) {
-            continue;
-        }
-        let after = &rest[layer.len()..];
-        let Some(after) = after.strip_prefix("::") else {
-            out.insert(format!("{layer}/mod"));
-            continue;
-        };
-        let items: Vec<String> = if let Some(group) = after.strip_prefix('{') {
-            let end = group.find('}').unwrap_or(group.len());
-            group[..end]
-                .split(',')
-                .map(|item| item.trim().split("::").next().unwrap_or("").to_owned())
-                .collect()
-        } else {
-            let name: String = after
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            vec![name]
-        };
-        for item in items.iter().filter(|i| !i.is_empty()) {
-            let item = item.split_whitespace().next().unwrap_or(item);
-            let file = src().join(&layer).join(format!("{item}.rs"));
-            if file.exists() || src().join(&layer).join(item).join("mod.rs").exists() {
-                out.insert(format!("{layer}/{item}"));
-            } else {
-                out.insert(format!("{layer}/mod"));
+        // A path runs to the end of its use tree: a `;`, or outside braces a character that
+        // cannot be in a path.
+        let mut depth = 0;
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| match c {
+                '{' => {
+                    depth += 1;
+                    false
+                }
+                '}' if depth > 0 => {
+                    depth -= 1;
+                    false
+                }
+                ';' => true,
+                c if depth == 0 => !(c.is_alphanumeric() || c == '_' || c == ':'),
+                _ => false,
+            })
+            .map_or(rest.len(), |(i, _)| i);
+        for path in expand(&rest[..end]) {
+            let module = resolve(&path);
+            if LAYERS.contains(&module.split('/').next().unwrap_or("")) {
+                out.insert(module);
             }
         }
     }
@@ -217,13 +264,157 @@ fn modules_import_each_other_without_cycles() {
 #[test]
 fn the_rule_sees_imports() {
     let found = imports(
-        "use crate::git::{hooks, Error, Repo};\nuse crate::model::facts::{Fact, State};\nlet x = crate::store::file::write_atomic;",
+        "use crate::git::{hooks, Error, Repo};\nuse crate::model::facts::file::{Fact, State};\n\
+         let x = crate::store::file::write_atomic;\n\
+         use crate::model::{agents::{self, templates::CONFIG}, base::paths};",
     );
-    let expected: BTreeSet<String> = ["git/hooks", "git/mod", "model/facts", "store/file"]
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
+    let expected: BTreeSet<String> = [
+        "git/hooks",
+        "git/mod",
+        "model/agents/mod",
+        "model/agents/templates",
+        "model/base/paths",
+        "model/facts/file",
+        "store/file",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
     assert_eq!(found, expected);
+}
+
+/// The model's domains, lowest first, each with the domains it may use (docs/architecture.md).
+/// A folder or file under `src/model/` is a domain; each must be listed here.
+const DOMAINS: [(&str, &[&str]); 11] = [
+    ("base", &[]),
+    ("facts", &["base"]),
+    ("evidence", &["facts", "base"]),
+    ("merge", &["facts", "base"]),
+    ("proposals", &["facts", "base"]),
+    ("provenance", &["proposals", "facts", "base"]),
+    ("tasks", &["merge", "facts", "base"]),
+    (
+        "lint",
+        &[
+            "provenance",
+            "proposals",
+            "tasks",
+            "evidence",
+            "facts",
+            "base",
+        ],
+    ),
+    (
+        "views",
+        &[
+            "provenance",
+            "proposals",
+            "tasks",
+            "evidence",
+            "merge",
+            "facts",
+            "base",
+        ],
+    ),
+    ("agents", &["views", "base"]),
+    (
+        "interchange",
+        &["agents", "proposals", "evidence", "facts", "base"],
+    ),
+];
+
+/// The domain of a model module: `model/facts/file` is in `facts`, `model/lint` is `lint`.
+fn domain_of(module: &str) -> Option<&str> {
+    let mut parts = module.split('/');
+    (parts.next() == Some("model"))
+        .then(|| parts.next())
+        .flatten()
+        .filter(|d| *d != "mod")
+}
+
+/// Every arrow between two domains that `DOMAINS` does not allow, as `from → to (module)`.
+fn arrows_against_the_domains<'a>(
+    graph: impl IntoIterator<Item = (&'a str, &'a BTreeSet<String>)>,
+) -> Vec<String> {
+    let allowed: BTreeMap<&str, &[&str]> = DOMAINS.into_iter().collect();
+    let mut problems = Vec::new();
+    for (module, targets) in graph {
+        let Some(from) = domain_of(module) else {
+            continue;
+        };
+        for target in targets {
+            let Some(to) = domain_of(target) else {
+                continue;
+            };
+            let ok = from == to || allowed.get(from).is_some_and(|uses| uses.contains(&to));
+            if !ok {
+                problems.push(format!("{from} → {to} ({module} uses {target})"));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn the_model_domains_use_only_the_domains_below_them() {
+    // The list is a DAG, lowest first: each domain names only domains listed before it.
+    for (i, (domain, uses)) in DOMAINS.iter().enumerate() {
+        for used in *uses {
+            assert!(
+                DOMAINS[..i].iter().any(|(d, _)| d == used),
+                "{domain} uses {used}, which is not listed below it"
+            );
+        }
+    }
+    // Every domain on disk is in the list, and every folder says what it owns.
+    for entry in fs::read_dir(src().join("model")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if name == "mod" || path.extension().is_some_and(|e| e != "rs") {
+            continue;
+        }
+        assert!(
+            DOMAINS.iter().any(|(d, _)| *d == name),
+            "src/model/{name} is in no domain: add it to DOMAINS and docs/architecture.md"
+        );
+        if path.is_dir() {
+            let doc = fs::read_to_string(path.join("mod.rs")).unwrap();
+            assert!(
+                doc.starts_with("//! ") && doc.contains("Uses "),
+                "src/model/{name}/mod.rs must say what the domain owns and what it uses"
+            );
+        }
+    }
+    let graph: Vec<(String, BTreeSet<String>)> = sources(&src().join("model"))
+        .into_iter()
+        .map(|(path, code)| (module_of(&path), imports(&code)))
+        .collect();
+    let problems = arrows_against_the_domains(graph.iter().map(|(m, t)| (m.as_str(), t)));
+    assert!(
+        problems.is_empty(),
+        "domain rule broken:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_domain_rule_sees_an_arrow_against_the_dag() {
+    let uses = |targets: &[&str]| -> BTreeSet<String> {
+        targets.iter().map(|t| (*t).to_owned()).collect()
+    };
+    let (down, up) = (
+        uses(&["model/proposals/proposal", "model/base/text"]),
+        uses(&["model/provenance/decision"]),
+    );
+    let graph = [
+        ("model/provenance/record", &down),
+        ("model/proposals/plan", &up),
+        ("ops/review", &up),
+    ];
+    assert_eq!(
+        arrows_against_the_domains(graph),
+        ["proposals → provenance (model/proposals/plan uses model/provenance/decision)"]
+    );
 }
 
 /// A cut of a `str` at a byte offset panics inside a character: no code that reads untrusted

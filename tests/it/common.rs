@@ -145,8 +145,8 @@ impl Repo {
     /// Writes the fact file `file` with `facts`, as approved earlier: with the decision record
     /// an approval would have written (for `verify`'s state check), left to commit.
     pub fn seed_facts(&self, file: &str, facts: &[(&str, &str)]) {
-        use mneme::model::decision::Verdict;
-        use mneme::model::record::Record;
+        use mneme::model::provenance::decision::Verdict;
+        use mneme::model::provenance::record::Record;
         let mut src = format!("---\ntitle: {file}\n---\n\n# {file}\n\n");
         for (id, text) in facts {
             src.push_str(&format!("- **{id}** {text}\n"));
@@ -158,9 +158,9 @@ impl Repo {
         let before = [(name.clone(), old)].into_iter().collect();
         let after = [(name, src)].into_iter().collect();
         // Seeds are told apart by what they hold: each gets its own proposal id and record.
-        let seed = mneme::model::ids::sha256_hex(rel.as_bytes());
+        let seed = mneme::model::base::ids::sha256_hex(rel.as_bytes());
         let proposal = format!("20260101T000000Z-{}", &seed[..8]);
-        let at = mneme::model::time::Timestamp::from_unix(1_767_225_600);
+        let at = mneme::model::base::time::Timestamp::from_unix(1_767_225_600);
         let record = Record::new(
             Verdict::Approve,
             &proposal,

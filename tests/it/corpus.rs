@@ -10,7 +10,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Output;
 
-use mneme::model::text::display_width;
+use mneme::model::base::text::display_width;
 use serde_json::{json, Value};
 
 use crate::common::{error_code, json, Repo};

@@ -3,10 +3,10 @@
 //! mention is one mneme understands.
 
 use crate::common::Repo;
-use mneme::model::facts::FactFile;
-use mneme::model::plan::Request;
-use mneme::model::proposal::Proposal;
-use mneme::model::tasks::Task;
+use mneme::model::facts::file::FactFile;
+use mneme::model::proposals::plan::Request;
+use mneme::model::proposals::proposal::Proposal;
+use mneme::model::tasks::task::Task;
 
 /// The fenced code blocks of `lang` in the file, in order.
 fn blocks(lang: &str) -> Vec<String> {

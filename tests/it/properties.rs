@@ -4,15 +4,15 @@
 
 use std::collections::BTreeMap;
 
-use mneme::model::apply::apply;
-use mneme::model::config::Config;
-use mneme::model::decision::Verdict;
-use mneme::model::factdiff::{changes, Files};
-use mneme::model::facts::{Fact, FactFile};
-use mneme::model::ledger::{FactFileEntry, Ledger};
-use mneme::model::merge::merge;
-use mneme::model::proposal::Operation;
-use mneme::model::record::{check_state, Record};
+use mneme::model::base::config::Config;
+use mneme::model::facts::file::{Fact, FactFile};
+use mneme::model::facts::ledger::{FactFileEntry, Ledger};
+use mneme::model::merge::fact_file::merge;
+use mneme::model::proposals::apply::apply;
+use mneme::model::proposals::proposal::Operation;
+use mneme::model::provenance::decision::Verdict;
+use mneme::model::provenance::factdiff::{changes, Files};
+use mneme::model::provenance::record::{check_state, Record};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -485,9 +485,9 @@ proptest! {
     /// character boundary.
     #[test]
     fn subjects_fit_their_columns(text in unicode_text(40), ops in 0usize..20) {
-        use mneme::model::text::{display_width, fit_columns, one_line};
+        use mneme::model::base::text::{display_width, fit_columns, one_line};
         let head = format!("ledger(architecture): add f-{ops:04}");
-        let tail = one_line(&mneme::model::text::escape_controls(&text));
+        let tail = one_line(&mneme::model::base::text::escape_controls(&text));
         let fitted = fit_columns(&head, &tail, 72);
         prop_assert!(display_width(&fitted) <= 72, "{:?}", fitted);
         prop_assert!(fitted.starts_with(&head), "{:?}", fitted);
@@ -567,7 +567,7 @@ fn branch(
     steps: &[Step],
     prefix: char,
     base: &BTreeMap<String, String>,
-    clock: &mut impl FnMut() -> mneme::model::time::Timestamp,
+    clock: &mut impl FnMut() -> mneme::model::base::time::Timestamp,
 ) -> (BTreeMap<String, String>, Vec<(String, Record)>) {
     let mut facts = base.clone();
     let mut own: Vec<String> = Vec::new();
@@ -622,7 +622,7 @@ proptest! {
         let mut ticks = ticks.into_iter().cycle();
         let mut clock = || {
             t += i128::from(ticks.next().unwrap()) * 1000;
-            mneme::model::time::Timestamp::from_unix_nanos(t * 1000).unwrap()
+            mneme::model::base::time::Timestamp::from_unix_nanos(t * 1000).unwrap()
         };
         let seeded = Record::new(Verdict::Approve, "20261124T090000Z-00000000", "H <h@example.com>", clock(), &Files::new(), &fact_file_of(&base));
         let (fa, ra) = branch(&a, 'a', &base, &mut clock);
@@ -674,7 +674,7 @@ proptest! {
     ) {
         prop_assume!(ta != tb);
         let base: BTreeMap<String, String> = [("f-base".to_owned(), "Base fact.".to_owned())].into();
-        let at = |us: i128| mneme::model::time::Timestamp::from_unix_nanos((1_795_500_000_000_000 + us) * 1000).unwrap();
+        let at = |us: i128| mneme::model::base::time::Timestamp::from_unix_nanos((1_795_500_000_000_000 + us) * 1000).unwrap();
         let seeded = Record::new(Verdict::Approve, "20261124T090000Z-00000000", "H <h@example.com>", at(0), &Files::new(), &fact_file_of(&base));
         let change = |text: &str, proposal: &str, when: i128| {
             let mut after = base.clone();

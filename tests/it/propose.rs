@@ -67,7 +67,8 @@ fn add_writes_one_proposal_with_base_hashes() {
     assert_eq!(op["file"], "pitfalls.md");
     assert_eq!(op["text"], "Avoid N+1 queries in handlers.");
     assert!(op["fact_id"].as_str().unwrap().starts_with("f-"));
-    let sha = mneme::model::ids::sha256_hex(repo.read(".ledger/facts/pitfalls.md").as_bytes());
+    let sha =
+        mneme::model::base::ids::sha256_hex(repo.read(".ledger/facts/pitfalls.md").as_bytes());
     assert_eq!(p["base"]["pitfalls.md"], sha);
     // The id is `<UTC timestamp>-<hash>`.
     let (stamp, hash) = id.split_once('-').unwrap();
@@ -502,8 +503,10 @@ fn sixty_four_concurrent_proposals_make_sixty_four_valid_files() {
     let mut texts = std::collections::BTreeSet::new();
     let mut fact_ids = std::collections::BTreeSet::new();
     for f in &files {
-        let p =
-            mneme::model::proposal::Proposal::parse(&std::fs::read_to_string(f).unwrap()).unwrap();
+        let p = mneme::model::proposals::proposal::Proposal::parse(
+            &std::fs::read_to_string(f).unwrap(),
+        )
+        .unwrap();
         assert_eq!(f.file_name().unwrap().to_string_lossy(), p.file_name());
         texts.insert(p.operations[0].text().unwrap().to_owned());
         fact_ids.insert(p.operations[0].new_id().unwrap().to_owned());

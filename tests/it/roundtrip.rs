@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use mneme::model::facts::FactFile;
+use mneme::model::facts::file::FactFile;
 
 /// `(fixture, [(id or "", first words of the text)])`.
 const EXPECTED: &[(&str, &[(&str, &str)])] = &[

@@ -404,7 +404,7 @@ fn migrated_records_are_proven_by_their_signed_decision_commits() {
     std::fs::remove_file(repo.file(&bad)).unwrap();
     let mut record: Value = serde_json::from_str(&repo.read(&good)).unwrap();
     record["facts"][0]["after"] = Value::from(format!("sha256:{}", "0".repeat(64)));
-    let forged: mneme::model::record::Record = serde_json::from_value(record).unwrap();
+    let forged: mneme::model::provenance::record::Record = serde_json::from_value(record).unwrap();
     std::fs::remove_file(repo.file(&good)).unwrap();
     repo.write(
         &format!(".ledger/decisions/{}.json", forged.id()),

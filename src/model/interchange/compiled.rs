@@ -5,9 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
-use crate::model::facts::{Relation, State};
-use crate::model::interchange::{has_text, time_value, uuid, Item, Replaced};
-use crate::model::text::{one_line, truncate};
+use crate::model::base::text::{one_line, truncate};
+use crate::model::facts::file::{Relation, State};
+use crate::model::interchange::item::{has_text, time_value, uuid, Item, Replaced};
 
 const DOCUMENT_KINDS: [&str; 7] = [
     "projects",
@@ -369,8 +369,8 @@ pub fn found(
     name: &str,
     documents: &str,
     entries: &str,
-) -> Result<Vec<crate::model::interchange::import::Found>, Vec<String>> {
-    use crate::model::interchange::import::Found;
+) -> Result<Vec<crate::model::interchange::found::Found>, Vec<String>> {
+    use crate::model::interchange::found::Found;
     let problems = check(documents, entries);
     if !problems.is_empty() {
         return Err(problems);
@@ -422,7 +422,7 @@ pub fn found(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::interchange::sample;
+    use crate::model::interchange::item::sample;
 
     #[test]
     fn entries_need_evidence_and_the_rest_is_checked() {

@@ -7,69 +7,18 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
-use crate::model::facts::{Relation, Relations, State};
-use crate::model::fields::{check_evidence, check_reason, check_text};
+use crate::model::base::text::normalize;
+use crate::model::facts::fields::{check_evidence, check_reason, check_text};
+use crate::model::facts::file::{is_fact_id, Relations, State};
+use crate::model::facts::ledger::Ledger;
+use crate::model::interchange::found::Found;
 use crate::model::interchange::{compiled, mif, notes, records};
-use crate::model::ledger::Ledger;
-use crate::model::plan::{assemble, similar_to, Header, PlanContext, PlanError, Similar};
-use crate::model::proposal::{is_fact_id, Operation, Proposal};
-use crate::model::queue::Queue;
-use crate::model::secrets;
-use crate::model::text::normalize;
-
-/// A statement found in a source, before it is planned against the ledger.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Found {
-    pub text: String,
-    /// Where it came from, `CLAUDE.md:12`: the first evidence of its operation.
-    pub source: String,
-    /// The evidence the source gives for it.
-    pub evidence: Vec<String>,
-    /// What the source says about where it belongs: a heading, a tag or a namespace.
-    pub hint: Option<String>,
-    /// The state it starts in, when the source says it is not current.
-    pub state: Option<State>,
-    /// The source's own id for it (a UUID, `adr:0003`), which relations name.
-    pub key: Option<String>,
-    /// The mneme fact id it had, when it comes from a mneme export.
-    pub fact_id: Option<String>,
-    /// Relations to other statements, by their keys or mneme fact ids.
-    pub relations: Vec<(Relation, String)>,
-    /// For a superseded statement: the key or fact id of what replaced it.
-    pub superseded_by: Option<String>,
-    /// The keys of statements this one replaced (they say nothing of it themselves).
-    pub supersedes: Vec<String>,
-    /// Why the source's reader did not take it as a statement (a label, a lead-in with nothing
-    /// after it): listed under `refused`, never proposed.
-    pub skipped: Option<String>,
-}
-
-impl Found {
-    /// Records a link the source gives from this statement to `target`: `supersedes` names a
-    /// statement it replaced; a relation mneme knows (`depends_on`, or `depends-on` as MIF
-    /// writes it) is kept as that relation; any other relates the two.
-    pub fn link(&mut self, kind: &str, target: String) {
-        let kind = kind.replace('-', "_");
-        if kind == "supersedes" {
-            self.supersedes.push(target);
-        } else {
-            let relation = Relation::parse(&kind).unwrap_or(Relation::RelatesTo);
-            self.relations.push((relation, target));
-        }
-    }
-
-    /// The evidence its operation carries: a statement from a mneme export keeps the fact's own
-    /// (citing the export would cite a copy of the ledger); any other cites its source line
-    /// first.
-    fn evidence(&self) -> Vec<String> {
-        if self.fact_id.is_some() {
-            return self.evidence.clone();
-        }
-        let mut out = vec![self.source.clone()];
-        out.extend(self.evidence.iter().filter(|e| **e != self.source).cloned());
-        out
-    }
-}
+use crate::model::proposals::plan::{
+    assemble, similar_to, Header, PlanContext, PlanError, Similar,
+};
+use crate::model::proposals::proposal::{Operation, Proposal};
+use crate::model::proposals::queue::Queue;
+use crate::model::proposals::secrets;
 
 /// What an import reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -573,7 +522,8 @@ pub fn by_file(plan: &Plan) -> BTreeMap<&str, usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ledger::tests::ledger;
+    use crate::model::facts::file::Relation;
+    use crate::model::facts::ledger::tests::ledger;
 
     fn found(text: &str, source: &str) -> Found {
         Found {

@@ -3,12 +3,14 @@
 
 use serde_json::Value;
 
-use crate::model::evidence::{classify, Evidence};
-use crate::model::facts::{Relation, State};
-use crate::model::interchange::import::Found;
-use crate::model::interchange::{is_hyphenated, is_uuid_v4, quoted, slug, uuid, Item};
-use crate::model::text::{first_chars, one_line, truncate};
-use crate::model::time::Timestamp;
+use crate::model::base::text::{first_chars, one_line, truncate};
+use crate::model::base::time::Timestamp;
+use crate::model::evidence::refs::{classify, Evidence};
+use crate::model::facts::file::{Relation, State};
+use crate::model::interchange::found::Found;
+use crate::model::interchange::item::{
+    confidence, is_hyphenated, is_uuid_v4, quoted, slug, uuid, Item,
+};
 
 /// The namespaces and scopes MIF defines.
 const NAMESPACES: [&str; 9] = [
@@ -89,18 +91,6 @@ pub fn relationship(r: Relation) -> &'static str {
         Relation::DependsOn => "depends-on",
         Relation::Contradicts => "contradicts",
         Relation::DerivedFrom => "derived-from",
-    }
-}
-
-/// How sure a reader can be of the fact: approved facts 1, hand-written ones 0.8, less when a
-/// person asked for a re-check or a contradiction stands (docs/formats/mif.md).
-pub fn confidence(item: &Item) -> f64 {
-    let base = if item.history.is_empty() { 0.8 } else { 1.0 };
-    match item.state {
-        State::Stale => base * 0.6,
-        State::Contested => base * 0.5,
-        _ if item.relations.contains_key(&Relation::Contradicts) => base * 0.5,
-        _ => base,
     }
 }
 
@@ -691,11 +681,11 @@ mod tests {
         assert!(is_tag("инварианты") && is_tag("数据库-2"));
         assert!(!is_tag("Инварианты") && !is_tag("a--b") && !is_tag("a_b"));
     }
-    use crate::model::interchange::Event;
-    use crate::model::proposal::OpKind;
+    use crate::model::interchange::item::Event;
+    use crate::model::proposals::proposal::OpKind;
 
     fn item() -> Item {
-        let mut relations = crate::model::facts::Relations::new();
+        let mut relations = crate::model::facts::file::Relations::new();
         relations.insert(Relation::DependsOn, ["f-k2a9".to_owned()].into());
         Item {
             id: "f-7f3c".into(),

@@ -2,9 +2,9 @@
 //! `.cursorrules`, `.cursor/rules/*.mdc`, Cline memory-bank files and architecture decision
 //! records (docs/formats/import.md says how each is read).
 
-use crate::model::agents_md::{BEGIN, END};
-use crate::model::facts::State;
-use crate::model::interchange::import::Found;
+use crate::model::agents::agents_md::{BEGIN, END};
+use crate::model::facts::file::State;
+use crate::model::interchange::found::Found;
 
 /// Fewer words than this is a label, not a statement.
 const MIN_WORDS: usize = 3;
@@ -195,7 +195,7 @@ fn paragraph_statements(
         );
     }
     // Measured in columns: a CJK character says about as much as two Latin letters.
-    if crate::model::text::display_width(text) <= PARAGRAPH_MAX {
+    if crate::model::base::text::display_width(text) <= PARAGRAPH_MAX {
         push(out, path, line, text, heading);
         return;
     }

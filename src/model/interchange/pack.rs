@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::model::evidence::{classify, Evidence};
-use crate::model::facts::{Relation, State};
-use crate::model::interchange::{has_text, is_uuid, mif::confidence, time_value, uuid, Item};
-use crate::model::time::Timestamp;
+use crate::model::base::time::Timestamp;
+use crate::model::evidence::refs::{classify, Evidence};
+use crate::model::facts::file::{Relation, State};
+use crate::model::interchange::item::{confidence, has_text, is_uuid, time_value, uuid, Item};
 
 const KINDS: [&str; 5] = ["fact", "procedure", "decision", "constraint", "preference"];
 const STATUSES: [&str; 6] = [
@@ -206,7 +206,7 @@ pub fn check(pack: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::interchange::sample;
+    use crate::model::interchange::item::sample;
 
     fn item(id: &str, state: State, evidence: &[&str]) -> Item {
         Item {

@@ -2,9 +2,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::model::facts::{Relation, State};
-use crate::model::interchange::{has_text, is_uuid, mif::confidence, time_value, uuid, Item};
-use crate::model::proposal::OpKind;
+use crate::model::facts::file::{Relation, State};
+use crate::model::interchange::item::{confidence, has_text, is_uuid, time_value, uuid, Item};
+use crate::model::proposals::proposal::OpKind;
 
 const TYPES: [&str; 5] = [
     "episodic",
@@ -225,8 +225,8 @@ pub fn check(record: &Value) -> Vec<String> {
 pub fn found(
     source: &str,
     record: &Value,
-) -> Result<crate::model::interchange::import::Found, Vec<String>> {
-    use crate::model::interchange::import::Found;
+) -> Result<crate::model::interchange::found::Found, Vec<String>> {
+    use crate::model::interchange::found::Found;
     let problems = check(record);
     if !problems.is_empty() {
         return Err(problems);
@@ -293,7 +293,7 @@ pub fn found(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::interchange::Event;
+    use crate::model::interchange::item::Event;
 
     #[test]
     fn a_record_carries_its_history_and_passes_the_rules() {

@@ -1,0 +1,379 @@
+//! The context as an agent reads it: Markdown, within a budget of characters. Facts come first,
+//! then tasks in progress with their latest note, then ready tasks, then pending proposals;
+//! within a group the most recently verified or approved first. What does not fit is named in a
+//! closing line, never cut in the middle of an item.
+
+use crate::model::base::paths;
+use crate::model::base::text::{escape_controls, escape_line, listing};
+use crate::model::views::{Context, FactView, TaskLine};
+
+/// What a runtime's hook gets unless told otherwise: below the ~10,000 characters at which
+/// Claude Code cuts a hook's output to a preview.
+pub const HOOK_BUDGET: usize = 9000;
+
+/// Room kept for the closing lines that name what did not fit.
+const CLOSING_RESERVE: usize = 300;
+
+/// How the context starts: what shows that a runtime's history holds it.
+pub const HEADING: &str = "# Project facts (";
+
+/// The context as Markdown in at most `max_chars` characters (no limit with `None`).
+pub fn render(c: &Context, max_chars: Option<usize>) -> String {
+    let limit = max_chars.unwrap_or(usize::MAX);
+    let mut out = Budget::new(limit.saturating_sub(CLOSING_RESERVE));
+    let facts: usize = c.files.iter().map(|f| f.facts.len()).sum();
+    out.always(&format!(
+        "{HEADING}{facts}) — verified by humans; they outrank conversation history\n\
+         Cite facts by id. Never edit {}/; change them with `mneme propose`.\n",
+        paths::FACTS
+    ));
+    if c.files
+        .iter()
+        .flat_map(|f| &f.facts)
+        .any(|f| f.standing_note().is_some())
+    {
+        out.always(
+            "Facts marked [stale] may be out of date: check them before relying on them. \
+             [contested] ones are disputed: ask a person before acting on them. \
+             [unapproved] ones differ from what a person approved: do not rely on them.\n",
+        );
+    }
+    if let Some(error) = &c.config_error {
+        out.always(&format!(
+            "{} cannot be used ({}); the defaults apply. Tell the user to fix it (`mneme check`).\n",
+            paths::CONFIG,
+            escape_line(error)
+        ));
+    }
+    let omitted_facts = facts_section(c, &mut out);
+    for name in &c.unresolved {
+        out.always(&format!(
+            "\n{} has an unresolved merge conflict; its facts are not shown until it is resolved (see `mneme check`)\n",
+            escape_line(&paths::fact_file(name))
+        ));
+    }
+    if !c.unapproved.is_empty() {
+        out.always(&format!(
+            "\n{} fact(s) differ from what was approved (edited outside review) and are marked [unapproved]: {}. Tell the user.\n",
+            c.unapproved.len(),
+            // Outside the budget: a few ids, never the whole list.
+            escape_line(&listing(&c.unapproved, "mneme check"))
+        ));
+    }
+    if !c.drifted.is_empty() {
+        out.always(&format!(
+            "\n{} fact(s) cite code that changed since a person last vouched for them and are marked [stale]: {}. Check each against the code before relying on it; if it still holds, `mneme propose verify <id> --reason …`; if not, propose the update.\n",
+            c.drifted.len(),
+            escape_line(&listing(&c.drifted, "mneme stale"))
+        ));
+    }
+    if facts == 0 {
+        out.always("\nNo facts yet.\n");
+    }
+    let (omitted_in_progress, omitted_ready) = tasks_section(c, &mut out);
+    let omitted_proposals = proposals_section(c, &mut out);
+    let mut closing = String::new();
+    for (n, what, command) in [
+        (omitted_facts, "facts", "mneme facts"),
+        (
+            omitted_in_progress,
+            "tasks in progress",
+            "mneme list --status in_progress",
+        ),
+        (omitted_ready, "ready tasks", "mneme ready"),
+        (omitted_proposals, "pending proposals", "mneme review list"),
+    ] {
+        if n > 0 {
+            closing.push_str(&format!("{n} more {what}: `{command}`\n"));
+        }
+    }
+    let b = &c.budget;
+    let mut tail = format!("\nBudget: {}/{} lines", b.used, b.limit);
+    if c.superseded > 0 {
+        tail.push_str(&format!(" · {} superseded fact(s) not shown", c.superseded));
+    }
+    if c.archived > 0 {
+        tail.push_str(&format!(" · {} archived fact(s) not shown", c.archived));
+    }
+    tail.push('\n');
+    if c.facts_without_id > 0 {
+        tail.push_str(&format!(
+            "{} fact(s) have no id yet; `mneme check --fix` gives them one\n",
+            c.facts_without_id
+        ));
+    }
+    if !closing.is_empty() {
+        out.always(&format!("\n{closing}"));
+    }
+    out.always(&tail);
+    out.text
+}
+
+/// Text under construction: `fits` adds a piece only while the budget allows it.
+struct Budget {
+    text: String,
+    used: usize,
+    limit: usize,
+}
+
+impl Budget {
+    fn new(limit: usize) -> Budget {
+        Budget {
+            text: String::new(),
+            used: 0,
+            limit,
+        }
+    }
+
+    /// Adds `piece` whatever its size: headings and the closing lines.
+    fn always(&mut self, piece: &str) {
+        self.used += piece.chars().count();
+        self.text.push_str(piece);
+    }
+
+    /// Adds `piece` if it fits; says whether it did.
+    fn fits(&mut self, piece: &str) -> bool {
+        let n = piece.chars().count();
+        if self.used + n > self.limit {
+            return false;
+        }
+        self.always(piece);
+        true
+    }
+}
+
+/// The facts, most recently verified or approved first, grouped under their file's heading in
+/// the order their files come. Returns how many did not fit.
+fn facts_section(c: &Context, out: &mut Budget) -> usize {
+    let mut ranked: Vec<(usize, &FactView)> = c
+        .files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| f.facts.iter().map(move |fact| (i, fact)))
+        .collect();
+    // Dates are YYYY-MM-DD, so they sort as text; a fact without one sorts last.
+    ranked.sort_by(|a, b| recency(b.1).cmp(&recency(a.1)));
+    let mut chosen: Vec<Vec<&FactView>> = vec![Vec::new(); c.files.len()];
+    let mut room = Budget::new(out.limit.saturating_sub(out.used));
+    let mut omitted = 0;
+    for (file, fact) in ranked {
+        let heading = if chosen[file].is_empty() {
+            file_heading(c, file)
+        } else {
+            String::new()
+        };
+        if room.fits(&format!("{heading}{}", fact_line(fact))) {
+            chosen[file].push(fact);
+        } else {
+            omitted += 1;
+        }
+    }
+    for (file, facts) in chosen.iter().enumerate() {
+        if facts.is_empty() {
+            continue;
+        }
+        out.always(&file_heading(c, file));
+        for fact in facts {
+            out.always(&fact_line(fact));
+        }
+    }
+    omitted
+}
+
+/// The later of the fact's dates (a fact without one sorts last).
+fn recency(f: &FactView) -> Option<&str> {
+    f.verified.as_deref().max(f.since.as_deref())
+}
+
+fn file_heading(c: &Context, file: usize) -> String {
+    let f = &c.files[file];
+    format!(
+        "\n## {} ({})\n",
+        escape_line(&f.title),
+        escape_line(&f.name)
+    )
+}
+
+/// `- f-7f3cq Statement` with continuation lines indented under it.
+pub fn fact_line(fact: &FactView) -> String {
+    let id = match &fact.id {
+        Some(id) => id.clone(),
+        None => format!("(no id, line {})", fact.line),
+    };
+    let text = escape_controls(&fact.text);
+    let mut lines = text.lines();
+    let note = fact
+        .standing_note()
+        .map(|n| format!("[{}] ", escape_line(&n)))
+        .unwrap_or_default();
+    let mut out = format!("- {id} {note}{}\n", lines.next().unwrap_or(""));
+    for l in lines {
+        if l.trim().is_empty() {
+            out.push('\n');
+        } else {
+            out.push_str(&format!("  {l}\n"));
+        }
+    }
+    out
+}
+
+/// Tasks in progress (with their latest note), then ready ones. Returns how many of each were
+/// not listed.
+fn tasks_section(c: &Context, out: &mut Budget) -> (usize, usize) {
+    let t = &c.tasks;
+    if t.open == 0 {
+        return (0, 0);
+    }
+    out.always(&format!(
+        "\n## Tasks ({} open, {} in progress, {} ready)\n",
+        t.open, t.in_progress_total, t.ready_total
+    ));
+    let mut listed = |label: &str, lines: &[TaskLine]| {
+        lines
+            .iter()
+            .filter(|task| out.fits(&task_line(label, task)))
+            .count()
+    };
+    let in_progress = listed("in progress", &t.in_progress);
+    let ready = listed("ready", &t.ready);
+    (
+        t.in_progress_total.saturating_sub(in_progress),
+        t.ready_total.saturating_sub(ready),
+    )
+}
+
+fn task_line(label: &str, t: &TaskLine) -> String {
+    let who = t
+        .assignee
+        .as_deref()
+        .map(|a| format!(", {}", escape_line(a)))
+        .unwrap_or_default();
+    let mut line = format!(
+        "- {} {} [{label}, P{}{who}]\n",
+        t.id,
+        escape_line(&t.title),
+        t.priority
+    );
+    if let Some(note) = &t.latest_note {
+        line.push_str(&format!("  latest note: {}\n", escape_line(note)));
+    }
+    line
+}
+
+/// The newest pending proposals, newest first. Returns how many were not listed.
+fn proposals_section(c: &Context, out: &mut Budget) -> usize {
+    let p = &c.proposals;
+    out.always(&format!(
+        "\n## Pending proposals ({}) — not facts until a human approves them\n",
+        p.count
+    ));
+    let mut omitted = p.count.saturating_sub(p.items.len());
+    for item in &p.items {
+        let agent = item.agent.as_deref().unwrap_or("unknown agent");
+        let line = format!(
+            "- {} [{}, {}] {}\n",
+            item.id,
+            escape_line(agent),
+            item.age,
+            escape_line(&item.operations.join("; "))
+        );
+        if !out.fits(&line) {
+            omitted += 1;
+        }
+    }
+    if p.invalid > 0 {
+        out.always(&format!(
+            "{} proposal file(s) do not parse or are invalid; run `mneme check`\n",
+            p.invalid
+        ));
+    }
+    omitted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::base::time::Timestamp;
+    use crate::model::facts::ledger::tests::ledger;
+    use crate::model::facts::standing::Standings;
+    use crate::model::views::{Proposals, TaskSummary};
+
+    fn today() -> Timestamp {
+        Timestamp::parse("2026-11-23").unwrap()
+    }
+
+    #[test]
+    fn facts_that_are_not_plainly_active_are_marked_or_left_out() {
+        let l = ledger(&[(
+            "a.md",
+            "- **f-a** Pool size is 10. <!-- since: 2026-11-01; contradicts: f-b -->\n\
+             - **f-b** Pool size is 20. <!-- since: 2026-11-01 -->\n\
+             - **f-c** Old rule. <!-- since: 2020-01-01 -->\n\
+             - **f-d** Needs a look. <!-- state: stale; since: 2026-11-01 -->\n\
+             - **f-e** Retired. <!-- state: archived; since: 2026-11-01 -->\n",
+        )]);
+        let c = Context::build(
+            &l,
+            &Standings::of(&l, today()),
+            Proposals::default(),
+            TaskSummary::default(),
+        );
+        assert_eq!((c.archived, c.superseded), (1, 0));
+        let text = render(&c, None);
+        assert!(
+            text.contains("- f-a [contested by f-b] Pool size is 10."),
+            "{text}"
+        );
+        assert!(
+            text.contains("- f-b [contested by f-a] Pool size is 20."),
+            "{text}"
+        );
+        assert!(
+            text.contains("- f-c [stale: not verified for 2518 days] Old rule."),
+            "{text}"
+        );
+        assert!(text.contains("- f-d [stale] Needs a look."), "{text}");
+        assert!(!text.contains("Retired"), "{text}");
+        assert!(text.contains("1 archived fact(s) not shown"), "{text}");
+        assert!(text.contains("[contested] ones are disputed"), "{text}");
+    }
+
+    #[test]
+    fn the_most_recently_verified_facts_come_first_and_the_rest_is_named() {
+        let mut src = String::from("# A\n");
+        for i in 0..40 {
+            src.push_str(&format!(
+                "- **f-{i:04}** Statement number {i} of the architecture. <!-- since: 2026-01-{:02} -->\n",
+                i % 28 + 1
+            ));
+        }
+        src.push_str(
+            "- **f-newest** Verified yesterday. <!-- since: 2020-01-01; verified: 2026-11-22 -->\n",
+        );
+        let l = ledger(&[("a.md", &src)]);
+        let c = Context::build(
+            &l,
+            &Standings::of(&l, today()),
+            Proposals::default(),
+            TaskSummary::default(),
+        );
+        let text = render(&c, Some(1200));
+        assert!(text.chars().count() <= 1200, "{}", text.chars().count());
+        assert!(text.contains("- f-newest Verified yesterday."), "{text}");
+        assert!(text.contains("more facts: `mneme facts`"), "{text}");
+        let shown = text.lines().filter(|l| l.starts_with("- f-")).count();
+        assert!(
+            text.contains(&format!("{} more facts", 41 - shown)),
+            "{text}"
+        );
+        // Old facts (since 2026-01-01) are the ones left out.
+        assert!(!text.contains("- f-0000 "), "{text}");
+        assert_eq!(
+            render(&c, None)
+                .lines()
+                .filter(|l| l.starts_with("- f-"))
+                .count(),
+            41
+        );
+    }
+}

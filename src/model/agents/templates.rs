@@ -1,0 +1,82 @@
+//! Files `mneme init` writes, embedded at build time from `templates/`.
+
+/// `(file name, contents)` of the seed fact files.
+pub const FACT_FILES: [(&str, &str); 4] = [
+    (
+        "architecture.md",
+        include_str!("../../../templates/facts/architecture.md"),
+    ),
+    (
+        "invariants.md",
+        include_str!("../../../templates/facts/invariants.md"),
+    ),
+    (
+        "performance_rules.md",
+        include_str!("../../../templates/facts/performance_rules.md"),
+    ),
+    (
+        "pitfalls.md",
+        include_str!("../../../templates/facts/pitfalls.md"),
+    ),
+];
+
+pub const CONFIG: &str = include_str!("../../../templates/config.yaml");
+
+/// Where this mneme's releases are published, as `<url>/v<version>/<file>`.
+pub const RELEASES: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/releases/download");
+
+/// The ways to install mneme, for hints: on the PATH for git and every runtime, or in the
+/// project's node_modules for the hooks.
+pub const INSTALL_WAYS: &str = "`npm install -g mneme-ledger` (or `npm install -D mneme-ledger` in the project, which the hooks also find), the release's install.sh, or `cargo install --locked --path .` from mneme's source; docs/install.md";
+
+/// The GitHub Actions workflow `mneme init --ci github` writes: it installs the release of the
+/// mneme that wrote it.
+pub fn github_workflow() -> String {
+    include_str!("../../../templates/github-workflow.yml")
+        .replace("{{releases}}", RELEASES)
+        .replace("{{version}}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The always-apply rule `mneme setup cursor` writes.
+pub const CURSOR_RULE: &str = include_str!("../../../templates/cursor-rule.mdc");
+
+/// The plugin `mneme setup opencode` writes.
+pub const OPENCODE_PLUGIN: &str = include_str!("../../../templates/opencode-plugin.js");
+
+/// The `commit-msg` hook `mneme hooks install` writes.
+pub const COMMIT_MSG_HOOK: &str = include_str!("../../../templates/commit-msg.sh");
+
+/// The lines `mneme init` keeps in `.gitattributes` so git merges fact files by fact id and
+/// task files field by field.
+pub fn gitattributes_lines() -> [String; 2] {
+    use crate::model::base::paths::{FACTS, TASKS};
+    [
+        format!("{FACTS}/*.md merge=mneme"),
+        format!("{TASKS}/*.json merge=mneme"),
+    ]
+}
+
+/// The protocol block mneme keeps in AGENTS.md.
+const AGENTS_BLOCK: &str = include_str!("../../../templates/agents_block.md");
+
+/// The AGENTS.md block for a ledger whose fact files are `stems` (`architecture`, …).
+pub fn agents_block(stems: &[&str]) -> String {
+    let names: Vec<String> = stems.iter().map(|s| format!("`{s}`")).collect();
+    AGENTS_BLOCK.replace("{{fact_files}}", &names.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::facts::file::FactFile;
+
+    #[test]
+    fn seed_fact_files_parse_without_facts() {
+        for (name, src) in FACT_FILES {
+            let file = FactFile::parse(src).unwrap();
+            assert_eq!(file.facts().count(), 0, "{name}");
+            assert!(file.front_matter.title.is_some(), "{name}");
+            assert_eq!(file.render(), src);
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! Whether an agent runtime will run mneme's hooks: the trust it records in its own files, and
+//! whether its version is one the real-runtime suite ran. Pure: file texts in, answers out.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::model::agents::runtimes::Runtime;
+
+/// Each runtime's program, npm package and the version the real-runtime suite runs
+/// (`tests/runtimes/run` installs from the same lines).
+const TESTED: &str = include_str!("runtime-versions.txt");
+
+/// The version of `runtime` the suite runs, and its npm package; none for Cursor, which has no
+/// command-line runtime to run.
+pub fn tested(runtime: Runtime) -> Option<(&'static str, &'static str)> {
+    TESTED.lines().find_map(|line| {
+        let mut words = line.split_whitespace();
+        let name = words.next()?;
+        let package = words.next()?;
+        let version = words.next()?;
+        (name == runtime.as_str()).then_some((package, version))
+    })
+}
+
+/// The first `x.y.z` in `text` (a `--version` line, a package.json's version).
+pub fn version_in(text: &str) -> Option<(u64, u64, u64)> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .find_map(|word| {
+            let mut parts = word.split('.').filter(|p| !p.is_empty());
+            let v = (
+                parts.next()?.parse().ok()?,
+                parts.next()?.parse().ok()?,
+                parts.next()?.parse().ok()?,
+            );
+            Some(v)
+        })
+}
+
+/// Whether `found` is in the tested series of `tested`: the same major and minor version.
+pub fn in_tested_range(tested: &str, found: &str) -> bool {
+    match (version_in(tested), version_in(found)) {
+        (Some((a, b, _)), Some((x, y, _))) => (a, b) == (x, y),
+        _ => false,
+    }
+}
+
+/// What Codex's `config.toml` records for a repository: whether the project is trusted (its
+/// `.codex/` files load only then), and whether the user trusted the `SessionStart` hook of
+/// `hooks_json` (`/hooks` writes `[hooks.state."<hooks.json>:session_start:…"] trusted_hash`).
+/// Codex runs a hook only while that hash matches its definition; that it still does is for
+/// Codex to say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodexTrust {
+    pub project: bool,
+    pub hook: bool,
+}
+
+/// The table at `item`, if it is one.
+fn table(item: Option<&toml_edit::Item>) -> Option<&dyn toml_edit::TableLike> {
+    item.and_then(toml_edit::Item::as_table_like)
+}
+
+pub fn codex_trust(config: &str, repo: &Path, hooks_json: &Path) -> CodexTrust {
+    let Ok(doc) = config.parse::<toml_edit::DocumentMut>() else {
+        return CodexTrust {
+            project: false,
+            hook: false,
+        };
+    };
+    let project = table(doc.get("projects"))
+        .and_then(|p| table(p.get(&repo.to_string_lossy())))
+        .and_then(|p| p.get("trust_level"))
+        .and_then(toml_edit::Item::as_str)
+        == Some("trusted");
+    let prefix = format!("{}:session_start:", hooks_json.to_string_lossy());
+    let hook = table(doc.get("hooks"))
+        .and_then(|h| table(h.get("state")))
+        .is_some_and(|state| {
+            state.iter().any(|(key, entry)| {
+                key.starts_with(&prefix)
+                    && entry
+                        .as_table_like()
+                        .and_then(|e| e.get("trusted_hash"))
+                        .and_then(toml_edit::Item::as_str)
+                        .is_some_and(|h| !h.is_empty())
+            })
+        });
+    CodexTrust { project, hook }
+}
+
+/// Whether Gemini CLI trusts the folder `repo` (project hooks are off in an untrusted one), from
+/// its user settings and `trustedFolders.json`: the longest rule that covers the folder decides
+/// (`TRUST_PARENT` covers the rule's parent). `None` when no rule covers it: Gemini asks at
+/// start.
+pub fn gemini_folder_trusted(
+    settings: Option<&str>,
+    folders: Option<&str>,
+    repo: &Path,
+) -> Option<bool> {
+    let json = |text: Option<&str>| text.and_then(|t| serde_json::from_str::<Value>(t).ok());
+    let enabled = json(settings)
+        .as_ref()
+        .and_then(|s| s.pointer("/security/folderTrust/enabled"))
+        .and_then(Value::as_bool);
+    if enabled == Some(false) {
+        return Some(true);
+    }
+    let rules = json(folders)?;
+    let mut best: Option<(usize, &str)> = None;
+    for (rule, level) in rules.as_object()? {
+        let Some(level) = level.as_str() else {
+            continue;
+        };
+        let path = Path::new(rule);
+        let covered = if level == "TRUST_PARENT" {
+            path.parent()
+        } else {
+            Some(path)
+        };
+        if covered.is_some_and(|c| repo.starts_with(c))
+            && best.is_none_or(|(len, _)| rule.len() > len)
+        {
+            best = Some((rule.len(), level));
+        }
+    }
+    match best?.1 {
+        "DO_NOT_TRUST" => Some(false),
+        "TRUST_FOLDER" | "TRUST_PARENT" => Some(true),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_runtime_with_a_program_has_a_tested_version() {
+        for runtime in Runtime::ALL {
+            assert_eq!(
+                tested(runtime).is_some(),
+                runtime != Runtime::Cursor,
+                "{runtime:?}"
+            );
+        }
+        assert_eq!(tested(Runtime::Gemini).unwrap().0, "@google/gemini-cli");
+        assert_eq!(version_in("2.1.328 (Claude Code)"), Some((2, 1, 328)));
+        assert_eq!(version_in("codex-cli 0.169.0"), Some((0, 169, 0)));
+        assert_eq!(version_in("v1.2"), None);
+        assert!(in_tested_range("0.61.0", "0.61.4"));
+        assert!(!in_tested_range("0.61.0", "0.62.0"));
+        assert!(!in_tested_range("0.61.0", "unknown"));
+    }
+
+    #[test]
+    fn codex_trust_is_read_from_its_config() {
+        let repo = Path::new("/work/app");
+        let hooks = Path::new("/work/app/.codex/hooks.json");
+        let none = codex_trust("model = \"gpt-5\"\n", repo, hooks);
+        assert_eq!(
+            none,
+            CodexTrust {
+                project: false,
+                hook: false
+            }
+        );
+        let both = "[projects.\"/work/app\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"/work/app/.codex/hooks.json:session_start:0:0\"]\ntrusted_hash = \"sha256:ab\"\n";
+        assert_eq!(
+            codex_trust(both, repo, hooks),
+            CodexTrust {
+                project: true,
+                hook: true
+            }
+        );
+        let other = both.replace("/work/app\"]", "/work/other\"]");
+        assert!(!codex_trust(&other, repo, hooks).project);
+        assert_eq!(codex_trust("[oops", repo, hooks), none);
+    }
+
+    #[test]
+    fn gemini_folder_trust_follows_the_longest_rule() {
+        let repo = Path::new("/home/me/src/app");
+        let folders = |rules: &str| gemini_folder_trusted(None, Some(rules), repo);
+        assert_eq!(
+            folders(r#"{"/home/me/src/app": "TRUST_FOLDER"}"#),
+            Some(true)
+        );
+        assert_eq!(
+            folders(r#"{"/home/me/src/other": "TRUST_PARENT"}"#),
+            Some(true)
+        );
+        assert_eq!(
+            folders(r#"{"/home/me": "TRUST_FOLDER", "/home/me/src": "DO_NOT_TRUST"}"#),
+            Some(false)
+        );
+        assert_eq!(
+            folders(r#"{"/home/me/src/application": "TRUST_FOLDER"}"#),
+            None
+        );
+        assert_eq!(folders("{}"), None);
+        assert_eq!(gemini_folder_trusted(None, None, repo), None);
+        let off = r#"{"security": {"folderTrust": {"enabled": false}}}"#;
+        assert_eq!(gemini_folder_trusted(Some(off), None, repo), Some(true));
+    }
+}

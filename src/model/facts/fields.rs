@@ -1,0 +1,193 @@
+//! What a stored field may hold. `propose` checks its arguments with these rules and review,
+//! `check` and `verify` check proposal files with the same ones: a proposal that arrives by a
+//! branch or a hand edit is held to what `propose` would have written.
+
+use crate::model::base::text::first_hidden;
+use crate::model::facts::file::looks_like_fact_item;
+
+/// Longest reason accepted, in characters.
+pub const MAX_REASON: usize = 4000;
+/// Longest evidence reference accepted, in characters.
+pub const MAX_EVIDENCE: usize = 500;
+/// Longest agent or author name accepted, in characters.
+pub const MAX_NAME: usize = 200;
+
+/// Text that cannot be stored: a statement, reason, name or evidence reference.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    #[error("the fact text is empty; give the statement as an argument or with --stdin")]
+    Empty,
+    #[error("the fact text has {len} characters, more than the limit of {max} (max_fact_chars in {}); split it into smaller facts", crate::model::base::paths::CONFIG)]
+    TooLong { len: usize, max: usize },
+    #[error("invalid {what}: {why}")]
+    Invalid { what: &'static str, why: String },
+}
+
+/// A fact statement: trimmed, `\n` line endings, no control characters, no HTML comment markers
+/// (they would be read as metadata), within the size limit.
+pub fn check_text(text: &str, max_chars: usize) -> Result<String, TextError> {
+    let text = text.replace("\r\n", "\n");
+    let text = text
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(TextError::Empty);
+    }
+    let len = text.chars().count();
+    if len > max_chars {
+        return Err(TextError::TooLong {
+            len,
+            max: max_chars,
+        });
+    }
+    let invalid = |why: &str| TextError::Invalid {
+        what: "fact text",
+        why: why.to_owned(),
+    };
+    if has_control(text) {
+        return Err(invalid("it contains control characters"));
+    }
+    if let Some(why) = hidden(text) {
+        return Err(invalid(&why));
+    }
+    if text.contains("<!--") || text.contains("-->") {
+        return Err(invalid(
+            "HTML comments (`<!--`, `-->`) are reserved for fact metadata",
+        ));
+    }
+    if text.lines().skip(1).any(looks_like_fact_item) {
+        return Err(invalid(
+            "a line of it reads as another fact (`- **f-…** …`); propose each fact on its own",
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+/// Control characters other than line feed and tab: escape sequences, carriage returns,
+/// backspaces, anything a terminal acts on.
+pub fn has_control(s: &str) -> bool {
+    s.chars().any(|c| c.is_control() && c != '\n' && c != '\t')
+}
+
+/// Why `s` cannot be shown as it is stored: the first invisible or direction-changing
+/// character in it, and where.
+pub fn hidden(s: &str) -> Option<String> {
+    Some(format!(
+        "it contains {}, an invisible or direction-changing character that makes text read \
+         differently from what is stored; remove it",
+        first_hidden(s)?
+    ))
+}
+
+/// Why a reason cannot be stored: it may span lines, but holds no other control characters.
+pub fn check_reason(s: &str) -> Result<String, TextError> {
+    let s = s.trim();
+    let why = if s.chars().count() > MAX_REASON {
+        format!("longer than {MAX_REASON} characters")
+    } else if has_control(s) {
+        "it contains control characters".to_owned()
+    } else if let Some(why) = hidden(s) {
+        why
+    } else {
+        return Ok(s.to_owned());
+    };
+    Err(TextError::Invalid {
+        what: "reason",
+        why,
+    })
+}
+
+/// One line of text (an agent or author name): no control characters at all, no line breaks.
+pub fn check_line(what: &'static str, s: &str, max: usize) -> Result<String, TextError> {
+    let s = s.trim();
+    let why = if s.chars().count() > max {
+        format!("longer than {max} characters")
+    } else if s.chars().any(char::is_control) {
+        "it must be one line without control characters".to_owned()
+    } else if let Some(why) = hidden(s) {
+        why
+    } else {
+        return Ok(s.to_owned());
+    };
+    Err(TextError::Invalid { what, why })
+}
+
+/// An evidence reference (`src/db.rs:12`, a commit id, a URL): one token, stored in fact
+/// metadata, so no spaces, `;` or comment markers.
+pub fn check_evidence(e: &str) -> Result<String, TextError> {
+    let e = e.trim();
+    let why = if e.is_empty() {
+        "it is empty".to_owned()
+    } else if e.chars().count() > MAX_EVIDENCE {
+        format!("longer than {MAX_EVIDENCE} characters")
+    } else if e
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == ';')
+    {
+        "use one reference per --evidence, without spaces or `;`".to_owned()
+    } else if e.contains("<!--") || e.contains("-->") {
+        "it contains an HTML comment marker".to_owned()
+    } else if let Some(why) = hidden(e) {
+        why
+    } else {
+        return Ok(e.to_owned());
+    };
+    Err(TextError::Invalid {
+        what: "evidence reference",
+        why: format!("`{}`: {why}", crate::model::base::text::escape_line(e)),
+    })
+}
+
+/// A fact file name as the ledger stores it: `name.md`, no path, no leading dot.
+pub fn is_fact_file_name(name: &str) -> bool {
+    name.strip_suffix(".md").is_some_and(|stem| {
+        !stem.is_empty()
+            && !stem.starts_with('.')
+            && stem
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            && !stem.contains("..")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_reasons_and_evidence() {
+        assert_eq!(check_line("agent name", " claude ", 100).unwrap(), "claude");
+        for bad in ["a\nb", "a\u{1b}[31m", "a\rb"] {
+            assert!(check_line("agent name", bad, 100).is_err(), "{bad:?}");
+        }
+        assert!(check_line("agent name", &"x".repeat(101), 100).is_err());
+        assert_eq!(check_reason("two\nlines").unwrap(), "two\nlines");
+        assert!(check_reason("esc \u{1b}[2J").is_err());
+        assert!(check_evidence("a;b").is_err());
+        assert!(check_evidence("src/a.rs:3").is_ok());
+        let err = check_evidence("\u{1b}[2J").unwrap_err().to_string();
+        assert!(!err.contains('\u{1b}'), "{err}");
+    }
+
+    #[test]
+    fn fact_file_names() {
+        for ok in ["architecture.md", "performance_rules.md", "a-b.md"] {
+            assert!(is_fact_file_name(ok), "{ok}");
+        }
+        for bad in [
+            "../x.md",
+            "a/b.md",
+            ".hidden.md",
+            ".md",
+            "a.txt",
+            "a b.md",
+            "a\n.md",
+            "..md",
+        ] {
+            assert!(!is_fact_file_name(bad), "{bad:?}");
+        }
+    }
+}

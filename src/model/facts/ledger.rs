@@ -1,0 +1,313 @@
+//! A loaded ledger: the fact files and the configuration, as values. Queries only; loading lives
+//! in `store`.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use crate::model::base::config::Config;
+use crate::model::base::ids::sha256_hex;
+use crate::model::base::paths;
+use crate::model::base::text::{listing, normalize, Words};
+use crate::model::facts::file::{Fact, FactFile, ParseError};
+
+/// A fact or fact file that a request names and the ledger does not have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LookupError {
+    #[error("unknown fact file `{name}`; known files: {}", known.join(", "))]
+    UnknownFile { name: String, known: Vec<String> },
+    #[error("invalid fact file name `{name}`: give a name from {} without a path, such as `architecture`", paths::FACTS)]
+    InvalidFileName { name: String },
+    #[error("unknown fact `{id}`; {}", known_ids(known))]
+    UnknownFact { id: String, known: Vec<String> },
+}
+
+fn known_ids(known: &[String]) -> String {
+    if known.is_empty() {
+        return "the ledger has no facts with ids yet".to_owned();
+    }
+    format!("known ids: {}", listing(known, "mneme facts"))
+}
+
+/// One `.ledger/facts/<name>.md`.
+#[derive(Debug, Clone)]
+pub struct FactFileEntry {
+    /// File name with extension, e.g. `architecture.md`.
+    pub name: String,
+    pub raw: String,
+    /// SHA-256 of the raw bytes: the base a proposal records.
+    pub sha256: String,
+    pub file: FactFile,
+}
+
+impl FactFileEntry {
+    pub fn parse(name: String, raw: String) -> Result<FactFileEntry, ParseError> {
+        let file = FactFile::parse(&raw)?;
+        Ok(FactFileEntry {
+            name,
+            sha256: sha256_hex(raw.as_bytes()),
+            raw,
+            file,
+        })
+    }
+
+    /// `architecture` for `architecture.md`.
+    pub fn stem(&self) -> &str {
+        self.name.strip_suffix(".md").unwrap_or(&self.name)
+    }
+
+    pub fn title(&self) -> &str {
+        self.file
+            .front_matter
+            .title
+            .as_deref()
+            .unwrap_or(self.stem())
+    }
+
+    pub fn lines(&self) -> usize {
+        crate::model::facts::file::line_count(&self.raw)
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    /// Sorted by name.
+    files: Vec<FactFileEntry>,
+    pub config: Config,
+    /// Built on first use: a review of 10,000 proposals looks facts up 10,000 times.
+    index: OnceLock<Index>,
+}
+
+/// Where each fact is, by id and by normalised statement: `(file, fact)` positions.
+#[derive(Debug, Clone, Default)]
+struct Index {
+    by_id: HashMap<String, (usize, usize)>,
+    /// Current facts only, each statement's first holder.
+    by_statement: HashMap<String, Vec<(usize, usize)>>,
+    /// The words of each fact in [`Ledger::facts`] order; `None` for one that is not current.
+    words: Vec<Option<Words>>,
+}
+
+/// What a proposal is checked against besides its own fields.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    pub max_fact_chars: usize,
+    /// The fact files of the ledger (`architecture.md`, …): every operation must name one.
+    pub files: Vec<String>,
+}
+
+impl Ledger {
+    /// `files` sorted by name.
+    pub fn new(mut files: Vec<FactFileEntry>, config: Config) -> Ledger {
+        files.sort_by(|a, b| a.name.cmp(&b.name));
+        Ledger {
+            files,
+            config,
+            index: OnceLock::new(),
+        }
+    }
+
+    /// The fact files, sorted by name.
+    pub fn files(&self) -> &[FactFileEntry] {
+        &self.files
+    }
+
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| {
+            let mut index = Index::default();
+            for (fi, entry) in self.files.iter().enumerate() {
+                for (ki, fact) in entry.file.facts().enumerate() {
+                    if let Some(id) = &fact.id {
+                        index.by_id.entry(id.clone()).or_insert((fi, ki));
+                    }
+                    if !fact.meta.is_current() {
+                        index.words.push(None);
+                    } else {
+                        let normalized = normalize(&fact.text);
+                        index.words.push(Some(Words::of_normalized(&normalized)));
+                        index
+                            .by_statement
+                            .entry(normalized)
+                            .or_default()
+                            .push((fi, ki));
+                    }
+                }
+            }
+            index
+        })
+    }
+
+    fn at(&self, (file, fact): (usize, usize)) -> (&FactFileEntry, &Fact) {
+        let entry = &self.files[file];
+        let fact = entry.file.facts().nth(fact).expect("indexed fact");
+        (entry, fact)
+    }
+
+    pub fn facts(&self) -> impl Iterator<Item = (&FactFileEntry, &Fact)> {
+        self.files
+            .iter()
+            .flat_map(|f| f.file.facts().map(move |fact| (f, fact)))
+    }
+
+    /// The current facts with their words, for similarity.
+    pub fn active_words(&self) -> impl Iterator<Item = (&FactFileEntry, &Fact, &Words)> {
+        self.facts()
+            .zip(&self.index().words)
+            .filter_map(|((file, fact), words)| Some((file, fact, words.as_ref()?)))
+    }
+
+    pub fn find(&self, id: &str) -> Option<(&FactFileEntry, &Fact)> {
+        self.index().by_id.get(id).map(|&at| self.at(at))
+    }
+
+    /// The facts whose text holds every word of `query`, ignoring case.
+    pub fn search<'a>(
+        &'a self,
+        query: &str,
+    ) -> impl Iterator<Item = (&'a FactFileEntry, &'a Fact)> + 'a {
+        let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+        self.facts().filter(move |(_, fact)| {
+            let text = fact.text.to_lowercase();
+            !words.is_empty() && words.iter().all(|w| text.contains(w.as_str()))
+        })
+    }
+
+    /// The fact with this id, or `UnknownFact` listing the known ids.
+    pub fn get(&self, id: &str) -> Result<(&FactFileEntry, &Fact), LookupError> {
+        self.find(id).ok_or_else(|| LookupError::UnknownFact {
+            id: id.to_owned(),
+            known: self.ids().map(str::to_owned).collect(),
+        })
+    }
+
+    /// A current fact other than `except` whose statement normalises to `normalized`.
+    pub fn same_statement(
+        &self,
+        normalized: &str,
+        except: &str,
+    ) -> Option<(&FactFileEntry, &Fact)> {
+        self.index()
+            .by_statement
+            .get(normalized)?
+            .iter()
+            .map(|&at| self.at(at))
+            .find(|(_, f)| f.id.as_deref() != Some(except))
+    }
+
+    /// The id of a fact, or `line N` for one without an id.
+    pub fn label(fact: &Fact) -> String {
+        fact.id
+            .clone()
+            .unwrap_or_else(|| format!("line {}", fact.line))
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.facts().filter_map(|(_, f)| f.id.as_deref())
+    }
+
+    pub fn file(&self, name: &str) -> Option<&FactFileEntry> {
+        self.files.iter().find(|f| f.name == name)
+    }
+
+    /// Resolves what a user typed (`architecture` or `architecture.md`) to a file name.
+    pub fn resolve_file(&self, name: &str) -> Result<&FactFileEntry, LookupError> {
+        if name.is_empty()
+            || name.contains(['/', '\\', '\0'])
+            || name.contains("..")
+            || name.starts_with('.')
+        {
+            return Err(LookupError::InvalidFileName {
+                name: name.to_owned(),
+            });
+        }
+        let file_name = if name.ends_with(".md") {
+            name.to_owned()
+        } else {
+            format!("{name}.md")
+        };
+        self.file(&file_name)
+            .ok_or_else(|| LookupError::UnknownFile {
+                name: name.to_owned(),
+                known: self.files.iter().map(|f| f.stem().to_owned()).collect(),
+            })
+    }
+
+    /// What a proposal against this ledger is checked against.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_fact_chars: self.config.max_fact_chars,
+            files: self.files.iter().map(|f| f.name.clone()).collect(),
+        }
+    }
+
+    /// Lines of all fact files together, the measure of the budget.
+    pub fn total_lines(&self) -> usize {
+        self.files.iter().map(FactFileEntry::lines).sum()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub fn ledger(files: &[(&str, &str)]) -> Ledger {
+        Ledger::new(
+            files
+                .iter()
+                .map(|(n, raw)| FactFileEntry::parse((*n).into(), (*raw).into()).unwrap())
+                .collect(),
+            Config::default(),
+        )
+    }
+
+    #[test]
+    fn search_finds_facts_holding_every_word() {
+        let l = ledger(&[
+            (
+                "architecture.md",
+                "- **f-aaaa** The Cache keeps 5 minutes.\n- **f-bbbb** The pool is shared.\n",
+            ),
+            ("pitfalls.md", "- **f-cccc** Never cache errors.\n"),
+        ]);
+        let ids = |q| {
+            l.search(q)
+                .map(|(_, f)| f.id.clone().unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids("cache"), ["f-aaaa", "f-cccc"]);
+        assert_eq!(ids("CACHE minutes"), ["f-aaaa"]);
+        assert!(ids("cache pool").is_empty());
+        assert!(ids("  ").is_empty(), "an empty query finds nothing");
+    }
+
+    #[test]
+    fn resolves_files_and_refuses_paths() {
+        let l = ledger(&[("architecture.md", "- **f-aaaa** one\n")]);
+        assert_eq!(
+            l.resolve_file("architecture").unwrap().name,
+            "architecture.md"
+        );
+        assert_eq!(
+            l.resolve_file("architecture.md").unwrap().name,
+            "architecture.md"
+        );
+        for bad in ["../x", "a/b", "a\\b", "..", ".hidden", ""] {
+            assert!(
+                matches!(
+                    l.resolve_file(bad),
+                    Err(LookupError::InvalidFileName { .. })
+                ),
+                "{bad}"
+            );
+        }
+        match l.resolve_file("nope") {
+            Err(LookupError::UnknownFile { known, .. }) => assert_eq!(known, ["architecture"]),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(l.get("f-aaaa").unwrap().1.text, "one");
+        assert!(matches!(
+            l.get("f-zzzz"),
+            Err(LookupError::UnknownFact { .. })
+        ));
+        assert_eq!(l.total_lines(), 1);
+    }
+}
