@@ -4,6 +4,8 @@
 pub mod editor;
 pub mod error;
 pub mod panic;
+pub mod prompt;
+pub mod render;
 pub mod ui;
 
 use std::ffi::OsString;
