@@ -455,16 +455,11 @@ fn compact_lists_what_an_agent_must_do_before_its_context_goes() {
     repo.mneme(&["update", &id, "--claim", "--agent", "claude-code"])
         .assert()
         .success();
-    let proposal = repo.propose(&[
-        "add",
-        "-f",
+    let proposal = repo.propose_add(
         "pitfalls",
         "Pending fact.",
-        "--reason",
-        "r",
-        "--agent",
-        "claude-code",
-    ]);
+        &["--reason", "r", "--agent", "claude-code"],
+    );
     let list = repo.json(&["compact", "--agent", "claude-code", "--json"]);
     assert_eq!(list["tasks_without_recent_note"], serde_json::json!([id]));
     assert_eq!(list["pending_proposals"], serde_json::json!([proposal]));

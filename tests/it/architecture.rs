@@ -316,7 +316,7 @@ const DOMAINS: [(&str, &[&str]); 11] = [
             "base",
         ],
     ),
-    ("agents", &["views", "base"]),
+    ("agents", &["views", "facts", "base"]),
     (
         "interchange",
         &["agents", "proposals", "evidence", "facts", "base"],

@@ -244,7 +244,7 @@ fn warnings_do_not_fail_and_fix_repairs_what_is_safe() {
 #[test]
 fn stale_proposals_are_reported() {
     let repo = Repo::new();
-    repo.propose(&["add", "-f", "pitfalls", "Old news.", "--reason", "r"]);
+    repo.propose_add("pitfalls", "Old news.", &["--reason", "r"]);
     let path = repo.proposals()[0].clone();
     let text = std::fs::read_to_string(&path).unwrap();
     let created = text

@@ -263,15 +263,25 @@ impl Repo {
         json(&out)["id"].as_str().unwrap().to_owned()
     }
 
-    /// The id of the one fact the proposal adds (add or supersede).
+    /// Runs `mneme propose add -f FILE TEXT MORE…`; the proposal id.
+    pub fn propose_add(&self, file: &str, text: &str, more: &[&str]) -> String {
+        self.propose(&[&["add", "-f", file, text], more].concat())
+    }
+
+    /// Runs `mneme propose update FACT TEXT MORE…`; the proposal id.
+    pub fn propose_update(&self, fact: &str, text: &str, more: &[&str]) -> String {
+        self.propose(&[&["update", fact, text], more].concat())
+    }
+
     /// Proposes `text` as a new fact of `file` and approves it; the new fact's id.
     pub fn approve_new(&self, file: &str, text: &str) -> String {
-        let id = self.propose(&["add", "-f", file, text, "--reason", "r"]);
+        let id = self.propose_add(file, text, &["--reason", "r"]);
         let fact = self.new_fact_id(&id);
         self.mneme(&["review", "approve", &id]).assert().success();
         fact
     }
 
+    /// The id of the one fact the proposal adds (add or supersede).
     pub fn new_fact_id(&self, proposal: &str) -> String {
         let p: Value =
             serde_json::from_str(&self.read(&format!(".ledger/proposals/{proposal}.json")))

@@ -228,16 +228,11 @@ fn a_fact_whose_cited_code_changed_is_marked_stale() {
     );
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "pool"]);
-    let id = repo.propose(&[
-        "add",
-        "-f",
+    let id = repo.propose_add(
         "architecture",
         "The pool holds 8 connections.",
-        "--reason",
-        "r",
-        "--evidence",
-        "src/pool.rs:1",
-    ]);
+        &["--reason", "r", "--evidence", "src/pool.rs:1"],
+    );
     let fact = repo.new_fact_id(&id);
     repo.mneme(&["review", "approve", &id]).assert().success();
     let marked = format!("- {fact} [stale: its cited code changed] The pool");

@@ -168,25 +168,16 @@ fn fixes_proposals_and_approvals_change_only_their_lines() {
     }
     repo.git(&["commit", "-qam", "ids"]);
 
-    let update = repo.propose(&[
-        "update",
+    let update = repo.propose_update(
         "f-ru02",
         "Ёмкость очереди — 20 000 сообщений.",
-        "--reason",
-        "нагрузочный тест 📈",
-        "--agent",
-        "克劳德",
-    ]);
-    let add = repo.propose(&[
-        "add",
-        "--file",
+        &["--reason", "нагрузочный тест 📈", "--agent", "克劳德"],
+    );
+    let add = repo.propose_add(
         "落とし穴",
         "全角の空白　を含む行も、そのまま保存される。",
-        "--reason",
-        "テスト",
-        "--agent",
-        "Агент",
-    ]);
+        &["--reason", "テスト", "--agent", "Агент"],
+    );
     // Columns line up by terminal width, however wide the agents' names are.
     let list = stdout(&run(&repo, &["review", "list"]));
     let starts: Vec<usize> = list
@@ -478,14 +469,11 @@ fn hidden_characters_are_shown_escaped_warned_and_refused() {
         before,
         "a refused proposal wrote something"
     );
-    let ok = repo.propose(&[
-        "add",
-        "--file",
+    let ok = repo.propose_add(
         "rtl",
         "خانواده‌ها 👨‍👩‍👧 are one grapheme each.",
-        "--reason",
-        "x",
-    ]);
+        &["--reason", "x"],
+    );
     assert!(!ok.is_empty());
 
     let notes = tempfile::tempdir().unwrap();

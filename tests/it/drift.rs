@@ -19,16 +19,11 @@ fn two_facts() -> (Repo, String, String) {
 
 /// Proposes and approves a fact citing `evidence`; returns its id.
 fn add(repo: &Repo, text: &str, evidence: &str) -> String {
-    let p = repo.propose(&[
-        "add",
-        "--file",
+    let p = repo.propose_add(
         "architecture",
         text,
-        "--reason",
-        "read the code",
-        "--evidence",
-        evidence,
-    ]);
+        &["--reason", "read the code", "--evidence", evidence],
+    );
     let id = repo.new_fact_id(&p);
     repo.mneme(&["review", "approve", &p]).assert().success();
     id
@@ -342,16 +337,11 @@ fn merged_branches_count_what_the_approval_had_not_seen() {
     run(2, "git checkout -q -b side && sed -i 's/nine/NINE/' src/db.rs && git commit -q -am 'side edit'");
     let side_edit = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
     run(3, "git checkout -q main");
-    let p = repo.propose(&[
-        "add",
-        "--file",
+    let p = repo.propose_add(
         "architecture",
         "The pool file exists.",
-        "--reason",
-        "read",
-        "--evidence",
-        "src/db.rs",
-    ]);
+        &["--reason", "read", "--evidence", "src/db.rs"],
+    );
     let fact = repo.new_fact_id(&p);
     run(4, &format!("mneme review approve {p} >/dev/null"));
     // The side edit is older than the approval but not in its history: it counts once merged.

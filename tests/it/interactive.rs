@@ -62,6 +62,19 @@ impl Tmux {
         args.extend_from_slice(keys);
         assert!(self.cmd(&args).status.success());
     }
+
+    /// Waits for the `n`-th review prompt, then presses `key`.
+    fn at_prompt(&self, n: usize, key: &str) {
+        self.wait_for(PROMPT, n);
+        self.keys(&[key]);
+    }
+
+    /// Waits for `question` to be on screen `count` times, then types `text` and Enter.
+    fn answer(&self, question: &str, count: usize, text: &str) {
+        self.wait_for(question, count);
+        self.keys(&["-l", text]);
+        self.keys(&["Enter"]);
+    }
 }
 
 impl Tmux {
@@ -138,33 +151,14 @@ fn approve_reject_edit_and_quit_in_a_real_terminal() {
         return;
     }
     let repo = Repo::committed();
-    let p1 = repo.propose(&[
-        "add",
-        "-f",
+    let p1 = repo.propose_add(
         "architecture",
         "We use PostgreSQL 16.",
-        "--reason",
-        "adr",
-        "--evidence",
-        "docs/adr.md",
-    ]);
-    let p2 = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Tabs beat spaces.",
-        "--reason",
-        "opinion",
-    ]);
-    let p3 = repo.propose(&[
-        "add",
-        "-f",
-        "invariants",
-        "Ids are a draft idea.",
-        "--reason",
-        "r",
-    ]);
-    let p4 = repo.propose(&["add", "-f", "pitfalls", "Left for later.", "--reason", "r"]);
+        &["--reason", "adr", "--evidence", "docs/adr.md"],
+    );
+    let p2 = repo.propose_add("pitfalls", "Tabs beat spaces.", &["--reason", "opinion"]);
+    let p3 = repo.propose_add("invariants", "Ids are a draft idea.", &["--reason", "r"]);
+    let p4 = repo.propose_add("pitfalls", "Left for later.", &["--reason", "r"]);
     let f3 = repo.new_fact_id(&p3);
 
     let editor = repo.file(".git/test-editor.sh");
@@ -186,19 +180,15 @@ fn approve_reject_edit_and_quit_in_a_real_terminal() {
     tmux.wait_for(PROMPT, 2);
     assert!(tmux.screen(false).contains("NO EVIDENCE"));
     tmux.keys(&["n"]);
-    tmux.wait_for("Reason for rejecting", 1);
-    tmux.keys(&["-l", "not a fact"]);
-    tmux.keys(&["Enter"]);
+    tmux.answer("Reason for rejecting", 1, "not a fact");
 
-    tmux.wait_for(PROMPT, 3);
-    tmux.keys(&["e"]);
+    tmux.at_prompt(3, "e");
     tmux.wait_for("edited by you", 1);
     tmux.wait_for(PROMPT, 4);
     assert!(tmux.screen(false).contains("Ids are never reused."));
     tmux.keys(&["y"]);
 
-    tmux.wait_for(PROMPT, 5);
-    tmux.keys(&["q"]);
+    tmux.at_prompt(5, "q");
     tmux.wait_for("EXIT=", 1);
     let screen = tmux.screen(false);
     assert!(
@@ -249,22 +239,15 @@ fn the_editor_flow_in_a_real_terminal() {
         return;
     }
     let repo = Repo::committed();
-    let gone = repo.propose(&["add", "-f", "pitfalls", "Soon removed.", "--reason", "r"]);
+    let gone = repo.propose_add("pitfalls", "Soon removed.", &["--reason", "r"]);
     let gone_id = repo.new_fact_id(&gone);
     repo.mneme(&["review", "approve", &gone]).assert().success();
-    let stale = repo.propose(&["update", &gone_id, "Rewritten.", "--reason", "r"]);
+    let stale = repo.propose_update(&gone_id, "Rewritten.", &["--reason", "r"]);
     let removal = repo.propose(&["remove", &gone_id, "--reason", "r"]);
     repo.mneme(&["review", "approve", &removal])
         .assert()
         .success();
-    let p = repo.propose(&[
-        "add",
-        "-f",
-        "invariants",
-        "Ids are a draft idea.",
-        "--reason",
-        "r",
-    ]);
+    let p = repo.propose_add("invariants", "Ids are a draft idea.", &["--reason", "r"]);
     let fact = repo.new_fact_id(&p);
     // Each run of the editor does the next step: empty the text, leave it, fail, write an
     // invalid statement, then a real edit.
@@ -313,8 +296,7 @@ fn the_editor_flow_in_a_real_terminal() {
     }
     tmux.keys(&["e"]);
     tmux.wait_for("edited by you", 1);
-    tmux.wait_for(PROMPT, 8);
-    tmux.keys(&["y"]);
+    tmux.at_prompt(8, "y");
     tmux.wait_for("EXIT=", 1);
     let screen = tmux.screen(false);
     assert!(
@@ -340,27 +322,13 @@ fn approve_with_a_message_then_approve_the_rest_in_a_real_terminal() {
         return;
     }
     let repo = Repo::committed();
-    let base = repo.propose(&["add", "-f", "architecture", "Fact A.", "--reason", "r"]);
+    let base = repo.propose_add("architecture", "Fact A.", &["--reason", "r"]);
     let fa = repo.new_fact_id(&base);
     repo.mneme(&["review", "approve", &base]).assert().success();
-    let p1 = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Never block the executor.",
-        "--reason",
-        "r",
-    ]);
-    let up1 = repo.propose(&["update", &fa, "Fact A, first rewrite.", "--reason", "r"]);
-    let up2 = repo.propose(&["update", &fa, "Fact A, competing rewrite.", "--reason", "r"]);
-    let p4 = repo.propose(&[
-        "add",
-        "-f",
-        "invariants",
-        "Ids are never reused.",
-        "--reason",
-        "r",
-    ]);
+    let p1 = repo.propose_add("pitfalls", "Never block the executor.", &["--reason", "r"]);
+    let up1 = repo.propose_update(&fa, "Fact A, first rewrite.", &["--reason", "r"]);
+    let up2 = repo.propose_update(&fa, "Fact A, competing rewrite.", &["--reason", "r"]);
+    let p4 = repo.propose_add("invariants", "Ids are never reused.", &["--reason", "r"]);
     let editor = repo.file(".git/test-editor.sh");
     script(&editor, "exit 0");
 
@@ -368,12 +336,9 @@ fn approve_with_a_message_then_approve_the_rest_in_a_real_terminal() {
     tmux.wait_for(PROMPT, 1);
     assert!(tmux.screen(false).contains("[y,m,a,n,e,s,q,?]"));
     tmux.keys(&["m"]);
-    tmux.wait_for("Message for the commit", 1);
-    tmux.keys(&["-l", "checked the runtime docs"]);
-    tmux.keys(&["Enter"]);
+    tmux.answer("Message for the commit", 1, "checked the runtime docs");
 
-    tmux.wait_for(PROMPT, 2);
-    tmux.keys(&["a"]);
+    tmux.at_prompt(2, "a");
     tmux.wait_for("Approve this and the 2 later proposal(s) that apply?", 1);
     tmux.keys(&["y"]);
     tmux.wait_for("EXIT=", 1);
@@ -416,15 +381,11 @@ fn the_review_screen_shows_every_script_and_escapes_hidden_characters() {
     );
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-qm", "facts"]);
-    let p = repo.propose(&[
-        "update",
+    let p = repo.propose_update(
         "f-zh01",
         "数据库连接池的大小固定为 64。🚀",
-        "--reason",
-        "负载测试",
-        "--agent",
-        "克劳德",
-    ]);
+        &["--reason", "负载测试", "--agent", "克劳德"],
+    );
     let editor = repo.file(".git/test-editor.sh");
     script(&editor, "true");
     let tmux = Tmux::review(&repo, &editor, "scripts");
@@ -527,29 +488,19 @@ fn leaving_an_edit_by_skip_or_quit_asks_first() {
         return;
     }
     let repo = Repo::committed();
-    let p = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Retries are a draft.",
-        "--reason",
-        "r",
-    ]);
+    let p = repo.propose_add("pitfalls", "Retries are a draft.", &["--reason", "r"]);
     let editor = repo.file(".git/test-editor.sh");
     script(
         &editor,
         "sed -i 's/Retries are a draft/Retries back off exponentially/' \"$1\"",
     );
     let tmux = Tmux::review(&repo, &editor, "leave");
-    tmux.wait_for(PROMPT, 1);
-    tmux.keys(&["e"]);
+    tmux.at_prompt(1, "e");
     tmux.wait_for("Retries back off exponentially", 1);
-    tmux.wait_for(PROMPT, 2);
-    tmux.keys(&["s"]);
+    tmux.at_prompt(2, "s");
     tmux.wait_for("Leave without your edit?", 1);
     tmux.keys(&["n"]);
-    tmux.wait_for(PROMPT, 3);
-    tmux.keys(&["q"]);
+    tmux.at_prompt(3, "q");
     tmux.wait_for("Leave without your edit?", 2);
     tmux.keys(&["y"]);
     tmux.wait_for("EXIT=0", 1);
@@ -571,20 +522,8 @@ fn a_conflict_is_resolved_by_retargeting_without_a_text_change() {
     let repo = Repo::committed();
     let fact = repo.approve_new("architecture", "The pool holds 8 connections.");
     let verify = repo.propose(&["verify", &fact, "--reason", "checked the config"]);
-    let update = repo.propose(&[
-        "update",
-        &fact,
-        "The pool holds 12 connections.",
-        "--reason",
-        "r",
-    ]);
-    let other = repo.propose(&[
-        "update",
-        &fact,
-        "The pool holds 16 connections.",
-        "--reason",
-        "r",
-    ]);
+    let update = repo.propose_update(&fact, "The pool holds 12 connections.", &["--reason", "r"]);
+    let other = repo.propose_update(&fact, "The pool holds 16 connections.", &["--reason", "r"]);
     repo.mneme(&["review", "approve", &other])
         .assert()
         .success();

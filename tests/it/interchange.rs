@@ -24,18 +24,18 @@ fn files(dir: &Path) -> BTreeMap<String, String> {
 fn ledger() -> (Repo, Vec<String>) {
     let repo = Repo::committed();
     let approve = |p: &str| repo.mneme(&["review", "approve", p]).assert().success();
-    let p = repo.propose(&[
-        "add",
-        "--file",
+    let p = repo.propose_add(
         "architecture",
         "We use PostgreSQL 16.",
-        "--reason",
-        "chosen in #12",
-        "--evidence",
-        "src/db.rs:12-20",
-        "--evidence",
-        "https://github.com/o/r/pull/12",
-    ]);
+        &[
+            "--reason",
+            "chosen in #12",
+            "--evidence",
+            "src/db.rs:12-20",
+            "--evidence",
+            "https://github.com/o/r/pull/12",
+        ],
+    );
     let pg = repo.new_fact_id(&p);
     approve(&p);
     let p = repo.propose(&[
@@ -47,18 +47,18 @@ fn ledger() -> (Repo, Vec<String>) {
     ]);
     let pg17 = repo.new_fact_id(&p);
     approve(&p);
-    let p = repo.propose(&[
-        "add",
-        "--file",
+    let p = repo.propose_add(
         "pitfalls",
         "Run migrations before the pool starts.",
-        "--depends-on",
-        &pg17,
-        "--reason",
-        "an outage",
-        "--evidence",
-        "src/pool.rs",
-    ]);
+        &[
+            "--depends-on",
+            &pg17,
+            "--reason",
+            "an outage",
+            "--evidence",
+            "src/pool.rs",
+        ],
+    );
     let pool = repo.new_fact_id(&p);
     approve(&p);
     (repo, vec![pg, pg17, pool])
@@ -621,30 +621,25 @@ fn fixtures_written_from_each_specification_are_validated_and_imported() {
 fn a_mif_export_imported_into_an_empty_ledger_proposes_the_same_facts() {
     let (repo, _) = ledger();
     // Every state and relation kind, and a fact with no evidence.
-    let p = repo.propose(&[
-        "add",
-        "--file",
+    let p = repo.propose_add(
         "invariants",
         "Every write is atomic.",
-        "--reason",
-        "r",
-        "--evidence",
-        "src/store.rs:1-9",
-    ]);
+        &["--reason", "r", "--evidence", "src/store.rs:1-9"],
+    );
     let atomic = repo.new_fact_id(&p);
     repo.mneme(&["review", "approve", &p]).assert().success();
-    let p = repo.propose(&[
-        "add",
-        "--file",
+    let p = repo.propose_add(
         "invariants",
         "Writes never block readers.",
-        "--derived-from",
-        &atomic,
-        "--contradicts",
-        &atomic,
-        "--reason",
-        "r",
-    ]);
+        &[
+            "--derived-from",
+            &atomic,
+            "--contradicts",
+            &atomic,
+            "--reason",
+            "r",
+        ],
+    );
     repo.mneme(&["review", "approve", &p]).assert().success();
     let p = repo.propose(&["state", &atomic, "stale", "--reason", "re-check"]);
     repo.mneme(&["review", "approve", &p]).assert().success();

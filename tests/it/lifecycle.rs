@@ -203,16 +203,11 @@ fn a_pending_or_approved_contradiction_marks_both_facts_contested_until_resolved
     let briefing = String::from_utf8(repo.mneme(&["context"]).output().unwrap().stdout).unwrap();
     assert!(briefing.contains("- f-twenty [contested"), "{briefing}");
     // A new fact proposed as contradicting one disputes it too; rejected, the dispute ends.
-    let other = repo.propose(&[
-        "add",
-        "--file",
+    let other = repo.propose_add(
         "architecture",
         "The pool holds 30 connections.",
-        "--contradicts",
-        "f-ten",
-        "--reason",
-        "measured",
-    ]);
+        &["--contradicts", "f-ten", "--reason", "measured"],
+    );
     let v = in_context(&repo, "f-ten").unwrap();
     let mut both = vec![id.clone(), other.clone()];
     both.sort();
@@ -316,18 +311,18 @@ fn new_facts_carry_relations_and_bad_ones_are_refused_with_nothing_written() {
         ("f-base", "The base fact. <!-- since: 2026-11-01 -->"),
         ("f-old", "Old. <!-- state: superseded; by: f-base -->"),
     ]);
-    let id = repo.propose(&[
-        "add",
-        "--file",
+    let id = repo.propose_add(
         "architecture",
         "Derived statement.",
-        "--derived-from",
-        "f-base",
-        "--relates-to",
-        "f-base",
-        "--reason",
-        "r",
-    ]);
+        &[
+            "--derived-from",
+            "f-base",
+            "--relates-to",
+            "f-base",
+            "--reason",
+            "r",
+        ],
+    );
     let fact = repo.new_fact_id(&id);
     approve(&repo, &id);
     assert!(repo.read(ARCH).contains(&format!(

@@ -140,14 +140,7 @@ fn migrate_converts_history_and_turns_the_state_check_on() {
     repo.git(&["commit", "-qam", "a ledger from before records"]);
     // Decisions made before records: their record files are gone from the tree.
     let a = repo.approve_new("architecture", "An old approval (marker M).");
-    let rejected = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Not this (marker X).",
-        "--reason",
-        "r",
-    ]);
+    let rejected = repo.propose_add("pitfalls", "Not this (marker X).", &["--reason", "r"]);
     repo.mneme(&["review", "reject", &rejected])
         .assert()
         .success();
@@ -237,10 +230,10 @@ fn the_merge_driver_names_the_fact_file_and_doctor_shows_it() {
     let repo = Repo::committed();
     let fact = repo.approve_new("architecture", "Retries: 3 (marker D).");
     repo.git(&["checkout", "-q", "-b", "other"]);
-    let id = repo.propose(&["update", &fact, "Retries: 5 (marker D).", "--reason", "r"]);
+    let id = repo.propose_update(&fact, "Retries: 5 (marker D).", &["--reason", "r"]);
     repo.mneme(&["review", "approve", &id]).assert().success();
     repo.git(&["checkout", "-q", "main"]);
-    let id = repo.propose(&["update", &fact, "Retries: 4 (marker D).", "--reason", "r"]);
+    let id = repo.propose_update(&fact, "Retries: 4 (marker D).", &["--reason", "r"]);
     repo.mneme(&["review", "approve", &id]).assert().success();
     let out = repo.git_output(&["merge", "--no-edit", "other"]);
     assert!(!out.status.success());
@@ -609,11 +602,11 @@ fn why_and_log_follow_the_version_a_merge_kept() {
     let fact = repo.approve_new("architecture", "Retries: 3 (marker W).");
     let base = repo.head();
     repo.git(&["checkout", "-q", "-b", "other"]);
-    let id = repo.propose(&["update", &fact, "Retries: 5 (marker W).", "--reason", "r"]);
+    let id = repo.propose_update(&fact, "Retries: 5 (marker W).", &["--reason", "r"]);
     repo.mneme(&["review", "approve", &id]).assert().success();
     let theirs = repo.head();
     repo.git(&["checkout", "-q", "main"]);
-    let id = repo.propose(&["update", &fact, "Retries: 4 (marker W).", "--reason", "r"]);
+    let id = repo.propose_update(&fact, "Retries: 4 (marker W).", &["--reason", "r"]);
     repo.mneme(&["review", "approve", &id]).assert().success();
     let ours = repo.head();
     // Ours is the newer decision: history alone, or the latest record, would credit it.

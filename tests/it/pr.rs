@@ -427,7 +427,7 @@ fn diff_shows_the_net_change_of_each_fact_with_its_history() {
         &repo,
         &["update", &f, "We use PostgreSQL 16.", "--reason", "r1"],
     );
-    let third = repo.propose(&["update", &f, "We use PostgreSQL 17.", "--reason", "r2"]);
+    let third = repo.propose_update(&f, "We use PostgreSQL 17.", &["--reason", "r2"]);
     repo.mneme(&["review", "approve", &third])
         .assert()
         .success();
@@ -445,14 +445,7 @@ fn diff_shows_the_net_change_of_each_fact_with_its_history() {
             "src/db.rs:12",
         ],
     );
-    let rejected = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Tabs beat spaces.",
-        "--reason",
-        "taste",
-    ]);
+    let rejected = repo.propose_add("pitfalls", "Tabs beat spaces.", &["--reason", "taste"]);
     repo.mneme(&[
         "review",
         "reject",

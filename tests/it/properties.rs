@@ -755,9 +755,7 @@ fn decide(repo: &crate::common::Repo, steps: &[GitStep], tag: &str) -> Vec<Strin
         let facts: Vec<String> = tree_facts(repo).into_keys().collect();
         let text = |w: &str| format!("Fact {tag}{i} {w}.");
         let proposal = match step {
-            GitStep::Add(w) => {
-                repo.propose(&["add", "-f", "architecture", &text(w), "--reason", "r"])
-            }
+            GitStep::Add(w) => repo.propose_add("architecture", &text(w), &["--reason", "r"]),
             GitStep::Update(n, w) if !facts.is_empty() => {
                 repo.propose(&["update", &facts[n % facts.len()], &text(w), "--reason", "r"])
             }

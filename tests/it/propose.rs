@@ -586,17 +586,10 @@ fn credentials_never_become_memory() {
     }
     assert_eq!(repo.snapshot(), before);
     // Placeholders stand in for passwords: they are not credentials.
-    repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "The app connects with postgres://app:${DB_PASSWORD}@db/app; the password comes from the environment.",
-        "--reason",
-        "r",
-    ]);
+    repo.propose_add("pitfalls", "The app connects with postgres://app:${DB_PASSWORD}@db/app; the password comes from the environment.", &["--reason", "r"]);
 
     // A proposal file that holds one (written by hand, or from a branch) needs a person's override.
-    let id = repo.propose(&["add", "-f", "pitfalls", "Harmless.", "--reason", "r"]);
+    let id = repo.propose_add("pitfalls", "Harmless.", &["--reason", "r"]);
     let path = format!(".ledger/proposals/{id}.json");
     repo.write(
         &path,

@@ -9,7 +9,7 @@ const INDEX: &str = ".git/mneme-queue.idx";
 
 /// The id of a proposal adding `text`, which must be accepted.
 fn added(repo: &Repo, text: &str) -> String {
-    repo.propose(&["add", "-f", "pitfalls", text, "--reason", "r"])
+    repo.propose_add("pitfalls", text, &["--reason", "r"])
 }
 
 fn add(repo: &Repo, text: &str) -> std::process::Output {

@@ -10,18 +10,18 @@ fn approve(repo: &Repo, id: &str) {
 #[test]
 fn approving_an_add_commits_only_the_ledger_with_trailers() {
     let repo = Repo::committed();
-    let id = repo.propose(&[
-        "add",
-        "-f",
+    let id = repo.propose_add(
         "architecture",
         "We use PostgreSQL 16.",
-        "--reason",
-        "storage review",
-        "--evidence",
-        "docs/adr/3.md",
-        "--agent",
-        "claude",
-    ]);
+        &[
+            "--reason",
+            "storage review",
+            "--evidence",
+            "docs/adr/3.md",
+            "--agent",
+            "claude",
+        ],
+    );
     let fact = repo.new_fact_id(&id);
     let before = repo.head();
     approve(&repo, &id);
@@ -85,14 +85,7 @@ fn other_work_is_left_exactly_as_it_was() {
     repo.git(&["add", "staged.txt"]);
     repo.write("README.md", "# project\nunstaged edit\n");
     repo.write("untracked.txt", "mine\n");
-    let id = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Never block the executor.",
-        "--reason",
-        "r",
-    ]);
+    let id = repo.propose_add("pitfalls", "Never block the executor.", &["--reason", "r"]);
     approve(&repo, &id);
 
     assert_eq!(repo.fact_changes(), ["M\t.ledger/facts/pitfalls.md"]);
@@ -118,14 +111,7 @@ fn other_work_is_left_exactly_as_it_was() {
 #[test]
 fn rejecting_records_the_reason_and_removes_a_committed_proposal() {
     let repo = Repo::committed();
-    let id = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Tabs beat spaces.",
-        "--reason",
-        "opinion",
-    ]);
+    let id = repo.propose_add("pitfalls", "Tabs beat spaces.", &["--reason", "opinion"]);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "agent commits its proposal"]);
     let facts_before = repo.read(".ledger/facts/pitfalls.md");
@@ -154,14 +140,7 @@ fn rejecting_records_the_reason_and_removes_a_committed_proposal() {
 #[test]
 fn rejecting_an_untracked_proposal_still_records_the_decision() {
     let repo = Repo::committed();
-    let id = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Something dubious.",
-        "--reason",
-        "r",
-    ]);
+    let id = repo.propose_add("pitfalls", "Something dubious.", &["--reason", "r"]);
     let before = repo.head();
     repo.mneme(&["review", "reject", &id]).assert().success();
     assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), before);
@@ -176,34 +155,14 @@ fn rejecting_an_untracked_proposal_still_records_the_decision() {
 #[test]
 fn update_remove_and_supersede_are_applied() {
     let repo = Repo::committed();
-    let add = repo.propose(&[
-        "add",
-        "-f",
-        "architecture",
-        "We use PostgreSQL 16.",
-        "--reason",
-        "r",
-    ]);
+    let add = repo.propose_add("architecture", "We use PostgreSQL 16.", &["--reason", "r"]);
     let f1 = repo.new_fact_id(&add);
     approve(&repo, &add);
-    let add2 = repo.propose(&[
-        "add",
-        "-f",
-        "architecture",
-        "Services talk gRPC.",
-        "--reason",
-        "r",
-    ]);
+    let add2 = repo.propose_add("architecture", "Services talk gRPC.", &["--reason", "r"]);
     let f2 = repo.new_fact_id(&add2);
     approve(&repo, &add2);
 
-    let up = repo.propose(&[
-        "update",
-        &f1,
-        "We use PostgreSQL 17.",
-        "--reason",
-        "upgrade",
-    ]);
+    let up = repo.propose_update(&f1, "We use PostgreSQL 17.", &["--reason", "upgrade"]);
     approve(&repo, &up);
     assert!(repo
         .read(ARCH)
@@ -265,14 +224,7 @@ fn update_remove_and_supersede_are_applied() {
 fn works_from_a_subdirectory_and_on_an_unborn_head() {
     let repo = Repo::new();
     std::fs::create_dir_all(repo.file("src/deep")).unwrap();
-    let id = repo.propose(&[
-        "add",
-        "-f",
-        "invariants",
-        "Ids never change.",
-        "--reason",
-        "r",
-    ]);
+    let id = repo.propose_add("invariants", "Ids never change.", &["--reason", "r"]);
     repo.mneme_in(&repo.file("src/deep"), &["review", "approve", &id])
         .assert()
         .success();
@@ -361,14 +313,7 @@ fn refused(repo: &Repo, id: &str, code: &str) -> String {
 #[test]
 fn refuses_hand_edits_to_target_files() {
     let repo = Repo::committed();
-    let id = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Watch the clock skew.",
-        "--reason",
-        "r",
-    ]);
+    let id = repo.propose_add("pitfalls", "Watch the clock skew.", &["--reason", "r"]);
     let original = repo.read(".ledger/facts/pitfalls.md");
     repo.write(
         ".ledger/facts/pitfalls.md",
@@ -386,21 +331,14 @@ fn refuses_hand_edits_to_target_files() {
 fn refuses_an_uncommitted_non_template_fact_file() {
     let repo = Repo::new();
     repo.write(".ledger/facts/security.md", "# Security\n");
-    let id = repo.propose(&[
-        "add",
-        "-f",
-        "security",
-        "Secrets live in the vault.",
-        "--reason",
-        "r",
-    ]);
+    let id = repo.propose_add("security", "Secrets live in the vault.", &["--reason", "r"]);
     refused(&repo, &id, "local_edits");
 }
 
 #[test]
 fn refuses_when_git_is_busy_or_unconfigured() {
     let repo = Repo::committed();
-    let id = repo.propose(&["add", "-f", "pitfalls", "Locks matter.", "--reason", "r"]);
+    let id = repo.propose_add("pitfalls", "Locks matter.", &["--reason", "r"]);
 
     std::fs::write(repo.file(".git/index.lock"), "").unwrap();
     assert!(refused(&repo, &id, "git_locked").contains("index.lock"));
@@ -428,19 +366,12 @@ fn refuses_when_git_is_busy_or_unconfigured() {
 #[test]
 fn stale_but_clean_proposals_are_rebased_and_conflicts_refused() {
     let repo = Repo::committed();
-    let a = repo.propose(&["add", "-f", "architecture", "Fact A.", "--reason", "r"]);
+    let a = repo.propose_add("architecture", "Fact A.", &["--reason", "r"]);
     let fa = repo.new_fact_id(&a);
     approve(&repo, &a);
-    let b = repo.propose(&[
-        "add",
-        "-f",
-        "architecture",
-        "Fact B is different.",
-        "--reason",
-        "r",
-    ]);
-    let up1 = repo.propose(&["update", &fa, "Fact A, first rewrite.", "--reason", "r"]);
-    let up2 = repo.propose(&["update", &fa, "Fact A, competing rewrite.", "--reason", "r"]);
+    let b = repo.propose_add("architecture", "Fact B is different.", &["--reason", "r"]);
+    let up1 = repo.propose_update(&fa, "Fact A, first rewrite.", &["--reason", "r"]);
+    let up2 = repo.propose_update(&fa, "Fact A, competing rewrite.", &["--reason", "r"]);
 
     approve(&repo, &up1);
     // b was proposed against the file before up1 changed it, but still applies.
@@ -505,14 +436,7 @@ fn hooks_run_and_can_be_skipped() {
     // pre-commit sees exactly the commit's content through GIT_INDEX_FILE.
     hook("pre-commit", "git diff --cached --name-only HEAD > .git/precommit-saw; git diff --cached HEAD | grep -q '^+.*forbidden' && { echo 'no forbidden words' >&2; exit 1; }; exit 0");
     hook("commit-msg", "printf 'Reviewed-by: hook\\n' >> \"$1\"");
-    let bad = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "A forbidden statement.",
-        "--reason",
-        "r",
-    ]);
+    let bad = repo.propose_add("pitfalls", "A forbidden statement.", &["--reason", "r"]);
     let err = refused(&repo, &bad, "hook_failed");
     assert!(err.contains("no forbidden words"), "{err}");
     repo.mneme(&["review", "approve", "--no-verify", &bad])
@@ -520,14 +444,7 @@ fn hooks_run_and_can_be_skipped() {
         .success();
     assert!(repo.trailer("HEAD", "Reviewed-by").is_empty());
 
-    let good = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "A fine statement.",
-        "--reason",
-        "r",
-    ]);
+    let good = repo.propose_add("pitfalls", "A fine statement.", &["--reason", "r"]);
     approve(&repo, &good);
     let saw = repo.read(".git/precommit-saw");
     let saw: Vec<&str> = saw.lines().collect();
@@ -541,14 +458,7 @@ fn hooks_run_and_can_be_skipped() {
 
     // A refusing commit-msg hook leaves no object, no message and no file behind.
     hook("commit-msg", "exit 1");
-    let refused_id = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Refused by the hook.",
-        "--reason",
-        "r",
-    ]);
+    let refused_id = repo.propose_add("pitfalls", "Refused by the hook.", &["--reason", "r"]);
     let objects = || repo.git(&["count-objects", "-v"]);
     let (before, message) = (objects(), repo.read(".git/COMMIT_EDITMSG"));
     refused(&repo, &refused_id, "hook_failed");
@@ -592,14 +502,7 @@ fn commits_are_signed_when_git_is_configured_to_sign() {
         repo.file(".git/allowed_signers").to_str().unwrap(),
     ]);
     repo.git(&["config", "commit.gpgSign", "true"]);
-    let id = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Signed facts are trusted.",
-        "--reason",
-        "r",
-    ]);
+    let id = repo.propose_add("pitfalls", "Signed facts are trusted.", &["--reason", "r"]);
     approve(&repo, &id);
     repo.git(&["verify-commit", "HEAD"]);
 }
@@ -611,14 +514,7 @@ fn an_interrupted_approval_is_finished_or_explained() {
     repo.git(&["add", "staged.txt"]);
 
     // Killed before the commit point: nothing changed, the proposal stays pending.
-    let id = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Crashes are survivable.",
-        "--reason",
-        "r",
-    ]);
+    let id = repo.propose_add("pitfalls", "Crashes are survivable.", &["--reason", "r"]);
     let head = repo.head();
     repo.mneme(&["review", "approve", &id])
         .env("MNEME_FAULT", "journal")
@@ -664,14 +560,11 @@ fn an_interrupted_approval_is_finished_or_explained() {
     );
 
     // Killed after the index was written: the proposal file is removed on the next run.
-    let id2 = repo.propose(&[
-        "add",
-        "-f",
+    let id2 = repo.propose_add(
         "pitfalls",
         "Journals make steps idempotent.",
-        "--reason",
-        "r",
-    ]);
+        &["--reason", "r"],
+    );
     repo.mneme(&["review", "approve", &id2])
         .env("MNEME_FAULT", "index")
         .assert()
@@ -712,14 +605,11 @@ fn approve_with_conversion(repo: &Repo) {
         "the checkout did not convert line endings"
     );
     assert_eq!(repo.status(), "");
-    let id = repo.propose(&[
-        "add",
-        "-f",
+    let id = repo.propose_add(
         "architecture",
         "Line endings are git's business.",
-        "--reason",
-        "r",
-    ]);
+        &["--reason", "r"],
+    );
     approve(repo, &id);
     let blob = repo.git(&["show", &format!("HEAD:{ARCH}")]);
     assert!(!blob.contains('\r'), "the blob keeps CRLF: {blob:?}");
@@ -755,8 +645,8 @@ fn approvals_honour_eol_crlf_attributes() {
 #[test]
 fn an_ambiguous_prefix_lists_the_proposals_it_matches() {
     let repo = Repo::committed();
-    let a = repo.propose(&["add", "-f", "architecture", "Fact A.", "--reason", "r"]);
-    let b = repo.propose(&["add", "-f", "pitfalls", "Fact B differs.", "--reason", "r"]);
+    let a = repo.propose_add("architecture", "Fact A.", &["--reason", "r"]);
+    let b = repo.propose_add("pitfalls", "Fact B differs.", &["--reason", "r"]);
     let common: String = a
         .chars()
         .zip(b.chars())
@@ -786,19 +676,12 @@ fn an_ambiguous_prefix_lists_the_proposals_it_matches() {
 #[test]
 fn approve_all_approves_what_applies_and_lists_what_it_left() {
     let repo = Repo::committed();
-    let a = repo.propose(&["add", "-f", "architecture", "Fact A.", "--reason", "r"]);
+    let a = repo.propose_add("architecture", "Fact A.", &["--reason", "r"]);
     let fa = repo.new_fact_id(&a);
     approve(&repo, &a);
-    let up1 = repo.propose(&["update", &fa, "Fact A, first rewrite.", "--reason", "r"]);
-    let up2 = repo.propose(&["update", &fa, "Fact A, competing rewrite.", "--reason", "r"]);
-    let c = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "Never block the executor.",
-        "--reason",
-        "r",
-    ]);
+    let up1 = repo.propose_update(&fa, "Fact A, first rewrite.", &["--reason", "r"]);
+    let up2 = repo.propose_update(&fa, "Fact A, competing rewrite.", &["--reason", "r"]);
+    let c = repo.propose_add("pitfalls", "Never block the executor.", &["--reason", "r"]);
     repo.write(
         ".ledger/proposals/20200101T000000Z-deadbeef.json",
         "{not json",
@@ -862,14 +745,7 @@ fn an_approval_over_the_line_budget_is_announced_before_and_said_after() {
         &format!("budget_lines: {}\n", lines + 1),
     );
     repo.git(&["commit", "-qam", "tight budget"]);
-    let id = repo.propose(&[
-        "add",
-        "-f",
-        "pitfalls",
-        "One fact too many.",
-        "--reason",
-        "r",
-    ]);
+    let id = repo.propose_add("pitfalls", "One fact too many.", &["--reason", "r"]);
     let show = repo.json(&["review", "show", &id, "--json"]);
     assert_eq!(
         show["budget"],
@@ -895,31 +771,20 @@ fn an_approval_over_the_line_budget_is_announced_before_and_said_after() {
 #[test]
 fn log_and_why_show_the_texts_before_and_after() {
     let repo = Repo::committed();
-    let a = repo.propose(&[
-        "add",
-        "-f",
+    let a = repo.propose_add(
         "architecture",
         "We use PostgreSQL 16.",
-        "--reason",
-        "adr",
-    ]);
+        &["--reason", "adr"],
+    );
     let fact = repo.new_fact_id(&a);
     approve(&repo, &a);
-    let up = repo.propose(&[
-        "update",
-        &fact,
-        "We use PostgreSQL 17.",
-        "--reason",
-        "upgrade",
-    ]);
+    let up = repo.propose_update(&fact, "We use PostgreSQL 17.", &["--reason", "upgrade"]);
     approve(&repo, &up);
-    let no = repo.propose(&[
-        "update",
+    let no = repo.propose_update(
         &fact,
         "We use  PostgreSQL 18\non two lines.",
-        "--reason",
-        "too early",
-    ]);
+        &["--reason", "too early"],
+    );
     repo.mneme(&["review", "reject", &no, "--reason", "not yet"])
         .assert()
         .success();
@@ -965,7 +830,7 @@ fn log_and_why_show_the_texts_before_and_after() {
 #[test]
 fn the_index_an_approval_writes_carries_the_checksum_git_expects() {
     let repo = Repo::committed();
-    let id = repo.propose(&["add", "-f", "architecture", "Checksummed.", "--reason", "r"]);
+    let id = repo.propose_add("architecture", "Checksummed.", &["--reason", "r"]);
     repo.mneme(&["review", "approve", &id]).assert().success();
     let index = std::fs::read(repo.file(".git/index")).unwrap();
     let (body, sum) = index.split_at(index.len() - 20);
@@ -977,7 +842,7 @@ fn the_index_an_approval_writes_carries_the_checksum_git_expects() {
 
     // Under index.skipHash the trailer is zeros, as git writes it.
     repo.git(&["config", "index.skipHash", "true"]);
-    let id = repo.propose(&["add", "-f", "architecture", "Unhashed.", "--reason", "r"]);
+    let id = repo.propose_add("architecture", "Unhashed.", &["--reason", "r"]);
     repo.mneme(&["review", "approve", &id]).assert().success();
     let index = std::fs::read(repo.file(".git/index")).unwrap();
     assert_eq!(index[index.len() - 20..], [0; 20]);
@@ -1071,7 +936,7 @@ fn the_cited_lines_are_in_view_and_bad_citations_are_marked() {
 fn competing_proposals_are_named_by_propose_and_review() {
     let repo = Repo::committed();
     let fact = repo.approve_new("architecture", "Retries: 3.");
-    let update = repo.propose(&["update", &fact, "Retries: 5.", "--reason", "r"]);
+    let update = repo.propose_update(&fact, "Retries: 5.", &["--reason", "r"]);
     let out = repo
         .mneme(&["propose", "remove", &fact, "--reason", "obsolete"])
         .env("MNEME_AGENT", "codex")
@@ -1179,13 +1044,7 @@ fn an_approval_is_undone_by_a_new_proposal() {
     let repo = Repo::committed();
     let fact = repo.approve_new("architecture", "Retries: 3, fixed delay.");
     let added = repo.head();
-    let id = repo.propose(&[
-        "update",
-        &fact,
-        "Retries: 5, with backoff.",
-        "--reason",
-        "r",
-    ]);
+    let id = repo.propose_update(&fact, "Retries: 5, with backoff.", &["--reason", "r"]);
     repo.mneme(&["review", "approve", &id]).assert().success();
     let updated = repo.head();
     let gone = repo.approve_new("pitfalls", "A pitfall removed by mistake.");
@@ -1239,7 +1098,7 @@ fn an_approval_is_undone_by_a_new_proposal() {
         String::from_utf8_lossy(&out.stderr).contains("no inverse"),
         "{out:?}"
     );
-    let id = repo.propose(&["add", "-f", "pitfalls", "Not this one.", "--reason", "r"]);
+    let id = repo.propose_add("pitfalls", "Not this one.", &["--reason", "r"]);
     repo.mneme(&["review", "reject", &id]).assert().success();
     let out = repo.mneme(&["review", "undo", &id]).output().unwrap();
     assert!(

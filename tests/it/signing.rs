@@ -33,8 +33,15 @@ pub(crate) fn sign_with(repo: &Repo, key: &std::path::Path) {
     repo.git(&["config", "commit.gpgSign", "true"]);
 }
 
+/// Commits `.ledger/allowed_signers` holding `signers`: from here on decisions must be signed.
+fn require_signers(repo: &Repo, signers: &str) {
+    repo.write(".ledger/allowed_signers", signers);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "require signed decisions"]);
+}
+
 fn approve(repo: &Repo, text: &str) -> String {
-    let id = repo.propose(&["add", "-f", "pitfalls", text, "--reason", "r"]);
+    let id = repo.propose_add("pitfalls", text, &["--reason", "r"]);
     repo.mneme(&["review", "approve", &id]).assert().success();
     repo.head()
 }
@@ -152,12 +159,7 @@ fn a_range_cannot_allow_its_own_keys() {
         return;
     };
     let (mallory, mallory_pub) = keygen(&repo, "mallory").unwrap();
-    repo.write(
-        ".ledger/allowed_signers",
-        &format!("human@example.com {grace_pub}\n"),
-    );
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "require signed decisions"]);
+    require_signers(&repo, &format!("human@example.com {grace_pub}\n"));
     let base = repo.head();
     // The branch lists Mallory's key and approves with it.
     repo.write(
@@ -251,16 +253,11 @@ fn signed_records_prove_approvals_and_nothing_else() {
         return;
     };
     let (mallory, _) = keygen(&repo, "mallory").unwrap();
-    repo.write(
-        ".ledger/allowed_signers",
-        &format!("human@example.com {grace_pub}\n"),
-    );
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "require signed decisions"]);
+    require_signers(&repo, &format!("human@example.com {grace_pub}\n"));
     let base = repo.head();
 
     // No signing key: the approval is refused, nothing written.
-    let id = repo.propose(&["add", "-f", "pitfalls", "Unsigned.", "--reason", "r"]);
+    let id = repo.propose_add("pitfalls", "Unsigned.", &["--reason", "r"]);
     let before = repo.snapshot();
     let out = repo
         .mneme(&["review", "approve", &id, "--json"])
@@ -292,7 +289,7 @@ fn signed_records_prove_approvals_and_nothing_else() {
     // Mallory's key is in nobody's list.
     repo.git(&["checkout", "-q", "-b", "mallory"]);
     repo.git(&["config", "user.signingKey", mallory.to_str().unwrap()]);
-    let id = repo.propose(&["add", "-f", "pitfalls", "Mallory's fact.", "--reason", "r"]);
+    let id = repo.propose_add("pitfalls", "Mallory's fact.", &["--reason", "r"]);
     repo.mneme(&["review", "approve", &id]).assert().success();
     repo.git(&["checkout", "-q", "main"]);
     repo.git(&["merge", "-q", "--squash", "mallory"]);

@@ -517,16 +517,11 @@ fn findings(repo: &Repo) -> Vec<(String, String, String)> {
 fn tasks_and_facts_cite_each_other_and_show_lists_both_ways() {
     let repo = Repo::committed();
     let approve_add = |text: &str, evidence: &str| {
-        let p = repo.propose(&[
-            "add",
-            "--file",
+        let p = repo.propose_add(
             "pitfalls",
             text,
-            "--reason",
-            "seen",
-            "--evidence",
-            evidence,
-        ]);
+            &["--reason", "seen", "--evidence", evidence],
+        );
         let id = repo.new_fact_id(&p);
         repo.mneme(&["review", "approve", &p]).assert().success();
         id

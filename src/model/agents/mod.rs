@@ -2,7 +2,7 @@
 //! runtime's hooks and settings, whether a runtime will run them, the AGENTS.md block, and the
 //! files `init` writes.
 //!
-//! Uses `views` and `base`.
+//! Uses `views`, `facts` and `base`.
 
 pub mod agents_md;
 pub mod briefing;
