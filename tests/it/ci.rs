@@ -148,7 +148,7 @@ fn each_event_verifies_the_commits_it_brings() {
     repo.git(&["commit", "-q", "-m", "initial"]);
     let before = repo.head();
     let id = repo.propose_add("architecture", "We use SQLite.", &["--reason", "adr"]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     let reviewed = repo.head();
     // An agent edits a fact file by hand and the edit is pushed to main.
     let path = ".ledger/facts/architecture.md";

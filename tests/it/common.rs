@@ -273,11 +273,16 @@ impl Repo {
         self.propose(&[&["update", fact, text], more].concat())
     }
 
+    /// Runs `mneme review approve ID`, which must succeed.
+    pub fn approve(&self, id: &str) {
+        self.mneme(&["review", "approve", id]).assert().success();
+    }
+
     /// Proposes `text` as a new fact of `file` and approves it; the new fact's id.
     pub fn approve_new(&self, file: &str, text: &str) -> String {
         let id = self.propose_add(file, text, &["--reason", "r"]);
         let fact = self.new_fact_id(&id);
-        self.mneme(&["review", "approve", &id]).assert().success();
+        self.approve(&id);
         fact
     }
 

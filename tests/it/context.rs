@@ -234,7 +234,7 @@ fn a_fact_whose_cited_code_changed_is_marked_stale() {
         &["--reason", "r", "--evidence", "src/pool.rs:1"],
     );
     let fact = repo.new_fact_id(&id);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     let marked = format!("- {fact} [stale: its cited code changed] The pool");
     repo.mneme(&["context"])
         .assert()
@@ -279,7 +279,7 @@ fn a_fact_whose_cited_code_changed_is_marked_stale() {
 
     // Verified again by a person: no longer stale.
     let v = repo.propose(&["verify", &fact, "--reason", "16 is right"]);
-    repo.mneme(&["review", "approve", &v]).assert().success();
+    repo.approve(&v);
     repo.mneme(&["context"])
         .assert()
         .success()

@@ -25,7 +25,7 @@ fn add(repo: &Repo, text: &str, evidence: &str) -> String {
         &["--reason", "read the code", "--evidence", evidence],
     );
     let id = repo.new_fact_id(&p);
-    repo.mneme(&["review", "approve", &p]).assert().success();
+    repo.approve(&p);
     id
 }
 
@@ -136,14 +136,14 @@ fn a_changed_evidence_file_is_listed_with_its_commits_until_a_verify_is_approved
         "--evidence",
         "src/db.rs:5-6",
     ]);
-    repo.mneme(&["review", "approve", &p]).assert().success();
+    repo.approve(&p);
     assert!(drifted(&repo, &[], &lines).is_none());
     assert!(drift_warnings(&repo, &lines).is_empty());
     assert_eq!(drift_warnings(&repo, &whole).len(), 1);
     // A pending verify does not: only an approval vouches.
     let p = repo.propose(&["verify", &whole, "--reason", "re-read"]);
     assert!(drifted(&repo, &[], &whole).is_some());
-    repo.mneme(&["review", "approve", &p]).assert().success();
+    repo.approve(&p);
     assert!(drifted(&repo, &[], &whole).is_none());
     // Later commits count again.
     repo.write("src/db.rs", "rewritten\n");
@@ -226,7 +226,7 @@ fn verify_names_the_facts_whose_evidence_a_range_touches() {
 
     // The branch re-verifies the fact after the change: nothing left to re-check.
     let p = repo.propose(&["verify", &whole, "--reason", "still true"]);
-    repo.mneme(&["review", "approve", &p]).assert().success();
+    repo.approve(&p);
     let v = repo.json(&["verify", "main..HEAD", "--json"]);
     assert_eq!(v["recheck"], serde_json::json!([]));
     assert!(drifted(&repo, &[], &lines).is_none());

@@ -2,6 +2,7 @@
 //! capture-pane reads the screen.
 
 use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -131,10 +132,17 @@ fn tmux_available() -> bool {
     false
 }
 
-/// An executable script at `path`.
-fn script(path: &std::path::Path, body: &str) {
-    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+/// A committed repository to review in a real terminal; `None` where tmux cannot run.
+fn terminal_repo() -> Option<Repo> {
+    tmux_available().then(Repo::committed)
+}
+
+/// The reviewer's editor: a shell script running `body` on the file it is given (`$1`).
+fn editor(repo: &Repo, body: &str) -> PathBuf {
+    let path = repo.file(".git/test-editor.sh");
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
 }
 
 const PROMPT: &str = "Approve this proposal [";
@@ -147,10 +155,9 @@ impl Drop for Tmux {
 
 #[test]
 fn approve_reject_edit_and_quit_in_a_real_terminal() {
-    if !tmux_available() {
+    let Some(repo) = terminal_repo() else {
         return;
-    }
-    let repo = Repo::committed();
+    };
     let p1 = repo.propose_add(
         "architecture",
         "We use PostgreSQL 16.",
@@ -161,8 +168,7 @@ fn approve_reject_edit_and_quit_in_a_real_terminal() {
     let p4 = repo.propose_add("pitfalls", "Left for later.", &["--reason", "r"]);
     let f3 = repo.new_fact_id(&p3);
 
-    let editor = repo.file(".git/test-editor.sh");
-    script(&editor, "sed -i 's/a draft idea/never reused/' \"$1\"");
+    let editor = editor(&repo, "sed -i 's/a draft idea/never reused/' \"$1\"");
 
     let tmux = Tmux::review(&repo, &editor, "review");
     tmux.wait_for(PROMPT, 1);
@@ -235,27 +241,21 @@ fn approve_reject_edit_and_quit_in_a_real_terminal() {
 
 #[test]
 fn the_editor_flow_in_a_real_terminal() {
-    if !tmux_available() {
+    let Some(repo) = terminal_repo() else {
         return;
-    }
-    let repo = Repo::committed();
+    };
     let gone = repo.propose_add("pitfalls", "Soon removed.", &["--reason", "r"]);
     let gone_id = repo.new_fact_id(&gone);
-    repo.mneme(&["review", "approve", &gone]).assert().success();
+    repo.approve(&gone);
     let stale = repo.propose_update(&gone_id, "Rewritten.", &["--reason", "r"]);
     let removal = repo.propose(&["remove", &gone_id, "--reason", "r"]);
-    repo.mneme(&["review", "approve", &removal])
-        .assert()
-        .success();
+    repo.approve(&removal);
     let p = repo.propose_add("invariants", "Ids are a draft idea.", &["--reason", "r"]);
     let fact = repo.new_fact_id(&p);
     // Each run of the editor does the next step: empty the text, leave it, fail, write an
     // invalid statement, then a real edit.
     let steps = repo.file(".git/editor-steps");
-    let editor = repo.file(".git/test-editor.sh");
-    script(
-        &editor,
-        &format!(
+    let editor = editor(&repo, &format!(
             "n=$(cat '{s}' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '{s}'\n\
              case $n in 1) : > \"$1\";; 2) exit 0;; 3) exit 3;; 4) printf 'Bad <!-- x -->' > \"$1\";;\n\
              *) sed -i 's/Ids are a draft idea/Identifiers are never reused/' \"$1\";; esac",
@@ -318,19 +318,17 @@ fn the_editor_flow_in_a_real_terminal() {
 
 #[test]
 fn approve_with_a_message_then_approve_the_rest_in_a_real_terminal() {
-    if !tmux_available() {
+    let Some(repo) = terminal_repo() else {
         return;
-    }
-    let repo = Repo::committed();
+    };
     let base = repo.propose_add("architecture", "Fact A.", &["--reason", "r"]);
     let fa = repo.new_fact_id(&base);
-    repo.mneme(&["review", "approve", &base]).assert().success();
+    repo.approve(&base);
     let p1 = repo.propose_add("pitfalls", "Never block the executor.", &["--reason", "r"]);
     let up1 = repo.propose_update(&fa, "Fact A, first rewrite.", &["--reason", "r"]);
     let up2 = repo.propose_update(&fa, "Fact A, competing rewrite.", &["--reason", "r"]);
     let p4 = repo.propose_add("invariants", "Ids are never reused.", &["--reason", "r"]);
-    let editor = repo.file(".git/test-editor.sh");
-    script(&editor, "exit 0");
+    let editor = editor(&repo, "exit 0");
 
     let tmux = Tmux::review(&repo, &editor, "rest");
     tmux.wait_for(PROMPT, 1);
@@ -367,10 +365,9 @@ fn approve_with_a_message_then_approve_the_rest_in_a_real_terminal() {
 /// around the change that holds a right-to-left override cannot read differently on screen.
 #[test]
 fn the_review_screen_shows_every_script_and_escapes_hidden_characters() {
-    if !tmux_available() {
+    let Some(repo) = terminal_repo() else {
         return;
-    }
-    let repo = Repo::committed();
+    };
     repo.seed_facts(
         "architecture",
         &[
@@ -386,8 +383,7 @@ fn the_review_screen_shows_every_script_and_escapes_hidden_characters() {
         "数据库连接池的大小固定为 64。🚀",
         &["--reason", "负载测试", "--agent", "克劳德"],
     );
-    let editor = repo.file(".git/test-editor.sh");
-    script(&editor, "true");
+    let editor = editor(&repo, "true");
     let tmux = Tmux::review(&repo, &editor, "scripts");
     tmux.wait_for(PROMPT, 1);
     let screen = tmux.screen(false);
@@ -417,10 +413,9 @@ fn the_review_screen_shows_every_script_and_escapes_hidden_characters() {
 /// ID` the one named; the rest stay pending, untouched.
 #[test]
 fn review_takes_up_only_the_proposals_in_focus() {
-    if !tmux_available() {
+    let Some(repo) = terminal_repo() else {
         return;
-    }
-    let repo = Repo::committed();
+    };
     let by = |agent: &str, text: &str| {
         let out = repo
             .mneme(&[
@@ -434,8 +429,7 @@ fn review_takes_up_only_the_proposals_in_focus() {
     let a = by("claude", "Claude's first fact here.");
     let b = by("codex", "Codex's only fact here.");
     let c = by("claude", "Claude's second fact here.");
-    let editor = repo.file(".git/test-editor.sh");
-    script(&editor, "exit 0");
+    let editor = editor(&repo, "exit 0");
 
     let tmux = Tmux::review_with(&repo, &editor, "focus", &["--agent", "codex"]);
     tmux.wait_for(PROMPT, 1);
@@ -484,14 +478,12 @@ fn review_takes_up_only_the_proposals_in_focus() {
 /// leaves the proposal as the agent wrote it.
 #[test]
 fn leaving_an_edit_by_skip_or_quit_asks_first() {
-    if !tmux_available() {
+    let Some(repo) = terminal_repo() else {
         return;
-    }
-    let repo = Repo::committed();
+    };
     let p = repo.propose_add("pitfalls", "Retries are a draft.", &["--reason", "r"]);
-    let editor = repo.file(".git/test-editor.sh");
-    script(
-        &editor,
+    let editor = editor(
+        &repo,
         "sed -i 's/Retries are a draft/Retries back off exponentially/' \"$1\"",
     );
     let tmux = Tmux::review(&repo, &editor, "leave");
@@ -516,19 +508,15 @@ fn leaving_an_edit_by_skip_or_quit_asks_first() {
 /// approved. Verify proposals, which have no text, are resolvable too.
 #[test]
 fn a_conflict_is_resolved_by_retargeting_without_a_text_change() {
-    if !tmux_available() {
+    let Some(repo) = terminal_repo() else {
         return;
-    }
-    let repo = Repo::committed();
+    };
     let fact = repo.approve_new("architecture", "The pool holds 8 connections.");
     let verify = repo.propose(&["verify", &fact, "--reason", "checked the config"]);
     let update = repo.propose_update(&fact, "The pool holds 12 connections.", &["--reason", "r"]);
     let other = repo.propose_update(&fact, "The pool holds 16 connections.", &["--reason", "r"]);
-    repo.mneme(&["review", "approve", &other])
-        .assert()
-        .success();
-    let editor = repo.file(".git/test-editor.sh");
-    script(&editor, "exit 0");
+    repo.approve(&other);
+    let editor = editor(&repo, "exit 0");
     let tmux = Tmux::review(&repo, &editor, "retarget");
     tmux.wait_for("[n,e,r,s,q,?]", 1);
     assert!(tmux.screen(false).contains(&verify));
@@ -556,10 +544,9 @@ fn a_conflict_is_resolved_by_retargeting_without_a_text_change() {
 /// drop, or edit one statement (an emptied one stays as it was, the others' edits stay).
 #[test]
 fn operations_are_decided_one_by_one_in_a_real_terminal() {
-    if !tmux_available() {
+    let Some(repo) = terminal_repo() else {
         return;
-    }
-    let repo = Repo::committed();
+    };
     repo.write(
         "CLAUDE.md",
         "# Notes\n\n- Statement one is kept as it is.\n- Statement two gets dropped here.\n- Statement three gets edited here.\n- Statement four is emptied in the editor.\n",
@@ -567,10 +554,7 @@ fn operations_are_decided_one_by_one_in_a_real_terminal() {
     let v = repo.json(&["import", "claude", "CLAUDE.md", "--json"]);
     let id = v["proposals"][0]["id"].as_str().unwrap().to_owned();
     let steps = repo.file(".git/editor-steps");
-    let editor = repo.file(".git/test-editor.sh");
-    script(
-        &editor,
-        &format!(
+    let editor = editor(&repo, &format!(
             "n=$(cat '{s}' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '{s}'\n\
              case $n in 1) sed -i 's/gets edited here/was edited by the reviewer/' \"$1\";; *) : > \"$1\";; esac",
             s = steps.display()

@@ -23,7 +23,7 @@ fn files(dir: &Path) -> BTreeMap<String, String> {
 /// A repository with three approved facts: one superseded by another, one relating to it.
 fn ledger() -> (Repo, Vec<String>) {
     let repo = Repo::committed();
-    let approve = |p: &str| repo.mneme(&["review", "approve", p]).assert().success();
+    let approve = |p: &str| repo.approve(p);
     let p = repo.propose_add(
         "architecture",
         "We use PostgreSQL 16.",
@@ -143,7 +143,7 @@ fn an_export_replaces_its_own_files_and_touches_nothing_else() {
         .assert()
         .success();
     let p = repo.propose(&["remove", &ids[2], "--reason", "obsolete"]);
-    repo.mneme(&["review", "approve", &p]).assert().success();
+    repo.approve(&p);
     repo.mneme(&["export", "--format", "mif", "--out", "mem"])
         .assert()
         .success();
@@ -627,7 +627,7 @@ fn a_mif_export_imported_into_an_empty_ledger_proposes_the_same_facts() {
         &["--reason", "r", "--evidence", "src/store.rs:1-9"],
     );
     let atomic = repo.new_fact_id(&p);
-    repo.mneme(&["review", "approve", &p]).assert().success();
+    repo.approve(&p);
     let p = repo.propose_add(
         "invariants",
         "Writes never block readers.",
@@ -640,9 +640,9 @@ fn a_mif_export_imported_into_an_empty_ledger_proposes_the_same_facts() {
             "r",
         ],
     );
-    repo.mneme(&["review", "approve", &p]).assert().success();
+    repo.approve(&p);
     let p = repo.propose(&["state", &atomic, "stale", "--reason", "re-check"]);
-    repo.mneme(&["review", "approve", &p]).assert().success();
+    repo.approve(&p);
     repo.mneme(&["export", "--format", "mif", "--out", "mem"])
         .assert()
         .success();

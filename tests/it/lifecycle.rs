@@ -14,10 +14,6 @@ fn seeded(facts: &[(&str, &str)]) -> Repo {
     repo
 }
 
-fn approve(repo: &Repo, id: &str) {
-    repo.mneme(&["review", "approve", id]).assert().success();
-}
-
 /// The `context --json` view of the fact `id`, if context lists it.
 fn in_context(repo: &Repo, id: &str) -> Option<Value> {
     let c = repo.json(&["context", "--json"]);
@@ -71,7 +67,7 @@ fn an_approved_verify_changes_only_the_date_and_evidence_and_clears_staleness() 
     let p: Value =
         serde_json::from_str(&repo.read(&format!(".ledger/proposals/{id}.json"))).unwrap();
     assert_eq!(p["operations"][0]["op"], "verify");
-    approve(&repo, &id);
+    repo.approve(&id);
 
     let today = mneme::ops::now().date();
     let after = repo.read(ARCH);
@@ -120,7 +116,7 @@ fn states_are_proposed_and_context_marks_or_leaves_out_the_fact() {
         ),
     ]);
     let id = repo.propose(&["state", "f-keep", "stale", "--reason", "driver changed"]);
-    approve(&repo, &id);
+    repo.approve(&id);
     assert!(repo
         .read(ARCH)
         .contains("- **f-keep** Kept fact. <!-- state: stale; since: 2026-11-01 -->"));
@@ -133,7 +129,7 @@ fn states_are_proposed_and_context_marks_or_leaves_out_the_fact() {
     assert!(text.contains("- f-keep [stale] Kept fact."), "{text}");
 
     let id = repo.propose(&["state", "f-gone", "archived", "--reason", "service retired"]);
-    approve(&repo, &id);
+    repo.approve(&id);
     assert_eq!(
         repo.trailer("HEAD", "Mneme-Operation"),
         ["state f-gone architecture.md"]
@@ -158,10 +154,10 @@ fn states_are_proposed_and_context_marks_or_leaves_out_the_fact() {
 
     // A verify clears a recorded `stale`; restoring brings the archived fact back.
     let id = repo.propose(&["verify", "f-keep", "--reason", "checked"]);
-    approve(&repo, &id);
+    repo.approve(&id);
     assert!(!repo.read(ARCH).contains("state: stale"));
     let id = repo.propose(&["state", "f-gone", "active", "--reason", "back in service"]);
-    approve(&repo, &id);
+    repo.approve(&id);
     assert_eq!(in_context(&repo, "f-gone").unwrap()["state"], "active");
     assert!(repo
         .read(ARCH)
@@ -219,7 +215,7 @@ fn a_pending_or_approved_contradiction_marks_both_facts_contested_until_resolved
         in_context(&repo, "f-ten").unwrap()["disputed_in"],
         serde_json::json!([id])
     );
-    approve(&repo, &id);
+    repo.approve(&id);
     assert!(repo
         .read(ARCH)
         .contains("<!-- since: 2026-11-01; contradicts: f-twenty -->"));
@@ -257,7 +253,7 @@ fn a_pending_or_approved_contradiction_marks_both_facts_contested_until_resolved
         "--reason",
         "both hold, per service",
     ]);
-    approve(&repo, &id);
+    repo.approve(&id);
     assert_eq!(in_context(&repo, "f-twenty").unwrap()["state"], "active");
     assert!(!repo.read(ARCH).contains("contradicts"));
 }
@@ -269,10 +265,10 @@ fn a_relation_to_a_removed_fact_is_a_check_error() {
         ("f-top", "Built on the base. <!-- since: 2026-11-01 -->"),
     ]);
     let id = repo.propose(&["relate", "f-top", "--depends-on", "f-base", "--reason", "r"]);
-    approve(&repo, &id);
+    repo.approve(&id);
     repo.mneme(&["check"]).assert().success();
     let id = repo.propose(&["remove", "f-base", "--reason", "gone"]);
-    approve(&repo, &id);
+    repo.approve(&id);
     let out = repo
         .mneme(&["check", "--json"])
         .assert()
@@ -301,7 +297,7 @@ fn a_relation_to_a_removed_fact_is_a_check_error() {
         "--reason",
         "base is gone",
     ]);
-    approve(&repo, &id);
+    repo.approve(&id);
     repo.mneme(&["check"]).assert().success();
 }
 
@@ -324,7 +320,7 @@ fn new_facts_carry_relations_and_bad_ones_are_refused_with_nothing_written() {
         ],
     );
     let fact = repo.new_fact_id(&id);
-    approve(&repo, &id);
+    repo.approve(&id);
     assert!(repo.read(ARCH).contains(&format!(
         "- **{fact}** Derived statement. <!-- since: {}; relates_to: f-base; derived_from: f-base -->",
         mneme::ops::now().date()

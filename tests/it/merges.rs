@@ -231,10 +231,10 @@ fn the_merge_driver_names_the_fact_file_and_doctor_shows_it() {
     let fact = repo.approve_new("architecture", "Retries: 3 (marker D).");
     repo.git(&["checkout", "-q", "-b", "other"]);
     let id = repo.propose_update(&fact, "Retries: 5 (marker D).", &["--reason", "r"]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     repo.git(&["checkout", "-q", "main"]);
     let id = repo.propose_update(&fact, "Retries: 4 (marker D).", &["--reason", "r"]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     let out = repo.git_output(&["merge", "--no-edit", "other"]);
     assert!(!out.status.success());
     let said =
@@ -603,11 +603,11 @@ fn why_and_log_follow_the_version_a_merge_kept() {
     let base = repo.head();
     repo.git(&["checkout", "-q", "-b", "other"]);
     let id = repo.propose_update(&fact, "Retries: 5 (marker W).", &["--reason", "r"]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     let theirs = repo.head();
     repo.git(&["checkout", "-q", "main"]);
     let id = repo.propose_update(&fact, "Retries: 4 (marker W).", &["--reason", "r"]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     let ours = repo.head();
     // Ours is the newer decision: history alone, or the latest record, would credit it.
     let merge = repo.git_output(&["merge", "--no-edit", "other"]);

@@ -7,7 +7,7 @@ use predicates::str::contains;
 fn approve(repo: &Repo, args: &[&str]) -> String {
     let id = repo.propose(args);
     let fact = repo.new_fact_id(&id);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     fact
 }
 
@@ -428,9 +428,7 @@ fn diff_shows_the_net_change_of_each_fact_with_its_history() {
         &["update", &f, "We use PostgreSQL 16.", "--reason", "r1"],
     );
     let third = repo.propose_update(&f, "We use PostgreSQL 17.", &["--reason", "r2"]);
-    repo.mneme(&["review", "approve", &third])
-        .assert()
-        .success();
+    repo.approve(&third);
     let g = approve(
         &repo,
         &[

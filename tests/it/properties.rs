@@ -766,9 +766,7 @@ fn decide(repo: &crate::common::Repo, steps: &[GitStep], tag: &str) -> Vec<Strin
             }
             _ => continue,
         };
-        repo.mneme(&["review", "approve", &proposal])
-            .assert()
-            .success();
+        repo.approve(&proposal);
     }
     removed
 }

@@ -3,10 +3,6 @@ use predicates::str::contains;
 
 const ARCH: &str = ".ledger/facts/architecture.md";
 
-fn approve(repo: &Repo, id: &str) {
-    repo.mneme(&["review", "approve", id]).assert().success();
-}
-
 #[test]
 fn approving_an_add_commits_only_the_ledger_with_trailers() {
     let repo = Repo::committed();
@@ -24,7 +20,7 @@ fn approving_an_add_commits_only_the_ledger_with_trailers() {
     );
     let fact = repo.new_fact_id(&id);
     let before = repo.head();
-    approve(&repo, &id);
+    repo.approve(&id);
 
     assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), before);
     assert_eq!(repo.fact_changes(), ["M\t.ledger/facts/architecture.md"]);
@@ -86,7 +82,7 @@ fn other_work_is_left_exactly_as_it_was() {
     repo.write("README.md", "# project\nunstaged edit\n");
     repo.write("untracked.txt", "mine\n");
     let id = repo.propose_add("pitfalls", "Never block the executor.", &["--reason", "r"]);
-    approve(&repo, &id);
+    repo.approve(&id);
 
     assert_eq!(repo.fact_changes(), ["M\t.ledger/facts/pitfalls.md"]);
     assert_eq!(
@@ -157,13 +153,13 @@ fn update_remove_and_supersede_are_applied() {
     let repo = Repo::committed();
     let add = repo.propose_add("architecture", "We use PostgreSQL 16.", &["--reason", "r"]);
     let f1 = repo.new_fact_id(&add);
-    approve(&repo, &add);
+    repo.approve(&add);
     let add2 = repo.propose_add("architecture", "Services talk gRPC.", &["--reason", "r"]);
     let f2 = repo.new_fact_id(&add2);
-    approve(&repo, &add2);
+    repo.approve(&add2);
 
     let up = repo.propose_update(&f1, "We use PostgreSQL 17.", &["--reason", "upgrade"]);
-    approve(&repo, &up);
+    repo.approve(&up);
     assert!(repo
         .read(ARCH)
         .contains(&format!("- **{f1}** We use PostgreSQL 17.")));
@@ -180,7 +176,7 @@ fn update_remove_and_supersede_are_applied() {
         "multi-region",
     ]);
     let f3 = repo.new_fact_id(&sup);
-    approve(&repo, &sup);
+    repo.approve(&sup);
     let arch = repo.read(ARCH);
     assert!(
         arch.contains(&format!(
@@ -193,7 +189,7 @@ fn update_remove_and_supersede_are_applied() {
     assert_eq!(ctx["superseded"], 1);
 
     let rm = repo.propose(&["remove", &f2, "--reason", "gone"]);
-    approve(&repo, &rm);
+    repo.approve(&rm);
     assert!(!repo.read(ARCH).contains(&f2));
     assert_eq!(repo.status(), "");
 
@@ -324,7 +320,7 @@ fn refuses_hand_edits_to_target_files() {
     repo.git(&["add", ".ledger/facts/pitfalls.md"]);
     refused(&repo, &id, "local_edits");
     repo.git(&["reset", "-q", "--hard"]);
-    approve(&repo, &id);
+    repo.approve(&id);
 }
 
 #[test]
@@ -368,12 +364,12 @@ fn stale_but_clean_proposals_are_rebased_and_conflicts_refused() {
     let repo = Repo::committed();
     let a = repo.propose_add("architecture", "Fact A.", &["--reason", "r"]);
     let fa = repo.new_fact_id(&a);
-    approve(&repo, &a);
+    repo.approve(&a);
     let b = repo.propose_add("architecture", "Fact B is different.", &["--reason", "r"]);
     let up1 = repo.propose_update(&fa, "Fact A, first rewrite.", &["--reason", "r"]);
     let up2 = repo.propose_update(&fa, "Fact A, competing rewrite.", &["--reason", "r"]);
 
-    approve(&repo, &up1);
+    repo.approve(&up1);
     // b was proposed against the file before up1 changed it, but still applies.
     let list = repo.json(&["review", "list", "--json"]);
     let status: Vec<_> = list
@@ -383,7 +379,7 @@ fn stale_but_clean_proposals_are_rebased_and_conflicts_refused() {
         .map(|p| p["status"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(status, ["rebased", "conflict"]);
-    approve(&repo, &b);
+    repo.approve(&b);
     assert_eq!(repo.trailer("HEAD", "Mneme-Rebased"), ["true"]);
     assert!(repo.read(ARCH).contains("Fact A, first rewrite."));
 
@@ -445,7 +441,7 @@ fn hooks_run_and_can_be_skipped() {
     assert!(repo.trailer("HEAD", "Reviewed-by").is_empty());
 
     let good = repo.propose_add("pitfalls", "A fine statement.", &["--reason", "r"]);
-    approve(&repo, &good);
+    repo.approve(&good);
     let saw = repo.read(".git/precommit-saw");
     let saw: Vec<&str> = saw.lines().collect();
     assert!(
@@ -503,7 +499,7 @@ fn commits_are_signed_when_git_is_configured_to_sign() {
     ]);
     repo.git(&["config", "commit.gpgSign", "true"]);
     let id = repo.propose_add("pitfalls", "Signed facts are trusted.", &["--reason", "r"]);
-    approve(&repo, &id);
+    repo.approve(&id);
     repo.git(&["verify-commit", "HEAD"]);
 }
 
@@ -610,7 +606,7 @@ fn approve_with_conversion(repo: &Repo) {
         "Line endings are git's business.",
         &["--reason", "r"],
     );
-    approve(repo, &id);
+    repo.approve(&id);
     let blob = repo.git(&["show", &format!("HEAD:{ARCH}")]);
     assert!(!blob.contains('\r'), "the blob keeps CRLF: {blob:?}");
     assert!(blob.contains("Line endings are git's business."));
@@ -678,7 +674,7 @@ fn approve_all_approves_what_applies_and_lists_what_it_left() {
     let repo = Repo::committed();
     let a = repo.propose_add("architecture", "Fact A.", &["--reason", "r"]);
     let fa = repo.new_fact_id(&a);
-    approve(&repo, &a);
+    repo.approve(&a);
     let up1 = repo.propose_update(&fa, "Fact A, first rewrite.", &["--reason", "r"]);
     let up2 = repo.propose_update(&fa, "Fact A, competing rewrite.", &["--reason", "r"]);
     let c = repo.propose_add("pitfalls", "Never block the executor.", &["--reason", "r"]);
@@ -777,9 +773,9 @@ fn log_and_why_show_the_texts_before_and_after() {
         &["--reason", "adr"],
     );
     let fact = repo.new_fact_id(&a);
-    approve(&repo, &a);
+    repo.approve(&a);
     let up = repo.propose_update(&fact, "We use PostgreSQL 17.", &["--reason", "upgrade"]);
-    approve(&repo, &up);
+    repo.approve(&up);
     let no = repo.propose_update(
         &fact,
         "We use  PostgreSQL 18\non two lines.",
@@ -831,7 +827,7 @@ fn log_and_why_show_the_texts_before_and_after() {
 fn the_index_an_approval_writes_carries_the_checksum_git_expects() {
     let repo = Repo::committed();
     let id = repo.propose_add("architecture", "Checksummed.", &["--reason", "r"]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     let index = std::fs::read(repo.file(".git/index")).unwrap();
     let (body, sum) = index.split_at(index.len() - 20);
     assert_ne!(sum, [0; 20]);
@@ -843,7 +839,7 @@ fn the_index_an_approval_writes_carries_the_checksum_git_expects() {
     // Under index.skipHash the trailer is zeros, as git writes it.
     repo.git(&["config", "index.skipHash", "true"]);
     let id = repo.propose_add("architecture", "Unhashed.", &["--reason", "r"]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     let index = std::fs::read(repo.file(".git/index")).unwrap();
     assert_eq!(index[index.len() - 20..], [0; 20]);
     repo.git(&["fsck", "--strict"]);
@@ -1045,11 +1041,11 @@ fn an_approval_is_undone_by_a_new_proposal() {
     let fact = repo.approve_new("architecture", "Retries: 3, fixed delay.");
     let added = repo.head();
     let id = repo.propose_update(&fact, "Retries: 5, with backoff.", &["--reason", "r"]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     let updated = repo.head();
     let gone = repo.approve_new("pitfalls", "A pitfall removed by mistake.");
     let id = repo.propose(&["remove", &gone, "--reason", "r"]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     let removed = repo.head();
     let history = repo.git(&["rev-list", "--count", "HEAD"]);
 
@@ -1067,7 +1063,7 @@ fn an_approval_is_undone_by_a_new_proposal() {
         history,
         "nothing rewritten"
     );
-    repo.mneme(&["review", "approve", &undo]).assert().success();
+    repo.approve(&undo);
     assert!(repo
         .read(".ledger/facts/architecture.md")
         .contains("Retries: 3, fixed delay."));
@@ -1088,7 +1084,7 @@ fn an_approval_is_undone_by_a_new_proposal() {
 
     // What has no inverse, and what is not a decision, are refused with why.
     let id = repo.propose(&["verify", &fact, "--reason", "checked"]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     let out = repo.mneme(&["review", "undo", "HEAD"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let verified = repo.head();

@@ -42,7 +42,7 @@ fn require_signers(repo: &Repo, signers: &str) {
 
 fn approve(repo: &Repo, text: &str) -> String {
     let id = repo.propose_add("pitfalls", text, &["--reason", "r"]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     repo.head()
 }
 
@@ -272,7 +272,7 @@ fn signed_records_prove_approvals_and_nothing_else() {
     // Grace signs her records; her commits are not signed.
     repo.git(&["config", "gpg.format", "ssh"]);
     repo.git(&["config", "user.signingKey", grace.to_str().unwrap()]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     let good = repo.git(&[
         "show",
         "--name-only",
@@ -290,7 +290,7 @@ fn signed_records_prove_approvals_and_nothing_else() {
     repo.git(&["checkout", "-q", "-b", "mallory"]);
     repo.git(&["config", "user.signingKey", mallory.to_str().unwrap()]);
     let id = repo.propose_add("pitfalls", "Mallory's fact.", &["--reason", "r"]);
-    repo.mneme(&["review", "approve", &id]).assert().success();
+    repo.approve(&id);
     repo.git(&["checkout", "-q", "main"]);
     repo.git(&["merge", "-q", "--squash", "mallory"]);
     repo.git(&["commit", "-q", "-m", "Mallory (#9)"]);

@@ -523,7 +523,7 @@ fn tasks_and_facts_cite_each_other_and_show_lists_both_ways() {
             &["--reason", "seen", "--evidence", evidence],
         );
         let id = repo.new_fact_id(&p);
-        repo.mneme(&["review", "approve", &p]).assert().success();
+        repo.approve(&p);
         id
     };
     let pool = approve_add("The pool holds ten connections.", "README.md");
