@@ -32,3 +32,4 @@ mod roundtrip;
 mod signing;
 mod task_index;
 mod tasks;
+mod trust;

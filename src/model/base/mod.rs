@@ -1,11 +1,13 @@
 //! The shared base every domain stands on: UTC time, the binary codec of mneme's indexes, every
 //! path mneme uses, `.ledger/config.yaml`, hash ids, and the text rules (normalising, escaping,
-//! display width).
+//! display width), and which code points hide something (from the Unicode Character
+//! Database).
 //!
 //! Uses nothing else in the model.
 
 pub mod codec;
 pub mod config;
+pub mod hidden;
 pub mod ids;
 pub mod paths;
 pub mod text;

@@ -1,5 +1,7 @@
 //! Normalisation and similarity of fact statements, used to refuse exact duplicates and to
-//! surface near-duplicates.
+//! surface near-duplicates; escaping what would hide something on a terminal; widths.
+
+use crate::model::base::hidden::{self, with_hidden};
 
 /// Lowercase words and numbers joined by single spaces: punctuation, Markdown emphasis and
 /// spacing do not make two statements different.
@@ -104,7 +106,7 @@ fn word_hash(word: &str) -> u64 {
 }
 
 /// `s` with every control character but line feed and tab, and every hidden character
-/// ([`is_hidden`], joiners in context), written as an escape (`\u{1b}`, `\r`, `\u{202e}`), so text from a file
+/// ([`hidden`](super::hidden)), written as an escape (`\u{1b}`, `\r`, `\u{202e}`), so text from a file
 /// can reach a terminal without acting on it or reading differently from what is stored.
 pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
     escape(s, |c| c.is_control() && c != '\n' && c != '\t')
@@ -140,49 +142,8 @@ fn escape(s: &str, control: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> 
     }
 }
 
-/// Characters that change the direction of the text around them, or that show nothing: the
-/// bidirectional embeddings, overrides, isolates and marks, zero-width characters, and a byte
-/// order mark inside text. Printed raw, they let a reviewer approve text that reads differently
-/// from what is stored ("Trojan Source").
-pub fn is_hidden(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061c}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{feff}'
-    )
-}
-
-/// Whether `c`, between `prev` and `next`, hides something. The joiners U+200C and U+200D are
-/// part of the text between two characters they shape (Persian and Indic words, emoji
-/// sequences such as 👨‍👩‍👧); anywhere else they show nothing.
-fn hidden_at(prev: Option<char>, c: char, next: Option<char>) -> bool {
-    let shaped = |c: Option<char>| {
-        c.is_some_and(|c| !c.is_ascii() && !c.is_whitespace() && !c.is_control() && !is_hidden(c))
-    };
-    match c {
-        '\u{200c}' | '\u{200d}' => !(shaped(prev) && shaped(next)),
-        _ => is_hidden(c),
-    }
-}
-
-/// Each character of `s` with whether it hides something there ([`hidden_at`]).
-fn with_hidden(s: &str) -> impl Iterator<Item = (char, bool)> + '_ {
-    let mut prev = None;
-    let mut chars = s.chars().peekable();
-    std::iter::from_fn(move || {
-        let c = chars.next()?;
-        let hidden = hidden_at(prev, c, chars.peek().copied());
-        prev = Some(c);
-        Some((c, hidden))
-    })
-}
-
-/// The first hidden character of `s` ([`is_hidden`], joiners in context), as a reader can find
-/// it: `U+202E (right-to-left override) at character 12`.
+/// The first hidden character of `s` ([`hidden`](super::hidden)), as a reader can find it:
+/// `U+202E (right-to-left override) at character 12`.
 pub fn first_hidden(s: &str) -> Option<String> {
     // Every hidden character is outside ASCII.
     if s.is_ascii() {
@@ -191,32 +152,7 @@ pub fn first_hidden(s: &str) -> Option<String> {
     let (at, (c, _)) = with_hidden(s)
         .enumerate()
         .find(|(_, (_, hidden))| *hidden)?;
-    Some(format!("{} at character {}", describe_hidden(c), at + 1))
-}
-
-/// A hidden character by code point and name: `U+202E (right-to-left override)`.
-fn describe_hidden(c: char) -> String {
-    let name = match c {
-        '\u{061c}' => "Arabic letter mark",
-        '\u{200b}' => "zero-width space",
-        '\u{200c}' => "zero-width non-joiner",
-        '\u{200d}' => "zero-width joiner",
-        '\u{200e}' => "left-to-right mark",
-        '\u{200f}' => "right-to-left mark",
-        '\u{202a}' => "left-to-right embedding",
-        '\u{202b}' => "right-to-left embedding",
-        '\u{202c}' => "pop directional formatting",
-        '\u{202d}' => "left-to-right override",
-        '\u{202e}' => "right-to-left override",
-        '\u{2060}' => "word joiner",
-        '\u{2066}' => "left-to-right isolate",
-        '\u{2067}' => "right-to-left isolate",
-        '\u{2068}' => "first strong isolate",
-        '\u{2069}' => "pop directional isolate",
-        '\u{feff}' => "zero-width no-break space (byte order mark)",
-        _ => "invisible character",
-    };
-    format!("U+{:04X} ({name})", u32::from(c))
+    Some(format!("{} at character {}", hidden::describe(c), at + 1))
 }
 
 /// The columns `s` takes on a terminal: two for each wide (CJK, emoji) character, none for a
@@ -327,6 +263,40 @@ pub fn most_similar<T>(scored: impl IntoIterator<Item = (f64, T)>, limit: usize)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Over all of Unicode: what is printed holds no code point that hides something, and every
+    /// one that hid something is escaped. Each code point stands between letters; those whose
+    /// context decides (joiners, selectors, tags) also in the contexts that keep them.
+    #[test]
+    fn every_code_point_that_hides_something_is_escaped() {
+        let check = |text: &str, c: char| {
+            let shown = escape_line(text);
+            assert_eq!(first_hidden(&shown), None, "{text:?} printed as {shown:?}");
+            let hid = with_hidden(text).any(|(h, hidden)| h == c && hidden);
+            assert!(!hid || !shown.contains(c), "{text:?} printed as {shown:?}");
+        };
+        let mut buf = [0; 4];
+        for c in (0x80..=0x10_ffff).filter_map(char::from_u32) {
+            check(&format!("a{}b", c.encode_utf8(&mut buf)), c);
+        }
+        let contextual = ['\u{200c}', '\u{200d}', '\u{fe0f}', '\u{180b}', '\u{e0100}']
+            .into_iter()
+            .chain('\u{e0000}'..='\u{e007f}');
+        for c in contextual {
+            for text in [
+                format!("{c}"),
+                format!("\u{628}{c}\u{628}"),
+                format!("\u{915}\u{94d}{c}\u{937}"),
+                format!("👨{c}👩"),
+                format!("❤{c}"),
+                format!("漢{c}"),
+                format!("\u{1820}{c}"),
+                format!("🏴{c}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}"),
+            ] {
+                check(&text, c);
+            }
+        }
+    }
 
     #[test]
     fn truncate_keeps_short_text_and_cuts_long_words_inside() {
