@@ -134,6 +134,9 @@ fn named_files(
 pub struct Range {
     pub base: Option<gix::ObjectId>,
     pub head: gix::ObjectId,
+    /// The tip the range is merged into: `A` of `A..B`, or the upstream or default branch of the
+    /// default range (whose `base` is the merge-base with it). Its keys decide signatures.
+    pub target: Option<gix::ObjectId>,
     /// How the range was chosen, for messages: `origin/main..HEAD (merge-base 1a2b3c4)`.
     pub label: String,
 }
@@ -164,6 +167,7 @@ pub fn resolve_range(repo: &Repo, spec: Option<&str>) -> Result<Range> {
         return Ok(Range {
             base,
             head,
+            target: base,
             label: spec.to_owned(),
         });
     }
@@ -214,11 +218,17 @@ pub fn resolve_range(repo: &Repo, spec: Option<&str>) -> Result<Range> {
             Some(b) => format!("{short}..HEAD (merge-base {})", b.to_hex_with_len(10)),
             None => format!("all of HEAD ({short} shares no history with it)"),
         };
-        return Ok(Range { base, head, label });
+        return Ok(Range {
+            base,
+            head,
+            target: Some(tip.detach()),
+            label,
+        });
     }
     Ok(Range {
         base: None,
         head,
+        target: None,
         label: "all of HEAD (no upstream or default branch found)".into(),
     })
 }

@@ -46,13 +46,14 @@ impl Verification {
 /// The `allowed_signers` a verification used.
 #[derive(Debug, Serialize)]
 pub struct Signatures {
-    /// The commit the file was read from: the range's merge-base, so a range cannot allow its
-    /// own keys; the head when the base has no such file.
+    /// The commit the file was read from: the tip the range is merged into (`A` of `A..B`, or
+    /// the upstream of the default range), so a range can neither allow its own keys nor use
+    /// one the target has revoked since it forked; the head when the range is all of history.
     pub from: String,
     pub keys: usize,
     /// Lines that allow nobody, with why.
     pub skipped: Vec<String>,
-    /// The range changes the file: the change applies to later ranges only.
+    /// The range's head has another file: its change applies once it is merged.
     pub changed_in_range: bool,
 }
 
@@ -71,23 +72,21 @@ struct Judged {
 fn judge(ws: &Workspace, range: Range) -> Result<Judged> {
     let walked = examine(&ws.repo, &range)?;
     let fork = fork_point(&ws.repo, &range, &walked)?;
+    // The keys the target trusts now decide, whenever the branch forked: a range cannot allow
+    // its own keys, nor sign with one the target has revoked since. All of history is held to
+    // the keys it ends with.
     let at_head = text_at(&ws.repo, range.head, paths::ALLOWED_SIGNERS)?;
-    let at_fork = match fork {
-        Some(f) => text_at(&ws.repo, f, paths::ALLOWED_SIGNERS)?,
-        None => None,
+    let (from, at_target) = match range.target {
+        Some(t) => (t, text_at(&ws.repo, t, paths::ALLOWED_SIGNERS)?),
+        None => (range.head, at_head.clone()),
     };
-    let (from, text) = match (&at_fork, &at_head, fork) {
-        (Some(text), _, Some(f)) => (Some(f), Some(text)),
-        (None, Some(text), _) => (Some(range.head), Some(text)),
-        _ => (None, None),
-    };
-    let signers = text.map(|t| AllowedSigners::parse(t));
+    let signers = at_target.as_deref().map(AllowedSigners::parse);
     let audit = audit(&walked.examined, signers.as_ref());
-    let signatures = signers.as_ref().zip(from).map(|(s, from)| Signatures {
+    let signatures = signers.as_ref().map(|s| Signatures {
         from: from.to_string(),
         keys: s.signers.len(),
         skipped: s.skipped.clone(),
-        changed_in_range: at_fork.is_some() && at_fork != at_head,
+        changed_in_range: at_target != at_head,
     });
     Ok(Judged {
         range,

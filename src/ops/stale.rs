@@ -110,6 +110,7 @@ pub(crate) fn head_range(repo: &Repo) -> Result<Option<Range>> {
         Ok(head) => Some(Range {
             base: None,
             head: head.detach(),
+            target: None,
             label: "HEAD".into(),
         }),
         Err(_) => None,

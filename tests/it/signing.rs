@@ -1,5 +1,6 @@
 //! Signed approvals: with `.ledger/allowed_signers`, `verify` accepts only decisions carrying a
-//! good SSH signature by a key listed for their committer, read from the range's merge-base.
+//! good SSH signature by a key listed for their committer, read from the tip the range is merged
+//! into.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -417,4 +418,47 @@ fn migrated_records_are_proven_by_their_signed_decision_commits() {
             .contains("not what its decision commit"),
         "{report:#}"
     );
+}
+
+/// The keys that count are those of the branch a range is merged into, as it is now: a branch
+/// forked before signing was required, or before a key was revoked, is held to them all the same.
+#[test]
+fn the_target_branch_keys_count_whenever_the_branch_forked() {
+    let repo = Repo::committed();
+    let Some((_, grace_pub)) = keygen(&repo, "grace") else {
+        return;
+    };
+    let (mallory, mallory_pub) = keygen(&repo, "mallory").unwrap();
+    let main = repo
+        .git(&["rev-parse", "--abbrev-ref", "HEAD"])
+        .trim()
+        .to_owned();
+
+    // Forked before signing was required: an unsigned approval on the branch.
+    repo.git(&["checkout", "-q", "-b", "early"]);
+    let unsigned = approve(&repo, "Approved before anyone signed.");
+    repo.git(&["checkout", "-q", &main]);
+    require_signers(&repo, &format!("human@example.com {grace_pub}\n"));
+    let (code, report) = verify(&repo, &format!("{main}..early"));
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(report["signatures"]["from"], repo.head(), "{report:#}");
+    assert!(!problems(&report, &unsigned).is_empty(), "{report:#}");
+
+    // Forked while Mallory's key was listed; main revokes it before the branch is merged.
+    require_signers(
+        &repo,
+        &format!("human@example.com {grace_pub}\nhuman@example.com {mallory_pub}\n"),
+    );
+    let fork = repo.head();
+    repo.git(&["checkout", "-q", "-b", "late"]);
+    sign_with(&repo, &mallory);
+    approve(&repo, "Approved with a key revoked since.");
+    repo.git(&["config", "--unset", "commit.gpgSign"]);
+    repo.git(&["checkout", "-q", &main]);
+    require_signers(&repo, &format!("human@example.com {grace_pub}\n"));
+    let (code, report) = verify(&repo, &format!("{main}..late"));
+    assert_eq!(code, Some(1), "a revoked key passed: {report:#}");
+    // Against the fork, where the key was listed, the same approval holds.
+    let (code, report) = verify(&repo, &format!("{fork}..late"));
+    assert_eq!(code, Some(0), "{report:#}");
 }
