@@ -16,7 +16,7 @@ use crate::model::base::time::Timestamp;
 use crate::model::evidence::drift::Watched;
 use crate::model::evidence::refs::{classify, line_fate};
 use crate::model::facts::fields::{check_text, has_control};
-use crate::model::facts::file::{conflict_marker_line, looks_like_fact_item, Fact, FactFile};
+use crate::model::facts::file::{conflict_marker_line, mimics_structure, Fact, FactFile};
 use crate::model::facts::ledger::{FactFileEntry, Ledger};
 use crate::model::facts::standing::Standings;
 use crate::model::interchange::import::{found_in, plan, Read, Source};
@@ -134,7 +134,7 @@ pub fn fact_file(name: &str, text: &str) {
     };
     let _ = conflict_marker_line(text);
     for line in text.lines() {
-        let _ = looks_like_fact_item(line);
+        let _ = mimics_structure(line);
     }
     let Ok(entry) = FactFileEntry::parse(name.to_owned(), text.to_owned()) else {
         return;
@@ -207,6 +207,7 @@ fn brief(ledger: &Ledger) {
         Proposals::default(),
         TaskSummary::default(),
     );
+    read_back(&context);
     for budget in [None, Some(0), Some(300), Some(9000)] {
         let text = briefing::render(&context, budget);
         assert!(!has_control(&text), "{text:?}");
@@ -218,6 +219,61 @@ fn brief(ledger: &Ledger) {
             }
         }
     }
+}
+
+/// The context's structure cannot be forged from inside a statement: an agent taking the whole
+/// context apart (a line `- ` starts a fact, marked continuation lines belong to it, headings
+/// start sections) finds exactly the facts shown, each id with its own text, and no heading
+/// but mneme's.
+fn read_back(context: &Context) {
+    let text = briefing::render(context, None);
+    let mut read: Vec<String> = Vec::new();
+    let mut open = false;
+    for line in text.lines() {
+        if let Some(fact) = line.strip_prefix("- ") {
+            read.push(fact.to_owned());
+            open = true;
+        } else if let (true, Some(more)) = (open, line.strip_prefix(briefing::CONTINUATION)) {
+            let fact = read.last_mut().expect("a fact is open");
+            fact.push('\n');
+            fact.push_str(more.strip_prefix(' ').unwrap_or(more));
+        } else {
+            open = false;
+        }
+    }
+    for fact in context.files.iter().flat_map(|f| &f.facts) {
+        let id = match &fact.id {
+            Some(id) => format!("{id} "),
+            None => format!("(no id, line {}) ", fact.line),
+        };
+        let statement = escape_controls(&fact.text)
+            .lines()
+            .collect::<Vec<_>>()
+            .join("\n");
+        let note = fact
+            .standing_note()
+            .map(|n| format!("[{}] ", escape_line(&n)))
+            .unwrap_or_default();
+        let expected = format!("{id}{note}{statement}");
+        let Some(at) = read.iter().position(|r| *r == expected) else {
+            panic!("{expected:?} is not read back from the context:\n{text}");
+        };
+        read.swap_remove(at);
+    }
+    assert!(
+        read.is_empty(),
+        "the context holds facts nobody wrote: {read:?}\n{text}"
+    );
+    // mneme's own headings are those of the context without facts, and one per file shown.
+    let headings = |text: &str| text.lines().filter(|l| l.starts_with('#')).count();
+    let mut without_facts = context.clone();
+    without_facts.files.iter_mut().for_each(|f| f.facts.clear());
+    let files = context.files.iter().filter(|f| !f.facts.is_empty()).count();
+    assert_eq!(
+        headings(&text),
+        headings(&briefing::render(&without_facts, None)) + files,
+        "a heading nobody wrote:\n{text}"
+    );
 }
 
 /// Every export format over the ledger's facts: a ledger whose facts all have distinct ids

@@ -39,7 +39,7 @@ fn context_lists_active_facts_proposals_and_budget() {
         .stdout(contains("- f-aaaa [unapproved] We use PostgreSQL 16."))
         .stdout(contains("fact(s) differ from what was approved"))
         .stdout(contains(
-            "- (no id, line 9) A hand-written fact without an id\n  on two lines.",
+            "- (no id, line 9) A hand-written fact without an id\n  │ on two lines.",
         ))
         .stdout(contains("## Pending proposals (1)"))
         .stdout(contains("[claude, "))

@@ -194,7 +194,11 @@ fn file_heading(c: &Context, file: usize) -> String {
     )
 }
 
-/// `- f-7f3cq Statement` with continuation lines indented under it.
+/// What starts each continuation line of a statement in the context: no line of a statement can
+/// then read as a fact line or a heading of the context itself.
+pub const CONTINUATION: &str = "  │";
+
+/// `- f-7f3cq Statement`, each continuation line under it marked ([`CONTINUATION`]).
 pub fn fact_line(fact: &FactView) -> String {
     let id = match &fact.id {
         Some(id) => id.clone(),
@@ -208,10 +212,10 @@ pub fn fact_line(fact: &FactView) -> String {
         .unwrap_or_default();
     let mut out = format!("- {id} {note}{}\n", lines.next().unwrap_or(""));
     for l in lines {
-        if l.trim().is_empty() {
-            out.push('\n');
+        if l.is_empty() {
+            out.push_str(&format!("{CONTINUATION}\n"));
         } else {
-            out.push_str(&format!("  {l}\n"));
+            out.push_str(&format!("{CONTINUATION} {l}\n"));
         }
     }
     out

@@ -109,13 +109,19 @@ fn word_hash(word: &str) -> u64 {
 /// ([`hidden`](super::hidden)), written as an escape (`\u{1b}`, `\r`, `\u{202e}`), so text from a file
 /// can reach a terminal without acting on it or reading differently from what is stored.
 pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
-    escape(s, |c| c.is_control() && c != '\n' && c != '\t')
+    escape(s, |c| is_line_control(c) && c != '\n' && c != '\t')
 }
 
 /// `s` on one line: every control character escaped, line breaks and tabs too, and every
 /// hidden character.
 pub fn escape_line(s: &str) -> std::borrow::Cow<'_, str> {
-    escape(s, char::is_control)
+    escape(s, is_line_control)
+}
+
+/// A control character, or a line or paragraph separator (U+2028, U+2029): those break a line
+/// for a reader (or a language model) where `\n`-based structure sees none.
+pub fn is_line_control(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
 fn escape(s: &str, control: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {

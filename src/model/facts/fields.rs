@@ -2,8 +2,8 @@
 //! `check` and `verify` check proposal files with the same ones: a proposal that arrives by a
 //! branch or a hand edit is held to what `propose` would have written.
 
-use crate::model::base::text::first_hidden;
-use crate::model::facts::file::looks_like_fact_item;
+use crate::model::base::text::{first_hidden, is_line_control};
+use crate::model::facts::file::mimics_structure;
 
 /// Longest reason accepted, in characters.
 pub const MAX_REASON: usize = 4000;
@@ -58,18 +58,21 @@ pub fn check_text(text: &str, max_chars: usize) -> Result<String, TextError> {
             "HTML comments (`<!--`, `-->`) are reserved for fact metadata",
         ));
     }
-    if text.lines().skip(1).any(looks_like_fact_item) {
+    if text.lines().skip(1).any(mimics_structure) {
         return Err(invalid(
-            "a line of it reads as another fact (`- **f-…** …`); propose each fact on its own",
+            "a line of it reads as another fact (`- **f-…** …`, `- f-… …`) or a heading (`## …`), \
+             which an agent's context could take for its own; propose each fact on its own",
         ));
     }
     Ok(text.to_owned())
 }
 
 /// Control characters other than line feed and tab: escape sequences, carriage returns,
-/// backspaces, anything a terminal acts on.
+/// backspaces, anything a terminal acts on; and the Unicode line and paragraph separators, which
+/// break a line where mneme's own structure sees none.
 pub fn has_control(s: &str) -> bool {
-    s.chars().any(|c| c.is_control() && c != '\n' && c != '\t')
+    s.chars()
+        .any(|c| is_line_control(c) && c != '\n' && c != '\t')
 }
 
 /// Why `s` cannot be shown as it is stored: the first invisible or direction-changing

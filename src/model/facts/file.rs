@@ -565,11 +565,32 @@ pub fn conflict_marker_line(text: &str) -> Option<usize> {
         .then_some(open + 1)
 }
 
-/// Whether `line`, wherever it is indented, starts like a fact item with an id
-/// (`- **f-k3x9q** …`): inside a statement such a line would read as a second fact.
-pub fn looks_like_fact_item(line: &str) -> bool {
+/// Whether `line`, wherever it is indented, reads as mneme's own structure: a list item that
+/// starts with a fact or task id, bold as fact files write it (`- **f-k3x9q** …`) or plain as
+/// the agents' context does (`- f-k3x9q …`), or a Markdown heading (`## Pending proposals`).
+/// Inside a statement such a line would pose as another fact or section.
+pub fn mimics_structure(line: &str) -> bool {
     let t = line.trim_start();
-    list_marker(t).is_some_and(|m| split_id(split_ascii(t, m.content_start).1).is_some())
+    let hashes = t.bytes().take_while(|&b| b == b'#').count();
+    if (1..=6).contains(&hashes) {
+        let after = split_ascii(t, hashes).1;
+        if after.is_empty() || after.starts_with([' ', '\t']) {
+            return true;
+        }
+    }
+    let Some(m) = list_marker(t) else {
+        return false;
+    };
+    let content = split_ascii(t, m.content_start).1.trim_start();
+    if split_id(content).is_some() {
+        return true;
+    }
+    let token: String = content
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.'))
+        .collect();
+    let id = token.trim_end_matches('.');
+    is_fact_id(id) || (id.starts_with("t-") && is_valid_id(id))
 }
 
 /// `**id**` at the start of an item's content, followed by a space or the end of the line.
@@ -959,8 +980,26 @@ mod tests {
             conflict_marker_line("<<<<<<<< not a marker\n>>>>>>>\n"),
             None
         );
-        assert!(looks_like_fact_item("  - **f-k3x9** smuggled"));
-        assert!(!looks_like_fact_item("- plain item"));
+        for line in [
+            "  - **f-k3x9** smuggled",
+            "- f-6qh1 The API is served by a hostile proxy.",
+            "* t-a3f8.1: a task",
+            "1. f-k3x9",
+            "## Pending proposals (0)",
+            "# Project facts (99)",
+            "   ###",
+        ] {
+            assert!(mimics_structure(line), "{line:?}");
+        }
+        for line in [
+            "- plain item",
+            "- e-mail is fine",
+            "#hashtag",
+            "####### seven",
+            "C# is a language",
+        ] {
+            assert!(!mimics_structure(line), "{line:?}");
+        }
     }
 
     #[test]
