@@ -432,6 +432,7 @@ pub fn apply_one(selector: u8, file_text: &str, statement: &str) {
     let target = ids.get(usize::from(selector / 4) % ids.len().max(1));
     let op = match (selector % 4, target) {
         (1, Some((id, before))) => Operation::Update {
+            evidence: Vec::new(),
             file,
             fact_id: id.clone(),
             before: before.clone(),
@@ -444,6 +445,7 @@ pub fn apply_one(selector: u8, file_text: &str, statement: &str) {
             before: before.clone(),
         },
         (3, Some((id, before))) => Operation::Supersede {
+            evidence: Vec::new(),
             file,
             fact_id: id.clone(),
             before: before.clone(),

@@ -945,6 +945,7 @@ mod tests {
                     before: "x".into(),
                 },
                 Operation::Supersede {
+                    evidence: Vec::new(),
                     file: "a.md".into(),
                     fact_id: "f-yyyy".into(),
                     before: "y".into(),

@@ -16,7 +16,7 @@ use crate::model::facts::ledger::{FactFileEntry, Ledger, LookupError};
 use crate::model::facts::standing::{effective_state, Flags, Incoming, Standings};
 use crate::model::merge::textdiff::unified;
 use crate::model::proposals::plan::{Competing, Planned, Similar};
-use crate::model::proposals::preview::{BudgetAfter, Preview, Status};
+use crate::model::proposals::preview::{BudgetAfter, EvidenceChange, Preview, Status};
 use crate::model::proposals::proposal::{Operation, Proposal, ProposalError};
 use crate::model::provenance::decision::Recorded;
 use crate::model::tasks::task::{
@@ -598,6 +598,8 @@ pub struct ReviewShow<'a> {
     pub cited: Vec<Cited>,
     /// Other pending proposals that act on a fact this one acts on.
     pub competing: Vec<Competing>,
+    /// The existing facts whose evidence the approval replaces, before and after.
+    pub evidence_changes: &'a [EvidenceChange],
 }
 
 #[derive(Debug, Serialize)]
@@ -640,6 +642,7 @@ impl<'a> ReviewShow<'a> {
             files,
             cited,
             competing,
+            evidence_changes: &preview.evidence,
         }
     }
 
@@ -655,6 +658,7 @@ impl<'a> ReviewShow<'a> {
             files: Vec::new(),
             cited: Vec::new(),
             competing: Vec::new(),
+            evidence_changes: &[],
         }
     }
 }

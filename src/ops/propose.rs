@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::model::evidence::refs::from_root;
 use crate::model::facts::ledger::Ledger;
-use crate::model::proposals::plan::{plan, PlanContext, Planned, Request};
+use crate::model::proposals::plan::{plan, PlanContext, Planned, Request, RequestOp};
 use crate::ops::{now, Result, Workspace};
 
 /// A written proposal, where it is, and the ledger it was planned against.
@@ -59,7 +59,12 @@ pub fn evidence_from(ws: &Workspace, cwd: &Path, request: &mut Request) {
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
     let prefix = prefix.join("/");
-    for e in &mut request.evidence {
+    let per_operation = request
+        .operations
+        .iter_mut()
+        .filter_map(RequestOp::evidence_mut)
+        .flatten();
+    for e in request.evidence.iter_mut().chain(per_operation) {
         *e = from_root(e, &prefix, |p| root.join(p).exists());
     }
 }

@@ -112,6 +112,7 @@ fn operation(file: &FactFile, pick: usize, kind: u8, text: u8) -> Operation {
     let (fact_id, before) = (fact.id.clone().unwrap(), fact.text.clone());
     match kind {
         1 => Operation::Update {
+            evidence: Vec::new(),
             file: "a.md".into(),
             fact_id,
             before,
@@ -124,6 +125,7 @@ fn operation(file: &FactFile, pick: usize, kind: u8, text: u8) -> Operation {
             before,
         },
         _ => Operation::Supersede {
+            evidence: Vec::new(),
             file: "a.md".into(),
             fact_id,
             before,

@@ -199,3 +199,99 @@ fn a_statement_cannot_pose_as_another_fact_or_section() {
         "{context}"
     );
 }
+
+/// The fact's `evidence` metadata in the work tree.
+fn evidence_of(repo: &Repo, fact: &str) -> Vec<String> {
+    let facts = repo.json(&["facts", "--json"]);
+    facts
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["facts"].as_array().unwrap())
+        .find(|f| f["id"] == fact)
+        .map(|f| {
+            f["evidence"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e.as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Evidence belongs to an operation: `--from-json` takes it on each one, an update among several
+/// keeps its fact's citations, a supersede's new fact cites what the old one did, and a reviewer
+/// sees any citation the approval would replace.
+#[test]
+fn evidence_is_given_per_operation_and_never_dropped_unseen() {
+    let repo = Repo::committed();
+    let cited = |text: &str, evidence: &str| {
+        let id = repo.propose_add(
+            "architecture",
+            text,
+            &["--reason", "r", "--evidence", evidence],
+        );
+        let fact = repo.new_fact_id(&id);
+        repo.approve(&id);
+        fact
+    };
+    let pool = cited("The pool holds 32 connections.", "src/db.rs:40-52");
+    let cache = cited("The cache is per tenant.", "src/cache.rs:7");
+    let queue = cited("The queue is bounded.", "src/queue.rs:3");
+
+    // Several operations: one brings its own evidence; the proposal's cites the discussion.
+    repo.write(
+        "ops.json",
+        &format!(
+            r#"{{"reason": "rework", "evidence": ["https://example.com/pr/12"], "operations": [
+              {{"op": "update", "fact_id": "{pool}", "text": "The pool holds 64 connections.",
+                "evidence": ["src/db.rs:41"]}},
+              {{"op": "update", "fact_id": "{cache}", "text": "The cache is per tenant and per region."}},
+              {{"op": "supersede", "fact_id": "{queue}", "text": "The queue holds at most 1,000 jobs."}},
+              {{"op": "add", "file": "architecture", "text": "Jobs retry three times.",
+                "evidence": ["src/jobs.rs:9"]}}
+            ]}}"#
+        ),
+    );
+    let out = repo
+        .mneme(&["propose", "--from-json", "ops.json", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let id = crate::common::json(&out)["id"].as_str().unwrap().to_owned();
+    let show = repo.json(&["review", "show", &id, "--json"]);
+    assert_eq!(
+        show["evidence_changes"],
+        serde_json::json!([{"fact": pool, "before": ["src/db.rs:40-52"], "after": ["src/db.rs:41"]}]),
+        "{show:#}"
+    );
+    let screen = String::from_utf8(
+        repo.mneme(&["review", "show", &id])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        screen.contains(&format!("cites:    {pool}: src/db.rs:40-52 → src/db.rs:41")),
+        "{screen}"
+    );
+    repo.approve(&id);
+    assert_eq!(evidence_of(&repo, &pool), ["src/db.rs:41"]);
+    assert_eq!(evidence_of(&repo, &cache), ["src/cache.rs:7"]);
+    let replacement = repo.trailer("HEAD", "Mneme-Operation");
+    let new_queue = replacement
+        .iter()
+        .find_map(|o| o.strip_prefix(&format!("supersede {queue} ")))
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("a supersede trailer")
+        .to_owned();
+    assert_eq!(evidence_of(&repo, &new_queue), ["src/queue.rs:3"]);
+    let jobs = repo.json(&["facts", "--json"]).to_string();
+    assert!(jobs.contains("src/jobs.rs:9"), "{jobs}");
+}

@@ -170,6 +170,19 @@ pub fn proposal_screen(
         };
         out.push_str(&field("change:  ", &format!("{n}{}", esc1(&op.summary()))));
     }
+    for change in &preview.evidence {
+        let cites = |e: &[String]| match e {
+            [] => "nothing".to_owned(),
+            e => esc1(&e.join(", ")).into_owned(),
+        };
+        let line = format!(
+            "{}: {} → {}",
+            change.fact,
+            cites(&change.before),
+            cites(&change.after)
+        );
+        out.push_str(&field("cites:   ", &paint(WARN, line)));
+    }
     match &preview.outcome {
         Ok(applied) => {
             if applied.rebased {

@@ -184,6 +184,7 @@ pub(super) fn operation(op: &Op) -> Result<RequestOp> {
             file: utf8("--file", file)?,
             text: text.read()?,
             relations: links.relations()?,
+            evidence: Vec::new(),
         },
         Op::Update {
             fact_id,
@@ -193,6 +194,7 @@ pub(super) fn operation(op: &Op) -> Result<RequestOp> {
             fact_id: id(fact_id)?,
             text: text.read()?,
             relations: links.relations()?,
+            evidence: Vec::new(),
         },
         Op::Remove { fact_id } => RequestOp::Remove {
             fact_id: id(fact_id)?,
@@ -205,9 +207,11 @@ pub(super) fn operation(op: &Op) -> Result<RequestOp> {
             fact_id: id(fact_id)?,
             text: text.read()?,
             relations: links.relations()?,
+            evidence: Vec::new(),
         },
         Op::Verify { fact_id } => RequestOp::Verify {
             fact_id: id(fact_id)?,
+            evidence: Vec::new(),
         },
         Op::State { fact_id, state } => RequestOp::State {
             fact_id: id(fact_id)?,

@@ -139,7 +139,7 @@ pub fn apply(ledger: &Ledger, proposal: &Proposal, today: &str) -> Result<Applie
             .entry(entry.name.clone())
             .or_insert_with(|| entry.file.clone());
         let before = file.clone();
-        apply_op(file, op, &proposal.evidence, today)?;
+        apply_op(file, op, proposal.evidence_of(op), today)?;
         *file = reparse(&entry.name, &before, file, op)?;
     }
     let files = files
@@ -219,6 +219,8 @@ fn check_target(op: &Operation, now: Option<(&str, bool)>) -> Result<(), Conflic
     Ok(())
 }
 
+/// Applies one operation; `evidence` is what the proposal gives its fact
+/// ([`Proposal::evidence_of`]): none keeps the fact's own.
 fn apply_op(
     file: &mut FactFile,
     op: &Operation,
@@ -244,15 +246,11 @@ fn apply_op(
             fact_id,
             text,
             relations,
-            evidence: own,
             state,
             by,
             ..
         } => {
             let mut meta = new_meta(&Meta::default(), relations);
-            if !own.is_empty() {
-                meta.evidence.clone_from(own);
-            }
             meta.state.clone_from(state);
             meta.by.clone_from(by);
             match insertion_point(file, fact_id) {
@@ -304,11 +302,16 @@ fn apply_op(
             if !old_raw.ends_with('\n') {
                 old_raw.push_str(eol);
             }
+            // The replacement cites what the old fact cited, unless the proposal says otherwise.
+            let cited = Meta {
+                evidence: fact.meta.evidence.clone(),
+                ..Meta::default()
+            };
             let item = render_fact(
                 &next_marker(&fact.marker),
                 new_fact_id,
                 text,
-                &new_meta(&Meta::default(), relations),
+                &new_meta(&cited, relations),
                 eol,
             );
             fact.raw = old_raw + &item;
@@ -671,6 +674,7 @@ mod tests {
     #[test]
     fn update_rewrites_only_that_fact() {
         let op = Operation::Update {
+            evidence: Vec::new(),
             file: "architecture.md".into(),
             fact_id: "f-bbbb".into(),
             before: "Services talk gRPC.\nOver TLS.".into(),
@@ -704,6 +708,7 @@ mod tests {
     #[test]
     fn supersede_keeps_the_old_fact_marked_and_links_the_new_one() {
         let op = Operation::Supersede {
+            evidence: Vec::new(),
             file: "architecture.md".into(),
             fact_id: "f-aaaa".into(),
             before: "We use PostgreSQL 16.".into(),
@@ -745,6 +750,7 @@ mod tests {
     #[test]
     fn conflicts() {
         let upd = |before: &str| Operation::Update {
+            evidence: Vec::new(),
             file: "architecture.md".into(),
             fact_id: "f-aaaa".into(),
             before: before.into(),
@@ -843,6 +849,7 @@ mod tests {
             })
         );
         let supersede = |new: &str| Operation::Supersede {
+            evidence: Vec::new(),
             file: "architecture.md".into(),
             fact_id: "f-aaaa".into(),
             before: "We use PostgreSQL 16.".into(),

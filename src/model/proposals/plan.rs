@@ -100,6 +100,10 @@ pub enum RequestOp {
         /// Relations to other facts: `{"depends_on": ["f-k2a9"]}`.
         #[serde(default)]
         relations: Relations,
+        /// Evidence for this fact alone (`src/db.rs:42`, a commit, a URL); without it, a
+        /// proposal of one operation gives it the proposal's evidence.
+        #[serde(default)]
+        evidence: Vec<String>,
     },
     /// New text for a fact, keeping its id.
     Update {
@@ -108,6 +112,10 @@ pub enum RequestOp {
         /// Relations to add to the fact's own.
         #[serde(default)]
         relations: Relations,
+        /// Evidence for this fact alone (`src/db.rs:42`, a commit, a URL); without it, the fact keeps its
+        /// own (a proposal of one operation gives it the proposal's).
+        #[serde(default)]
+        evidence: Vec<String>,
     },
     /// Take a fact out.
     Remove { fact_id: String },
@@ -118,9 +126,19 @@ pub enum RequestOp {
         /// Relations the new fact starts with.
         #[serde(default)]
         relations: Relations,
+        /// Evidence for this fact alone (`src/db.rs:42`, a commit, a URL); without it, the new fact
+        /// cites what the old one did (a proposal of one operation gives it the proposal's).
+        #[serde(default)]
+        evidence: Vec<String>,
     },
     /// Confirm a fact as still true: approval sets its `verified` date (and evidence).
-    Verify { fact_id: String },
+    Verify {
+        fact_id: String,
+        /// Evidence for this fact alone (`src/db.rs:42`, a commit, a URL); without it, the fact keeps its
+        /// own (a proposal of one operation gives it the proposal's).
+        #[serde(default)]
+        evidence: Vec<String>,
+    },
     /// Move a fact to another state: `active`, `stale`, `contested` or `archived`.
     State { fact_id: String, state: String },
     /// Add and remove relations between a fact and others.
@@ -266,6 +284,34 @@ pub(crate) fn assemble(
     Ok(proposal)
 }
 
+fn check_all_evidence(evidence: &[String]) -> Result<Vec<String>, TextError> {
+    evidence.iter().map(|e| check_evidence(e)).collect()
+}
+
+impl RequestOp {
+    /// The evidence the operation gives for its own fact.
+    pub fn evidence(&self) -> &[String] {
+        match self {
+            RequestOp::Add { evidence, .. }
+            | RequestOp::Update { evidence, .. }
+            | RequestOp::Supersede { evidence, .. }
+            | RequestOp::Verify { evidence, .. } => evidence,
+            RequestOp::Remove { .. } | RequestOp::State { .. } | RequestOp::Relate { .. } => &[],
+        }
+    }
+
+    /// Its evidence, for the command line to rewrite (paths given from a subdirectory).
+    pub fn evidence_mut(&mut self) -> Option<&mut Vec<String>> {
+        match self {
+            RequestOp::Add { evidence, .. }
+            | RequestOp::Update { evidence, .. }
+            | RequestOp::Supersede { evidence, .. }
+            | RequestOp::Verify { evidence, .. } => Some(evidence),
+            RequestOp::Remove { .. } | RequestOp::State { .. } | RequestOp::Relate { .. } => None,
+        }
+    }
+}
+
 /// The request's reason, agent and evidence, checked.
 pub(crate) struct Header {
     pub reason: String,
@@ -282,12 +328,10 @@ fn check_header(ledger: &Ledger, req: &Request) -> Result<Header, PlanError> {
         Some(a) if !a.is_empty() => Some(check_line("agent name", a, MAX_NAME)?),
         _ => None,
     };
-    let evidence = req
-        .evidence
-        .iter()
-        .map(|e| check_evidence(e))
-        .collect::<Result<Vec<_>, _>>()?;
-    if evidence.is_empty() && ledger.config.require_evidence {
+    let evidence = check_all_evidence(&req.evidence)?;
+    let any_evidence =
+        !evidence.is_empty() || req.operations.iter().any(|op| !op.evidence().is_empty());
+    if !any_evidence && ledger.config.require_evidence {
         return Err(PlanError::EvidenceRequired);
     }
     if req.operations.is_empty() {
@@ -345,12 +389,13 @@ fn plan_op(
             file,
             text,
             relations,
+            evidence,
         } => Operation::Add {
             file: ledger.resolve_file(&file)?.name.clone(),
             text: check_text(&text, max)?,
             relations: check_related(ledger, None, relations)?,
             fact_id: new_id(),
-            evidence: Vec::new(),
+            evidence: check_all_evidence(&evidence)?,
             state: None,
             by: None,
         },
@@ -358,6 +403,7 @@ fn plan_op(
             fact_id,
             text,
             relations,
+            evidence,
         } => {
             let (file, fact) = target(ledger, &fact_id, Allow::Current)?;
             let text = check_text(&text, max)?;
@@ -371,6 +417,7 @@ fn plan_op(
                 fact_id,
                 text,
                 relations,
+                evidence: check_all_evidence(&evidence)?,
             }
         }
         RequestOp::Remove { fact_id } => {
@@ -385,6 +432,7 @@ fn plan_op(
             fact_id,
             text,
             relations,
+            evidence,
         } => {
             let (file, fact) = target(ledger, &fact_id, Allow::Current)?;
             Operation::Supersede {
@@ -394,14 +442,16 @@ fn plan_op(
                 relations: check_related(ledger, None, relations)?,
                 fact_id,
                 new_fact_id: new_id(),
+                evidence: check_all_evidence(&evidence)?,
             }
         }
-        RequestOp::Verify { fact_id } => {
+        RequestOp::Verify { fact_id, evidence } => {
             let (file, fact) = target(ledger, &fact_id, Allow::Current)?;
             Operation::Verify {
                 file,
                 before: fact.text.clone(),
                 fact_id,
+                evidence: check_all_evidence(&evidence)?,
             }
         }
         RequestOp::State { fact_id, state } => {
@@ -675,16 +725,19 @@ mod tests {
             &Queue::default(),
             req(vec![
                 RequestOp::Add {
+                    evidence: Vec::new(),
                     file: "pitfalls".into(),
                     text: " We use PostgreSQL 16 for analytics, not SQLite. ".into(),
                     relations: Default::default(),
                 },
                 RequestOp::Update {
+                    evidence: Vec::new(),
                     fact_id: "f-aaaa".into(),
                     text: "We use PostgreSQL 17.".into(),
                     relations: Default::default(),
                 },
                 RequestOp::Supersede {
+                    evidence: Vec::new(),
                     fact_id: "f-bbbb".into(),
                     text: "Use spawn_blocking.".into(),
                     relations: Default::default(),
@@ -739,6 +792,7 @@ mod tests {
         ));
         assert!(matches!(
             run(vec![RequestOp::Add {
+                evidence: Vec::new(),
                 file: "../x".into(),
                 text: "t".into(),
                 relations: Default::default(),
@@ -747,6 +801,7 @@ mod tests {
         ));
         assert!(matches!(
             run(vec![RequestOp::Add {
+                evidence: Vec::new(),
                 file: "pitfalls".into(),
                 text: "  ".into(),
                 relations: Default::default(),
@@ -755,6 +810,7 @@ mod tests {
         ));
         assert!(matches!(
             run(vec![RequestOp::Add {
+                evidence: Vec::new(),
                 file: "pitfalls".into(),
                 text: "x".repeat(1001),
                 relations: Default::default(),
@@ -762,11 +818,12 @@ mod tests {
             PlanError::Text(TextError::TooLong { .. })
         ));
         assert!(matches!(
-            run(vec![RequestOp::Add { file: "pitfalls".into(), text: "we use postgresql 16 NOT sqlite".into(), relations: Default::default() }]),
+            run(vec![RequestOp::Add { evidence: Vec::new(), file: "pitfalls".into(), text: "we use postgresql 16 NOT sqlite".into(), relations: Default::default() }]),
             PlanError::DuplicateFact { id, .. } if id == "f-aaaa"
         ));
         assert!(matches!(
             run(vec![RequestOp::Update {
+                evidence: Vec::new(),
                 fact_id: "f-aaaa".into(),
                 text: "We use PostgreSQL 16 not SQLite".into(),
                 relations: Default::default(),
@@ -775,6 +832,7 @@ mod tests {
         ));
         assert!(matches!(
             run(vec![RequestOp::Update {
+                evidence: Vec::new(),
                 fact_id: "f-old1".into(),
                 text: "x".into(),
                 relations: Default::default(),
@@ -783,6 +841,7 @@ mod tests {
         ));
         assert!(matches!(
             run(vec![RequestOp::Add {
+                evidence: Vec::new(),
                 file: "pitfalls".into(),
                 text: "a <!-- b".into(),
                 relations: Default::default(),
@@ -854,6 +913,7 @@ mod tests {
             &l,
             &Queue::default(),
             req(vec![RequestOp::Add {
+                evidence: Vec::new(),
                 file: "pitfalls".into(),
                 text: "Cache keys include the tenant.".into(),
                 relations: Default::default(),
@@ -866,6 +926,7 @@ mod tests {
             &l,
             &Queue::of([&first], &l.limits()),
             req(vec![RequestOp::Add {
+                evidence: Vec::new(),
                 file: "architecture".into(),
                 text: "cache keys include the tenant".into(),
                 relations: Default::default(),
@@ -878,6 +939,7 @@ mod tests {
         // The id a request would get is not minted again while a pending proposal reserves it.
         let other = || {
             req(vec![RequestOp::Add {
+                evidence: Vec::new(),
                 file: "pitfalls".into(),
                 text: "Something else.".into(),
                 relations: Default::default(),

@@ -6,7 +6,7 @@ use crate::model::facts::file::line_count;
 use crate::model::facts::ledger::Ledger;
 use crate::model::proposals::apply::{apply, Applied, Conflict};
 use crate::model::proposals::plan::{similar_to, Similar};
-use crate::model::proposals::proposal::Proposal;
+use crate::model::proposals::proposal::{OpKind, Proposal};
 use crate::model::proposals::queue::Queue;
 
 /// What approving a proposal would do now.
@@ -16,6 +16,35 @@ pub struct Preview {
     pub similar: Vec<Similar>,
     /// The budget once approved; absent when it does not apply.
     pub budget: Option<BudgetAfter>,
+    /// The facts whose citations the approval would change.
+    pub evidence: Vec<EvidenceChange>,
+}
+
+/// A fact's evidence before and after an approval: a reviewer sees a citation dropped or
+/// replaced, not only a text changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EvidenceChange {
+    pub fact: String,
+    pub before: Vec<String>,
+    pub after: Vec<String>,
+}
+
+/// The facts of `proposal` that already exist and whose evidence it would replace.
+pub fn evidence_changes(ledger: &Ledger, proposal: &Proposal) -> Vec<EvidenceChange> {
+    proposal
+        .operations
+        .iter()
+        .filter(|op| op.kind() != OpKind::Add)
+        .filter_map(|op| {
+            let (_, fact) = ledger.find(op.fact_id())?;
+            let after = proposal.evidence_of(op);
+            (!after.is_empty() && after != fact.meta.evidence.as_slice()).then(|| EvidenceChange {
+                fact: op.text_fact_id().to_owned(),
+                before: fact.meta.evidence.clone(),
+                after: after.to_vec(),
+            })
+        })
+        .collect()
 }
 
 /// Lines of all fact files after an approval, against `budget_lines`.
@@ -90,5 +119,6 @@ pub fn preview(ledger: &Ledger, others: &Queue, proposal: &Proposal, today: &str
             .flat_map(|(i, op)| similar_to(ledger, others.parsed(), i, op))
             .collect(),
         budget,
+        evidence: evidence_changes(ledger, proposal),
     }
 }

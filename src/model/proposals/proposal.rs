@@ -45,8 +45,8 @@ pub enum Operation {
         /// Relations the new fact starts with.
         #[serde(default, skip_serializing_if = "Relations::is_empty")]
         relations: Relations,
-        /// Evidence for this fact alone, in place of the proposal's: an import cites the line
-        /// each fact came from.
+        /// Evidence for this fact alone, in place of the proposal's ([`Proposal::evidence_of`]):
+        /// an import cites the line each fact came from.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         evidence: Vec<String>,
         /// The state the fact starts in, when not `active`: an import keeps the source's.
@@ -65,6 +65,9 @@ pub enum Operation {
         /// Relations added to the fact's own.
         #[serde(default, skip_serializing_if = "Relations::is_empty")]
         relations: Relations,
+        /// Evidence for this fact alone ([`Proposal::evidence_of`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        evidence: Vec<String>,
     },
     Remove {
         file: String,
@@ -80,13 +83,19 @@ pub enum Operation {
         /// Relations the new fact starts with.
         #[serde(default, skip_serializing_if = "Relations::is_empty")]
         relations: Relations,
+        /// Evidence for this fact alone ([`Proposal::evidence_of`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        evidence: Vec<String>,
     },
     /// Confirms the fact as still true: approval sets `verified` (and the evidence, when the
-    /// proposal gives some) and clears a `stale` state; the text stays.
+    /// proposal gives some for it) and clears a `stale` state; the text stays.
     Verify {
         file: String,
         fact_id: String,
         before: String,
+        /// Evidence for this fact alone ([`Proposal::evidence_of`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        evidence: Vec<String>,
     },
     /// Moves the fact to another state (`active`, `stale`, `contested`, `archived`).
     State {
@@ -255,6 +264,17 @@ impl Operation {
             | Operation::Update { text, .. }
             | Operation::Supersede { text, .. } => Some(text),
             _ => None,
+        }
+    }
+
+    /// The evidence the operation gives for its own fact (empty when it gives none).
+    pub fn own_evidence(&self) -> &[String] {
+        match self {
+            Operation::Add { evidence, .. }
+            | Operation::Update { evidence, .. }
+            | Operation::Supersede { evidence, .. }
+            | Operation::Verify { evidence, .. } => evidence,
+            _ => &[],
         }
     }
 
@@ -446,6 +466,24 @@ impl Proposal {
         Ok(())
     }
 
+    /// The evidence an approval writes into the metadata of `op`'s fact: the operation's own;
+    /// else the proposal's when it adds a fact (which has none yet) or is the only operation.
+    /// Otherwise none, and the fact keeps the evidence it has: an update among several never
+    /// drops a fact's citations for evidence given for another. Removals, states and relations
+    /// write no evidence.
+    pub fn evidence_of<'a>(&'a self, op: &'a Operation) -> &'a [String] {
+        let own = op.own_evidence();
+        if !own.is_empty() {
+            return own;
+        }
+        match op {
+            Operation::Remove { .. } | Operation::State { .. } | Operation::Relate { .. } => &[],
+            Operation::Add { .. } => &self.evidence,
+            _ if self.operations.len() == 1 => &self.evidence,
+            _ => &[],
+        }
+    }
+
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).expect("proposals serialize");
         s.push('\n');
@@ -498,17 +536,13 @@ fn validate_op(
         )?;
     }
     validate_relations(op, field)?;
+    for e in op.own_evidence() {
+        unchanged(&field("evidence"), e, check_evidence(e))?;
+    }
     if let Operation::Add {
-        evidence,
-        state,
-        by,
-        fact_id,
-        ..
+        state, by, fact_id, ..
     } = op
     {
-        for e in evidence {
-            unchanged(&field("evidence"), e, check_evidence(e))?;
-        }
         match (state, by) {
             (None, None) => {}
             (Some(State::Superseded), Some(by)) if is_fact_id(by) && by != fact_id => {}

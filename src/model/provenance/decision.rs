@@ -526,6 +526,7 @@ mod tests {
     fn rejection_message_and_reading_back() {
         let mut p = proposal();
         p.operations.push(Operation::Supersede {
+            evidence: Vec::new(),
             file: "pitfalls.md".into(),
             fact_id: "f-old1".into(),
             before: "x".into(),

@@ -39,6 +39,13 @@ pub fn undo(d: &Recorded, ledger: &Ledger) -> Result<Vec<RequestOp>, UndoError> 
             .and_then(|c| c.old.clone())
     };
     let now = |fact: &str| ledger.find(fact).map(|(_, f)| f.text.clone());
+    // The text goes back; what the fact cites stays (the undo's own evidence is its commit).
+    let cites = |fact: &str| {
+        ledger
+            .find(fact)
+            .map(|(_, f)| f.meta.evidence.clone())
+            .unwrap_or_default()
+    };
     let mut ops = Vec::new();
     for op in &d.operations {
         let fact = op.fact_ids.first().cloned().unwrap_or_default();
@@ -46,6 +53,7 @@ pub fn undo(d: &Recorded, ledger: &Ledger) -> Result<Vec<RequestOp>, UndoError> 
             OpKind::Add if now(&fact).is_some() => ops.push(RequestOp::Remove { fact_id: fact }),
             OpKind::Update => match (old_text(&fact), now(&fact)) {
                 (Some(old), Some(current)) if old != current => ops.push(RequestOp::Update {
+                    evidence: cites(&fact),
                     fact_id: fact,
                     text: old,
                     relations: Default::default(),
@@ -58,6 +66,7 @@ pub fn undo(d: &Recorded, ledger: &Ledger) -> Result<Vec<RequestOp>, UndoError> 
                         file: op.file.trim_end_matches(".md").to_owned(),
                         text: old,
                         relations: Default::default(),
+                        evidence: Vec::new(),
                     });
                 }
             }
