@@ -11,7 +11,9 @@ use crate::git::history::{
 };
 use crate::git::Repo;
 use crate::model::base::config::{with_decision_records, Config};
+use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
+use crate::model::base::text::one_line;
 use crate::model::base::time::Timestamp;
 use crate::model::facts::file::is_fact_id;
 use crate::model::facts::ledger::Ledger;
@@ -19,12 +21,12 @@ use crate::model::proposals::proposal::is_proposal_id;
 use crate::model::provenance::decision::Verdict;
 use crate::model::provenance::factdiff::Files;
 use crate::model::provenance::record::{
-    judge, judge_parsed, needs_commit_proof, parse_all, InvalidRecord, Proof, Record, State,
-    StateIssue,
+    judge_parsed, needs_commit_proof, parse_all, InvalidRecord, Proof, Record, State, StateIssue,
 };
 use crate::model::provenance::signing::AllowedSigners;
 use crate::ops::init::{edit_file, Outcome};
 use crate::ops::{Result, Workspace};
+use crate::store::file::replace_unsynced;
 use crate::store::{create_new, read_optional_text};
 
 /// The state of `commit`'s facts; `None` when its ledger does not keep decision records
@@ -53,14 +55,14 @@ pub fn state_at(
     let proof = match signers {
         Some(signers) => {
             // Records `migrate` converted from signed decision commits: those commits prove them.
-            let mut by_commit = BTreeMap::new();
+            let mut checked = BTreeMap::new();
             for (id, record) in &parsed.0 {
                 if needs_commit_proof(record) && !earlier.contains(&format!("{id}.json")) {
                     let proven = proven_by_commit(repo, commit, record, signers)?;
-                    by_commit.insert(id.clone(), proven);
+                    checked.insert(id.clone(), proven);
                 }
             }
-            Some(Proof { signers, by_commit })
+            Some(Proof { signers, checked })
         }
         None => None,
     };
@@ -156,12 +158,81 @@ fn work_tree_records(ws: &Workspace) -> Result<(Files, Vec<InvalidRecord>)> {
     Ok((files, unreadable))
 }
 
-/// The fact files `facts` of the work tree against the decision records there.
+/// The fact files `facts` of the work tree against the decision records there. In a signed
+/// ledger (`allowed_signers` at HEAD), an approval counts only when it is proven as `verify`
+/// proves it: signed by a key HEAD lists, or converted from a signed decision commit.
 pub fn work_tree_state(ws: &Workspace, facts: &Files) -> Result<State> {
     let (files, unreadable) = work_tree_records(ws)?;
-    let mut state = judge(&files, &[], facts, None);
+    let parsed = parse_all(&files);
+    let head = ws.repo.gix().head_id().ok().map(|id| id.detach());
+    let keys = match head {
+        Some(head) => text_at(&ws.repo, head, paths::ALLOWED_SIGNERS)?,
+        None => None,
+    };
+    let signers = keys.as_deref().map(AllowedSigners::parse);
+    let proof = match (&signers, &keys, head) {
+        (Some(signers), Some(keys), Some(head)) => Some(Proof {
+            signers,
+            checked: checked_records(ws, head, &files, &parsed.0, signers, keys)?,
+        }),
+        _ => None,
+    };
+    let mut state = judge_parsed(&files, parsed, &[], facts, proof.as_ref());
     state.invalid.extend(unreadable);
+    state.invalid.append(&mut state.unproven);
     Ok(state)
+}
+
+/// Each approval record's proof against `signers`: migrated records by their decision commit
+/// in HEAD's history; signed ones by their signature, remembered in the git directory by the
+/// hash of the record file and of the keys, so a hook verifies only records it has not seen.
+fn checked_records(
+    ws: &Workspace,
+    head: gix::ObjectId,
+    files: &Files,
+    records: &[(String, Record)],
+    signers: &AllowedSigners,
+    keys: &str,
+) -> Result<BTreeMap<String, std::result::Result<(), String>>> {
+    let path = ws.repo.git_dir().join(paths::SIGNATURE_CACHE);
+    let header = format!("mneme-signatures 1 {}\n", sha256_hex(keys.as_bytes()));
+    let cached = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut known: BTreeMap<String, String> = cached
+        .strip_prefix(&header)
+        .unwrap_or("")
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(hash, verdict)| (hash.to_owned(), verdict.to_owned()))
+        .collect();
+    let before = known.len();
+    let mut checked = BTreeMap::new();
+    for (id, record) in records
+        .iter()
+        .filter(|(_, r)| r.verdict == Verdict::Approve)
+    {
+        let proven = if needs_commit_proof(record) {
+            proven_by_commit(&ws.repo, head, record, signers)?
+        } else {
+            let text = files.get(&format!("{id}.json")).map_or("", String::as_str);
+            let verdict = known
+                .entry(sha256_hex(text.as_bytes()))
+                .or_insert_with(|| match record.check_signature(signers) {
+                    Ok(()) => "ok".to_owned(),
+                    Err(why) => one_line(&why.to_string()),
+                });
+            match verdict.as_str() {
+                "ok" => Ok(()),
+                why => Err(why.to_owned()),
+            }
+        };
+        checked.insert(id.clone(), proven);
+    }
+    if known.len() != before {
+        let body: String = known.iter().map(|(h, v)| format!("{h} {v}\n")).collect();
+        // A read-only git directory only costs the next run the checks again.
+        let _ = replace_unsynced(&path, (header + &body).as_bytes());
+    }
+    Ok(checked)
 }
 
 /// The ids of the facts in the work tree that are not what the decision records approved, when

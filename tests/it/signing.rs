@@ -462,3 +462,67 @@ fn the_target_branch_keys_count_whenever_the_branch_forked() {
     let (code, report) = verify(&repo, &format!("{fork}..late"));
     assert_eq!(code, Some(0), "{report:#}");
 }
+
+/// In a signed ledger, `check` and the agents' context hold each approval to a signature by a
+/// key HEAD's `allowed_signers` lists: a fact whose record is unsigned or forged is an error for
+/// `check` and `[unapproved]` for the agent. Checks are remembered by the record's bytes.
+#[test]
+fn check_and_context_see_unproven_records_in_a_signed_ledger() {
+    let repo = Repo::committed();
+    let Some((grace, grace_pub)) = keygen(&repo, "grace") else {
+        return;
+    };
+    // An approval nobody signed (made before the ledger required it, or forged on a branch).
+    let unsigned = repo.approve_new("pitfalls", "Approved without a signature.");
+    require_signers(&repo, &format!("human@example.com {grace_pub}\n"));
+    sign_with(&repo, &grace);
+    let signed = repo.approve_new("pitfalls", "Approved and signed by Grace.");
+
+    let context = repo.json(&["context", "--json"]);
+    let flag = |id: &str| {
+        context["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["facts"].as_array().unwrap())
+            .find(|f| f["id"] == id)
+            .map(|f| f["unapproved"].clone())
+    };
+    assert_eq!(flag(&unsigned), Some(Value::Bool(true)), "{context:#}");
+    assert_eq!(flag(&signed), Some(Value::Bool(false)), "{context:#}");
+    let findings = repo.findings();
+    let codes: Vec<&str> = findings.iter().filter_map(|f| f["code"].as_str()).collect();
+    assert!(codes.contains(&"invalid_record"), "{findings:#?}");
+    assert!(codes.contains(&"not_as_decided"), "{findings:#?}");
+    assert!(repo.file(".git/mneme-signatures.idx").exists());
+
+    // A signature tampered with proves nothing, though the record keeps its id (the id leaves
+    // the signature out) and Grace's check was remembered.
+    let signed_record = std::fs::read_dir(repo.file(".ledger/decisions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .contains("\"signature\"")
+        })
+        .expect("Grace's signed record");
+    let text = std::fs::read_to_string(&signed_record).unwrap();
+    let mut record: Value = serde_json::from_str(&text).unwrap();
+    let armored = record["signature"].as_str().unwrap().to_owned();
+    let at = armored.find("\n").unwrap() + 10;
+    let flipped = if &armored[at..=at] == "A" { "B" } else { "A" };
+    record["signature"] =
+        Value::String(format!("{}{flipped}{}", &armored[..at], &armored[at + 1..]));
+    std::fs::write(
+        &signed_record,
+        serde_json::to_string_pretty(&record).unwrap() + "\n",
+    )
+    .unwrap();
+    let context = repo.json(&["context", "--json"]);
+    let tampered = context["unapproved"].as_array().unwrap();
+    assert!(
+        tampered.contains(&Value::String(signed.clone())),
+        "{context:#}"
+    );
+}

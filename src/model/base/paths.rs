@@ -64,6 +64,9 @@ pub const QUEUE_INDEX: &str = "mneme-queue.idx";
 /// In the git directory: the facts `context` marks stale, for the HEAD and fact files they were
 /// found for (the drift walk reads history; a hook must not).
 pub const STALE_CACHE: &str = "mneme-stale.idx";
+/// In the git directory: the signature checks of decision records, by the hash of each record
+/// file and of `allowed_signers` (a hook verifies only records it has not seen).
+pub const SIGNATURE_CACHE: &str = "mneme-signatures.idx";
 /// In the git directory: how many task files the tasks directory held, with the directory's
 /// status when it was counted (`create` sizes new ids by it without listing the directory).
 pub const TASKS_COUNT: &str = "mneme-tasks.count";

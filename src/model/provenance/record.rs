@@ -483,11 +483,12 @@ pub fn parse_all(files: &Files) -> (Vec<(String, Record)>, Vec<InvalidRecord>) {
 
 /// What proves the approvals a range adds, where signed decisions are required.
 pub struct Proof<'a> {
-    /// `allowed_signers` as the range's base has it.
+    /// `allowed_signers` as the range's target has it.
     pub signers: &'a AllowedSigners,
-    /// Unsigned records converted by `migrate` (by record id): whether their decision commit
-    /// proves them (`Err`: why not), as [`needs_commit_proof`] picks them.
-    pub by_commit: BTreeMap<String, Result<(), String>>,
+    /// Records already judged (by record id): whether they are proven (`Err`: why not). Those
+    /// `migrate` converted ([`needs_commit_proof`]) by their decision commit; others by a
+    /// cached signature check. The rest are checked against `signers`.
+    pub checked: BTreeMap<String, Result<(), String>>,
 }
 
 /// Whether `record`, added since the earlier state, can only be proven by the signed decision
@@ -535,9 +536,9 @@ pub fn judge_parsed(
             if record.verdict != Verdict::Approve || known.contains(id.as_str()) {
                 return true;
             }
-            let checked = match proof.by_commit.get(id) {
-                Some(by_commit) if needs_commit_proof(record) => by_commit.clone(),
-                _ => record
+            let checked = match proof.checked.get(id) {
+                Some(known) => known.clone(),
+                None => record
                     .check_signature(proof.signers)
                     .map_err(|e| e.to_string()),
             };
