@@ -164,7 +164,7 @@ fn work_tree_records(ws: &Workspace) -> Result<(Files, Vec<InvalidRecord>)> {
 pub fn work_tree_state(ws: &Workspace, facts: &Files) -> Result<State> {
     let (files, unreadable) = work_tree_records(ws)?;
     let parsed = parse_all(&files);
-    let head = ws.repo.gix().head_id().ok().map(|id| id.detach());
+    let head = ws.repo.gix().head_id().ok().map(gix::Id::detach);
     let keys = match head {
         Some(head) => text_at(&ws.repo, head, paths::ALLOWED_SIGNERS)?,
         None => None,

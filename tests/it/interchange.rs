@@ -353,19 +353,24 @@ fn records_and_context_packs_print_on_stdout_or_go_into_out() {
     let items = pack["items"].as_array().unwrap();
     assert_eq!(items.len(), 2, "the superseded fact is history: {items:?}");
     assert!(items.iter().all(|i| i["fact_id"] != ids[0].as_str()));
+    // The superseding fact cites what the one it replaced did.
     assert_eq!(
         pack["recommended_next_reads"],
-        serde_json::json!(["src/pool.rs"])
+        serde_json::json!(["src/db.rs", "src/pool.rs"])
     );
+    assert_eq!(pack["missing_context"], serde_json::json!([]), "{pack}");
+    let again = repo.mneme(&pack_args).output().unwrap();
+    assert_eq!(again.stdout, out.stdout, "the same bytes every time");
+    // A fact that cites nothing is named as missing context.
+    let bare = repo.approve_new("pitfalls", "Nothing cites this pitfall.");
+    let pack = repo.json(&pack_args);
     assert!(
         pack["missing_context"][0]
             .as_str()
             .unwrap()
-            .contains("cites no evidence"),
+            .contains(&format!("{bare} cites no evidence")),
         "{pack}"
     );
-    let again = repo.mneme(&pack_args).output().unwrap();
-    assert_eq!(again.stdout, out.stdout, "the same bytes every time");
 
     let out = repo
         .mneme(&["export", "--format", "records", "--task", "x", "--json"])
