@@ -688,6 +688,26 @@ enum Source<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A request to add `text` to `file`, with no relations or evidence of its own.
+    fn add_op(file: &str, text: &str) -> RequestOp {
+        RequestOp::Add {
+            file: file.into(),
+            text: text.into(),
+            relations: Relations::new(),
+            evidence: Vec::new(),
+        }
+    }
+
+    /// A request for new `text` of `fact_id`.
+    fn update_op(fact_id: &str, text: &str) -> RequestOp {
+        RequestOp::Update {
+            fact_id: fact_id.into(),
+            text: text.into(),
+            relations: Relations::new(),
+            evidence: Vec::new(),
+        }
+    }
     use crate::model::facts::ledger::tests::ledger;
     use crate::model::proposals::proposal::Operation;
 
@@ -724,18 +744,11 @@ mod tests {
             &l,
             &Queue::default(),
             req(vec![
-                RequestOp::Add {
-                    evidence: Vec::new(),
-                    file: "pitfalls".into(),
-                    text: " We use PostgreSQL 16 for analytics, not SQLite. ".into(),
-                    relations: Default::default(),
-                },
-                RequestOp::Update {
-                    evidence: Vec::new(),
-                    fact_id: "f-aaaa".into(),
-                    text: "We use PostgreSQL 17.".into(),
-                    relations: Default::default(),
-                },
+                add_op(
+                    "pitfalls",
+                    " We use PostgreSQL 16 for analytics, not SQLite. ",
+                ),
+                update_op("f-aaaa", "We use PostgreSQL 17."),
                 RequestOp::Supersede {
                     evidence: Vec::new(),
                     fact_id: "f-bbbb".into(),
@@ -791,21 +804,11 @@ mod tests {
             PlanError::Lookup(LookupError::UnknownFact { .. })
         ));
         assert!(matches!(
-            run(vec![RequestOp::Add {
-                evidence: Vec::new(),
-                file: "../x".into(),
-                text: "t".into(),
-                relations: Default::default(),
-            }]),
+            run(vec![add_op("../x", "t")]),
             PlanError::Lookup(LookupError::InvalidFileName { .. })
         ));
         assert!(matches!(
-            run(vec![RequestOp::Add {
-                evidence: Vec::new(),
-                file: "pitfalls".into(),
-                text: "  ".into(),
-                relations: Default::default(),
-            }]),
+            run(vec![add_op("pitfalls", "  ")]),
             PlanError::Text(TextError::Empty)
         ));
         assert!(matches!(
@@ -818,34 +821,19 @@ mod tests {
             PlanError::Text(TextError::TooLong { .. })
         ));
         assert!(matches!(
-            run(vec![RequestOp::Add { evidence: Vec::new(), file: "pitfalls".into(), text: "we use postgresql 16 NOT sqlite".into(), relations: Default::default() }]),
+            run(vec![add_op("pitfalls", "we use postgresql 16 NOT sqlite")]),
             PlanError::DuplicateFact { id, .. } if id == "f-aaaa"
         ));
         assert!(matches!(
-            run(vec![RequestOp::Update {
-                evidence: Vec::new(),
-                fact_id: "f-aaaa".into(),
-                text: "We use PostgreSQL 16 not SQLite".into(),
-                relations: Default::default(),
-            }]),
+            run(vec![update_op("f-aaaa", "We use PostgreSQL 16 not SQLite")]),
             PlanError::NoChange { .. }
         ));
         assert!(matches!(
-            run(vec![RequestOp::Update {
-                evidence: Vec::new(),
-                fact_id: "f-old1".into(),
-                text: "x".into(),
-                relations: Default::default(),
-            }]),
+            run(vec![update_op("f-old1", "x")]),
             PlanError::SupersededFact { .. }
         ));
         assert!(matches!(
-            run(vec![RequestOp::Add {
-                evidence: Vec::new(),
-                file: "pitfalls".into(),
-                text: "a <!-- b".into(),
-                relations: Default::default(),
-            }]),
+            run(vec![add_op("pitfalls", "a <!-- b")]),
             PlanError::Text(TextError::Invalid { .. })
         ));
         assert!(matches!(run(vec![]), PlanError::NoOperations));
@@ -912,12 +900,7 @@ mod tests {
         let first = plan(
             &l,
             &Queue::default(),
-            req(vec![RequestOp::Add {
-                evidence: Vec::new(),
-                file: "pitfalls".into(),
-                text: "Cache keys include the tenant.".into(),
-                relations: Default::default(),
-            }]),
+            req(vec![add_op("pitfalls", "Cache keys include the tenant.")]),
             &ctx(),
         )
         .unwrap()
@@ -925,26 +908,17 @@ mod tests {
         let again = plan(
             &l,
             &Queue::of([&first], &l.limits()),
-            req(vec![RequestOp::Add {
-                evidence: Vec::new(),
-                file: "architecture".into(),
-                text: "cache keys include the tenant".into(),
-                relations: Default::default(),
-            }]),
+            req(vec![add_op(
+                "architecture",
+                "cache keys include the tenant",
+            )]),
             &ctx(),
         );
         assert!(
             matches!(again, Err(PlanError::DuplicateProposal { proposal }) if proposal == first.id)
         );
         // The id a request would get is not minted again while a pending proposal reserves it.
-        let other = || {
-            req(vec![RequestOp::Add {
-                evidence: Vec::new(),
-                file: "pitfalls".into(),
-                text: "Something else.".into(),
-                relations: Default::default(),
-            }])
-        };
+        let other = || req(vec![add_op("pitfalls", "Something else.")]);
         let alone = plan(&l, &Queue::default(), other(), &ctx())
             .unwrap()
             .proposal;
