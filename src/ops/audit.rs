@@ -11,7 +11,7 @@ use crate::model::evidence::drift::Drifted;
 use crate::model::facts::ledger::FactFileEntry;
 use crate::model::provenance::audit::{audit, Audit, Examined, Violation};
 use crate::model::provenance::net::{net_summary, NetSummary, RangeEnds};
-use crate::model::provenance::record::{State, StateIssue};
+use crate::model::provenance::record::State;
 use crate::model::provenance::signing::AllowedSigners;
 use crate::model::provenance::summary::{summarize, Summary};
 use crate::ops::records::state_at;
@@ -114,39 +114,30 @@ pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (j, recheck)
     });
-    let j = j?;
-    let state = state_at(&ws.repo, j.range.head, j.fork, j.signers.as_ref())?;
-    let (mut violations, mut notes) = (j.audit.violations, j.audit.notes);
-    // The records prove each approval in the tree (where signing is required, by their own
-    // signatures): a commit whose facts the records explain (a squash, a rebase merge, a
-    // cherry-pick rewrote the decision's commit, and the forge signed it or nobody did) is only
-    // noted.
-    if let Some(state) = &state {
-        let off: std::collections::BTreeSet<&str> =
-            state.issues.iter().map(StateIssue::fact).collect();
-        let (explained, kept): (Vec<_>, Vec<_>) = violations.into_iter().partition(|v| {
-            // A decision commit's own problem (its signature) names no fact: the records
-            // answer it only when they explain every fact.
-            state.holds()
-                || (!v.facts.is_empty() && v.facts.iter().all(|f| !off.contains(f.as_str())))
-        });
-        violations = kept;
-        notes.extend(explained.into_iter().map(|mut v| {
-            v.problems
-                .push("the decision records explain these facts as they stand".into());
-            v
-        }));
-    }
+    let mut j = j?;
+    let state = reconcile(ws, &mut j)?;
     Ok(Verification {
         recheck: recheck?,
         range: j.range.label,
         commits: j.count,
         decisions: j.commits.iter().filter(|c| c.decision.is_some()).count(),
-        violations,
-        notes,
+        violations: j.audit.violations,
+        notes: j.audit.notes,
         signatures: j.signatures,
         state,
     })
+}
+
+/// The state of the range's head by its decision records (`None` for a ledger without them),
+/// with the audit reconciled to it: what the records explain is history that carried approvals
+/// (a squash, a rebase merge, a cherry-pick), noted, never unreviewed. Every view of a range
+/// (`verify`, `diff`, `diff --by-commit`) judges it so.
+fn reconcile(ws: &Workspace, j: &mut Judged) -> Result<Option<State>> {
+    let state = state_at(&ws.repo, j.range.head, j.fork, j.signers.as_ref())?;
+    if let Some(state) = &state {
+        j.audit.explain_by_records(state);
+    }
+    Ok(state)
 }
 
 /// The facts at the head of `range` whose cited files the range changed since they were vouched for.
@@ -161,13 +152,15 @@ fn recheck(repo: &Repo, range: &Range) -> Result<Vec<Drifted>> {
 
 /// The net change of `range` (or the default range), fact by fact.
 pub fn diff(ws: &Workspace, range: Option<&str>) -> Result<NetSummary> {
+    let mut j = judge(ws, resolve_range(&ws.repo, range)?)?;
+    reconcile(ws, &mut j)?;
     let Judged {
         range,
         fork,
         commits,
         audit,
         ..
-    } = judge(ws, resolve_range(&ws.repo, range)?)?;
+    } = j;
     let pending = proposals_at(&ws.repo, range.head)?;
     let before = facts_of(&ws.repo, fork)?;
     let after = facts_of(&ws.repo, Some(range.head))?;
@@ -183,7 +176,8 @@ pub fn diff(ws: &Workspace, range: Option<&str>) -> Result<NetSummary> {
 
 /// What each commit of `range` (or the default range) did to the facts (`diff --by-commit`).
 pub fn diff_by_commit(ws: &Workspace, range: Option<&str>) -> Result<Summary> {
-    let j = judge(ws, resolve_range(&ws.repo, range)?)?;
+    let mut j = judge(ws, resolve_range(&ws.repo, range)?)?;
+    reconcile(ws, &mut j)?;
     let pending = proposals_at(&ws.repo, j.range.head)?;
     Ok(summarize(&j.range.label, &j.commits, &j.audit, &pending))
 }

@@ -37,6 +37,29 @@ fn a_squash_merge_of_approvals_passes_verify_by_their_records() {
     // The forge's commit is history, noted: the records explain its facts.
     let notes = v["notes"].to_string();
     assert!(notes.contains("decision records explain"), "{notes}");
+    // The summary a workflow posts agrees with verify: no false alarm, the facts approved.
+    let range = format!("{base}..HEAD");
+    let net = repo.json(&["diff", &range, "--format", "json"]);
+    assert_eq!(net["unreviewed"], serde_json::json!([]), "{net:#}");
+    for fact in net["facts"].as_array().unwrap() {
+        assert_eq!(fact["unreviewed"], false, "{net:#}");
+        assert_eq!(fact["steps"][0]["how"], "recorded", "{net:#}");
+    }
+    let markdown = String::from_utf8(
+        repo.mneme(&["diff", &range, "--format", "markdown"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        !markdown.contains("WARNING") && !markdown.contains("revert"),
+        "{markdown}"
+    );
+    let text = String::from_utf8(repo.mneme(&["diff", &range]).output().unwrap().stdout).unwrap();
+    assert!(text.contains("its decision records approve it"), "{text}");
+    let by_commit = repo.json(&["diff", &range, "--by-commit", "--format", "json"]);
+    assert_eq!(by_commit["unreviewed_commits"], 0, "{by_commit:#}");
 
     // A ledger that does not keep records has only the history as proof: the squash fails it.
     let old = Repo::committed();

@@ -78,7 +78,10 @@ pub fn text(s: &NetSummary) -> String {
             }
             for step in &f.steps {
                 let line = step_line(step, Form::Plain);
-                let style = if step.how == How::Approved { DIM } else { WARN };
+                let style = match step.how {
+                    How::Approved | How::Recorded => DIM,
+                    How::Unreviewed | How::Merge => WARN,
+                };
                 let _ = writeln!(out, "    {}", paint(style, esc1(&line)));
             }
         }
@@ -228,6 +231,11 @@ fn step_line(step: &Step, form: Form<'_>) -> String {
         How::Merge => format!(
             "{} {commit} {} by {} (in neither parent)",
             form.warning("written while resolving a merge"),
+            form.quote(&step.subject),
+            author()
+        ),
+        How::Recorded => format!(
+            "landed by {commit} {} by {}: its decision records approve it",
             form.quote(&step.subject),
             author()
         ),

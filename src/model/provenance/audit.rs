@@ -1,6 +1,8 @@
 //! The audit behind `mneme verify`: every commit of a range that changes facts must be a
 //! review decision that does exactly what it records. Pure over examined commits.
 
+use std::collections::BTreeSet;
+
 use serde::Serialize;
 
 use crate::model::base::time::Timestamp;
@@ -11,6 +13,7 @@ use crate::model::provenance::decision::{Recorded, Verdict};
 use crate::model::provenance::factdiff::{
     changes, check_decision, diff_with, merge_invented, Files, FilesDiff, Parses,
 };
+use crate::model::provenance::record::{State, StateIssue};
 use crate::model::provenance::signing::{AllowedSigners, SignatureProblem};
 
 /// One commit of a range, and what it did to the ledger.
@@ -103,6 +106,34 @@ pub struct Violation {
 pub struct Audit {
     pub violations: Vec<Violation>,
     pub notes: Vec<Violation>,
+    /// Commits that changed facts without being decisions, whose facts the decision records
+    /// explain (a squash, a rebase merge, a cherry-pick rewrote the decisions' commits): history
+    /// that carried approvals, noted, never unreviewed.
+    #[serde(skip)]
+    pub recorded: BTreeSet<String>,
+}
+
+impl Audit {
+    /// Reconciles the history with the decision records at the range's head (`state`): a
+    /// violation whose facts the records explain becomes a note, as `verify` judges it, so that
+    /// every view of the range agrees with it. A decision commit's own problem (its signature)
+    /// names no fact: the records answer it only when they explain every fact.
+    pub fn explain_by_records(&mut self, state: &State) {
+        let off: BTreeSet<&str> = state.issues.iter().map(StateIssue::fact).collect();
+        let (explained, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.violations)
+            .into_iter()
+            .partition(|v| {
+                state.holds()
+                    || (!v.facts.is_empty() && v.facts.iter().all(|f| !off.contains(f.as_str())))
+            });
+        self.violations = kept;
+        for mut v in explained {
+            v.problems
+                .push("the decision records explain these facts as they stand".into());
+            self.recorded.insert(v.commit.clone());
+            self.notes.push(v);
+        }
+    }
 }
 
 /// Every commit that changes facts must be a mneme approval whose change is exactly what it

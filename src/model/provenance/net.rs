@@ -54,6 +54,9 @@ pub enum How {
     Unreviewed,
     /// Text written while resolving a merge: in neither parent.
     Merge,
+    /// A commit that carried approvals without their decision commits (a squash, a rebase
+    /// merge, a cherry-pick): the decision records explain the fact as it stands.
+    Recorded,
 }
 
 /// One commit's change to one fact.
@@ -198,10 +201,15 @@ pub fn net_summary(
             .decision
             .as_ref()
             .filter(|d| d.verdict == Verdict::Approve && !bad);
+        let without_decision = if audit.recorded.contains(&c.id) {
+            How::Recorded
+        } else {
+            How::Unreviewed
+        };
         for f in found {
             let step = match approval {
                 Some(d) => Step::approved(c, d, f),
-                None => Step::other(c, How::Unreviewed, f.new.clone()),
+                None => Step::other(c, without_decision, f.new.clone()),
             };
             let entry = steps.entry(f.fact.clone()).or_default();
             entry.0.clone_from(&f.file);
@@ -273,7 +281,9 @@ fn fact_net(
             (Some(b), Some(a)) => meta_delta(&b.meta, &a.meta),
             _ => Vec::new(),
         },
-        unreviewed: steps.iter().any(|s| s.how != How::Approved),
+        unreviewed: steps
+            .iter()
+            .any(|s| !matches!(s.how, How::Approved | How::Recorded)),
         steps,
     }
 }
