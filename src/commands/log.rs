@@ -1,5 +1,5 @@
-use mneme::git::history::decisions;
 use mneme::model::provenance::decision::{mark_in_effect, Recorded, Verdict};
+use mneme::ops::records::decisions_with_records;
 
 use crate::cli::ui::{day, esc1, old_new, paint, short, DIM, ID, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
@@ -27,8 +27,8 @@ pub struct Args {
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
     // A fact's history says which approvals its text descends from: that needs their texts.
-    let mut decisions = decisions(
-        &ws.repo,
+    let mut decisions = decisions_with_records(
+        &ws,
         args.fact_id.as_deref(),
         args.max_count,
         args.patch || args.fact_id.is_some(),
@@ -107,7 +107,12 @@ pub fn line(r: &Recorded) -> String {
     format!(
         "{} {} {:<7} {} {}{flags}\n",
         paint(DIM, day(&r.date)),
-        paint(ID, short(&r.commit)),
+        paint(
+            ID,
+            r.record
+                .as_ref()
+                .map_or_else(|| short(&r.commit), |_| "record")
+        ),
         r.verdict.as_str(),
         esc1(&ops),
         paint(

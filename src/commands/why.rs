@@ -1,6 +1,6 @@
-use mneme::git::history::decisions;
 use mneme::model::provenance::decision::mark_in_effect;
 use mneme::model::views::{FactView, Why};
+use mneme::ops::records::decisions_with_records;
 use mneme::ops::show::citing_tasks;
 use mneme::ops::{now, standings};
 
@@ -27,7 +27,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     if let Some(view) = fact.as_mut() {
         view.cited_by_tasks = citing_tasks(&ws, cx.ui, id)?;
     }
-    let mut decisions = decisions(&ws.repo, Some(id), None, true)?;
+    let mut decisions = decisions_with_records(&ws, Some(id), None, true)?;
     mark_in_effect(id, fact.as_ref().map(|f| f.text.as_str()), &mut decisions);
     if fact.is_none() && decisions.is_empty() {
         // Neither in the ledger nor in history: report it as unknown, listing the known ids.
@@ -71,6 +71,17 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             paint(DIM, "proposal:"),
             esc1(&r.proposal)
         ));
+        if let Some(record) = &r.record {
+            out.push_str(&format!(
+                "  {} {} {}\n",
+                paint(DIM, "decision record:"),
+                esc1(record),
+                paint(
+                    DIM,
+                    "(a merge rewrote its decision commit; its reason and evidence were there)"
+                )
+            ));
+        }
         for line in esc(&r.reason).lines() {
             out.push_str(&format!("  {line}\n"));
         }

@@ -18,7 +18,7 @@ use crate::model::base::time::Timestamp;
 use crate::model::facts::file::is_fact_id;
 use crate::model::facts::ledger::Ledger;
 use crate::model::proposals::proposal::is_proposal_id;
-use crate::model::provenance::decision::Verdict;
+use crate::model::provenance::decision::{Recorded, Verdict};
 use crate::model::provenance::factdiff::Files;
 use crate::model::provenance::record::{
     judge_parsed, needs_commit_proof, parse_all, InvalidRecord, Proof, Record, State, StateIssue,
@@ -233,6 +233,44 @@ fn checked_records(
         let _ = replace_unsynced(&path, (header + &body).as_bytes());
     }
     Ok(checked)
+}
+
+/// The decisions `log` and `why` show, newest first: those in the history of HEAD (with their
+/// commits, reasons and texts), and those known only by their record in the work tree, whose
+/// commit history lacks (a squash, a rebase merge or a cherry-pick rewrote it). These are placed
+/// by their time among the others, which keep history's order. With `fact`, only decisions that
+/// touch it; with `limit`, the newest.
+pub fn decisions_with_records(
+    ws: &Workspace,
+    fact: Option<&str>,
+    limit: Option<usize>,
+    texts: bool,
+) -> Result<Vec<Recorded>> {
+    let mut out = decisions(&ws.repo, fact, limit, texts)?;
+    let known: BTreeSet<(String, &str)> = out
+        .iter()
+        .map(|r| (r.proposal.clone(), r.verdict.as_str()))
+        .collect();
+    let (files, _) = work_tree_records(ws)?;
+    let mut only_recorded: Vec<Recorded> = parse_all(&files)
+        .0
+        .into_iter()
+        .filter(|(_, r)| !known.contains(&(r.proposal.clone(), r.verdict.as_str())))
+        .filter(|(_, r)| fact.is_none_or(|f| r.facts.iter().any(|h| h.id == f)))
+        .map(|(id, r)| r.as_recorded(&id))
+        .collect();
+    only_recorded.sort_by(|a, b| b.date.cmp(&a.date));
+    for r in only_recorded {
+        let at = out
+            .iter()
+            .position(|h| h.date < r.date)
+            .unwrap_or(out.len());
+        out.insert(at, r);
+    }
+    if let Some(n) = limit {
+        out.truncate(n);
+    }
+    Ok(out)
 }
 
 /// The ids of the facts in the work tree that are not what the decision records approved, when

@@ -60,6 +60,18 @@ fn a_squash_merge_of_approvals_passes_verify_by_their_records() {
     assert!(text.contains("its decision records approve it"), "{text}");
     let by_commit = repo.json(&["diff", &range, "--by-commit", "--format", "json"]);
     assert_eq!(by_commit["unreviewed_commits"], 0, "{by_commit:#}");
+    // why and log know the approval by its record, though history lost its decision commit.
+    let why = String::from_utf8(repo.mneme(&["why", &a]).output().unwrap().stdout).unwrap();
+    assert!(!why.contains("written by hand"), "{why}");
+    assert!(
+        why.contains("decision record") && why.contains("approve"),
+        "{why}"
+    );
+    let log = repo.json(&["log", &a, "--json"]);
+    assert_eq!(log.as_array().unwrap().len(), 1, "{log:#}");
+    assert_eq!(log[0]["verdict"], "approve", "{log:#}");
+    assert_eq!(log[0]["operations"][0]["op"], "add", "{log:#}");
+    assert!(log[0]["record"].is_string(), "{log:#}");
 
     // A ledger that does not keep records has only the history as proof: the squash fails it.
     let old = Repo::committed();

@@ -308,6 +308,10 @@ pub struct Recorded {
     /// outside review since. See [`mark_in_effect`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub in_effect: Option<bool>,
+    /// For a decision known only by its record (history lacks its commit: a squash, a rebase
+    /// merge or a cherry-pick rewrote it): the record's id. `commit` is then empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<String>,
 }
 
 /// Marks which approvals of `fact` (in `decisions`, newest first, with their `changes`) the fact's
@@ -412,6 +416,7 @@ impl Recorded {
             malformed: Vec::new(),
             dropped: Vec::new(),
             in_effect: None,
+            record: None,
         }
     }
 

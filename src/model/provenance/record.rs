@@ -20,8 +20,8 @@ use crate::model::base::paths;
 use crate::model::base::text::{first_chars, first_hidden};
 use crate::model::base::time::Timestamp;
 use crate::model::facts::file::is_fact_id;
-use crate::model::proposals::proposal::is_proposal_id;
-use crate::model::provenance::decision::Verdict;
+use crate::model::proposals::proposal::{is_proposal_id, OpKind};
+use crate::model::provenance::decision::{Recorded, RecordedOp, Verdict};
 use crate::model::provenance::factdiff::{fact_map, FactState, Files};
 use crate::model::provenance::signing::{AllowedSigners, SignatureProblem};
 
@@ -169,6 +169,32 @@ impl Record {
     pub fn email(&self) -> Option<&str> {
         let (_, rest) = self.by.rsplit_once('<')?;
         rest.strip_suffix('>')
+    }
+
+    /// The decision as `log` and `why` show it where history lacks its commit (a squash, a
+    /// rebase merge or a cherry-pick rewrote it): who decided, when, and which facts it added,
+    /// changed or removed. The reason and evidence lived in the commit.
+    pub fn as_recorded(&self, id: &str) -> Recorded {
+        let mut r = Recorded::new(self.verdict, &self.proposal);
+        r.date =
+            Timestamp::parse(&self.at).map_or_else(|| self.at.clone(), Timestamp::rfc3339_seconds);
+        r.reviewer = Some(self.by.clone());
+        r.subject = format!("decision record {id} (its decision commit is not in this history)");
+        r.operations = self
+            .facts
+            .iter()
+            .map(|f| RecordedOp {
+                op: match (&f.before, &f.after) {
+                    (None, Some(_)) => OpKind::Add,
+                    (Some(_), None) => OpKind::Remove,
+                    _ => OpKind::Update,
+                },
+                fact_ids: vec![f.id.clone()],
+                file: String::new(),
+            })
+            .collect();
+        r.record = Some(id.to_owned());
+        r
     }
 
     /// Whether a key `signers` lists for the reviewer signed this record, valid at its time.
