@@ -13,11 +13,13 @@ use std::rc::Rc;
 
 use gix::bstr::ByteSlice;
 
-use crate::git::history::{blob_text, mentions_decision, read_commit};
+use crate::git::history::{blob_text, mentions_decision, read_commit, subtree};
 use crate::git::{Repo, Result};
+use crate::model::base::paths;
 use crate::model::base::time::Timestamp;
 use crate::model::evidence::drift::{CommitRef, Version, Watched};
 use crate::model::provenance::decision::Verdict;
+use crate::model::provenance::record::Record;
 
 /// A commit that changed a watched path.
 #[derive(Debug, Clone)]
@@ -212,8 +214,12 @@ pub fn walk(
         .map(|(i, w)| (w.fact.as_str(), i))
         .collect();
     let mut paths: Vec<&str> = watched.iter().flat_map(Watched::paths).collect();
+    // The decision records too: a commit that adds some without being a decision (a forge's
+    // squash) vouches for what they approved.
+    paths.push(paths::DECISIONS);
     paths.sort_unstable();
     paths.dedup();
+    let decisions_dir = paths.binary_search(&paths::DECISIONS).ok();
     let tree_of_paths = Node::of(&paths);
     let mut cache = Entries::new();
     // For each path, `(fact, slot)`: which facts cite it and where it is in their `touched`.
@@ -261,7 +267,8 @@ pub fn walk(
         let commit = repo.find_commit(info.id)?;
         let time = commit.time()?.seconds;
         let mut subject = None;
-        if mentions_decision(&commit)? {
+        let decision = mentions_decision(&commit)?;
+        if decision {
             let text = read_commit(&commit)?;
             if let Some(d) = text.decision.filter(|d| d.verdict == Verdict::Approve) {
                 for fact in d.operations.iter().filter_map(|o| o.vouches()) {
@@ -282,8 +289,7 @@ pub fn walk(
             cut_short |= unsettled.iter().any(|&f| !cover.has(f));
             continue;
         }
-        let open = |f: usize| !cover.has(f) && !settled.has(f);
-        if unsettled.iter().any(|&f| open(f)) {
+        if unsettled.iter().any(|&f| !cover.has(f) && !settled.has(f)) {
             let tree = Some(commit.tree_id()?.detach());
             // Changed as `git log -- path` counts it: unlike every parent (anything, for a root).
             let mut changed: Option<Vec<usize>> = None;
@@ -304,6 +310,20 @@ pub fn walk(
                     all
                 }
             };
+            let adds_records = decisions_dir.is_some_and(|k| changed.contains(&k));
+            if adds_records && !decision && info.parent_ids.len() <= 1 {
+                for fact in recorded_approvals(repo, &commit, info.parent_ids.first())? {
+                    if let Some(&i) = index.get(fact.as_str()) {
+                        cover.insert(i);
+                        seen[i].anchor.get_or_insert_with(|| CommitRef {
+                            id: info.id.to_string(),
+                            date: Timestamp::from_unix(time).rfc3339_seconds(),
+                            subject: summary(&commit).unwrap_or_default(),
+                        });
+                    }
+                }
+            }
+            let open = |f: usize| !cover.has(f) && !settled.has(f);
             for k in changed {
                 if !watchers[k].iter().any(|&(f, _)| open(f)) {
                     continue;
@@ -366,6 +386,51 @@ pub fn walk(
 }
 
 const DAY: i64 = 24 * 60 * 60;
+
+/// The facts that the approval records `commit` adds (relative to `parent`) vouch for: each
+/// fact an approval left in place. Records that do not parse vouch for nothing.
+fn recorded_approvals(
+    repo: &gix::Repository,
+    commit: &gix::Commit<'_>,
+    parent: Option<&gix::ObjectId>,
+) -> Result<Vec<String>> {
+    let Some(new) = subtree(repo, commit.tree_id()?.detach(), paths::DECISIONS)? else {
+        return Ok(Vec::new());
+    };
+    let old = match parent {
+        Some(p) => subtree(
+            repo,
+            repo.find_commit(*p)?.tree_id()?.detach(),
+            paths::DECISIONS,
+        )?,
+        None => None,
+    };
+    let mut files = Vec::new();
+    added(repo, old, new, paths::DECISIONS, &mut files)?;
+    let mut facts = Vec::new();
+    for (path, blob) in files {
+        let Some(id) = path
+            .rsplit('/')
+            .next()
+            .and_then(|name| name.strip_suffix(".json"))
+        else {
+            continue;
+        };
+        let Ok(record) = Record::parse(id, &blob_text(repo, blob)?) else {
+            continue;
+        };
+        if record.verdict == Verdict::Approve {
+            facts.extend(
+                record
+                    .facts
+                    .into_iter()
+                    .filter(|f| f.after.is_some())
+                    .map(|f| f.id),
+            );
+        }
+    }
+    Ok(facts)
+}
 
 fn summary(commit: &gix::Commit<'_>) -> Result<String> {
     Ok(commit.message()?.summary().to_str_lossy().into_owned())

@@ -477,7 +477,7 @@ fn examine_one(
 }
 
 /// The id of the tree at `path` inside `tree`, if any.
-fn subtree(
+pub(crate) fn subtree(
     repo: &gix::Repository,
     tree: gix::ObjectId,
     path: &str,

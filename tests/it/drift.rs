@@ -249,22 +249,13 @@ fn facts_without_an_approval_are_measured_from_their_date() {
     let repo = Repo::committed();
     repo.write("src/a.rs", "a\n");
     repo.write("src/b.rs", "b\n");
-    repo.seed_facts(
-        "architecture",
-        &[
-            (
-                "f-old1",
-                "Old and dated. <!-- since: 2020-01-01; evidence: src/a.rs -->",
-            ),
-            (
-                "f-new1",
-                "Dated far ahead. <!-- since: 2999-01-01; evidence: src/b.rs -->",
-            ),
-            (
-                "f-none",
-                "No date. <!-- evidence: src/a.rs ../outside.rs /etc/passwd -->",
-            ),
-        ],
+    // Written by hand, with no decision record: nothing but their dates vouches for them.
+    repo.write(
+        ".ledger/facts/architecture.md",
+        "# Architecture\n\n\
+         - **f-old1** Old and dated. <!-- since: 2020-01-01; evidence: src/a.rs -->\n\
+         - **f-new1** Dated far ahead. <!-- since: 2999-01-01; evidence: src/b.rs -->\n\
+         - **f-none** No date. <!-- evidence: src/a.rs ../outside.rs /etc/passwd -->\n",
     );
     commit(&repo, "hand-written facts");
     repo.write("src/a.rs", "A\n");
@@ -381,4 +372,35 @@ fn a_shallow_clone_is_read_as_far_as_it_goes_and_says_so() {
         .success()
         .stdout(predicates::str::contains("this clone is shallow"));
     assert_eq!(repo.json(&["stale", "--json"])["shallow"], false);
+}
+
+/// A re-verification that lands by a forge's squash merge (its decision commit gone, its record
+/// carried along) vouches for the fact from the squash commit on, as the decision commit would
+/// have: the code change before it is not drift.
+#[test]
+fn a_squashed_verification_anchors_drift_at_the_squash_commit() {
+    let (repo, lines, _) = two_facts();
+    repo.write("src/db.rs", &DB.replace("three", "THREE"));
+    commit(&repo, "change the pool");
+    assert!(drifted(&repo, &[], &lines).is_some(), "the change is drift");
+
+    repo.git(&["checkout", "-q", "-b", "recheck"]);
+    let p = repo.propose(&["verify", &lines, "--reason", "re-read the pool"]);
+    repo.approve(&p);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--squash", "recheck"]);
+    commit(&repo, "Re-check the pool facts (#7)");
+    assert_eq!(
+        drifted(&repo, &[], &lines),
+        None,
+        "vouched for by the squash"
+    );
+    let context = repo.json(&["context", "--json"]);
+    assert!(
+        !context["drifted"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::String(lines.clone())),
+        "{context:#}"
+    );
 }
