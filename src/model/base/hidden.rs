@@ -74,9 +74,9 @@ pub fn with_hidden(s: &str) -> impl Iterator<Item = (char, bool)> + '_ {
 struct Context {
     /// The character before, and whether it was shown.
     prev: Option<(char, bool)>,
-    /// The last character that takes part in cursive joining: marks between a letter and a
-    /// joiner (Arabic vowel signs) are transparent to it.
-    joining: Option<char>,
+    /// The last character that takes part in cursive joining, and whether it was hidden: marks
+    /// between a letter and a joiner (Arabic vowel signs) are transparent to it.
+    joining: Option<(char, bool)>,
     /// Tag characters still to come in an emoji tag sequence.
     tags: usize,
 }
@@ -86,7 +86,10 @@ impl Context {
         if !can_hide(c) {
             return false;
         }
-        let prev = self.prev.map(|(p, _)| p);
+        // A joiner or selector shapes only what is itself shown: next to an escaped code point
+        // it would be printed raw beside the escape, shaping nothing.
+        let prev = self.prev.filter(|(_, hidden)| !hidden).map(|(p, _)| p);
+        let next = next.filter(|&n| !can_hide(n));
         // A selector follows the character it selects a form of, one per character.
         let selects = |p: char| match c {
             '\u{fe0e}' | '\u{fe0f}' => CodePointSetData::new::<Emoji>().contains(p),
@@ -101,7 +104,9 @@ impl Context {
             .is_some_and(|(p, hidden)| !hidden && !is_variation_selector(p) && selects(p));
         let after_virama = prev
             .is_some_and(|p| CodePointMapData::<CanonicalCombiningClass>::new().get(p) == VIRAMA);
-        let after_joining_letter = self.joining.is_some_and(joins_cursively);
+        let after_joining_letter = self
+            .joining
+            .is_some_and(|(j, hidden)| !hidden && is_letter_or_mark(j) && joins_cursively(j));
         let before_letter = next.is_some_and(is_letter_or_mark);
         let shapes = match c {
             ZWNJ => (after_virama || after_joining_letter) && before_letter,
@@ -123,7 +128,7 @@ impl Context {
     fn step(&mut self, c: char, hidden: bool) {
         self.prev = Some((c, hidden));
         if CodePointMapData::<JoiningType>::new().get(c) != JoiningType::Transparent {
-            self.joining = Some(c);
+            self.joining = Some((c, hidden));
         }
     }
 }
@@ -263,6 +268,10 @@ mod tests {
             ("unassigned \u{50000}", '\u{50000}'),
             ("annotation \u{fff9}", '\u{fff9}'),
             ("trojan \u{202e}", '\u{202e}'),
+            // Found by the property tests: a joiner between unassigned pictographs, which are
+            // escaped, would be printed raw between the escapes.
+            ("\u{1f6ed}\u{200d}\u{1f1af}", '\u{1f6ed}'),
+            ("\u{628}\u{200d}\u{200c}\u{628}", '\u{200d}'),
         ] {
             assert_eq!(hidden(text).first(), Some(&what), "{text:?}");
         }

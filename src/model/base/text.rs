@@ -297,6 +297,8 @@ mod tests {
                 format!("❤{c}"),
                 format!("漢{c}"),
                 format!("\u{1820}{c}"),
+                format!("\u{1f6ed}{c}\u{1f1af}"),
+                format!("\u{e000}{c}\u{628}"),
                 format!("🏴{c}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}"),
             ] {
                 check(&text, c);
