@@ -242,19 +242,11 @@ fn read_back(context: &Context) {
         }
     }
     for fact in context.files.iter().flat_map(|f| &f.facts) {
-        let id = match &fact.id {
-            Some(id) => format!("{id} "),
-            None => format!("(no id, line {}) ", fact.line),
-        };
         let statement = escape_controls(&fact.text)
             .lines()
             .collect::<Vec<_>>()
             .join("\n");
-        let note = fact
-            .standing_note()
-            .map(|n| format!("[{}] ", escape_line(&n)))
-            .unwrap_or_default();
-        let expected = format!("{id}{note}{statement}");
+        let expected = format!("{}{statement}", briefing::fact_label(fact));
         let Some(at) = read.iter().position(|r| *r == expected) else {
             panic!("{expected:?} is not read back from the context:\n{text}");
         };

@@ -314,11 +314,14 @@ pub fn walk(
             if adds_records && !decision && info.parent_ids.len() <= 1 {
                 for fact in recorded_approvals(repo, &commit, info.parent_ids.first())? {
                     if let Some(&i) = index.get(fact.as_str()) {
+                        if subject.is_none() {
+                            subject = Some(summary(&commit)?);
+                        }
                         cover.insert(i);
                         seen[i].anchor.get_or_insert_with(|| CommitRef {
                             id: info.id.to_string(),
                             date: Timestamp::from_unix(time).rfc3339_seconds(),
-                            subject: summary(&commit).unwrap_or_default(),
+                            subject: subject.clone().unwrap_or_default(),
                         });
                     }
                 }
@@ -328,10 +331,10 @@ pub fn walk(
                 if !watchers[k].iter().any(|&(f, _)| open(f)) {
                     continue;
                 }
-                let subject = match &subject {
-                    Some(s) => s.clone(),
-                    None => summary(&commit)?,
-                };
+                if subject.is_none() {
+                    subject = Some(summary(&commit)?);
+                }
+                let subject = subject.clone().unwrap_or_default();
                 let touch = Touch {
                     commit: CommitRef {
                         id: info.id.to_string(),

@@ -164,18 +164,17 @@ fn work_tree_records(ws: &Workspace) -> Result<(Files, Vec<InvalidRecord>)> {
 pub fn work_tree_state(ws: &Workspace, facts: &Files) -> Result<State> {
     let (files, unreadable) = work_tree_records(ws)?;
     let parsed = parse_all(&files);
-    let head = ws.repo.gix().head_id().ok().map(gix::Id::detach);
-    let keys = match head {
-        Some(head) => text_at(&ws.repo, head, paths::ALLOWED_SIGNERS)?,
-        None => None,
+    let signed = match ws.repo.gix().head_id() {
+        Ok(head) => text_at(&ws.repo, head.detach(), paths::ALLOWED_SIGNERS)?
+            .map(|keys| (head.detach(), AllowedSigners::parse(&keys), keys)),
+        Err(_) => None,
     };
-    let signers = keys.as_deref().map(AllowedSigners::parse);
-    let proof = match (&signers, &keys, head) {
-        (Some(signers), Some(keys), Some(head)) => Some(Proof {
+    let proof = match &signed {
+        Some((head, signers, keys)) => Some(Proof {
             signers,
-            checked: checked_records(ws, head, &files, &parsed.0, signers, keys)?,
+            checked: checked_records(ws, *head, &files, &parsed.0, signers, keys)?,
         }),
-        _ => None,
+        None => None,
     };
     let mut state = judge_parsed(&files, parsed, &[], facts, proof.as_ref());
     state.invalid.extend(unreadable);
@@ -247,15 +246,15 @@ pub fn decisions_with_records(
     texts: bool,
 ) -> Result<Vec<Recorded>> {
     let mut out = decisions(&ws.repo, fact, limit, texts)?;
-    let known: BTreeSet<(String, &str)> = out
+    let known: BTreeSet<(&str, &str)> = out
         .iter()
-        .map(|r| (r.proposal.clone(), r.verdict.as_str()))
+        .map(|r| (r.proposal.as_str(), r.verdict.as_str()))
         .collect();
     let (files, _) = work_tree_records(ws)?;
     let mut only_recorded: Vec<Recorded> = parse_all(&files)
         .0
         .into_iter()
-        .filter(|(_, r)| !known.contains(&(r.proposal.clone(), r.verdict.as_str())))
+        .filter(|(_, r)| !known.contains(&(r.proposal.as_str(), r.verdict.as_str())))
         .filter(|(_, r)| fact.is_none_or(|f| r.facts.iter().any(|h| h.id == f)))
         .map(|(id, r)| r.as_recorded(&id))
         .collect();

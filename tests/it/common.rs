@@ -280,10 +280,27 @@ impl Repo {
 
     /// Proposes `text` as a new fact of `file` and approves it; the new fact's id.
     pub fn approve_new(&self, file: &str, text: &str) -> String {
-        let id = self.propose_add(file, text, &["--reason", "r"]);
+        self.approve_new_with(file, text, &["--reason", "r"])
+    }
+
+    /// Proposes `text` as a new fact of `file` with `propose add` arguments `more` (a reason,
+    /// evidence) and approves it; the new fact's id.
+    pub fn approve_new_with(&self, file: &str, text: &str, more: &[&str]) -> String {
+        let id = self.propose_add(file, text, more);
         let fact = self.new_fact_id(&id);
         self.approve(&id);
         fact
+    }
+
+    /// The facts of the ledger by id, as `facts --json` gives them.
+    pub fn facts(&self) -> std::collections::BTreeMap<String, Value> {
+        self.json(&["facts", "--json"])
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["facts"].as_array().unwrap().clone())
+            .map(|f| (f["id"].as_str().unwrap().to_owned(), f))
+            .collect()
     }
 
     /// The id of the one fact the proposal adds (add or supersede).

@@ -19,14 +19,11 @@ fn two_facts() -> (Repo, String, String) {
 
 /// Proposes and approves a fact citing `evidence`; returns its id.
 fn add(repo: &Repo, text: &str, evidence: &str) -> String {
-    let p = repo.propose_add(
+    repo.approve_new_with(
         "architecture",
         text,
         &["--reason", "read the code", "--evidence", evidence],
-    );
-    let id = repo.new_fact_id(&p);
-    repo.approve(&p);
-    id
+    )
 }
 
 fn commit(repo: &Repo, message: &str) -> String {

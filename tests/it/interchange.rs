@@ -402,17 +402,6 @@ fn fixture(repo: &Repo, name: &str) {
     copy(&from, &repo.file(name));
 }
 
-/// The facts of the ledger by id, as `facts --json` gives them.
-fn facts(repo: &Repo) -> BTreeMap<String, serde_json::Value> {
-    repo.json(&["facts", "--json"])
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|f| f["facts"].as_array().unwrap().clone())
-        .map(|f| (f["id"].as_str().unwrap().to_owned(), f))
-        .collect()
-}
-
 fn import(repo: &Repo, args: &[&str]) -> serde_json::Value {
     let mut all = vec!["import"];
     all.extend_from_slice(args);
@@ -502,7 +491,7 @@ fn a_claude_md_becomes_one_proposal_of_single_statements_citing_their_lines() {
     repo.mneme(&["review", "approve", "--all"])
         .assert()
         .success();
-    let facts = facts(&repo);
+    let facts = repo.facts();
     let migrations = facts
         .values()
         .find(|f| f["text"] == "Never run migrations from a developer laptop.")
@@ -583,7 +572,7 @@ fn fixtures_written_from_each_specification_are_validated_and_imported() {
     repo.mneme(&["review", "approve", "--all"])
         .assert()
         .success();
-    let facts = facts(&repo);
+    let facts = repo.facts();
     let by_text = |start: &str| {
         facts
             .values()
@@ -651,7 +640,7 @@ fn a_mif_export_imported_into_an_empty_ledger_proposes_the_same_facts() {
     repo.mneme(&["export", "--format", "mif", "--out", "mem"])
         .assert()
         .success();
-    let before = facts(&repo);
+    let before = repo.facts();
 
     let empty = Repo::committed();
     copy(&repo.file("mem"), &empty.file("mem"));
@@ -664,7 +653,7 @@ fn a_mif_export_imported_into_an_empty_ledger_proposes_the_same_facts() {
         .mneme(&["review", "approve", "--all"])
         .assert()
         .success();
-    let after = facts(&empty);
+    let after = empty.facts();
     let keep = |f: &serde_json::Value| {
         serde_json::json!({
             "text": f["text"], "file": f["file"], "state": f["recorded_state"],

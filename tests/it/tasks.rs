@@ -517,14 +517,11 @@ fn findings(repo: &Repo) -> Vec<(String, String, String)> {
 fn tasks_and_facts_cite_each_other_and_show_lists_both_ways() {
     let repo = Repo::committed();
     let approve_add = |text: &str, evidence: &str| {
-        let p = repo.propose_add(
+        repo.approve_new_with(
             "pitfalls",
             text,
             &["--reason", "seen", "--evidence", evidence],
-        );
-        let id = repo.new_fact_id(&p);
-        repo.approve(&p);
-        id
+        )
     };
     let pool = approve_add("The pool holds ten connections.", "README.md");
     let t = create(&repo, &["Tune the pool", "--cites", &pool]);

@@ -198,13 +198,8 @@ fn a_statement_cannot_pose_as_another_fact_or_section() {
 
 /// The fact's `evidence` metadata in the work tree.
 fn evidence_of(repo: &Repo, fact: &str) -> Vec<String> {
-    let facts = repo.json(&["facts", "--json"]);
-    facts
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|f| f["facts"].as_array().unwrap())
-        .find(|f| f["id"] == fact)
+    repo.facts()
+        .get(fact)
         .map(|f| {
             f["evidence"]
                 .as_array()
@@ -223,14 +218,11 @@ fn evidence_of(repo: &Repo, fact: &str) -> Vec<String> {
 fn evidence_is_given_per_operation_and_never_dropped_unseen() {
     let repo = Repo::committed();
     let cited = |text: &str, evidence: &str| {
-        let id = repo.propose_add(
+        repo.approve_new_with(
             "architecture",
             text,
             &["--reason", "r", "--evidence", evidence],
-        );
-        let fact = repo.new_fact_id(&id);
-        repo.approve(&id);
-        fact
+        )
     };
     let pool = cited("The pool holds 32 connections.", "src/db.rs:40-52");
     let cache = cited("The cache is per tenant.", "src/cache.rs:7");

@@ -198,19 +198,24 @@ fn file_heading(c: &Context, file: usize) -> String {
 /// then read as a fact line or a heading of the context itself.
 pub const CONTINUATION: &str = "  │";
 
-/// `- f-7f3cq Statement`, each continuation line under it marked ([`CONTINUATION`]).
-pub fn fact_line(fact: &FactView) -> String {
+/// What a fact's line says before its statement: `f-7f3cq ` and its standing, `[stale] `.
+pub fn fact_label(fact: &FactView) -> String {
     let id = match &fact.id {
         Some(id) => id.clone(),
         None => format!("(no id, line {})", fact.line),
     };
-    let text = escape_controls(&fact.text);
-    let mut lines = text.lines();
     let note = fact
         .standing_note()
         .map(|n| format!("[{}] ", escape_line(&n)))
         .unwrap_or_default();
-    let mut out = format!("- {id} {note}{}\n", lines.next().unwrap_or(""));
+    format!("{id} {note}")
+}
+
+/// `- f-7f3cq Statement`, each continuation line under it marked ([`CONTINUATION`]).
+pub fn fact_line(fact: &FactView) -> String {
+    let text = escape_controls(&fact.text);
+    let mut lines = text.lines();
+    let mut out = format!("- {}{}\n", fact_label(fact), lines.next().unwrap_or(""));
     for l in lines {
         if l.is_empty() {
             out.push_str(&format!("{CONTINUATION}\n"));

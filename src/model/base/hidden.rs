@@ -72,7 +72,7 @@ pub fn with_hidden(s: &str) -> impl Iterator<Item = (char, bool)> + '_ {
 /// What the characters before the current one say about it.
 #[derive(Default)]
 struct Context {
-    /// The character before, and whether it was shown.
+    /// The character before, and whether it was hidden.
     prev: Option<(char, bool)>,
     /// The last character that takes part in cursive joining, and whether it was hidden: marks
     /// between a letter and a joiner (Arabic vowel signs) are transparent to it.
@@ -97,11 +97,9 @@ impl Context {
             '\u{180b}'..='\u{180f}' => {
                 CodePointMapData::<Script>::new().get(p) == Script::Mongolian
             }
-            _ => !p.is_ascii() && !p.is_whitespace() && !is_variation_selector(p),
+            _ => !p.is_ascii() && !p.is_whitespace(),
         };
-        let selected = self
-            .prev
-            .is_some_and(|(p, hidden)| !hidden && !is_variation_selector(p) && selects(p));
+        let selected = prev.is_some_and(|p| !is_variation_selector(p) && selects(p));
         let after_virama = prev
             .is_some_and(|p| CodePointMapData::<CanonicalCombiningClass>::new().get(p) == VIRAMA);
         let after_joining_letter = self

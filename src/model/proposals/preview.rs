@@ -30,7 +30,7 @@ pub struct EvidenceChange {
 }
 
 /// The facts of `proposal` that already exist and whose evidence it would replace.
-pub fn evidence_changes(ledger: &Ledger, proposal: &Proposal) -> Vec<EvidenceChange> {
+fn evidence_changes(ledger: &Ledger, proposal: &Proposal) -> Vec<EvidenceChange> {
     proposal
         .operations
         .iter()
