@@ -13,6 +13,7 @@ use std::rc::Rc;
 
 use gix::bstr::ByteSlice;
 
+use crate::git::graph::children_first;
 use crate::git::history::{blob_text, mentions_decision, read_commit, subtree};
 use crate::git::{Repo, Result};
 use crate::model::base::paths;
@@ -251,18 +252,10 @@ pub fn walk(
         .flatten()
         .map(|c| c.iter().copied().collect())
         .unwrap_or_default();
-    let walk = repo
-        .rev_walk([head])
-        .with_hidden(hidden)
-        .sorting(gix::revision::walk::Sorting::ByCommitTime(
-            Default::default(),
-        ))
-        .all()?;
-    for info in walk {
+    for info in children_first(repo, head, hidden)? {
         if unsettled.is_empty() {
             break;
         }
-        let info = info?;
         let mut cover = pending.remove(&info.id).unwrap_or_default();
         let commit = repo.find_commit(info.id)?;
         let time = commit.time()?.seconds;

@@ -2,6 +2,7 @@
 
 use gix::bstr::ByteSlice;
 
+use crate::git::graph::children_first;
 use crate::git::{Error, Repo, Result};
 use crate::model::base::paths;
 use crate::model::base::text::first_chars;
@@ -30,14 +31,7 @@ pub fn decisions(
         Err(_) => return Ok(Vec::new()),
     };
     let mut out = Vec::new();
-    let walk = repo
-        .rev_walk([head])
-        .sorting(gix::revision::walk::Sorting::ByCommitTime(
-            Default::default(),
-        ))
-        .all()?;
-    for info in walk {
-        let info = info?;
+    for info in children_first(repo, head, None)? {
         let commit = repo.find_commit(info.id)?;
         if !mentions_decision(&commit)? {
             continue;
@@ -248,22 +242,13 @@ pub struct Walked {
 /// Walks `range`, examining each commit that decides or changes the ledger.
 pub fn examine(repo: &Repo, range: &Range) -> Result<Walked> {
     let repo = repo.gix();
-    let walk = repo
-        .rev_walk([range.head])
-        .with_hidden(range.base)
-        .sorting(gix::revision::walk::Sorting::ByCommitTime(
-            Default::default(),
-        ))
-        .all()?;
     let mut kept = Kept::default();
     let mut walked = Walked {
         count: 0,
         examined: Vec::new(),
         base_is_parent: false,
     };
-    // Each commit is examined as the walk reaches it, while its object is still cached.
-    for info in walk {
-        let info = info?;
+    for info in children_first(repo, range.head, range.base)? {
         walked.count += 1;
         walked.base_is_parent |= range.base.is_some_and(|b| info.parent_ids.contains(&b));
         walked
@@ -548,6 +533,19 @@ pub fn facts_of(repo: &Repo, commit: Option<gix::ObjectId>) -> Result<Files> {
     facts_at(repo, tree, &mut TreeCache::new())
 }
 
+/// The fact files of `commit`'s first parent (none for a root) and of `commit`.
+pub fn facts_around(repo: &Repo, commit: gix::ObjectId) -> Result<(Files, Files)> {
+    let git = repo.gix();
+    let commit = git.find_commit(commit)?;
+    let mut cache = TreeCache::new();
+    let before = match commit.parent_ids().next() {
+        Some(p) => facts_at(git, git.find_commit(p)?.tree_id()?.detach(), &mut cache)?,
+        None => Files::new(),
+    };
+    let after = facts_at(git, commit.tree_id()?.detach(), &mut cache)?;
+    Ok((before, after))
+}
+
 /// The text of the file at `path` in `commit`, if it has one (invalid UTF-8 replaced).
 pub fn text_at(repo: &Repo, commit: gix::ObjectId, path: &str) -> Result<Option<String>> {
     let repo = repo.gix();
@@ -574,7 +572,6 @@ pub fn fork_point(repo: &Repo, range: &Range, walked: &Walked) -> Result<Option<
         .map(gix::Id::detach))
 }
 
-/// `file name → text` of the decision record files committed in `commit`'s tree.
 /// Whether the decision commit a migrated `record` names proves it: an ancestor of `head`, a
 /// decision on the same proposal with the same verdict, signed by a key `signers` lists for its
 /// committer at its date, that changed the facts exactly as the record says. `Err`: why not.
@@ -644,6 +641,7 @@ pub fn proven_by_commit(
     Ok(Ok(()))
 }
 
+/// `file name → text` of the decision record files committed in `commit`'s tree.
 pub fn record_files_at(repo: &Repo, commit: gix::ObjectId) -> Result<Files> {
     let repo = repo.gix();
     let tree = repo.find_commit(commit)?.tree_id()?.detach();
@@ -652,6 +650,27 @@ pub fn record_files_at(repo: &Repo, commit: gix::ObjectId) -> Result<Files> {
         out.insert(name, blob_text(repo, blob)?);
     }
     Ok(out)
+}
+
+/// The newest commit of HEAD's history that brought the decision record `name` (`<id>.json`)
+/// into it: one whose parents all lack the file. For a record whose decision commit history
+/// lacks, that is where its change landed (a squash commit, a rebased or cherry-picked one).
+pub fn record_landing(repo: &Repo, name: &str) -> Result<Option<gix::ObjectId>> {
+    let git = repo.gix();
+    let Ok(head) = git.head_id() else {
+        return Ok(None);
+    };
+    let path = format!("{}/{name}", paths::DECISIONS);
+    let holds = |commit: gix::ObjectId| -> Result<bool> {
+        let tree = git.find_commit(commit)?.tree()?;
+        Ok(tree.lookup_entry_by_path(&path)?.is_some())
+    };
+    for info in children_first(git, head.detach(), None)? {
+        if holds(info.id)? && !info.parent_ids.iter().any(|p| holds(*p).unwrap_or(false)) {
+            return Ok(Some(info.id));
+        }
+    }
+    Ok(None)
 }
 
 /// The names of the decision record files committed in `commit`'s tree, none read.

@@ -5,6 +5,7 @@ pub mod commit;
 pub mod config;
 pub mod drift;
 mod eol;
+mod graph;
 pub mod history;
 pub mod hooks;
 pub mod index;

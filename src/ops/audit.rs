@@ -153,7 +153,7 @@ fn recheck(repo: &Repo, range: &Range) -> Result<Vec<Drifted>> {
 /// The net change of `range` (or the default range), fact by fact.
 pub fn diff(ws: &Workspace, range: Option<&str>) -> Result<NetSummary> {
     let mut j = judge(ws, resolve_range(&ws.repo, range)?)?;
-    reconcile(ws, &mut j)?;
+    let state = reconcile(ws, &mut j)?;
     let Judged {
         range,
         fork,
@@ -171,13 +171,19 @@ pub fn diff(ws: &Workspace, range: Option<&str>) -> Result<NetSummary> {
         before: &before,
         after: &after,
     };
-    Ok(net_summary(&ends, &commits, &audit, &pending))
+    let mut net = net_summary(&ends, &commits, &audit, &pending);
+    if let Some(state) = &state {
+        net.judged_by_records(state);
+    }
+    Ok(net)
 }
 
 /// What each commit of `range` (or the default range) did to the facts (`diff --by-commit`).
 pub fn diff_by_commit(ws: &Workspace, range: Option<&str>) -> Result<Summary> {
     let mut j = judge(ws, resolve_range(&ws.repo, range)?)?;
-    reconcile(ws, &mut j)?;
+    let state = reconcile(ws, &mut j)?;
     let pending = proposals_at(&ws.repo, j.range.head)?;
-    Ok(summarize(&j.range.label, &j.commits, &j.audit, &pending))
+    let mut summary = summarize(&j.range.label, &j.commits, &j.audit, &pending);
+    summary.record_problems = state.map(|s| s.problems()).unwrap_or_default();
+    Ok(summary)
 }

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::git::history::{
-    approved_files, decisions, facts_of, proven_by_commit, record_files_at, record_names_at,
-    text_at,
+    approved_files, decisions, facts_around, facts_of, proven_by_commit, read_texts,
+    record_files_at, record_landing, record_names_at, text_at,
 };
 use crate::git::Repo;
 use crate::model::base::config::{with_decision_records, Config};
@@ -270,6 +270,33 @@ pub fn decisions_with_records(
         out.truncate(n);
     }
     Ok(out)
+}
+
+/// `decision` with the texts it changed, as `review undo` needs them: read from its commit, or,
+/// for one known only by its record, from the commit that brought the record into history.
+/// `None`: no commit of HEAD's history holds that record.
+pub fn with_texts(ws: &Workspace, mut decision: Recorded) -> Result<Option<Recorded>> {
+    let Some(id) = decision.record.clone() else {
+        read_texts(&ws.repo, &mut decision)?;
+        return Ok(Some(decision));
+    };
+    let name = format!("{id}.json");
+    let Some(commit) = record_landing(&ws.repo, &name)? else {
+        return Ok(None);
+    };
+    let Some(record) = record_files_at(&ws.repo, commit)?
+        .get(&name)
+        .and_then(|text| Record::parse(&id, text).ok())
+    else {
+        return Ok(None);
+    };
+    let (before, after) = facts_around(&ws.repo, commit)?;
+    Ok(Some(record.landed(
+        &id,
+        &commit.to_string(),
+        &before,
+        &after,
+    )))
 }
 
 /// The ids of the facts in the work tree that are not what the decision records approved, when

@@ -401,3 +401,67 @@ fn a_squashed_verification_anchors_drift_at_the_squash_commit() {
         "{context:#}"
     );
 }
+
+#[test]
+fn commit_dates_never_order_the_walk_only_the_graph_does() {
+    // Scripted and imported histories share one date, and clocks are wrong: a parent must still
+    // come after all its children, or an approval's cover never reaches it. Here the commit the
+    // fact's approval follows (a change to the cited file) is dated later than the approval.
+    for dates in [
+        [0, 0, 0, 0, 0],
+        [0, 2, 1, 3, 4],
+        [0, 3, 1, 2, 4],
+        [5, 4, 3, 2, 1],
+    ] {
+        let repo = Repo::committed();
+        // Within hours of now: a fact's own date (the day it was approved) bounds the walk.
+        let start = mneme::ops::now().unix_seconds() - 6 * 3600;
+        let run = |step: usize, script: &str| {
+            let at = format!("{} +0000", start + dates[step] * 3600);
+            let out = repo.sh(&format!(
+                "export GIT_COMMITTER_DATE='{at}' GIT_AUTHOR_DATE='{at}'\n{script}"
+            ));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        repo.write("src/db.rs", DB);
+        run(0, "git add -A && git commit -q -m pool");
+        run(
+            1,
+            "sed -i s/nine/NINE/ src/db.rs && git commit -q -am tune && git branch side",
+        );
+        let p = repo.propose_add(
+            "architecture",
+            "The pool file exists.",
+            &["--reason", "read", "--evidence", "src/db.rs"],
+        );
+        let fact = repo.new_fact_id(&p);
+        run(2, &format!("mneme review approve {p} >/dev/null"));
+        run(
+            3,
+            "git checkout -q side && echo more >> README.md && git commit -q -am docs",
+        );
+        run(
+            4,
+            "git checkout -q main && git merge -q --no-ff --no-edit side",
+        );
+        let context = format!("dates {dates:?}");
+        assert_eq!(drifted(&repo, &[], &fact), None, "{context}");
+        assert!(drift_warnings(&repo, &fact).is_empty(), "{context}");
+        repo.mneme(&["verify", "HEAD~1..HEAD"]).assert().success();
+        // A later verification dated as the oldest commit is still the newest decision.
+        run(0, &format!("mneme propose verify {fact} --reason again >/dev/null && mneme review approve --all >/dev/null"));
+        let log = repo.json(&["log", &fact, "--json"]);
+        let verbs: Vec<&str> = log
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["operations"][0]["op"].as_str().unwrap())
+            .collect();
+        assert_eq!(verbs, ["verify", "add"], "{context}: {log:#}");
+        repo.mneme(&["verify", "HEAD~2..HEAD"]).assert().success();
+    }
+}

@@ -496,7 +496,11 @@ fn resolve(repo: &Repo, l: Landing, forge: &[&str], continue_with: &[&str]) {
 /// are made with. Returns the fact main's side approved and the one `other` approved.
 fn land(repo: &Repo, l: Landing, forge: &[&str]) -> (String, String) {
     repo.git(&["checkout", "-q", "-b", "other"]);
-    let theirs = repo.approve_new("architecture", &format!("Their fact ({:?}).", l.way));
+    let theirs = repo.approve_new_with(
+        "architecture",
+        &format!("Their fact ({:?}).", l.way),
+        &["--reason", "read it", "--evidence", "README.md"],
+    );
     repo.git(&["checkout", "-q", "main"]);
     let ours = repo.approve_new("architecture", &format!("Our fact ({:?}).", l.way));
     let file = ".ledger/facts/architecture.md";
@@ -605,6 +609,7 @@ fn every_way_a_pull_request_lands_passes_verify_unless_a_fact_is_lost() {
                     "{case}: {issues}"
                 );
             }
+            views_agree(&repo, &format!("{before}..HEAD"), &theirs, lost, &case);
             // The workflow's own steps, as a push of the landed commits runs them.
             let parsed: serde_json::Value =
                 serde_saphyr::from_str(&repo.read(".github/workflows/mneme.yml")).unwrap();
@@ -626,6 +631,82 @@ fn every_way_a_pull_request_lands_passes_verify_unless_a_fact_is_lost() {
             assert_eq!(out.status.success(), !lost, "{case}: {out:?}");
         }
     }
+}
+
+/// Every view of the range and of the fact `theirs` it landed says what `verify` says: reviewed
+/// unless `lost`, when the fact is gone although its approval record came through. And `review
+/// undo` takes the approval back however it landed.
+fn views_agree(repo: &Repo, range: &str, theirs: &str, lost: bool, case: &str) {
+    let (_, verified) = verify(repo, range);
+    let commits = |list: &serde_json::Value| -> Vec<String> {
+        let mut ids: Vec<String> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["commit"].to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let failing = commits(&verified["violations"]);
+    let net = repo.json(&["diff", range, "--format", "json"]);
+    let problems = net["record_problems"].to_string();
+    assert_eq!(problems.contains(theirs), lost, "{case}: {net:#}");
+    assert_eq!(commits(&net["unreviewed"]), failing, "{case}: {net:#}");
+    // A fact is unreviewed where the records say so, or a commit that failed wrote it.
+    for fact in net["facts"].as_array().unwrap() {
+        if lost && fact["fact"] == theirs {
+            assert_eq!(fact["unreviewed"], true, "{case}: {net:#}");
+        } else if failing.is_empty() {
+            assert_eq!(fact["unreviewed"], false, "{case}: {net:#}");
+        }
+    }
+    let markdown = repo
+        .mneme(&["diff", range, "--format", "markdown"])
+        .output();
+    let markdown = String::from_utf8(markdown.unwrap().stdout).unwrap();
+    assert_eq!(markdown.contains("CAUTION"), lost, "{case}: {markdown}");
+    let by_commit = repo.json(&["diff", range, "--by-commit", "--format", "json"]);
+    assert_eq!(
+        by_commit["unreviewed_commits"],
+        failing.len(),
+        "{case}: {by_commit:#}"
+    );
+    let problems = by_commit["record_problems"].to_string();
+    assert_eq!(problems.contains(theirs), lost, "{case}: {by_commit:#}");
+    let errors: Vec<serde_json::Value> = repo
+        .findings()
+        .into_iter()
+        .filter(|f| f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), usize::from(lost), "{case}: {errors:#?}");
+    let log = repo.json(&["log", theirs, "--json"]);
+    assert_eq!(log[0]["verdict"], "approve", "{case}: {log:#}");
+    let why = repo.mneme(&["why", theirs]).output().unwrap();
+    let why = String::from_utf8(why.stdout).unwrap();
+    assert!(!why.contains("written by hand"), "{case}: {why}");
+    assert_eq!(why.contains("not in effect"), lost, "{case}: {why}");
+    if lost {
+        return;
+    }
+    let stale = repo.json(&["stale", "--json"]);
+    assert_eq!(stale["watched"], 1, "{case}: {stale:#}");
+    assert_eq!(stale["facts"], serde_json::json!([]), "{case}: {stale:#}");
+    let context = repo.json(&["context", "--json"]);
+    for marks in ["unapproved", "drifted"] {
+        assert_eq!(context[marks], serde_json::json!([]), "{case}: {context:#}");
+    }
+    // Undone however it landed: a proposal to remove it, which an approval carries out.
+    let proposal = log[0]["proposal"].as_str().unwrap();
+    let undo = repo.json(&["review", "undo", proposal, "--json"]);
+    let id = undo["id"].as_str().unwrap();
+    repo.approve(id);
+    assert!(
+        !repo.read(".ledger/facts/architecture.md").contains(theirs),
+        "{case}"
+    );
+    let (passed, v) = verify(repo, range);
+    assert!(passed, "{case}: {v:#}");
 }
 
 /// Two branches update one fact differently; the person resolving the conflict keeps the other
@@ -680,4 +761,82 @@ fn why_and_log_follow_the_version_a_merge_kept() {
         .collect();
     assert_eq!(flagged.len(), 1, "{text}");
     assert!(flagged[0].contains(&ours[..10]), "{text}");
+}
+
+/// `review undo` of approvals a squash carried, known only by their records: an update gets its
+/// old text back, a supersession is reversed, and a fact changed twice in one squash says its
+/// older text is gone rather than guess.
+#[test]
+fn review_undo_takes_back_squashed_approvals_by_their_records() {
+    let repo = Repo::committed();
+    let kept = repo.approve_new("architecture", "Retries: 3 (marker U).");
+    let old = repo.approve_new("pitfalls", "Logs go to syslog (marker S).");
+    let twice = repo.approve_new("invariants", "Ids are 4 characters (marker T).");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let update = repo.propose_update(&kept, "Retries: 5 (marker U).", &["--reason", "r"]);
+    repo.approve(&update);
+    let supersede = repo.propose(&[
+        "supersede",
+        &old,
+        "Logs go to journald (marker S).",
+        "--reason",
+        "moved",
+    ]);
+    repo.approve(&supersede);
+    for text in [
+        "Ids are 5 characters (marker T).",
+        "Ids are 6 characters (marker T).",
+    ] {
+        let p = repo.propose_update(&twice, text, &["--reason", "r"]);
+        repo.approve(&p);
+    }
+    let second = repo.json(&["log", &twice, "--json", "-n", "1"])[0]["proposal"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--squash", "feature"]);
+    repo.git(&["commit", "-qm", "Facts (#9)"]);
+    let squash = repo.head();
+
+    let undo = repo.json(&["review", "undo", &update, "--json"]);
+    let ops = &undo["proposal"]["operations"];
+    assert_eq!(ops[0]["op"], "update", "{undo:#}");
+    assert_eq!(ops[0]["text"], "Retries: 3 (marker U).", "{undo:#}");
+    assert!(
+        undo["proposal"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains(&squash[..10]),
+        "{undo:#}"
+    );
+    repo.approve(undo["id"].as_str().unwrap());
+    assert!(repo
+        .read(".ledger/facts/architecture.md")
+        .contains("Retries: 3 (marker U)."));
+
+    let undo = repo.json(&["review", "undo", &supersede, "--json"]);
+    repo.approve(undo["id"].as_str().unwrap());
+    let pitfalls = repo.read(".ledger/facts/pitfalls.md");
+    assert!(!pitfalls.contains("journald"), "{pitfalls}");
+    let facts = repo.json(&["facts", "--json"]);
+    let restored = facts
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|file| file["facts"].as_array().unwrap())
+        .find(|f| f["id"] == old)
+        .unwrap_or_else(|| panic!("{facts:#}"));
+    assert_eq!(restored["state"], "active", "{facts:#}");
+
+    let out = repo.mneme(&["review", "undo", &second]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&twice) && stderr.contains("propose update"),
+        "{stderr}"
+    );
+    repo.mneme(&["verify", &format!("{squash}~1..HEAD")])
+        .assert()
+        .success();
 }

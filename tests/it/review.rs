@@ -1082,6 +1082,20 @@ fn an_approval_is_undone_by_a_new_proposal() {
     assert_eq!(v["proposal"]["operations"][0]["op"], "remove");
     assert_eq!(v["proposal"]["operations"][0]["fact_id"], fact.as_str());
 
+    // A supersession: the successor goes and the fact it replaced is current again.
+    let old = repo.approve_new("invariants", "Ids are 4 characters.");
+    let id = repo.propose(&["supersede", &old, "Ids are 6 characters.", "--reason", "r"]);
+    let successor = repo.new_fact_id(&id);
+    repo.approve(&id);
+    let v = repo.json(&["review", "undo", &id, "--json"]);
+    repo.approve(v["id"].as_str().unwrap());
+    let invariants = repo.read(".ledger/facts/invariants.md");
+    assert!(!invariants.contains(&successor), "{invariants}");
+    assert!(
+        invariants.contains("Ids are 4 characters.") && !invariants.contains("superseded"),
+        "{invariants}"
+    );
+
     // What has no inverse, and what is not a decision, are refused with why.
     let id = repo.propose(&["verify", &fact, "--reason", "checked"]);
     repo.approve(&id);

@@ -46,6 +46,7 @@ pub fn text(s: &NetSummary) -> String {
             }
         }
     }
+    out.push_str(&record_problems_text(&s.record_problems));
     for (kind, count) in s.counts() {
         let _ = writeln!(
             out,
@@ -310,6 +311,12 @@ pub fn markdown(s: &NetSummary, links: &Links<'_>) -> String {
     if !s.unreviewed.is_empty() {
         tally.push(format!("**{} unreviewed commit(s)**", s.unreviewed.len()));
     }
+    if !s.record_problems.is_empty() {
+        tally.push(format!(
+            "**{} fact(s) not as approved**",
+            s.record_problems.len()
+        ));
+    }
     tally.extend(
         s.counts()
             .into_iter()
@@ -351,6 +358,7 @@ pub fn markdown(s: &NetSummary, links: &Links<'_>) -> String {
         }
         entries.push(block);
     }
+    entries.extend(record_problems_markdown(&s.record_problems));
     for (kind, count) in s.counts() {
         entries.push(format!("\n### {} ({count})\n\n", kind.title()));
         for f in s.facts.iter().filter(|f| f.change == kind) {
@@ -602,7 +610,42 @@ pub fn by_commit_text(s: &Summary) -> String {
             )
         );
     }
+    out.push_str(&record_problems_text(&s.record_problems));
     out
+}
+
+/// What the decision records say is wrong with the facts, for a terminal (empty when nothing).
+fn record_problems_text(problems: &[String]) -> String {
+    let mut out = String::new();
+    if problems.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "\n{}",
+        paint(
+            WARN,
+            "The facts are not what their decision records approved (`mneme verify` fails):"
+        )
+    );
+    for p in problems {
+        let _ = writeln!(out, "  {}", esc1(p));
+    }
+    out
+}
+
+/// The same as a markdown alert, if there is anything to say.
+fn record_problems_markdown(problems: &[String]) -> Option<String> {
+    if problems.is_empty() {
+        return None;
+    }
+    let mut block = String::from(
+        "\n> [!CAUTION]\n> **The facts are not what their decision records approved.** `mneme verify` fails: restore the approved facts, or propose the change with `mneme propose`.\n>\n",
+    );
+    for p in problems {
+        let _ = writeln!(block, "> - {}", md(&esc1(p)));
+    }
+    Some(block)
 }
 
 /// The first line of a reason from history, control characters escaped.
@@ -634,6 +677,9 @@ pub fn by_commit_markdown(s: &Summary) -> String {
             s.unreviewed_commits,
             paths::FACTS
         );
+    }
+    if let Some(block) = record_problems_markdown(&s.record_problems) {
+        let _ = writeln!(out, "{block}");
     }
     for (title, entries) in s.sections() {
         if entries.is_empty() {
@@ -731,6 +777,7 @@ mod tests {
             base: None,
             head: "0".repeat(40),
             unreviewed: Vec::new(),
+            record_problems: Vec::new(),
             facts: (0..5000).map(fact).collect(),
             rejected: Vec::new(),
             pending: Vec::new(),

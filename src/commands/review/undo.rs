@@ -1,9 +1,9 @@
 //! `review undo`: the inverse of an approval, proposed for review.
 
-use mneme::git::history::{decisions, read_texts};
 use mneme::model::proposals::plan::Request;
 use mneme::model::provenance::decision::Recorded;
 use mneme::ops::propose::propose;
+use mneme::ops::records::{decisions_with_records, with_texts};
 use mneme::ops::Workspace;
 
 use crate::cli::ui::{esc1, short};
@@ -13,14 +13,16 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 pub(super) fn undo(cx: &Cx, ws: &Workspace, wanted: &str) -> Result<ExitStatus> {
     let wanted = wanted.trim();
     let is_commit = wanted.len() >= 4 && wanted.bytes().all(|b| b.is_ascii_hexdigit());
-    let matching: Vec<Recorded> = decisions(&ws.repo, None, None, false)?
+    // History first, then the decisions only their records still show (squashed, rebased).
+    let matching: Vec<Recorded> = decisions_with_records(ws, None, None, false)?
         .into_iter()
         .filter(|r| {
             r.proposal == wanted
+                || r.record.as_deref() == Some(wanted)
                 || (is_commit && r.commit.starts_with(&wanted.to_ascii_lowercase()))
         })
         .collect();
-    let mut decision = match <[Recorded; 1]>::try_from(matching) {
+    let decision = match <[Recorded; 1]>::try_from(matching) {
         Ok([one]) => one,
         Err(many) if many.is_empty() => {
             return Err(CliError::invalid_input(format!(
@@ -39,7 +41,14 @@ pub(super) fn undo(cx: &Cx, ws: &Workspace, wanted: &str) -> Result<ExitStatus> 
             )));
         }
     };
-    read_texts(&ws.repo, &mut decision)?;
+    let label = decision.record.clone().unwrap_or_default();
+    let Some(decision) = with_texts(ws, decision)? else {
+        return Err(CliError::invalid_input(format!(
+            "no commit of this history holds the decision record {}",
+            esc1(&label)
+        ))
+        .with_hint("commit the record first: `git add .ledger/decisions && git commit`"));
+    };
     let ledger = ws.store.load()?;
     let operations = mneme::model::provenance::undo::undo(&decision, &ledger)
         .map_err(|e| CliError::invalid_input(e.to_string()))?;

@@ -330,6 +330,8 @@ fn apply_op(
             let fact = target(file, op)?;
             let meta = Meta {
                 state: Some(state.clone()).filter(|s| *s != State::Active),
+                // Only a superseded fact names what replaced it.
+                by: fact.meta.by.clone().filter(|_| *state == State::Superseded),
                 ..fact.meta.clone()
             };
             fact.raw = fact.raw_with_meta(&meta);

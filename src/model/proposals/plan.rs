@@ -229,9 +229,17 @@ pub fn plan(
         header.reason, req.operations, ctx.nonce
     );
     let mut ids = IdMinter::new(ledger, pending, &seed);
+    let removed: Vec<String> = req
+        .operations
+        .iter()
+        .filter_map(|op| match op {
+            RequestOp::Remove { fact_id } => Some(fact_id.trim().to_owned()),
+            _ => None,
+        })
+        .collect();
     let mut operations = Vec::with_capacity(req.operations.len());
     for (index, op) in req.operations.into_iter().enumerate() {
-        operations.push(plan_op(ledger, op, || ids.mint(index))?);
+        operations.push(plan_op(ledger, op, &removed, || ids.mint(index))?);
     }
     check_each_fact_once(&operations)?;
     check_duplicates(ledger, pending, &operations)?;
@@ -378,9 +386,11 @@ impl<'s> IdMinter<'s> {
 }
 
 /// One requested operation, checked against the ledger. `new_id` mints the id of a new fact.
+/// Plans one operation of a request whose `remove` operations take out the facts `removed`.
 fn plan_op(
     ledger: &Ledger,
     op: RequestOp,
+    removed: &[String],
     new_id: impl FnOnce() -> String,
 ) -> Result<Operation, PlanError> {
     let max = ledger.config.max_fact_chars;
@@ -455,7 +465,14 @@ fn plan_op(
             }
         }
         RequestOp::State { fact_id, state } => {
-            let (file, fact) = target(ledger, &fact_id, Allow::Archived)?;
+            // A superseded fact comes back only with its successor gone (a supersession undone):
+            // the ledger never holds two current versions of one fact.
+            let (file, fact) = match target(ledger, &fact_id, Allow::Archived) {
+                Err(PlanError::SupersededFact { by, .. }) if removed.contains(&by) => {
+                    target(ledger, &fact_id, Allow::Any)?
+                }
+                found => found?,
+            };
             let state = State::parse(state.trim());
             if !State::SETTABLE.contains(&state) {
                 return Err(PlanError::UnknownState {

@@ -12,6 +12,7 @@ use crate::model::proposals::proposal::Proposal;
 use crate::model::provenance::audit::{Audit, Examined, LedgerChange, Violation};
 use crate::model::provenance::decision::{ProposedText, Recorded, Verdict};
 use crate::model::provenance::factdiff::{changes, fact_map, FactState, Files};
+use crate::model::provenance::record::{State, StateIssue};
 use crate::model::provenance::summary::PendingLine;
 
 /// How a fact ends up after the range, compared with before it.
@@ -136,6 +137,9 @@ pub struct NetSummary {
     pub base: Option<String>,
     pub head: String,
     pub unreviewed: Vec<Unreviewed>,
+    /// Where the facts at the head are not what its decision records approved (a fact lost in
+    /// a merge, one changed by hand): `verify` fails on each, a line each.
+    pub record_problems: Vec<String>,
     /// Ordered by change (added, updated, superseded, removed, …), then file, then id.
     pub facts: Vec<FactNet>,
     pub rejected: Vec<Rejected>,
@@ -143,6 +147,25 @@ pub struct NetSummary {
 }
 
 impl NetSummary {
+    /// Takes in what the decision records say of the head: their problems (but for a fact's
+    /// text an unreviewed commit already shows it wrote), and each fact they name as not
+    /// approved as it is, whatever its commits say.
+    pub fn judged_by_records(&mut self, state: &State) {
+        let shown: BTreeSet<&str> = self
+            .unreviewed
+            .iter()
+            .flat_map(|u| u.changes.iter().map(|c| c.fact.as_str()))
+            .collect();
+        let mut untold = state.clone();
+        untold
+            .issues
+            .retain(|i| matches!(i, StateIssue::Missing { .. }) || !shown.contains(i.fact()));
+        self.record_problems = untold.problems();
+        for f in &mut self.facts {
+            f.unreviewed |= state.issues.iter().any(|i| i.fact() == f.fact);
+        }
+    }
+
     /// How many facts changed in each way, in display order.
     pub fn counts(&self) -> Vec<(NetKind, usize)> {
         let mut counts: BTreeMap<NetKind, usize> = BTreeMap::new();
@@ -235,6 +258,7 @@ pub fn net_summary(
         base: ends.base.clone(),
         head: ends.head.clone(),
         unreviewed,
+        record_problems: Vec::new(),
         facts,
         rejected,
         pending: pending

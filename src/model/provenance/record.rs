@@ -19,7 +19,8 @@ use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
 use crate::model::base::text::{first_chars, first_hidden};
 use crate::model::base::time::Timestamp;
-use crate::model::facts::file::is_fact_id;
+use crate::model::facts::change::{ChangeKind, FactChange};
+use crate::model::facts::file::{self, is_fact_id};
 use crate::model::proposals::proposal::{is_proposal_id, OpKind};
 use crate::model::provenance::decision::{Recorded, RecordedOp, Verdict};
 use crate::model::provenance::factdiff::{fact_map, FactState, Files};
@@ -194,6 +195,75 @@ impl Record {
             })
             .collect();
         r.record = Some(id.to_owned());
+        r
+    }
+
+    /// The approval as `review undo` needs it, read from `commit`, which brought this record
+    /// into history (a squash commit), with the fact files `before` and `after` it: each fact's
+    /// texts found by the hashes the record keeps, and a supersession told from the states. A
+    /// state no file matches (two decisions squashed into one commit) leaves its text out.
+    pub fn landed(&self, id: &str, commit: &str, before: &Files, after: &Files) -> Recorded {
+        let (old, new) = (fact_map(before), fact_map(after));
+        let state = |map: &BTreeMap<String, Vec<FactState>>, fact: &str, hash: Option<&String>| {
+            let hash = hash?;
+            map.get(fact)?
+                .iter()
+                .find(|s| fact_hash(s) == *hash)
+                .cloned()
+        };
+        let added: Vec<&str> = self
+            .facts
+            .iter()
+            .filter(|f| f.before.is_none() && f.after.is_some())
+            .map(|f| f.id.as_str())
+            .collect();
+        let mut r = self.as_recorded(id);
+        r.commit = commit.to_owned();
+        r.operations.clear();
+        let mut successors = Vec::new();
+        for f in &self.facts {
+            let was = state(&old, &f.id, f.before.as_ref());
+            let is = state(&new, &f.id, f.after.as_ref());
+            let name = is.as_ref().or(was.as_ref()).map(|s| s.file.clone());
+            let (op, kind) = match (&f.before, &f.after) {
+                (None, _) => (OpKind::Add, ChangeKind::Added),
+                (_, None) => (OpKind::Remove, ChangeKind::Removed),
+                _ => (OpKind::Update, ChangeKind::Changed),
+            };
+            let successor = is
+                .as_ref()
+                .filter(|s| s.meta.state == Some(file::State::Superseded))
+                .filter(|_| {
+                    was.as_ref()
+                        .is_some_and(|w| w.meta.state != Some(file::State::Superseded))
+                })
+                .and_then(|s| s.meta.by.clone())
+                .filter(|by| added.contains(&by.as_str()));
+            let mut fact_ids = vec![f.id.clone()];
+            let op = match successor {
+                Some(by) => {
+                    fact_ids.push(by.clone());
+                    successors.push(by);
+                    OpKind::Supersede
+                }
+                None => op,
+            };
+            r.operations.push(RecordedOp {
+                op,
+                fact_ids,
+                file: name.clone().unwrap_or_default(),
+            });
+            r.changes.push(FactChange {
+                fact: f.id.clone(),
+                kind,
+                file: name.unwrap_or_default(),
+                old: was.map(|s| s.text),
+                new: is.map(|s| s.text),
+            });
+        }
+        // A successor is part of its supersession, as in a decision commit's trailers.
+        r.operations
+            .retain(|o| o.op != OpKind::Add || !successors.contains(&o.fact_ids[0]));
         r
     }
 
@@ -439,7 +509,7 @@ pub struct InvalidRecord {
 }
 
 /// The facts against the decision records: what `verify`, `check` and the commit-msg hook judge.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct State {
     /// Record files read.
     pub records: usize,

@@ -71,6 +71,8 @@ pub struct Summary {
     pub pending: Vec<PendingLine>,
     /// Commits that changed facts without review (details from `mneme verify`).
     pub unreviewed_commits: usize,
+    /// Where the facts at the head are not what its decision records approved, a line each.
+    pub record_problems: Vec<String>,
 }
 
 impl Summary {
@@ -104,6 +106,7 @@ pub fn summarize(
         rejected: Vec::new(),
         pending: Vec::new(),
         unreviewed_commits: audit.violations.len(),
+        record_problems: Vec::new(),
     };
     for c in commits {
         match &c.decision {

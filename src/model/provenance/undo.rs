@@ -19,6 +19,8 @@ pub enum UndoError {
         fact: String,
         what: &'static str,
     },
+    #[error("the text {fact} had before this decision is in no commit of this history ({commit} landed it together with later changes): propose the text you want (`mneme propose update {fact} …`)")]
+    Lost { commit: String, fact: String },
     #[error("the facts are already as they were before {commit}: nothing to undo")]
     Nothing { commit: String },
 }
@@ -49,6 +51,12 @@ pub fn undo(d: &Recorded, ledger: &Ledger) -> Result<Vec<RequestOp>, UndoError> 
     let mut ops = Vec::new();
     for op in &d.operations {
         let fact = op.fact_ids.first().cloned().unwrap_or_default();
+        // Known only by its record, a decision's old text is read from where it landed: a
+        // squash of several decisions keeps only the first one's.
+        let needs_old = matches!(op.op, OpKind::Update | OpKind::Remove);
+        if d.record.is_some() && needs_old && old_text(&fact).is_none() {
+            return Err(UndoError::Lost { commit, fact });
+        }
         match op.op {
             OpKind::Add if now(&fact).is_some() => ops.push(RequestOp::Remove { fact_id: fact }),
             OpKind::Update => match (old_text(&fact), now(&fact)) {
