@@ -14,12 +14,15 @@ use std::rc::Rc;
 use gix::bstr::ByteSlice;
 
 use crate::git::graph::children_first;
-use crate::git::history::{blob_text, mentions_decision, read_commit, subtree};
+use crate::git::history::{
+    blob_text, facts_at, mentions_decision, read_commit, subtree, TreeCache,
+};
 use crate::git::{Repo, Result};
 use crate::model::base::paths;
 use crate::model::base::time::Timestamp;
 use crate::model::evidence::drift::{CommitRef, Version, Watched};
 use crate::model::provenance::decision::Verdict;
+use crate::model::provenance::factdiff::Files;
 use crate::model::provenance::record::Record;
 
 /// A commit that changed a watched path.
@@ -383,26 +386,30 @@ pub fn walk(
 
 const DAY: i64 = 24 * 60 * 60;
 
-/// The facts that the approval records `commit` adds (relative to `parent`) vouch for: each
-/// fact an approval left in place. Records that do not parse vouch for nothing.
+/// The facts that the approval records `commit` adds (relative to `parent`) vouch for, as a
+/// decision commit's operations would: the added, updated and verified facts and replacements,
+/// told from the fact files on each side. Records that do not parse vouch for nothing.
 fn recorded_approvals(
     repo: &gix::Repository,
     commit: &gix::Commit<'_>,
     parent: Option<&gix::ObjectId>,
 ) -> Result<Vec<String>> {
-    let Some(new) = subtree(repo, commit.tree_id()?.detach(), paths::DECISIONS)? else {
+    let tree = commit.tree_id()?.detach();
+    let Some(new) = subtree(repo, tree, paths::DECISIONS)? else {
         return Ok(Vec::new());
     };
-    let old = match parent {
-        Some(p) => subtree(
-            repo,
-            repo.find_commit(*p)?.tree_id()?.detach(),
-            paths::DECISIONS,
-        )?,
+    let parent_tree = match parent {
+        Some(p) => Some(repo.find_commit(*p)?.tree_id()?.detach()),
+        None => None,
+    };
+    let old = match parent_tree {
+        Some(t) => subtree(repo, t, paths::DECISIONS)?,
         None => None,
     };
     let mut files = Vec::new();
     added(repo, old, new, paths::DECISIONS, &mut files)?;
+    let mut cache = TreeCache::new();
+    let mut sides: Option<(Files, Files)> = None;
     let mut facts = Vec::new();
     for (path, blob) in files {
         let Some(id) = path
@@ -415,15 +422,26 @@ fn recorded_approvals(
         let Ok(record) = Record::parse(id, &blob_text(repo, blob)?) else {
             continue;
         };
-        if record.verdict == Verdict::Approve {
-            facts.extend(
-                record
-                    .facts
-                    .into_iter()
-                    .filter(|f| f.after.is_some())
-                    .map(|f| f.id),
-            );
+        if record.verdict != Verdict::Approve {
+            continue;
         }
+        let (before, after) = match &mut sides {
+            Some(s) => s,
+            None => sides.insert((
+                match parent_tree {
+                    Some(t) => facts_at(repo, t, &mut cache)?,
+                    None => Files::new(),
+                },
+                facts_at(repo, tree, &mut cache)?,
+            )),
+        };
+        let landed = record.landed(id, &commit.id.to_string(), before, after);
+        facts.extend(
+            landed
+                .operations
+                .iter()
+                .filter_map(|o| o.vouches().map(str::to_owned)),
+        );
     }
     Ok(facts)
 }

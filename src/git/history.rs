@@ -277,7 +277,7 @@ fn ledger_dir(
     Ok(dir)
 }
 
-type TreeCache = std::collections::HashMap<gix::ObjectId, Files>;
+pub(super) type TreeCache = std::collections::HashMap<gix::ObjectId, Files>;
 
 /// What a walk keeps from one commit for the next ones.
 #[derive(Default)]
@@ -501,7 +501,11 @@ pub(crate) fn blob_text(repo: &gix::Repository, id: gix::ObjectId) -> Result<Str
 }
 
 /// The fact files in `tree`, cached by the id of the facts directory.
-fn facts_at(repo: &gix::Repository, tree: gix::ObjectId, cache: &mut TreeCache) -> Result<Files> {
+pub(super) fn facts_at(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    cache: &mut TreeCache,
+) -> Result<Files> {
     let Some(dir) = subtree(repo, tree, paths::FACTS)? else {
         return Ok(Default::default());
     };

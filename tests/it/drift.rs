@@ -465,3 +465,33 @@ fn commit_dates_never_order_the_walk_only_the_graph_does() {
         repo.mneme(&["verify", "HEAD~2..HEAD"]).assert().success();
     }
 }
+
+#[test]
+fn a_squashed_relation_vouches_for_nothing_but_a_squashed_verification_does() {
+    let (repo, lines, whole) = two_facts();
+    repo.write("src/db.rs", &DB.replace("three", "THREE"));
+    commit(&repo, "change the pool");
+    repo.git(&["checkout", "-q", "-b", "relate"]);
+    let p = repo.propose(&[
+        "relate",
+        &lines,
+        "--relates-to",
+        &whole,
+        "--reason",
+        "see also",
+    ]);
+    repo.approve(&p);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--squash", "relate"]);
+    commit(&repo, "Relate the pool facts (#8)");
+    let drift = drifted(&repo, &[], &lines).expect("a relation checks no code");
+    assert_eq!(drift["evidence"][0]["kind"], "changed", "{drift:#}");
+
+    repo.git(&["checkout", "-q", "-b", "verify"]);
+    let p = repo.propose(&["verify", &lines, "--reason", "re-read the pool"]);
+    repo.approve(&p);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--squash", "verify"]);
+    commit(&repo, "Re-check the pool (#9)");
+    assert_eq!(drifted(&repo, &[], &lines), None);
+}

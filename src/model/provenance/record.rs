@@ -198,10 +198,12 @@ impl Record {
         r
     }
 
-    /// The approval as `review undo` needs it, read from `commit`, which brought this record
-    /// into history (a squash commit), with the fact files `before` and `after` it: each fact's
-    /// texts found by the hashes the record keeps, and a supersession told from the states. A
-    /// state no file matches (two decisions squashed into one commit) leaves its text out.
+    /// The approval as `review undo` and drift need it, read from `commit`, which brought this
+    /// record into history (a squash commit), with the fact files `before` and `after` it: each
+    /// fact's texts found by the hashes the record keeps, and each operation's kind told from
+    /// the states (a supersession, a verification, a state or relations change). A state no
+    /// file matches (two decisions squashed into one commit) leaves its text out, and its
+    /// operation an update.
     pub fn landed(&self, id: &str, commit: &str, before: &Files, after: &Files) -> Recorded {
         let (old, new) = (fact_map(before), fact_map(after));
         let state = |map: &BTreeMap<String, Vec<FactState>>, fact: &str, hash: Option<&String>| {
@@ -240,13 +242,26 @@ impl Record {
                 .and_then(|s| s.meta.by.clone())
                 .filter(|by| added.contains(&by.as_str()));
             let mut fact_ids = vec![f.id.clone()];
-            let op = match successor {
-                Some(by) => {
+            let op = match (successor, &was, &is) {
+                (Some(by), ..) => {
                     fact_ids.push(by.clone());
                     successors.push(by);
                     OpKind::Supersede
                 }
-                None => op,
+                // The same text: what else changed tells a verification from a state or
+                // relations change, which vouch for nothing.
+                (None, Some(w), Some(i)) if op == OpKind::Update && w.text == i.text => {
+                    if w.meta.verified != i.meta.verified {
+                        OpKind::Verify
+                    } else if w.meta.state != i.meta.state {
+                        OpKind::State
+                    } else if w.meta.relations != i.meta.relations {
+                        OpKind::Relate
+                    } else {
+                        OpKind::Update
+                    }
+                }
+                _ => op,
             };
             r.operations.push(RecordedOp {
                 op,
