@@ -34,7 +34,7 @@ pub fn edit(text: &str) -> Result<Option<String>> {
             "{editor} exited with {status}; the proposal is as it was"
         ))));
     }
-    let edited = std::fs::read_to_string(file.path()).map_err(CliError::editor)?;
+    let edited = mneme::store::file::read_local_text(file.path()).map_err(CliError::editor)?;
     let edited = edited.trim_end_matches(['\n', '\r']);
     Ok((edited != text.trim_end_matches(['\n', '\r'])).then(|| edited.to_owned()))
 }

@@ -41,7 +41,8 @@ pub struct Args {
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let read = |p: &PathBuf| -> Result<String> {
-        let bytes = std::fs::read(cx.cwd.join(p)).map_err(|e| CliError::input(p, e))?;
+        let bytes =
+            mneme::store::file::read_local(&cx.cwd.join(p)).map_err(|e| CliError::input(p, e))?;
         String::from_utf8(bytes).map_err(|_| CliError::invalid_utf8(&p.display().to_string()))
     };
     let (base, ours, theirs) = (read(&args.base)?, read(&args.ours)?, read(&args.theirs)?);

@@ -15,7 +15,7 @@ use gix::bstr::ByteSlice;
 
 use crate::git::graph::children_first;
 use crate::git::history::{
-    blob_text, facts_at, mentions_decision, read_commit, subtree, TreeCache,
+    blob_text_if_fits, facts_at, mentions_decision, read_commit, subtree, TreeCache,
 };
 use crate::git::{Repo, Result};
 use crate::model::base::paths;
@@ -24,6 +24,7 @@ use crate::model::evidence::drift::{CommitRef, Version, Watched};
 use crate::model::provenance::decision::Verdict;
 use crate::model::provenance::factdiff::Files;
 use crate::model::provenance::record::Record;
+use crate::store::Kind;
 
 /// A commit that changed a watched path.
 #[derive(Debug, Clone)]
@@ -419,7 +420,8 @@ fn recorded_approvals(
         else {
             continue;
         };
-        let Ok(record) = Record::parse(id, &blob_text(repo, blob)?) else {
+        let text = blob_text_if_fits(repo, blob, Kind::Record)?.unwrap_or_default();
+        let Ok(record) = Record::parse(id, &text) else {
             continue;
         };
         if record.verdict != Verdict::Approve {
@@ -465,7 +467,7 @@ pub fn version_at(
         return Ok(None);
     };
     let text = if entry.mode().is_blob() {
-        Some(blob_text(repo, entry.object_id())?)
+        blob_text_if_fits(repo, entry.object_id(), Kind::Evidence)?
     } else {
         None
     };
@@ -526,7 +528,7 @@ fn added(
     Ok(())
 }
 
-/// The text of a blob.
-pub fn text_of(repo: &Repo, blob: gix::ObjectId) -> Result<String> {
-    blob_text(repo.gix(), blob)
+/// The text of a cited file's blob; `None` past the limit on cited files.
+pub fn text_of(repo: &Repo, blob: gix::ObjectId) -> Result<Option<String>> {
+    blob_text_if_fits(repo.gix(), blob, Kind::Evidence)
 }

@@ -14,6 +14,7 @@ use crate::model::provenance::decision::{Recorded, Verdict, DECISION};
 use crate::model::provenance::factdiff::{changes, Files, Parses};
 use crate::model::provenance::record::Record;
 use crate::model::provenance::signing::{split_signed, AllowedSigners};
+use crate::store::{self, Kind};
 
 /// Every decision reachable from HEAD, newest first, optionally only those touching `fact_id`.
 /// Only commits whose message mentions a decision trailer are decoded. With `texts`, each
@@ -115,7 +116,10 @@ fn named_files(
         for name in &names {
             let path = paths::fact_file(name);
             if let Some(entry) = tree.lookup_entry_by_path(&path)? {
-                files.insert((*name).to_owned(), blob_text(repo, entry.object_id())?);
+                files.insert(
+                    (*name).to_owned(),
+                    blob_text(repo, entry.object_id(), Kind::FactFile)?,
+                );
             }
         }
         Ok(files)
@@ -435,7 +439,8 @@ fn examine_one(
     let mut removed_proposals = Vec::new();
     for (name, blob) in &before {
         if name.ends_with(".json") && !after.contains_key(name) {
-            if let Ok(p) = Proposal::parse(&blob_text(repo, *blob)?) {
+            let text = blob_text_if_fits(repo, *blob, Kind::Proposal)?.unwrap_or_default();
+            if let Ok(p) = Proposal::parse(&text) {
                 removed_proposals.push(p);
             }
         }
@@ -495,9 +500,33 @@ pub(crate) fn blobs_in(
 }
 
 /// A blob's contents as text (invalid UTF-8 replaced).
-pub(crate) fn blob_text(repo: &gix::Repository, id: gix::ObjectId) -> Result<String> {
+/// The text of blob `id`, a file of `kind`: refused, before it is read, past the kind's limit,
+/// as the same file in the work tree would be. History is anyone's branch too.
+pub(crate) fn blob_text(repo: &gix::Repository, id: gix::ObjectId, kind: Kind) -> Result<String> {
+    let size = repo.find_header(id)?.size();
+    if size > kind.limit() {
+        return Err(Error::Store(store::Error::TooLarge {
+            path: format!("git object {id}").into(),
+            kind: kind.name(),
+            size,
+            limit: kind.limit(),
+        }));
+    }
     let blob = repo.find_blob(id)?;
     Ok(String::from_utf8_lossy(&blob.data).into_owned())
+}
+
+/// [`blob_text`], with `None` for a blob past the limit: for what may be left out (a proposal
+/// or record that would not parse anyway, a cited file too large to compare).
+pub(crate) fn blob_text_if_fits(
+    repo: &gix::Repository,
+    id: gix::ObjectId,
+    kind: Kind,
+) -> Result<Option<String>> {
+    if repo.find_header(id)?.size() > kind.limit() {
+        return Ok(None);
+    }
+    blob_text(repo, id, kind).map(Some)
 }
 
 /// The fact files in `tree`, cached by the id of the facts directory.
@@ -520,7 +549,7 @@ pub(super) fn facts_at(
     let mut files = Files::new();
     for (name, blob) in blobs_in(repo, tree, paths::FACTS)? {
         if name.ends_with(".md") {
-            files.insert(name, blob_text(repo, blob)?);
+            files.insert(name, blob_text(repo, blob, Kind::FactFile)?);
         }
     }
     cache.insert(dir, files.clone());
@@ -550,12 +579,19 @@ pub fn facts_around(repo: &Repo, commit: gix::ObjectId) -> Result<(Files, Files)
     Ok((before, after))
 }
 
-/// The text of the file at `path` in `commit`, if it has one (invalid UTF-8 replaced).
-pub fn text_at(repo: &Repo, commit: gix::ObjectId, path: &str) -> Result<Option<String>> {
+/// The text of the file of `kind` at `path` in `commit`, if it has one (invalid UTF-8 replaced).
+pub fn text_at(
+    repo: &Repo,
+    commit: gix::ObjectId,
+    path: &str,
+    kind: Kind,
+) -> Result<Option<String>> {
     let repo = repo.gix();
     let tree = repo.find_commit(commit)?.tree()?;
     match tree.lookup_entry_by_path(path)? {
-        Some(entry) if entry.mode().is_blob() => Ok(Some(blob_text(repo, entry.object_id())?)),
+        Some(entry) if entry.mode().is_blob() => {
+            Ok(Some(blob_text(repo, entry.object_id(), kind)?))
+        }
         _ => Ok(None),
     }
 }
@@ -651,7 +687,7 @@ pub fn record_files_at(repo: &Repo, commit: gix::ObjectId) -> Result<Files> {
     let tree = repo.find_commit(commit)?.tree_id()?.detach();
     let mut out = Files::new();
     for (name, blob) in blobs_in(repo, tree, paths::DECISIONS)? {
-        out.insert(name, blob_text(repo, blob)?);
+        out.insert(name, blob_text(repo, blob, Kind::Record)?);
     }
     Ok(out)
 }
@@ -692,7 +728,8 @@ pub fn proposals_at(repo: &Repo, commit: gix::ObjectId) -> Result<Vec<Proposal>>
     let mut out = Vec::new();
     for (name, blob) in blobs_in(repo, tree, paths::PROPOSALS)? {
         if name.ends_with(".json") {
-            if let Ok(p) = Proposal::parse(&blob_text(repo, blob)?) {
+            let text = blob_text_if_fits(repo, blob, Kind::Proposal)?.unwrap_or_default();
+            if let Ok(p) = Proposal::parse(&text) {
                 out.push(p);
             }
         }

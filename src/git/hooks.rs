@@ -58,7 +58,9 @@ pub(crate) fn run_hooks(repo: &Repo, tree: ObjectId, message: &str) -> Result<St
         &[msg_path.as_os_str()],
         None,
     )
-    .and_then(|()| Ok(fs::read_to_string(&msg_path).map_err(store::Error::io(&msg_path))?));
+    .and_then(|()| {
+        Ok(store::file::read_local_text(&msg_path).map_err(store::Error::io(&msg_path))?)
+    });
     let mut edited = match edited {
         Ok(m) if !m.trim().is_empty() => m,
         refused => {

@@ -1,6 +1,5 @@
 //! The index: locking it as git does, reading it, and comparing it with HEAD.
 
-use std::io::Read as _;
 use std::path::PathBuf;
 
 use gix::bstr::ByteSlice;
@@ -9,6 +8,7 @@ use crate::git::history::{blob_text, blobs_in};
 use crate::git::{Error, Repo, Result};
 use crate::model::base::paths;
 use crate::model::provenance::factdiff::Files;
+use crate::store::Kind;
 
 pub(crate) fn lock_index(repo: &gix::Repository) -> Result<gix::lock::File> {
     gix::lock::File::acquire_to_update_resource(
@@ -50,26 +50,21 @@ struct Rest {
 /// Reads the index, not verifying its checksum, as git does not (only fsck verifies it).
 pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
     let path = repo.index_path();
-    let (file, mtime) = match std::fs::File::open(&path) {
-        Ok(mut f) => {
-            let mtime = f
-                .metadata()
-                .map(|m| filetime::FileTime::from_last_modification_time(&m))
-                .map_err(crate::store::Error::io(&path))?;
-            let mut bytes = Vec::new();
-            f.read_to_end(&mut bytes)
-                .map_err(crate::store::Error::io(&path))?;
-            (bytes, mtime)
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let empty = gix::index::State::new(repo.object_hash());
-            return Ok(LedgerIndex {
-                head: gix::index::File::from_state(empty, path),
-                rest: None,
-            });
-        }
-        Err(e) => return Err(crate::store::Error::io(&path)(e).into()),
-    };
+    // The time first: a change after it is then seen as one by the next run.
+    let mtime =
+        std::fs::metadata(&path).map(|m| filetime::FileTime::from_last_modification_time(&m));
+    let (file, mtime) =
+        match mtime.and_then(|mtime| Ok((crate::store::file::read_local(&path)?, mtime))) {
+            Ok((bytes, mtime)) => (bytes, mtime),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let empty = gix::index::State::new(repo.object_hash());
+                return Ok(LedgerIndex {
+                    head: gix::index::File::from_state(empty, path),
+                    rest: None,
+                });
+            }
+            Err(e) => return Err(crate::store::Error::io(&path)(e).into()),
+        };
     let hash_len = repo.object_hash().len_in_bytes();
     let Some(split) = Split::of(&file, hash_len) else {
         // Anything the split does not know (version 4, a split or sparse index, damage): gix
@@ -259,6 +254,7 @@ pub fn staged_under(repo: &Repo, dir: &str) -> Result<(Files, Files)> {
             in_index.insert(name.to_owned(), entry.id);
         }
     }
+    let kind = Kind::of_ledger_dir(dir);
     let (mut before, mut after) = (Files::new(), Files::new());
     for name in in_head.keys().chain(in_index.keys()) {
         let (head, staged) = (in_head.get(name), in_index.get(name));
@@ -266,10 +262,10 @@ pub fn staged_under(repo: &Repo, dir: &str) -> Result<(Files, Files)> {
             continue;
         }
         if let Some(id) = head {
-            before.insert(name.clone(), blob_text(repo.gix(), *id)?);
+            before.insert(name.clone(), blob_text(repo.gix(), *id, kind)?);
         }
         if let Some(id) = staged {
-            after.insert(name.clone(), blob_text(repo.gix(), *id)?);
+            after.insert(name.clone(), blob_text(repo.gix(), *id, kind)?);
         }
     }
     Ok((before, after))
@@ -285,7 +281,10 @@ pub fn staged_dir(repo: &Repo, dir: &str) -> Result<Files> {
     for entry in index.entries() {
         let path = entry.path(index).to_str_lossy();
         if let Some(name) = path.strip_prefix(&prefix).filter(|n| !n.contains('/')) {
-            files.insert(name.to_owned(), blob_text(repo.gix(), entry.id)?);
+            files.insert(
+                name.to_owned(),
+                blob_text(repo.gix(), entry.id, Kind::of_ledger_dir(dir))?,
+            );
         }
     }
     Ok(files)
@@ -302,7 +301,8 @@ pub fn uncommitted_in(repo: &Repo, dir: &str) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for (name, path) in crate::store::file::list_dir(&repo.root().join(dir), "")? {
         let path_in_repo = format!("{dir}/{name}");
-        let bytes = std::fs::read(&path).map_err(crate::store::Error::io(&path))?;
+        let bytes = crate::store::file::read_file(repo.root(), &path, Kind::of_ledger_dir(dir))?
+            .unwrap_or_default();
         let staged = eol.staged(&path_in_repo, &bytes)?;
         let id = gix::objs::compute_hash(git.object_hash(), gix::objs::Kind::Blob, &staged)?;
         if in_head.get(&name) != Some(&id) {

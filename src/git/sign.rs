@@ -78,7 +78,8 @@ impl Repo {
         }
         let mut signature_file = payload_file.into_os_string();
         signature_file.push(".sig");
-        let signature = std::fs::read_to_string(&signature_file).map_err(io)?;
+        let signature = crate::store::file::read_local_text(std::path::Path::new(&signature_file))
+            .map_err(io)?;
         Ok(signature.replace("\r\n", "\n"))
     }
 }

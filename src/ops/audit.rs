@@ -17,6 +17,7 @@ use crate::model::provenance::summary::{summarize, Summary};
 use crate::ops::records::state_at;
 use crate::ops::stale::{drifted, watched};
 use crate::ops::{Result, Workspace};
+use crate::store::Kind;
 
 /// The outcome of `mneme verify` (the `--json` shape, docs/json.md).
 #[derive(Debug, Serialize)]
@@ -75,9 +76,17 @@ fn judge(ws: &Workspace, range: Range) -> Result<Judged> {
     // The keys the target trusts now decide, whenever the branch forked: a range cannot allow
     // its own keys, nor sign with one the target has revoked since. All of history is held to
     // the keys it ends with.
-    let at_head = text_at(&ws.repo, range.head, paths::ALLOWED_SIGNERS)?;
+    let at_head = text_at(
+        &ws.repo,
+        range.head,
+        paths::ALLOWED_SIGNERS,
+        Kind::AllowedSigners,
+    )?;
     let (from, at_target) = match range.target {
-        Some(t) => (t, text_at(&ws.repo, t, paths::ALLOWED_SIGNERS)?),
+        Some(t) => (
+            t,
+            text_at(&ws.repo, t, paths::ALLOWED_SIGNERS, Kind::AllowedSigners)?,
+        ),
         None => (range.head, at_head.clone()),
     };
     let signers = at_target.as_deref().map(AllowedSigners::parse);

@@ -16,7 +16,7 @@ use crate::model::lint::{self, FileInput, Finding, ProposalInput, Severity};
 use crate::model::provenance::factdiff::Files;
 use crate::ops::records::work_tree_state;
 use crate::ops::{now, stale, Result, Workspace};
-use crate::store::{self, read_optional_text, write_atomic};
+use crate::store::{self, write_atomic, Kind};
 
 /// The outcome of `mneme check` (the `--json` shape, docs/check.md).
 #[derive(Debug, Serialize)]
@@ -129,8 +129,9 @@ fn drift(
 /// Whether git would use mneme's merge driver for fact and task files in this clone: the
 /// repository's config defines it and `.gitattributes` routes both kinds of file to it.
 fn merge_driver_registered(ws: &Workspace) -> Result<bool> {
-    let attributes =
-        read_optional_text(&ws.store.path(paths::GITATTRIBUTES), paths::GITATTRIBUTES)?;
+    let attributes = ws
+        .store
+        .read_text(paths::GITATTRIBUTES, Kind::GitAttributes)?;
     let routed = attributes.is_some_and(|a| {
         templates::gitattributes_lines()
             .iter()
@@ -167,9 +168,10 @@ fn evidence_exists(root: &Path, path: &str, line: Option<usize>) -> bool {
     let rel = Path::new(path);
     match line {
         None => root.join(rel).exists(),
-        Some(n) => std::fs::read(root.join(rel))
-            .map(|bytes| line_count(&bytes) >= n)
-            .unwrap_or(false),
+        Some(n) => store::file::read_file(root, &root.join(rel), Kind::Evidence)
+            .ok()
+            .flatten()
+            .is_some_and(|bytes| line_count(&bytes) >= n),
     }
 }
 

@@ -17,7 +17,8 @@ pub fn history_holds(input: &HookInput) -> bool {
     let in_prompt = input.prompt.as_deref().is_some_and(|p| p.contains(HEADING));
     in_prompt
         || input.transcript_path.as_deref().is_some_and(|path| {
-            std::fs::read_to_string(path).is_ok_and(|text| transcript_holds(&text, HEADING))
+            store::file::read_local_text(std::path::Path::new(path))
+                .is_ok_and(|text| transcript_holds(&text, HEADING))
         })
 }
 

@@ -3,9 +3,7 @@
 use crate::model::evidence::cited::{cite, inside, Cited};
 use crate::model::evidence::refs::{classify, Evidence};
 use crate::ops::Workspace;
-
-/// Largest cited file read for its lines; a larger one is only known to exist.
-const MAX_READ: u64 = 16 * 1024 * 1024;
+use crate::store::{self, Kind};
 
 /// Each reference of `evidence`, resolved against the work tree.
 pub fn cited(ws: &Workspace, evidence: &[String]) -> Vec<Cited> {
@@ -18,23 +16,15 @@ pub fn cited(ws: &Workspace, evidence: &[String]) -> Vec<Cited> {
             if !inside(path) {
                 return cite(e, None);
             }
-            let full = ws.store.root().join(path);
-            let Some(meta) = std::fs::metadata(&full)
-                .ok()
-                .filter(std::fs::Metadata::is_file)
-            else {
-                return cite(e, None);
-            };
-            if meta.len() > MAX_READ {
+            match ws.store.read(path, Kind::Evidence) {
+                Ok(Some(bytes)) => cite(e, Some(&String::from_utf8_lossy(&bytes))),
                 // Too large to count its lines here: known to exist.
-                return Cited::File {
+                Err(store::Error::TooLarge { .. }) => Cited::File {
                     evidence: e.clone(),
                     path: path.to_owned(),
-                };
-            }
-            match std::fs::read(&full) {
-                Ok(bytes) => cite(e, Some(&String::from_utf8_lossy(&bytes))),
-                Err(_) => cite(e, None),
+                },
+                // Missing, not a regular file, or a link out of the work tree.
+                Ok(None) | Err(_) => cite(e, None),
             }
         })
         .collect()

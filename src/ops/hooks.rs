@@ -19,7 +19,7 @@ const MARKER: &str = "mneme hooks commit-msg";
 pub fn install(ws: &Workspace, force: bool) -> Result<PathBuf> {
     let dir = hooks_dir(&ws.repo);
     let path = dir.join("commit-msg");
-    if let Ok(existing) = std::fs::read_to_string(&path) {
+    if let Ok(existing) = store::file::read_local_text(&path) {
         if !existing.contains(MARKER) && !force {
             return Err(Error::ForeignHook { path });
         }
@@ -44,7 +44,8 @@ pub fn check_commit(ws: &Workspace, message_file: &Path) -> Result<()> {
     if ws.store.load_config()?.decision_records {
         return check_state_staged(ws);
     }
-    let message = std::fs::read_to_string(message_file).map_err(store::Error::io(message_file))?;
+    let message =
+        store::file::read_local_text(message_file).map_err(store::Error::io(message_file))?;
     let is_decision = message
         .lines()
         .any(|l| l.starts_with(&format!("{DECISION}: ")));

@@ -9,7 +9,7 @@ use crate::model::agents::{agents_md, templates};
 use crate::model::base::config::with_agents_file;
 use crate::model::base::paths;
 use crate::ops::{Error, Result, Workspace};
-use crate::store::{create_new, read_optional_text, write_atomic};
+use crate::store::{create_new, write_atomic, Kind};
 
 /// What `init` did to each file (the `--json` shape, docs/json.md).
 #[derive(Debug, Default, Serialize)]
@@ -67,7 +67,7 @@ pub fn init(ws: &Workspace, github_ci: bool, agents_file: Option<&str>) -> Resul
     seed(ws, &mut report, paths::PROPOSALS_KEEP, "")?;
     let agents_file = agents_file.unwrap_or(&remembered);
     let created = create_new(&store.path(paths::CONFIG), templates::CONFIG.as_bytes())?;
-    let config = edit_file(ws, paths::CONFIG, |old| {
+    let config = edit_file(ws, paths::CONFIG, Kind::Config, |old| {
         Ok(if agents_file == remembered {
             old.to_owned()
         } else {
@@ -80,14 +80,16 @@ pub fn init(ws: &Workspace, github_ci: bool, agents_file: Option<&str>) -> Resul
     );
     report.agents_file = agents_file.to_owned();
     let block = agents_block(ws)?;
-    let agents = edit_file(ws, agents_file, |old| {
+    let agents = edit_file(ws, agents_file, Kind::Instructions, |old| {
         agents_md::upsert(old, &block).map_err(|message| Error::AgentsBlock {
             path: store.path(agents_file),
             message,
         })
     })?;
     report.record(agents_file, agents);
-    let attributes = edit_file(ws, paths::GITATTRIBUTES, |old| Ok(with_merge_driver(old)))?;
+    let attributes = edit_file(ws, paths::GITATTRIBUTES, Kind::GitAttributes, |old| {
+        Ok(with_merge_driver(old))
+    })?;
     report.record(paths::GITATTRIBUTES, attributes);
     let changed = set_local_config(&ws.repo, &MERGE_DRIVER)?;
     let outcome = if changed {
@@ -140,10 +142,11 @@ fn seed(ws: &Workspace, report: &mut Report, rel: &str, contents: &str) -> Resul
 pub(crate) fn edit_file(
     ws: &Workspace,
     rel: &str,
+    kind: Kind,
     edit: impl FnOnce(&str) -> Result<String>,
 ) -> Result<Outcome> {
     let path = ws.store.path(rel);
-    let existing = read_optional_text(&path, rel)?;
+    let existing = ws.store.read_text(rel, kind)?;
     let old = existing.as_deref().unwrap_or("");
     let new = edit(old)?;
     if new == old {

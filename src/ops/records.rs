@@ -27,7 +27,7 @@ use crate::model::provenance::signing::AllowedSigners;
 use crate::ops::init::{edit_file, Outcome};
 use crate::ops::{Result, Workspace};
 use crate::store::file::replace_unsynced;
-use crate::store::{create_new, read_optional_text};
+use crate::store::{create_new, Kind};
 
 /// The state of `commit`'s facts; `None` when its ledger does not keep decision records
 /// (`decision_records` in its config; `mneme migrate` converts an older ledger's history).
@@ -40,7 +40,7 @@ pub fn state_at(
     signers: Option<&AllowedSigners>,
 ) -> Result<Option<State>> {
     // The config as the commit has it; one that does not parse keeps the history as the proof.
-    let config = text_at(repo, commit, paths::CONFIG)?
+    let config = text_at(repo, commit, paths::CONFIG, Kind::Config)?
         .and_then(|text| Config::parse(&text).ok())
         .unwrap_or_default();
     if !config.decision_records {
@@ -133,7 +133,9 @@ pub fn migrate(ws: &Workspace) -> Result<Migration> {
         }
     }
     // From now on `verify` checks the facts against the records.
-    let config = edit_file(ws, paths::CONFIG, |old| Ok(with_decision_records(old)))?;
+    let config = edit_file(ws, paths::CONFIG, Kind::Config, |old| {
+        Ok(with_decision_records(old))
+    })?;
     out.config_updated = !matches!(config, Outcome::Unchanged);
     Ok(out)
 }
@@ -143,9 +145,9 @@ fn work_tree_records(ws: &Workspace) -> Result<(Files, Vec<InvalidRecord>)> {
     let dir = ws.store.path(paths::DECISIONS);
     let mut files = Files::new();
     let mut unreadable = Vec::new();
-    for (name, path) in crate::store::file::list_dir(&dir, ".json")? {
+    for (name, _) in crate::store::file::list_dir(&dir, ".json")? {
         let rel = paths::decision_file(name.strip_suffix(".json").unwrap_or(&name));
-        match read_optional_text(&path, &rel) {
+        match ws.store.read_text(&rel, Kind::Record) {
             Ok(text) => {
                 files.insert(name, text.unwrap_or_default());
             }
@@ -165,8 +167,13 @@ pub fn work_tree_state(ws: &Workspace, facts: &Files) -> Result<State> {
     let (files, unreadable) = work_tree_records(ws)?;
     let parsed = parse_all(&files);
     let signed = match ws.repo.gix().head_id() {
-        Ok(head) => text_at(&ws.repo, head.detach(), paths::ALLOWED_SIGNERS)?
-            .map(|keys| (head.detach(), AllowedSigners::parse(&keys), keys)),
+        Ok(head) => text_at(
+            &ws.repo,
+            head.detach(),
+            paths::ALLOWED_SIGNERS,
+            Kind::AllowedSigners,
+        )?
+        .map(|keys| (head.detach(), AllowedSigners::parse(&keys), keys)),
         Err(_) => None,
     };
     let proof = match &signed {
@@ -195,7 +202,7 @@ fn checked_records(
 ) -> Result<BTreeMap<String, std::result::Result<(), String>>> {
     let path = ws.repo.git_dir().join(paths::SIGNATURE_CACHE);
     let header = format!("mneme-signatures 1 {}\n", sha256_hex(keys.as_bytes()));
-    let cached = std::fs::read_to_string(&path).unwrap_or_default();
+    let cached = crate::store::file::read_local_text(&path).unwrap_or_default();
     let mut known: BTreeMap<String, String> = cached
         .strip_prefix(&header)
         .unwrap_or("")

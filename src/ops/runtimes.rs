@@ -173,7 +173,7 @@ fn program_version(path: &Path, package: Option<&str>) -> Option<String> {
     if let Some(package) = package {
         let real = std::fs::canonicalize(path).ok()?;
         for dir in real.ancestors().skip(1).take(6) {
-            let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
+            let Ok(text) = crate::store::file::read_local_text(&dir.join("package.json")) else {
                 continue;
             };
             let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {

@@ -10,7 +10,8 @@ use crate::model::agents::templates;
 use crate::model::base::paths;
 use crate::model::merge::textdiff::unified;
 use crate::ops::{Error, Result};
-use crate::store::{read_optional_text, write_atomic};
+use crate::store::file::read_file_text;
+use crate::store::{write_atomic, Kind};
 
 /// The user's directories where runtimes keep their settings.
 #[derive(Debug, Clone)]
@@ -53,6 +54,15 @@ impl Scope {
             Scope::User(dirs) => dirs.path(rel),
         }
     }
+
+    /// Where a link among its files may lead: a repository's stay inside it (they come from
+    /// anyone's branch); a user's own may go anywhere (dotfiles kept elsewhere).
+    fn bound(&self) -> &Path {
+        match self {
+            Scope::Project(root) => root,
+            Scope::User(_) => Path::new("/"),
+        }
+    }
 }
 
 /// What `setup` did or, with `--dry-run`, would do (the `--json` shape, docs/json.md).
@@ -89,7 +99,7 @@ pub fn setup(
     let mut kept = Vec::new();
     if let Some(rel) = paths::runtime_settings(runtime.as_str()) {
         let file = path(rel);
-        files.push(change(&file, |old| {
+        files.push(change(&file, scope.bound(), |old| {
             edit_settings(old.unwrap_or(""), runtime, agents_file, remove)
                 // A file that held only mneme's hooks goes with them.
                 .map(|text| (!(remove && text == "{}\n")).then_some(text))
@@ -103,7 +113,7 @@ pub fn setup(
         Runtime::Codex => {
             // The agent's name for the commands Codex runs, and hooks left on.
             let file = path(paths::CODEX_CONFIG);
-            files.push(change(&file, |old| {
+            files.push(change(&file, scope.bound(), |old| {
                 edit_codex_config(old.unwrap_or(""), remove)
                     .map(|text| (!text.is_empty() || old.is_some()).then_some(text))
                     .map_err(|why| Error::Settings {
@@ -115,6 +125,7 @@ pub fn setup(
         // The rule is what Cursor applies in every session, whatever its hooks support.
         Runtime::Cursor => files.push(template(
             &path(paths::CURSOR_RULE),
+            scope.bound(),
             templates::CURSOR_RULE,
             remove,
             &mut kept,
@@ -123,6 +134,7 @@ pub fn setup(
             let rel = paths::opencode_plugin(matches!(scope, Scope::User(_)));
             files.push(template(
                 &path(rel),
+                scope.bound(),
                 templates::OPENCODE_PLUGIN,
                 remove,
                 &mut kept,
@@ -155,10 +167,11 @@ pub fn setup(
 /// file). Nothing is written yet: every file is planned before any is touched.
 fn change(
     path: &Path,
+    bound: &Path,
     edit: impl FnOnce(Option<&str>) -> Result<Option<String>>,
 ) -> Result<(FileReport, Option<String>)> {
     let label = path.display().to_string();
-    let old = read_optional_text(path, &label)?;
+    let old = read_file_text(bound, path, Kind::RuntimeSettings)?;
     let new = edit(old.as_deref())?;
     let action = match (&old, &new) {
         (old, new) if old == new => "unchanged",
@@ -184,11 +197,12 @@ fn change(
 /// then adds it to `kept`.
 fn template(
     path: &Path,
+    bound: &Path,
     text: &str,
     remove: bool,
     kept: &mut Vec<PathBuf>,
 ) -> Result<(FileReport, Option<String>)> {
-    change(path, |old| {
+    change(path, bound, |old| {
         Ok(match (remove, old) {
             (false, _) => Some(text.to_owned()),
             (true, Some(old)) if old == text => None,

@@ -82,7 +82,7 @@ pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> 
     }
     let key = format!("mneme-stale 1 {}\n", hex(&hasher.finalize()));
     let path = ws.repo.git_dir().join(paths::STALE_CACHE);
-    if let Some(ids) = std::fs::read_to_string(&path)
+    if let Some(ids) = crate::store::file::read_local_text(&path)
         .ok()
         .and_then(|text| text.strip_prefix(&key).map(str::to_owned))
     {
@@ -213,9 +213,12 @@ fn rename_of(repo: &Repo, touches: &[Touch], path: &str) -> Result<Option<String
     if added.len() > MAX_CANDIDATES {
         return Ok(None);
     }
-    let texts = added
-        .into_iter()
-        .map(|(p, id)| Ok((p, text_of(repo, id)?)))
-        .collect::<Result<Vec<_>>>()?;
+    // A file too large to compare is no candidate.
+    let mut texts = Vec::new();
+    for (p, id) in added {
+        if let Some(text) = text_of(repo, id)? {
+            texts.push((p, text));
+        }
+    }
     Ok(likely_rename(&old, &texts).map(str::to_owned))
 }

@@ -15,7 +15,7 @@ use crate::model::tasks::task::Status as TaskStatus;
 use crate::ops::init::agents_block;
 use crate::ops::setup::UserDirs;
 use crate::ops::{check, context, now, runtimes, tasks, Notes, Result, Workspace};
-use crate::store::read_optional_text;
+use crate::store::Kind;
 
 /// `mneme status` (the `--json` shape, docs/json.md).
 #[derive(Debug, Serialize)]
@@ -159,7 +159,7 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
     }
     let config = ws.store.load_config()?;
     let agents_file = &config.agents_file;
-    let agents = read_optional_text(&ws.store.path(agents_file), agents_file)?;
+    let agents = ws.store.read_text(agents_file, Kind::Instructions)?;
     let block = agents_md::upsert(agents.as_deref().unwrap_or(""), &agents_block(ws)?);
     if block.as_deref().ok() != agents.as_deref() {
         problem(
@@ -168,7 +168,7 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
         );
     }
     let hook = hooks_dir(&ws.repo).join("commit-msg");
-    let installed = std::fs::read_to_string(&hook).ok();
+    let installed = crate::store::file::read_local_text(&hook).ok();
     let mut hook_note = None;
     if installed.as_deref() != Some(templates::COMMIT_MSG_HOOK) {
         // Without records the hook cannot tell a merge of approvals from an edit, and would
@@ -191,7 +191,7 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
         let Some(rel) = paths::runtime_settings(runtime.as_str()) else {
             continue;
         };
-        let Some(settings) = read_optional_text(&ws.store.path(rel), rel)? else {
+        let Some(settings) = ws.store.read_text(rel, Kind::RuntimeSettings)? else {
             continue;
         };
         if holds_hooks(&settings) {
@@ -209,7 +209,10 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
         }
         if runtime == Runtime::Codex {
             let rel = paths::CODEX_CONFIG;
-            let config = read_optional_text(&ws.store.path(rel), rel)?.unwrap_or_default();
+            let config = ws
+                .store
+                .read_text(rel, Kind::RuntimeSettings)?
+                .unwrap_or_default();
             if edit_codex_config(&config, false).ok().as_deref() != Some(config.as_str()) {
                 problem(
                     format!("{rel} is not as `mneme setup codex` leaves it: hooks switched off, the deprecated `[features] codex_hooks` (Codex warns about it on every run) or no MNEME_AGENT"),
@@ -219,7 +222,7 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
         }
     }
     let rel = paths::opencode_plugin(false);
-    if let Some(plugin) = read_optional_text(&ws.store.path(rel), rel)? {
+    if let Some(plugin) = ws.store.read_text(rel, Kind::RuntimeSettings)? {
         set_up.push(Runtime::Opencode);
         if plugin != templates::OPENCODE_PLUGIN {
             problem(
@@ -235,7 +238,7 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
     let mut notes = agents.notes;
     notes.extend(driver_note);
     notes.extend(hook_note);
-    match read_optional_text(&ws.store.path(paths::ALLOWED_SIGNERS), paths::ALLOWED_SIGNERS)? {
+    match ws.store.read_text(paths::ALLOWED_SIGNERS, Kind::AllowedSigners)? {
         Some(text) => {
             let signers = AllowedSigners::parse(&text);
             let setup = signing_setup(&ws.repo);
@@ -345,5 +348,5 @@ fn signing_public_key(key: &str) -> Option<String> {
     } else {
         path.with_extension("pub")
     };
-    std::fs::read_to_string(public).ok()
+    crate::store::file::read_local_text(&public).ok()
 }

@@ -77,17 +77,214 @@ fn inode(_: &fs::DirEntry) -> u64 {
     0
 }
 
-/// The bytes of `path`, or `None` when it does not exist.
+/// What a file mneme reads from a repository is, with the most of it mneme reads: limits no
+/// real ledger reaches, so that a hostile branch cannot make a reader take the machine's memory
+/// (docs/format.md lists them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    FactFile,
+    Config,
+    Task,
+    Proposal,
+    Record,
+    Claim,
+    AllowedSigners,
+    /// AGENTS.md, CLAUDE.md, GEMINI.md: the agents' instruction files.
+    Instructions,
+    GitAttributes,
+    /// A runtime's settings file (`.claude/settings.json`, …).
+    RuntimeSettings,
+    /// A file a fact cites as evidence.
+    Evidence,
+}
+
+const MIB: u64 = 1024 * 1024;
+
+impl Kind {
+    /// The most bytes read of a file of this kind.
+    pub const fn limit(self) -> u64 {
+        match self {
+            Kind::Config | Kind::Claim => 64 * 1024,
+            Kind::Record => 256 * 1024,
+            Kind::FactFile | Kind::Task | Kind::Proposal | Kind::RuntimeSettings => MIB,
+            Kind::AllowedSigners | Kind::Instructions | Kind::GitAttributes => MIB,
+            Kind::Evidence => 16 * MIB,
+        }
+    }
+
+    /// The kind of the files directly in the ledger directory `dir` (`.ledger/decisions`, …).
+    pub fn of_ledger_dir(dir: &str) -> Kind {
+        match dir.rsplit('/').next() {
+            Some("decisions") => Kind::Record,
+            Some("tasks") => Kind::Task,
+            Some("facts") => Kind::FactFile,
+            _ => Kind::Proposal,
+        }
+    }
+
+    /// The kind in words, for messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Kind::FactFile => "fact file",
+            Kind::Config => "ledger config",
+            Kind::Task => "task file",
+            Kind::Proposal => "proposal",
+            Kind::Record => "decision record",
+            Kind::Claim => "claim",
+            Kind::AllowedSigners => "allowed signers file",
+            Kind::Instructions => "agent instructions file",
+            Kind::GitAttributes => "attributes file",
+            Kind::RuntimeSettings => "runtime settings file",
+            Kind::Evidence => "cited file",
+        }
+    }
+}
+
+/// The bytes of the file at `path` in the work tree `root`, read as `kind`; `None` when there is
+/// none. Whatever a branch put there, this neither blocks nor reads without bound: only a
+/// regular file is read (a symlink only to one inside `root`), and no more than the kind's limit.
+pub fn read_file(root: &Path, path: &Path, kind: Kind) -> Result<Option<Vec<u8>>> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(path)(e)),
+    };
+    let (target, meta) = if meta.file_type().is_symlink() {
+        let target = match path.canonicalize() {
+            Ok(t) => t,
+            // A link to nothing is no file.
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(path)(e)),
+        };
+        let inside = root
+            .canonicalize()
+            .is_ok_and(|root| target.starts_with(root));
+        if !inside {
+            return Err(Error::UnsafeLedger {
+                path: path.to_owned(),
+                target,
+            });
+        }
+        let meta = fs::metadata(&target).map_err(Error::io(path))?;
+        (target, meta)
+    } else {
+        (path.to_owned(), meta)
+    };
+    if !meta.is_file() {
+        return Err(Error::NotAFile {
+            path: path.to_owned(),
+            kind: kind.name(),
+            found: describe(&meta.file_type()),
+        });
+    }
+    let too_large = |size| Error::TooLarge {
+        path: path.to_owned(),
+        kind: kind.name(),
+        size,
+        limit: kind.limit(),
+    };
+    if meta.len() > kind.limit() {
+        return Err(too_large(meta.len()));
+    }
+    match open_regular(&target, kind.limit(), false) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == ErrorKind::FileTooLarge => Err(too_large(kind.limit() + 1)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path)(e)),
+    }
+}
+
+/// [`read_file`] as UTF-8 text.
+pub fn read_file_text(root: &Path, path: &Path, kind: Kind) -> Result<Option<String>> {
+    read_file(root, path, kind)?
+        .map(|bytes| {
+            String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
+                what: path.display().to_string(),
+            })
+        })
+        .transpose()
+}
+
+/// What a file type is, in words.
+fn describe(kind: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_symlink() {
+        "a symlink"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Opens `path` without blocking (following a link only with `follow`: a file swapped for a
+/// FIFO or a link since it was looked at), checks that it is a regular file, and reads at most
+/// `max` bytes (`FileTooLarge` past that).
+#[cfg(unix)]
+fn open_regular(path: &Path, max: u64, follow: bool) -> std::io::Result<Vec<u8>> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let mut flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK;
+    if !follow {
+        flags |= OFlags::NOFOLLOW;
+    }
+    let fd = rustix::fs::open(path, flags, Mode::empty())?;
+    if FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode) != FileType::RegularFile {
+        return Err(not_a_file());
+    }
+    read_fd(&fd, max)
+}
+
+#[cfg(not(unix))]
+fn open_regular(path: &Path, max: u64, _follow: bool) -> std::io::Result<Vec<u8>> {
+    if !fs::metadata(path)?.is_file() {
+        return Err(not_a_file());
+    }
+    read_named(path, max)
+}
+
+/// The bytes of a file no branch controls: one git or mneme wrote in the git directory, a
+/// temporary file, the user's own configuration. Still only a regular file, opened without
+/// blocking, so that a FIFO in its place fails rather than hangs.
+pub fn read_local(path: &Path) -> std::io::Result<Vec<u8>> {
+    open_regular(path, u64::MAX, true)
+}
+
+/// [`read_local`] as UTF-8 text.
+pub fn read_local_text(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read_local(path)?)
+        .map_err(|e| std::io::Error::new(ErrorKind::InvalidData, e.utf8_error()))
+}
+
+/// The bytes of `path`, or `None` when it does not exist; as [`read_local`].
 pub fn read_optional(path: &Path) -> Result<Option<Vec<u8>>> {
-    match fs::read(path) {
+    match read_local(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io(path)(e)),
     }
 }
 
-/// The bytes of `path`, refusing a file larger than `max` bytes without reading it all.
+/// The bytes of the regular file `path`, refusing one larger than `max` bytes without reading
+/// it all.
 pub fn read_capped(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    open_regular(path, max, true)
+}
+
+/// Up to `max` bytes of a file the user named on the command line: it may be a pipe
+/// (`<(…)`), which is read as the user asked. `FileTooLarge` past `max`.
+pub fn read_named(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut bytes = Vec::new();
     fs::File::open(path)?
@@ -337,7 +534,7 @@ fn not_a_file() -> std::io::Error {
 }
 
 fn too_large(max: u64) -> std::io::Error {
-    std::io::Error::other(format!("larger than {max} bytes"))
+    std::io::Error::new(ErrorKind::FileTooLarge, format!("larger than {max} bytes"))
 }
 
 /// Reads the files of one directory. On Unix each file is opened relative to the directory,
@@ -392,10 +589,15 @@ impl DirReader {
         FileKey::of(&st).ok_or_else(not_a_file)
     }
 
+    /// Opens a regular file without blocking (a FIFO swapped in since the listing is refused).
     fn open_file(&self, name: &str) -> std::io::Result<std::os::fd::OwnedFd> {
-        use rustix::fs::{Mode, OFlags};
-        let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
-        Ok(rustix::fs::openat(&self.0, name, flags, Mode::empty())?)
+        use rustix::fs::{FileType, Mode, OFlags};
+        let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW | OFlags::NONBLOCK;
+        let fd = rustix::fs::openat(&self.0, name, flags, Mode::empty())?;
+        if FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode) != FileType::RegularFile {
+            return Err(not_a_file());
+        }
+        Ok(fd)
     }
 }
 

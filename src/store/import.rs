@@ -80,8 +80,7 @@ pub fn read(path: &Path, wanted: &dyn Fn(&str) -> bool) -> Result<(Vec<SourceFil
 
 fn read_one(path: &Path) -> Result<SourceFile> {
     let bytes = read_capped(path, MAX_FILE).map_err(|e| match e.kind() {
-        // `read_capped`'s only error of its own.
-        std::io::ErrorKind::Other => refuse(
+        std::io::ErrorKind::FileTooLarge => refuse(
             path,
             format!(
                 "is larger than {} MiB; split it, or import its parts",

@@ -18,14 +18,20 @@ use crate::model::base::text::escape_line;
 use crate::model::facts::ledger::{FactFileEntry, Ledger};
 use crate::model::proposals::proposal::{Proposal, ProposalError};
 
-pub use file::{create_new, read_optional, read_optional_text, write_atomic};
+pub use file::{create_new, read_optional, read_optional_text, write_atomic, Kind};
 pub use task_index::{Keep, TaskBoard};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Largest proposal file read: far above what `propose` writes, small enough that a hostile
-/// file cannot make every verb slow.
-const MAX_PROPOSAL_FILE: u64 = 1024 * 1024;
+/// Most facts a ledger may hold in all its files: a real one holds hundreds. Past it, a hostile
+/// branch could make every reader (the session hook first) work per fact without end.
+pub const MAX_LEDGER_FACTS: usize = 20_000;
+
+/// Most bytes all fact files together may hold: a real ledger holds tens of kilobytes.
+pub const MAX_LEDGER_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Most fact files a ledger may have: a real one has a handful.
+pub const MAX_FACT_FILES: usize = 1_000;
 
 /// What went wrong reading or writing the ledger's files.
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +64,25 @@ pub enum Error {
     },
     #[error("{}: {message}", path.display())]
     TaskParse { path: PathBuf, message: String },
+    #[error("{} is {found}, not a regular file (a {kind} must be one): replace or remove it", path.display())]
+    NotAFile {
+        path: PathBuf,
+        kind: &'static str,
+        found: &'static str,
+    },
+    #[error("{} is larger than {limit} bytes, the most mneme reads of a {kind} (no real one is near it: remove it or cut it down)", path.display())]
+    TooLarge {
+        path: PathBuf,
+        kind: &'static str,
+        size: u64,
+        limit: u64,
+    },
+    #[error("{} holds more than {limit} {what}, more than mneme reads (no real ledger is near it: remove what does not belong)", path.display())]
+    TooMany {
+        path: PathBuf,
+        what: &'static str,
+        limit: usize,
+    },
     #[error("{what} is not valid UTF-8; mneme stores text as UTF-8")]
     NotUtf8 { what: String },
     #[error(transparent)]
@@ -110,7 +135,7 @@ fn named_by_id(path: &Path, p: Proposal) -> std::result::Result<Proposal, Propos
 /// Reads and parses the proposal files `names` (as [`file::list_dir`] gives them) of `dir`.
 fn read_proposals(dir: &Path, names: &[(String, PathBuf)]) -> Result<Vec<LoadedProposal>> {
     // Parsed where they are read, on all cores: a review queue can hold thousands.
-    let read = file::read_all(dir, names, MAX_PROPOSAL_FILE, |bytes| {
+    let read = file::read_all(dir, names, Kind::Proposal.limit(), |bytes| {
         let text = std::str::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())?;
         Ok(Proposal::parse(text))
     })
@@ -155,6 +180,43 @@ impl Store {
     /// The absolute path of a work-tree relative one (from `model::paths`).
     pub fn path(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
+    }
+
+    /// The file `rel` of the work tree, read as `kind` would be (see [`file::read_file`]).
+    pub fn read(&self, rel: &str, kind: Kind) -> Result<Option<Vec<u8>>> {
+        file::read_file(&self.root, &self.path(rel), kind).map_err(|e| self.relative_error(e))
+    }
+
+    /// [`Store::read`] as UTF-8 text.
+    pub fn read_text(&self, rel: &str, kind: Kind) -> Result<Option<String>> {
+        file::read_file_text(&self.root, &self.path(rel), kind).map_err(|e| self.relative_error(e))
+    }
+
+    /// `e` naming its file from the work tree's root, as messages do.
+    fn relative_error(&self, e: Error) -> Error {
+        match e {
+            Error::NotAFile { path, kind, found } => Error::NotAFile {
+                path: self.relative(&path),
+                kind,
+                found,
+            },
+            Error::TooLarge {
+                path,
+                kind,
+                size,
+                limit,
+            } => Error::TooLarge {
+                path: self.relative(&path),
+                kind,
+                size,
+                limit,
+            },
+            Error::UnsafeLedger { path, target } => Error::UnsafeLedger {
+                path: self.relative(&path),
+                target,
+            },
+            other => other,
+        }
     }
 
     /// `path` relative to the work tree root, for messages and JSON.
@@ -268,17 +330,60 @@ impl Store {
         let (config, problem) = match self.load_config() {
             Ok(config) => (config, None),
             Err(Error::Config { source, .. }) => (Config::default(), Some(source.to_string())),
+            // Not a file, or too large to be one mneme wrote: agents still get their facts.
+            Err(
+                e @ (Error::NotAFile { .. }
+                | Error::TooLarge { .. }
+                | Error::UnsafeLedger { .. }
+                | Error::NotUtf8 { .. }),
+            ) => (Config::default(), Some(e.to_string())),
             Err(e) => return Err(e),
         };
         Ok((self.load_with(config)?, problem))
     }
 
-    /// Every fact file, each parsed or with the reason it does not parse.
+    /// Every fact file, each parsed or with the reason it does not parse. Past
+    /// [`MAX_LEDGER_FACTS`] facts, the files that hold more are refused.
     pub fn load_files(&self) -> Result<Vec<(PathBuf, Result<FactFileEntry>)>> {
         let mut files = Vec::new();
-        for (name, path) in file::list_dir(&self.path(paths::FACTS), ".md")? {
-            let bytes = fs::read(&path).map_err(Error::io(&path))?;
-            let entry = self.parse_fact_file(name, &path, bytes);
+        let mut facts = 0;
+        let dir = self.path(paths::FACTS);
+        let names = file::list_dir(&dir, ".md")?;
+        if names.len() > MAX_FACT_FILES {
+            return Err(Error::TooMany {
+                path: self.relative(&dir),
+                what: "fact files",
+                limit: MAX_FACT_FILES,
+            });
+        }
+        let mut bytes = 0;
+        for (name, path) in names {
+            // Counted before reading: past the budget, nothing more is read.
+            bytes += fs::symlink_metadata(&path).map_or(0, |m| m.len());
+            if bytes > MAX_LEDGER_BYTES {
+                let entry = Err(Error::FactFile {
+                    path: self.relative(&path),
+                    line: 1,
+                    message: format!("the fact files hold more than {MAX_LEDGER_BYTES} bytes with this one; no ledger needs that much (remove what does not belong)"),
+                });
+                files.push((path, entry));
+                continue;
+            }
+            let mut entry = match file::read_file(&self.root, &path, Kind::FactFile) {
+                Ok(Some(bytes)) => self.parse_fact_file(name, &path, bytes),
+                Ok(None) => continue,
+                Err(e) => Err(self.relative_error(e)),
+            };
+            if let Ok(e) = &entry {
+                facts += e.file.facts().count();
+                if facts > MAX_LEDGER_FACTS {
+                    entry = Err(Error::FactFile {
+                        path: self.relative(&path),
+                        line: 1,
+                        message: format!("the ledger holds more than {MAX_LEDGER_FACTS} facts with this file; no ledger needs that many (remove what is not a fact)"),
+                    });
+                }
+            }
             files.push((path, entry));
         }
         Ok(files)
@@ -300,7 +405,7 @@ impl Store {
 
     pub fn load_config(&self) -> Result<Config> {
         let path = self.path(paths::CONFIG);
-        match read_optional_text(&path, paths::CONFIG)? {
+        match self.read_text(paths::CONFIG, Kind::Config)? {
             Some(src) => Config::parse(&src).map_err(|source| Error::Config {
                 path: self.relative(&path),
                 source: Box::new(source),

@@ -22,7 +22,8 @@ use crate::model::tasks::task::{is_task_id, Task};
 use crate::model::views::TaskSummary;
 use crate::store::file::{self, FileKey};
 use crate::store::queue::{nanos, DirScan, DirStatus};
-use crate::store::tasks::{decode, named, Loaded, MAX_TASK_FILE};
+use crate::store::tasks::{decode, named, Loaded};
+use crate::store::Kind;
 use crate::store::{Error, Result, Store};
 
 const MAGIC: &[u8; 12] = b"mneme-tasks\n";
@@ -285,7 +286,7 @@ impl<'a> Rebuild<'a> {
             }
         }
         let files: Vec<&str> = unread.iter().map(|&(i, _)| names[i]).collect();
-        let read = file::read_all_keyed(dir, &files, MAX_TASK_FILE).map_err(Error::io(dir))?;
+        let read = file::read_all_keyed(dir, &files, Kind::Task.limit()).map_err(Error::io(dir))?;
         for ((i, stat), result) in unread.into_iter().zip(read) {
             let name = names[i];
             let stem = name.strip_suffix(".json").unwrap_or(name);

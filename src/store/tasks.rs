@@ -10,13 +10,11 @@ use crate::model::base::paths;
 use crate::model::tasks::claims::ClaimRecord;
 use crate::model::tasks::task::{is_task_id, Task, TASK_PREFIX};
 use crate::store::file::{
-    create_new, list_dir, list_dir_inodes, read_all, read_capped, read_optional, write_atomic,
+    create_new, list_dir, list_dir_inodes, read_all, read_file, read_file_text, read_optional,
+    write_atomic,
 };
 use crate::store::queue::DirStatus;
-use crate::store::{fault, file, Error, Lock, Result, Store};
-
-/// Larger task files are refused unread.
-pub(super) const MAX_TASK_FILE: u64 = 1024 * 1024;
+use crate::store::{fault, file, Error, Kind, Lock, Result, Store};
 
 /// Tasks that parse, and the files that do not (with why).
 #[derive(Debug, Default)]
@@ -39,7 +37,7 @@ impl Store {
         if names.is_empty() {
             return Ok(Loaded::default());
         }
-        let parsed = read_all(&dir, &names, MAX_TASK_FILE, decode).map_err(Error::io(&dir))?;
+        let parsed = read_all(&dir, &names, Kind::Task.limit(), decode).map_err(Error::io(&dir))?;
         let mut loaded = Loaded::default();
         for (path, result) in parsed {
             let stem = path
@@ -112,10 +110,8 @@ impl Store {
             return Ok(None);
         }
         let path = self.path(&paths::task_file(id));
-        let bytes = match read_capped(&path, MAX_TASK_FILE) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::io(&path)(e)),
+        let Some(bytes) = read_file(self.root(), &path, Kind::Task)? else {
+            return Ok(None);
         };
         let task = decode(&bytes)
             .and_then(|task| named(task, id))
@@ -158,7 +154,8 @@ impl Store {
         change: impl FnOnce(&mut Task) -> std::result::Result<T, E>,
     ) -> std::result::Result<(Task, T), E> {
         let path = self.path(&paths::task_file(id));
-        let text = fs::read_to_string(&path).map_err(Error::io(&path))?;
+        let text = read_file_text(self.root(), &path, Kind::Task)?
+            .ok_or_else(|| Error::io(&path)(std::io::Error::from(std::io::ErrorKind::NotFound)))?;
         let mut task = Task::parse(&text).map_err(|message| Error::TaskParse {
             path: self.relative(&path),
             message,
@@ -179,7 +176,8 @@ impl Store {
     /// under the tasks lock.
     pub fn claim_record(&self, id: &str) -> Result<Option<ClaimRecord>> {
         let path = self.claim_path(id);
-        Ok(read_optional(&path)?.map(|b| ClaimRecord::parse(&String::from_utf8_lossy(&b))))
+        Ok(read_file(&self.common_dir, &path, Kind::Claim)?
+            .map(|b| ClaimRecord::parse(&String::from_utf8_lossy(&b))))
     }
 
     /// Records who holds task `id`, or with `None` that nobody does. Call under the tasks lock.

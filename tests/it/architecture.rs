@@ -200,6 +200,44 @@ fn each_layer_uses_only_the_layers_below_it() {
     );
 }
 
+/// Raw reads: a file a branch put in place may be a FIFO, a device or a gigabyte.
+const RAW_READS: [&str; 5] = [
+    "fs::read(",
+    "fs::read_to_string(",
+    "File::open(",
+    "read_to_end(",
+    "read_to_string(",
+];
+
+/// Files are read in one place, which refuses what is not a regular file and reads no more than
+/// a limit: every other layer goes through `store::file`. Streams a process or a library hands
+/// over (a filter's output, standard input) are read where they arrive.
+#[test]
+fn files_are_read_only_through_the_store() {
+    let streams = [
+        "git/eol",
+        "commands/propose/mod",
+        "commands/propose/operation",
+        "commands/hook",
+    ];
+    let mut problems = Vec::new();
+    for (path, code) in sources(&src()) {
+        let module = module_of(&path);
+        let reads = RAW_READS.iter().filter(|raw| code.contains(**raw));
+        if streams.contains(&module.as_str()) {
+            // Each exception still reads a stream, or it is no longer needed.
+            if reads.count() == 0 {
+                problems.push(format!("{module} reads no stream: take it off the list"));
+            }
+        } else if !module.starts_with("store/") {
+            for raw in reads {
+                problems.push(format!("{module} calls {raw}…) (use store::file)"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 #[test]
 fn the_model_has_no_effects_and_only_the_cli_talks_to_people() {
     let mut problems = Vec::new();

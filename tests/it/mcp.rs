@@ -251,3 +251,69 @@ async fn a_client_of_the_discover_era_lists_calls_and_proposes() {
     })
     .await;
 }
+
+/// Raw bytes, as a broken or hostile client sends them: every request is answered, with a
+/// JSON-RPC error where it cannot be read, and the server goes on serving. A line past the
+/// limit is skipped without being held whole.
+#[test]
+fn every_line_gets_an_answer_and_the_server_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+    let repo = Repo::new();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mneme"))
+        .arg("mcp")
+        .current_dir(repo.path())
+        .env("PATH", path_with_mneme())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+        let mut lines: Vec<Vec<u8>> = vec![
+            initialize.into(),
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec(),
+            b"{not json".to_vec(),
+            b"\xff\xfe\xfd".to_vec(),
+            "[".repeat(100_000).into_bytes(),
+            [b"\"".as_slice(), &vec![b'a'; 9 << 20], b"\""].concat(),
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"x"}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","method":"$/unknown"}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#.to_vec(),
+        ];
+        for line in &mut lines {
+            line.push(b'\n');
+            input.write_all(line).unwrap();
+        }
+        // Closing stdin ends the session once everything is answered.
+    });
+    let answers: Vec<Value> = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    writer.join().unwrap();
+    assert!(child.wait().unwrap().success());
+    let codes: Vec<(Value, Value)> = answers
+        .iter()
+        .map(|a| (a["id"].clone(), a["error"]["code"].clone()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            (json!(1), Value::Null),
+            (Value::Null, json!(-32700)),
+            (Value::Null, json!(-32700)),
+            (Value::Null, json!(-32700)),
+            (Value::Null, json!(-32600)),
+            (json!(7), json!(-32600)),
+            (json!(8), Value::Null),
+        ],
+        "{answers:#?}"
+    );
+    for a in &answers {
+        assert!(a.as_object().unwrap().contains_key("id"), "{a}");
+    }
+    assert!(answers[6]["result"]["tools"].is_array());
+}

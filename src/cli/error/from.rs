@@ -164,6 +164,8 @@ impl From<store::Error> for CliError {
         let code = match &e {
             E::NotInitialized { .. } => Code::NotInitialized,
             E::UnsafeLedger { .. } => Code::UnsafeLedger,
+            E::NotAFile { .. } => Code::NotAFile,
+            E::TooLarge { .. } | E::TooMany { .. } => Code::FileTooLarge,
             E::Io { .. } => Code::Io,
             E::FactFile { .. } => Code::FactFileParse,
             E::Config { .. } => Code::Config,
@@ -178,6 +180,12 @@ impl From<store::Error> for CliError {
                 error.with_details(json!({ "path": path, "line": line }))
             }
             E::Config { path, .. } => error.with_details(json!({ "path": path })),
+            E::NotAFile { path, kind, found } => {
+                error.with_details(json!({ "path": path, "kind": kind, "found": found }))
+            }
+            E::TooLarge {
+                path, kind, limit, ..
+            } => error.with_details(json!({ "path": path, "kind": kind, "limit": limit })),
             E::ExportTarget(_) => error
                 .with_hint("give --out a new or empty directory, or one an earlier export wrote"),
             _ => error,

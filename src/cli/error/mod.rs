@@ -16,6 +16,8 @@ pub enum Code {
     BareRepository,
     NotInitialized,
     UnsafeLedger,
+    NotAFile,
+    FileTooLarge,
     UnknownFile,
     InvalidFileName,
     UnknownFact,
@@ -72,11 +74,13 @@ pub enum Code {
 
 impl Code {
     #[cfg(test)]
-    pub const ALL: [Code; 56] = [
+    pub const ALL: [Code; 58] = [
         Code::NotARepository,
         Code::BareRepository,
         Code::NotInitialized,
         Code::UnsafeLedger,
+        Code::NotAFile,
+        Code::FileTooLarge,
         Code::UnknownFile,
         Code::InvalidFileName,
         Code::UnknownFact,
@@ -137,6 +141,8 @@ impl Code {
             Code::BareRepository => "bare_repository",
             Code::NotInitialized => "not_initialized",
             Code::UnsafeLedger => "unsafe_ledger",
+            Code::NotAFile => "not_a_file",
+            Code::FileTooLarge => "file_too_large",
             Code::UnknownFile => "unknown_file",
             Code::InvalidFileName => "invalid_file_name",
             Code::UnknownFact => "unknown_fact",

@@ -138,9 +138,13 @@ fn read_request(file: &Path) -> Result<Request> {
             .read_to_end(&mut bytes)
             .map_err(|e| CliError::input(Path::new("<stdin>"), e))?;
     } else {
-        std::fs::File::open(file)
-            .and_then(|f| f.take(MAX_REQUEST + 1).read_to_end(&mut bytes))
-            .map_err(|e| CliError::input(file, e))?;
+        bytes = mneme::store::file::read_named(file, MAX_REQUEST).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::FileTooLarge {
+                CliError::invalid_input(format!("{shown}: larger than {MAX_REQUEST} bytes"))
+            } else {
+                CliError::input(file, e)
+            }
+        })?;
     }
     if bytes.len() as u64 > MAX_REQUEST {
         return Err(CliError::invalid_input(format!(

@@ -312,6 +312,10 @@ pub struct ParseError {
     pub message: String,
 }
 
+/// Most facts one file may hold: a real one holds dozens, a ledger's budget a few hundred. A
+/// hostile file of a million one-character items is refused here, before anything costs per fact.
+pub const MAX_FACTS: usize = 5_000;
+
 /// Largest front matter accepted, so a hostile file cannot make the YAML parser work hard.
 const MAX_FRONT_MATTER: usize = 16 * 1024;
 
@@ -333,6 +337,7 @@ impl FactFile {
         }
         let mut fence: Option<Fence> = None;
         let mut in_comment = false;
+        let mut facts = 0;
         while i < lines.len() {
             let line = lines[i];
             let content = strip_eol(line);
@@ -350,6 +355,15 @@ impl FactFile {
                 let end = item_end(&lines, i, marker.content_indent);
                 if !text.is_empty() {
                     blocks.push(Block::Text(std::mem::take(&mut text)));
+                }
+                facts += 1;
+                if facts > MAX_FACTS {
+                    return Err(ParseError {
+                        line: i + 1,
+                        message: format!(
+                            "more than {MAX_FACTS} facts in one file; no ledger needs that many (split the file, or remove what is not a fact)"
+                        ),
+                    });
                 }
                 blocks.push(Block::Fact(Fact::from_lines(&lines[i..end], i + 1, marker)));
                 i = end;

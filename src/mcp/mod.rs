@@ -4,6 +4,8 @@
 //! and as text; a failure is a tool result with `isError` and mneme's error object. There is no
 //! review tool: approving stays a human act in a terminal.
 
+mod lines;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -34,8 +36,9 @@ pub fn serve(cwd: PathBuf) -> Result<()> {
         .build()
         .map_err(|e| CliError::mcp("cannot start the MCP server", e))?;
     runtime.block_on(async {
+        let transport = lines::Guarded::new(tokio::io::stdin(), tokio::io::stdout());
         let running = Server { cwd }
-            .serve(rmcp::transport::stdio())
+            .serve(transport)
             .await
             .map_err(|e| CliError::mcp("the MCP session failed to start", e))?;
         running
