@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
+use mneme::ops::Notes as _;
 use mneme::ops::Workspace;
 
 use crate::commands;
@@ -116,8 +117,25 @@ pub struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    /// The repository and ledger this run works in, found once.
+    /// The repository and ledger this run works in, found once. An approval a crash
+    /// interrupted is finished first, so that nothing reads or writes a half-made state; a
+    /// recovery that cannot run now (another git process holds the index) is only told.
     pub fn workspace(&self) -> Result<Workspace> {
+        let ws = self.workspace_as_found()?;
+        match mneme::ops::review::recover(&ws) {
+            Ok(Some(note)) => self.ui.warn(&format!("note: {note}")),
+            Ok(None) => {}
+            Err(e) => self.ui.warn(&format!(
+                "note: an interrupted approval could not be finished yet: {}",
+                mneme::error_chain(&e)
+            )),
+        }
+        Ok(ws)
+    }
+
+    /// The workspace, without finishing an interrupted approval (the commit-msg hook does that
+    /// itself, and stops the commit).
+    pub fn workspace_as_found(&self) -> Result<Workspace> {
         Ok(Workspace::discover(&self.cwd)?)
     }
 }

@@ -126,7 +126,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         };
         out.push_str(&format!(
             "{} {} {}{state}\n",
-            paint(ID, view.task),
+            paint(ID, esc1(view.task)),
             esc1(view.title.as_deref().unwrap_or("(not in this clone)")),
             paint(DIM, format!("— {}", esc1(&view.said)))
         ));
@@ -134,7 +134,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     for u in &unreadable {
         out.push_str(&format!(
             "{} {}\n",
-            paint(ID, u.task),
+            paint(ID, esc1(u.task)),
             paint(
                 WARN,
                 format!("unreadable claim {}: {}", u.oid, esc1(&u.why))

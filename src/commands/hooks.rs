@@ -44,7 +44,7 @@ enum Action {
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
-    let ws = cx.workspace()?;
+    let ws = cx.workspace_as_found()?;
     match &args.action {
         Action::Install { force } => {
             let hook = install(&ws, *force)?;

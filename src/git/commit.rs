@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::git::eol::Eol;
 use crate::git::index::{index_lock_path, lock_index, read_index, LedgerIndex};
+use crate::git::owner::{reclaim, Owner, Reclaimed};
 use crate::git::{hooks, EditKind, Error, Repo, Result};
 use crate::model::base::paths;
 use crate::store::{self, read_optional, write_atomic};
@@ -91,6 +92,9 @@ pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Com
     // stay in memory until the hooks have run, so a refused decision writes none.
     let mut git = repo.with_fresh_identity().with_object_memory();
     let head = preflight(repo, &git)?;
+    let mut owner = Owner::claim(repo)?;
+    // Named before it is taken: a kill between the two must not leave an unnamed lock.
+    owner.holds(index_lock_path(&git))?;
     let index_lock = lock_index(&git)?;
     let read = read_index(&git)?;
     let index = read.ledger();
@@ -137,6 +141,9 @@ pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Com
         &serde_json::to_vec(&journal).expect("journal serializes"),
     )?;
     store::fault::abort_after("journal");
+    // gix takes these and lets go of them within the call.
+    owner.holds(repo.git_dir().join("HEAD.lock"))?;
+    owner.holds(git.common_dir().join(format!("{}.lock", head.branch)))?;
     if let Err(e) = move_branch(&git, &head, id, &summary) {
         let _ = fs::remove_file(&journal_path);
         return Err(e);
@@ -333,8 +340,26 @@ fn move_branch(git: &gix::Repository, head: &Head, id: ObjectId, summary: &str) 
     })
 }
 
-/// Completes or discards a decision a crash interrupted. Returns what it did, if anything.
+/// Completes or discards a decision a crash interrupted, and takes back the locks and
+/// temporary files a killed run left. Returns what it did, if anything. Cheap when there is
+/// nothing to do (two `stat`s): every verb runs it first.
 pub fn recover(repo: &Repo) -> Result<Option<String>> {
+    let mut notes = match reclaim(repo)? {
+        // Another process is committing a decision: its journal is its own.
+        Reclaimed::Busy => return Ok(None),
+        Reclaimed::Done(notes) => notes,
+    };
+    notes.extend(finish_journal(repo)?);
+    Ok((!notes.is_empty()).then(|| notes.join("; ")))
+}
+
+/// Whether a decision commit was interrupted and is not finished.
+pub fn interrupted(repo: &Repo) -> bool {
+    repo.git_dir().join(paths::JOURNAL).exists()
+}
+
+/// Finishes the decision the journal names, if there is one.
+fn finish_journal(repo: &Repo) -> Result<Option<String>> {
     let journal_path = repo.git_dir().join(paths::JOURNAL);
     let Some(bytes) = read_optional(&journal_path)? else {
         return Ok(None);
@@ -351,37 +376,76 @@ pub fn recover(repo: &Repo) -> Result<Option<String>> {
         .find_reference(journal.branch.as_str())
         .ok()
         .and_then(|mut r| r.peel_to_id().ok())
-        .map(|id| id.to_string());
-    if tip.as_deref() != Some(journal.commit.as_str()) {
+        .map(gix::Id::detach);
+    let decision = ObjectId::from_hex(journal.commit.as_bytes()).ok();
+    let landed = match (tip, decision) {
+        (Some(tip), Some(decision)) if tip == decision => Landed::Tip,
+        (Some(tip), Some(decision))
+            if git.find_commit(decision).is_ok()
+                && git
+                    .merge_base(decision, tip)
+                    .ok()
+                    .flatten()
+                    .map(gix::Id::detach)
+                    == Some(decision) =>
+        {
+            Landed::Below(tip)
+        }
+        _ => Landed::No,
+    };
+    if landed == Landed::No {
         remove_journal()?;
-        let mut note = format!(
+        return Ok(Some(format!(
             "an earlier run was interrupted before committing \"{}\"; nothing had changed",
             journal.summary
-        );
-        let lock = index_lock_path(git);
-        if lock.exists() {
-            note.push_str(&format!(
-                " (it may have left {} behind: if no git command is running, remove it)",
-                lock.display()
-            ));
-        }
-        return Ok(Some(note));
+        )));
     }
-    let lock = lock_index(git).map_err(|e| match e {
-        Error::Locked { path } => Error::Interrupted(format!(
-            "an earlier run committed \"{}\" but was interrupted before updating the index; {} exists — \
-             if no git command is running, remove it and run mneme again to finish",
-            journal.summary,
-            path.display()
-        )),
-        other => other,
-    })?;
+    // Commits made on top since (the user's `git commit`) read an index without the decision:
+    // the ledger files they hold say whether they kept it.
+    let kept = match landed {
+        Landed::Below(tip) => holds_writes(git, tip, &journal)?,
+        _ => true,
+    };
+    let lock = lock_index(git)?;
     let read = read_index(git)?;
     finish(repo, &journal, lock, read)?;
-    Ok(Some(format!(
-        "finished the interrupted commit \"{}\"",
-        journal.summary
-    )))
+    Ok(Some(if kept {
+        format!("finished the interrupted commit \"{}\"", journal.summary)
+    } else {
+        format!(
+            "finished the interrupted commit \"{}\", which a later commit made from an index without it left out: the work tree and the index hold its ledger files again; commit them (`git commit -m \"Restore the approval\" -- {}`)",
+            journal.summary,
+            paths::LEDGER
+        )
+    }))
+}
+
+/// Where an interrupted decision's commit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Landed {
+    /// The branch points at it.
+    Tip,
+    /// Below the branch's tip: commits were made on top of it.
+    Below(ObjectId),
+    /// Not on the branch: the run ended before the commit point.
+    No,
+}
+
+/// Whether `commit`'s tree holds the ledger files as the decision in `journal` left them.
+fn holds_writes(git: &gix::Repository, commit: ObjectId, journal: &Journal) -> Result<bool> {
+    let tree = git.find_commit(commit)?.tree()?;
+    for (path, blob) in &journal.writes {
+        let id = tree.lookup_entry_by_path(path)?.map(|e| e.object_id());
+        if id.map(|id| id.to_string()).as_deref() != Some(blob.as_str()) {
+            return Ok(false);
+        }
+    }
+    for path in &journal.deletes {
+        if tree.lookup_entry_by_path(path)?.is_some() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Steps after the commit point, each idempotent: work-tree files, index entries, proposal

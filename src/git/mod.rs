@@ -9,6 +9,7 @@ mod graph;
 pub mod history;
 pub mod hooks;
 pub mod index;
+mod owner;
 pub mod remote;
 mod sign;
 

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::git::commit;
 use crate::git::hooks::hooks_dir;
 use crate::git::index::{staged_dir, staged_under};
 use crate::model::agents::templates;
@@ -41,6 +42,13 @@ pub fn install(ws: &Workspace, force: bool) -> Result<PathBuf> {
 /// what the records approved (a merge, a squash, a cherry-pick of decisions), and no record
 /// goes (a revert of a decision).
 pub fn check_commit(ws: &Workspace, message_file: &Path) -> Result<()> {
+    // An approval killed after its commit point: git read the index without it, so this
+    // commit would revert it. It is finished now, and this commit stopped.
+    if commit::interrupted(&ws.repo) {
+        if let Some(note) = commit::recover(&ws.repo)? {
+            return Err(Error::ApprovalFinished { note });
+        }
+    }
     if ws.store.load_config()?.decision_records {
         return check_state_staged(ws);
     }

@@ -88,6 +88,8 @@ pub enum Error {
         #[source]
         why: SettingsError,
     },
+    #[error("{note}; git had read the index before that, so this commit would have left the approval out")]
+    ApprovalFinished { note: String },
     #[error("this commit changes facts directly ({})", facts.join(", "))]
     DirectFactEdit { facts: Vec<String> },
     #[error("this commit leaves the facts other than the decision records approved:\n  {}", problems.join("\n  "))]

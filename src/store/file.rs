@@ -343,12 +343,25 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
     }
 }
 
+/// How mneme's temporary files are named: `.mneme-<pid>-<random>.tmp`.
+pub const TEMP_PREFIX: &str = ".mneme-";
+pub const TEMP_SUFFIX: &str = ".tmp";
+
+/// The process that made the temporary file `name`, if it is one of mneme's.
+pub fn temp_owner(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(TEMP_PREFIX)?.strip_suffix(TEMP_SUFFIX)?;
+    rest.split_once('-')?.0.parse().ok()
+}
+
 /// A temporary file beside `path`, created as an ordinary file is (mode 0666 less the umask),
 /// not with tempfile's private 0600.
 fn temp_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".mneme-").suffix(".tmp");
+    // The process in the name: a run killed mid-write leaves a file the next one can tell is
+    // nobody's.
+    let prefix = format!("{TEMP_PREFIX}{}-", std::process::id());
+    builder.prefix(&prefix).suffix(TEMP_SUFFIX);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

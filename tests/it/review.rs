@@ -517,14 +517,17 @@ fn an_interrupted_approval_is_finished_or_explained() {
         .assert()
         .failure();
     assert_eq!(repo.head(), head);
+    // The killed run's lock is taken back: nobody removes it by hand.
     repo.mneme(&["review", "list"])
         .assert()
         .success()
         .stderr(contains("nothing had changed"))
+        .stderr(contains("removed"))
         .stderr(contains("index.lock"))
         .stdout(contains(&id));
     assert!(!repo.file(".git/mneme-decision.json").exists());
-    std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
+    assert!(!repo.file(".git/index.lock").exists());
+    assert!(!repo.file(".git/mneme-commit.owner").exists());
 
     // Killed after the branch moved: the next run finishes the index, files and proposal.
     repo.mneme(&["review", "approve", &id])
@@ -536,11 +539,6 @@ fn an_interrupted_approval_is_finished_or_explained() {
         repo.file(".git/index.lock").exists(),
         "a kill leaves git's lock behind"
     );
-    repo.mneme(&["review", "list"])
-        .assert()
-        .code(1)
-        .stderr(contains("remove it and run mneme again"));
-    std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
     repo.mneme(&["review", "list"])
         .assert()
         .success()
@@ -572,6 +570,170 @@ fn an_interrupted_approval_is_finished_or_explained() {
         .stdout(contains("No pending proposals"));
     assert!(repo.proposals().is_empty());
     repo.git(&["fsck", "--strict"]);
+}
+
+/// Killed after its commit point, an approval is not yet in the index; the user's next `git
+/// commit` reads that index. With mneme's commit-msg hook the commit is stopped once the
+/// approval is finished, and goes through when run again; without it, the next mneme verb puts
+/// back what the commit left out and says to commit it. Either way the approval is kept.
+#[test]
+fn the_users_next_commit_never_reverts_an_interrupted_approval() {
+    for hook in [true, false] {
+        let repo = Repo::committed();
+        if hook {
+            repo.mneme(&["hooks", "install"]).assert().success();
+        }
+        let id = repo.propose_add("pitfalls", "Kills are survivable.", &["--reason", "r"]);
+        repo.mneme(&["review", "approve", &id])
+            .env("MNEME_FAULT", "ref")
+            .assert()
+            .failure();
+        let decision = repo.head();
+        // What git leaves a killed run: its lock, which the user removes to commit at all.
+        std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
+        repo.write("notes.txt", "mine\n");
+        repo.git(&["add", "notes.txt"]);
+        let commit = repo.git_output(&["commit", "-qm", "my work"]);
+        if hook {
+            assert!(!commit.status.success());
+            let stderr = String::from_utf8_lossy(&commit.stderr);
+            assert!(
+                stderr.contains("run the same `git commit` again"),
+                "{stderr}"
+            );
+            assert_eq!(repo.head(), decision, "the stopped commit made nothing");
+            repo.git(&["commit", "-qm", "my work"]);
+        } else {
+            assert!(commit.status.success());
+            repo.mneme(&["review", "list"])
+                .assert()
+                .success()
+                .stderr(contains("left out"))
+                .stderr(contains("commit them"));
+            repo.git(&["commit", "-qm", "Restore the approval", "--", ".ledger"]);
+        }
+        let case = format!("hook: {hook}");
+        assert!(
+            repo.read(".ledger/facts/pitfalls.md")
+                .contains("Kills are survivable."),
+            "{case}"
+        );
+        let at_head = repo.git(&["show", "HEAD:.ledger/facts/pitfalls.md"]);
+        assert!(at_head.contains("Kills are survivable."), "{case}");
+        assert!(repo.proposals().is_empty(), "{case}");
+        assert_eq!(repo.git(&["status", "--porcelain"]), "", "{case}");
+        repo.mneme(&["check"]).assert().success();
+        repo.git(&["fsck", "--strict"]);
+        for left in [
+            ".git/index.lock",
+            ".git/HEAD.lock",
+            ".git/mneme-commit.owner",
+            ".git/mneme-decision.json",
+        ] {
+            assert!(!repo.file(left).exists(), "{case}: {left}");
+        }
+    }
+}
+
+/// `kill -9` at any moment of an approval, then what a user does next: `git commit`, any mneme
+/// verb, `git status`, `git fsck`. Nothing is lost or reverted, and no lock or temporary file
+/// is left for anyone to remove.
+#[test]
+fn a_kill_at_any_moment_leaves_nothing_to_clean_by_hand() {
+    let repo = Repo::committed();
+    repo.mneme(&["hooks", "install"]).assert().success();
+    // How long an approval takes here, to spread the kills over it and a little past.
+    let id = repo.propose_add("pitfalls", "Timing the approval.", &["--reason", "r"]);
+    let start = std::time::Instant::now();
+    repo.approve(&id);
+    let whole = start.elapsed();
+    for round in 0..24u32 {
+        let text = format!("Kill round {round} is survivable.");
+        let id = repo.propose_add("pitfalls", &text, &["--reason", "r"]);
+        let mut approve = std::process::Command::new(assert_cmd::cargo::cargo_bin("mneme"))
+            .args(["review", "approve", &id])
+            .current_dir(repo.path())
+            .env("PATH", crate::common::path_with_mneme())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Spread over the run: before the locks, inside the commit, after the commit point.
+        std::thread::sleep(whole * round / 20);
+        let _ = approve.kill();
+        approve.wait().unwrap();
+        // The user's next commit; a lock the kill left stops git until any mneme verb takes
+        // it back.
+        let user_git = |args: &[&str]| {
+            if !repo.git_output(args).status.success() {
+                repo.mneme(&["status"]).assert().success();
+                repo.git(args);
+            }
+        };
+        repo.write("notes.txt", &format!("round {round}\n"));
+        user_git(&["add", "notes.txt"]);
+        user_git(&["commit", "-qm", "my work"]);
+        repo.mneme(&["review", "list"]).assert().success();
+        let tracked = repo.git(&[
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+            "--",
+            ".ledger",
+        ]);
+        if !tracked.is_empty() {
+            let out = repo.git_output(&["commit", "-qm", "Restore the approval", "--", ".ledger"]);
+            assert!(out.status.success(), "round {round}: {tracked}\n{out:?}");
+        }
+        let case = format!("round {round}");
+        let approved = repo.read(".ledger/facts/pitfalls.md").contains(&text);
+        let pending = repo
+            .proposals()
+            .iter()
+            .any(|p| p.to_string_lossy().contains(&id));
+        assert!(
+            approved != pending,
+            "{case}: approved {approved}, pending {pending}"
+        );
+        if approved {
+            let at_head = repo.git(&["show", "HEAD:.ledger/facts/pitfalls.md"]);
+            assert!(at_head.contains(&text), "{case}: committed");
+        } else {
+            repo.mneme(&["review", "reject", &id]).assert().success();
+        }
+        repo.mneme(&["check"]).assert().success();
+        assert_eq!(repo.git(&["status", "--porcelain"]), "", "{case}");
+        repo.git(&["fsck", "--strict", "--no-dangling"]);
+        let mut left = Vec::new();
+        for dir in [
+            ".git",
+            ".git/objects",
+            ".git/refs/heads",
+            ".ledger",
+            ".ledger/facts",
+            ".ledger/decisions",
+            ".ledger/proposals",
+        ] {
+            for entry in std::fs::read_dir(repo.file(dir)).unwrap().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                // mneme's own locks are advisory (flock): held by a live process, never stale.
+                if name == "mneme.lock" || name == "mneme-tasks.lock" {
+                    continue;
+                }
+                if name.ends_with(".lock")
+                    || name.ends_with(".tmp")
+                    || name.starts_with(".tmp")
+                    || name.starts_with("mneme-commit")
+                    || name == "mneme-decision.json"
+                {
+                    left.push(format!("{dir}/{name}"));
+                }
+            }
+        }
+        assert!(left.is_empty(), "{case}: left behind {left:?}");
+    }
 }
 
 #[test]

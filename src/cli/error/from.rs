@@ -67,6 +67,8 @@ impl From<ops::Error> for CliError {
             ops::Error::AgentsBlock { .. } => CliError::of(Code::AgentsMd, &e)
                 .with_hint("fix the markers by hand (mneme only edits between them)"),
             ops::Error::AgentsFile { .. } => CliError::of(Code::InvalidInput, &e),
+            ops::Error::ApprovalFinished { .. } => CliError::of(Code::Interrupted, &e)
+                .with_hint("run the same `git commit` again: the index now holds the approval"),
             ops::Error::ForeignHook { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
                 "add `mneme hooks commit-msg \"$1\"` to it, or rerun with --force to replace it",
             ),

@@ -7,7 +7,7 @@ use mneme::model::proposals::queue::{targets, Queue};
 use mneme::model::views::{ReviewRow, ReviewShow};
 use mneme::ops::evidence;
 use mneme::ops::review::{self, Approval, Focus, Pending};
-use mneme::ops::{now, Notes, Workspace};
+use mneme::ops::{now, Workspace};
 
 use crate::cli::render::review::{proposal_screen, review_list};
 use crate::cli::ui::esc1;
@@ -174,9 +174,6 @@ enum Action {
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
-    if let Some(note) = review::recover(&ws)? {
-        cx.ui.warn(&format!("note: {note}"));
-    }
     match &args.action {
         None => interactive::interactive(cx, &ws, &args.focus, args.no_verify),
         Some(Action::List { focus }) => list(cx, &ws, focus),

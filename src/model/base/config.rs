@@ -49,7 +49,7 @@ impl Default for Config {
 const DEFAULT_LEASE: &str = "2h";
 
 /// Longest lease: a claim whose holder vanished frees its task within a month at most.
-const MAX_LEASE_SECONDS: i64 = 30 * 86_400;
+pub const MAX_LEASE_SECONDS: i64 = 30 * 86_400;
 
 /// Largest config file read, so a hostile file cannot make the YAML parser work hard.
 const MAX_CONFIG: usize = 64 * 1024;

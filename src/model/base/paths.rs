@@ -57,6 +57,8 @@ pub const TASKS_LOCK: &str = "mneme-tasks.lock";
 pub const CLAIMS: &str = "mneme-claims";
 /// When each remote's claim refs were last fetched (`ready` reuses them for a short while).
 pub const CLAIMS_FETCHED: &str = "mneme-claims-fetched";
+/// In the git directory: which process is committing a decision, and the locks it holds.
+pub const COMMIT_OWNER: &str = "mneme-commit.owner";
 /// In the git directory: what an interrupted decision commit still has to do.
 pub const JOURNAL: &str = "mneme-decision.json";
 /// In the git directory: what `propose` and `context` keep of the review queue between runs.

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::base::config::MAX_LEASE_SECONDS;
 use crate::model::base::text::first_hidden;
 use crate::model::base::time::{human_age, Timestamp};
 use crate::model::tasks::task::is_task_id;
@@ -16,6 +17,9 @@ pub const MAX_CLAIM_BYTES: u64 = 4096;
 
 /// The version of the claim format this mneme writes.
 const VERSION: u32 = 1;
+/// How far ahead of this clock another machine's may be before its claim counts as dated in
+/// the future.
+const MAX_SKEW_SECONDS: i64 = 5 * 60;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -111,7 +115,7 @@ impl Claim {
                 return Err(ClaimError::Time(name));
             }
         }
-        if claim.lease_seconds < 1 || claim.lease_seconds > 366 * 86_400 {
+        if claim.lease_seconds < 1 || claim.lease_seconds > MAX_LEASE_SECONDS {
             return Err(ClaimError::Lease(claim.lease_seconds));
         }
         Ok(claim)
@@ -130,9 +134,18 @@ impl Claim {
     }
 
     /// A claim whose lease ran out: its holder stopped working, and `mneme claims --steal` may
-    /// take it over.
+    /// take it over. So may a claim dated in the future (past the clocks' allowed skew): a wrong
+    /// clock or a forged claim would otherwise hold a task for years.
     pub fn is_stale(&self, now: Timestamp) -> bool {
-        self.expires_at().unix_nanos() <= now.unix_nanos()
+        self.expires_at().unix_nanos() <= now.unix_nanos() || self.is_from_the_future(now)
+    }
+
+    /// Whether the claim says it was made or renewed later than [`MAX_SKEW_SECONDS`] from `now`.
+    pub fn is_from_the_future(&self, now: Timestamp) -> bool {
+        let limit = now.plus_seconds(MAX_SKEW_SECONDS).unix_nanos();
+        [&self.claimed_at, &self.renewed_at]
+            .into_iter()
+            .any(|t| Timestamp::parse(t).is_some_and(|t| t.unix_nanos() > limit))
     }
 
     /// Whether `agent` on `host` made this claim.
@@ -143,6 +156,14 @@ impl Claim {
     /// `ada on laptop, 5m ago, lease ends in 1h` (or `lease ran out 3h ago`).
     pub fn describe(&self, now: Timestamp) -> String {
         let claimed = Timestamp::parse(&self.claimed_at).unwrap_or(now);
+        if self.is_from_the_future(now) {
+            return format!(
+                "{} on {}, dated {} from now (a wrong clock or a forged claim), so it may be taken over",
+                self.agent,
+                self.host,
+                human_age(now, claimed.max(Timestamp::parse(&self.renewed_at).unwrap_or(now)))
+            );
+        }
         let lease = if self.is_stale(now) {
             format!(
                 "its lease ran out {} ago",
@@ -238,6 +259,36 @@ mod tests {
             "ada on laptop, 4h ago, its lease ran out 3h ago"
         );
         assert!(c.is_held_by("ada", "laptop") && !c.is_held_by("ada", "ci"));
+    }
+
+    #[test]
+    fn a_claim_dated_in_the_future_holds_nothing() {
+        let now = at("2026-11-25T10:00:00Z");
+        // A clock a few minutes ahead is a clock; 2099 is not.
+        let ahead = Claim::new("t-a3f8", "ada", "laptop", now.plus_seconds(120), 3600);
+        assert!(!ahead.is_stale(now));
+        let forged = Claim::new(
+            "t-a3f8",
+            "eve",
+            "x",
+            at("2099-01-01T00:00:00Z"),
+            30 * 86_400,
+        );
+        assert_eq!(
+            Claim::parse(&forged.to_bytes(), "t-a3f8"),
+            Ok(forged.clone())
+        );
+        assert!(forged.is_stale(now));
+        assert!(
+            forged.describe(now).contains("may be taken over"),
+            "{}",
+            forged.describe(now)
+        );
+        let long = Claim::new("t-a3f8", "eve", "x", now, 31 * 86_400);
+        assert_eq!(
+            Claim::parse(&long.to_bytes(), "t-a3f8"),
+            Err(ClaimError::Lease(31 * 86_400))
+        );
     }
 
     #[test]
