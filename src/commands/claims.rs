@@ -77,7 +77,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         let task = steal(&ws, &remote, &resolve(&ws, id)?, reason, &me, cx.ui)?;
         return print_task(cx, "took over", &task);
     }
-    let listed = remote_claims(&ws, &remote, args.offline, false, cx.ui)?;
+    let listed = remote_claims(&ws, &remote, None, args.offline, false, cx.ui)?;
     let (at, host) = (now(), host_name());
     let mut claims = Vec::new();
     let mut unreadable = Vec::new();

@@ -37,7 +37,8 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let mut ready = board.ready();
     // Ready here, but claimed on the claims remote: left out, each with who holds it.
     let mut claimed: Vec<(&Task, Vec<NotReady>)> = Vec::new();
-    if let Some(remote) = claims::claims_for_ready(&ws, args.offline, cx.ui)? {
+    let ids: Vec<&str> = ready.iter().map(|t| t.id.as_str()).collect();
+    if let Some(remote) = claims::claims_for_ready(&ws, &ids, args.offline, cx.ui)? {
         let at = now();
         let held: BTreeMap<&str, String> = remote
             .claims

@@ -106,24 +106,35 @@ impl Repo {
         }
     }
 
-    /// Fetches every claim ref of `remote` in one round trip, replacing the ones fetched before
-    /// (claims released there are pruned here).
-    pub fn fetch_claims(&self, remote: &str) -> Result<()> {
-        let spec = format!("+{CLAIMS_REF_PREFIX}*:{}*", tracking_prefix(remote));
-        let out = run_git(
-            self.root(),
-            &[
-                "fetch",
-                "--quiet",
-                "--prune",
-                "--no-tags",
-                "--no-write-fetch-head",
-                "--no-auto-gc",
-                "--no-recurse-submodules",
-                remote,
-                &spec,
-            ],
-        )?;
+    /// Fetches the claim refs of `remote` in one round trip, replacing the ones fetched before
+    /// (claims released there are pruned here): all of them, or only those of `tasks`. A remote
+    /// may hold tens of thousands; the server lists only the refs asked for.
+    pub fn fetch_claims(&self, remote: &str, tasks: Option<&[&str]>) -> Result<()> {
+        let tracking = tracking_prefix(remote);
+        // One glob per task: a task without a claim there matches nothing, which is no error,
+        // and `--prune` drops the claim fetched before.
+        let specs: Vec<String> = match tasks {
+            None => vec![format!("+{CLAIMS_REF_PREFIX}*:{tracking}*")],
+            Some(tasks) => tasks
+                .iter()
+                .map(|t| format!("+{CLAIMS_REF_PREFIX}{t}*:{tracking}{t}*"))
+                .collect(),
+        };
+        if specs.is_empty() {
+            return Ok(());
+        }
+        let mut args = vec![
+            "fetch",
+            "--quiet",
+            "--prune",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--no-auto-gc",
+            "--no-recurse-submodules",
+            remote,
+        ];
+        args.extend(specs.iter().map(String::as_str));
+        let out = run_git(self.root(), &args)?;
         if out.status.success() {
             Ok(())
         } else {
@@ -134,30 +145,45 @@ impl Repo {
         }
     }
 
-    /// The claim refs last fetched from `remote`, each read and checked (a claim that is not
-    /// valid is reported as such, not trusted).
-    pub fn tracked_claims(&self, remote: &str) -> Result<Vec<Tracked>> {
+    /// The claim refs last fetched from `remote` (all, or those of `tasks`), each read and
+    /// checked (a claim that is not valid is reported as such, not trusted).
+    pub fn tracked_claims(&self, remote: &str, tasks: Option<&[&str]>) -> Result<Vec<Tracked>> {
         // Loose refs are read from disk on every iteration, and packed refs are reloaded when
         // their file changed, so this run's handle sees what a git fetch just wrote.
         let repo = self.gix();
         let prefix = tracking_prefix(remote);
-        let platform = repo.references().map_err(local)?;
-        let refs = platform.prefixed(prefix.as_bytes()).map_err(local)?;
-        let mut out = Vec::new();
-        for r in refs {
-            let r = r.map_err(local)?;
+        let mut found: Vec<(String, gix::ObjectId)> = Vec::new();
+        let mut add = |r: gix::Reference<'_>| {
             let name = r.name().as_bstr().to_str_lossy().into_owned();
             let task = name.strip_prefix(&prefix).unwrap_or(&name).to_owned();
-            let Some(id) = r.target().try_id().map(ToOwned::to_owned) else {
-                continue;
-            };
-            let claim = read_claim(repo, id, &task);
-            out.push(Tracked {
-                task,
-                oid: id.to_string(),
-                claim,
-            });
+            if let Some(id) = r.target().try_id() {
+                found.push((task, id.to_owned()));
+            }
+        };
+        match tasks {
+            None => {
+                let platform = repo.references().map_err(local)?;
+                for r in platform.prefixed(prefix.as_bytes()).map_err(local)? {
+                    add(r.map_err(local)?);
+                }
+            }
+            Some(tasks) => {
+                for task in tasks {
+                    let name = format!("{prefix}{task}");
+                    if let Some(r) = repo.try_find_reference(name.as_str()).map_err(local)? {
+                        add(r);
+                    }
+                }
+            }
         }
+        let mut out: Vec<Tracked> = found
+            .into_iter()
+            .map(|(task, id)| Tracked {
+                claim: read_claim(repo, id, &task),
+                oid: id.to_string(),
+                task,
+            })
+            .collect();
         out.sort_by(|a, b| a.task.cmp(&b.task));
         Ok(out)
     }

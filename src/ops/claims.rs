@@ -202,11 +202,10 @@ fn replace_held(
 
 /// Fetches `remote`'s claims and returns the one on `task`, if any.
 fn current_claim(ws: &Workspace, remote: &str, task: &str) -> Result<Option<Tracked>> {
-    ws.repo.fetch_claims(remote)?;
-    ws.store.mark_claims_fetched(remote, true)?;
+    ws.repo.fetch_claims(remote, Some(&[task]))?;
     Ok(ws
         .repo
-        .tracked_claims(remote)?
+        .tracked_claims(remote, Some(&[task]))?
         .into_iter()
         .find(|t| t.task == task))
 }
@@ -244,12 +243,13 @@ fn unsettled(e: GitError, task: &str) -> Error {
     }
 }
 
-/// The claims on `remote`: fetched now unless `offline` or fetched in the last
-/// [`FETCH_REUSE`] (`reuse`); when the remote cannot be reached, the ones fetched before, with a
-/// warning.
+/// The claims on `remote` (all, or those of `tasks`): fetched now unless `offline` or all were
+/// fetched in the last [`FETCH_REUSE`] (`reuse`); when the remote cannot be reached, the ones
+/// fetched before, with a warning.
 pub fn remote_claims(
     ws: &Workspace,
     remote: &str,
+    tasks: Option<&[&str]>,
     offline: bool,
     reuse: bool,
     notes: &dyn Notes,
@@ -261,9 +261,12 @@ pub fn remote_claims(
             .is_some_and(|ago| ago < FETCH_REUSE);
     let mut fetched = false;
     if !offline && !recent {
-        match ws.repo.fetch_claims(remote) {
+        match ws.repo.fetch_claims(remote, tasks) {
             Ok(()) => {
-                ws.store.mark_claims_fetched(remote, true)?;
+                // Only a fetch of all of them can stand in for the next run's.
+                if tasks.is_none() {
+                    ws.store.mark_claims_fetched(remote, true)?;
+                }
                 fetched = true;
             }
             Err(e @ GitError::Remote { .. }) if reuse => {
@@ -275,7 +278,7 @@ pub fn remote_claims(
     Ok(RemoteClaims {
         remote: remote.to_owned(),
         fetched,
-        claims: ws.repo.tracked_claims(remote)?,
+        claims: ws.repo.tracked_claims(remote, tasks)?,
     })
 }
 
@@ -296,9 +299,14 @@ pub fn claims_remote(ws: &Workspace, remote: Option<&str>) -> Result<String> {
     }
 }
 
-/// The claims `ready` must respect: those of the configured claims remote, if any.
+/// Most tasks whose claims are fetched one by one; past that, all claims are.
+const MAX_NAMED_CLAIMS: usize = 256;
+
+/// The claims `ready` must respect on the configured claims remote, if any: those of the tasks
+/// `ready` would list, which is all it needs however many claims the remote holds.
 pub fn claims_for_ready(
     ws: &Workspace,
+    ready: &[&str],
     offline: bool,
     notes: &dyn Notes,
 ) -> Result<Option<RemoteClaims>> {
@@ -314,7 +322,8 @@ pub fn claims_for_ready(
         }
         Err(e) => return Err(e),
     };
-    remote_claims(ws, &remote, offline, true, notes).map(Some)
+    let named = (ready.len() <= MAX_NAMED_CLAIMS).then_some(ready);
+    remote_claims(ws, &remote, named, offline, true, notes).map(Some)
 }
 
 /// Takes over the stale claim on task `id` (a full id) for `agent`, with `reason` noted on the

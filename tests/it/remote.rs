@@ -626,8 +626,10 @@ fn close_unclaim_and_status_open_release_the_remote_claim() {
 fn an_unreachable_remote_fails_a_claim_and_nothing_is_written() {
     let (mut server, id) = claims_server("2h");
     let a = clone(&server.url());
-    // A first `ready` fetches the (empty) claims; then the server goes away.
+    // `ready` fetches the claims of the tasks it would list; `claims` fetches them all, which
+    // the next `ready` may reuse for a while. Then the server goes away.
     assert_eq!(a.json(&["ready", "--json"]).as_array().unwrap().len(), 1);
+    a.mneme(&["claims"]).assert().success();
     server.stop();
     let file = format!(".ledger/tasks/{id}.json");
     let before = a.read(&file);
@@ -766,4 +768,55 @@ fn claim_refs_never_touch_branches_hooks_or_the_users_work() {
         .unwrap();
     let refs = String::from_utf8(bare_refs.stdout).unwrap();
     assert_eq!(refs.trim(), "refs/heads/main", "{refs}");
+}
+
+/// A remote may hold tens of thousands of claim refs (abandoned clones, other projects' tasks):
+/// `ready` fetches only the claims of the tasks it would list, and still leaves out one that
+/// is claimed there.
+#[test]
+fn ready_fetches_only_the_claims_it_needs() {
+    let (server, id) = claims_server("2h");
+    let bare = server.bare();
+    let git = |args: &[&str], input: Option<&str>| {
+        let mut child = Command::new("git")
+            .arg("--git-dir")
+            .arg(&bare)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.unwrap_or("").as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let blob = git(&["hash-object", "-w", "--stdin"], Some("{}\n"));
+    let creates: String = (0..3_000)
+        .map(|n| format!("create refs/mneme/claims/t-z{n:04x} {}\n", blob.trim()))
+        .collect();
+    git(&["update-ref", "--stdin"], Some(&creates));
+    git(&["pack-refs", "--all"], None);
+
+    let a = clone(&server.url());
+    assert_eq!(a.json(&["ready", "--json"]).as_array().unwrap().len(), 1);
+    let tracked = a.git(&["for-each-ref", "refs/mneme/remotes/"]);
+    assert_eq!(tracked.lines().count(), 0, "{tracked}");
+    // Claimed in another clone: this one's `ready` leaves it out, having fetched that claim.
+    let b = clone(&server.url());
+    assert!(run(&b, &["update", &id, "--claim", "--agent", "bob"])
+        .status
+        .success());
+    assert_eq!(a.json(&["ready", "--json"]), serde_json::json!([]));
+    let tracked = a.git(&["for-each-ref", "--format=%(refname)", "refs/mneme/remotes/"]);
+    assert_eq!(
+        tracked.trim(),
+        format!("refs/mneme/remotes/origin/claims/{id}")
+    );
 }
