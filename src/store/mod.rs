@@ -358,8 +358,12 @@ impl Store {
         }
         let mut bytes = 0;
         for (name, path) in names {
-            // Counted before reading: past the budget, nothing more is read.
-            bytes += fs::symlink_metadata(&path).map_or(0, |m| m.len());
+            // Counted before reading: past the budget, nothing more is read. A file over its
+            // own limit is refused unread below and counts for nothing.
+            let size = fs::symlink_metadata(&path).map_or(0, |m| m.len());
+            if size <= Kind::FactFile.limit() {
+                bytes += size;
+            }
             if bytes > MAX_LEDGER_BYTES {
                 let entry = Err(Error::FactFile {
                     path: self.relative(&path),

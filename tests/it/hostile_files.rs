@@ -202,3 +202,34 @@ fn a_million_tiny_items_are_refused_before_they_cost() {
         assert!(text.contains("evil.md"), "{text}");
     }
 }
+
+/// Fact files each within the limit, together past the ledger's: the files past the budget are
+/// refused unread, the others still load.
+#[test]
+fn the_fact_files_together_have_a_budget_too() {
+    let repo = repo();
+    for n in 0..10 {
+        repo.write(
+            &format!(".ledger/facts/filler{n}.md"),
+            &"words, not facts\n".repeat(60_000),
+        );
+    }
+    let (out, took) = bounded(&repo, &["check", "--json"]);
+    assert!(took < TIME_LIMIT, "{took:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let over: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains("more than 8388608 bytes")
+        })
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(!over.is_empty() && over.len() < 10, "{v:#}");
+    let (out, _) = bounded(&repo, &["context", "--for", "claude"]);
+    assert!(out.status.success());
+}

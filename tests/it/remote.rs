@@ -782,8 +782,8 @@ fn ready_fetches_only_the_claims_it_needs() {
             .arg("--git-dir")
             .arg(&bare)
             .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
             .spawn()
             .unwrap();
         use std::io::Write as _;
