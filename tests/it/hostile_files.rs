@@ -34,14 +34,20 @@ enum Shape {
     Directory,
     /// A regular file of 20 MiB, past every limit.
     Huge,
+    /// Bytes that are no text: invalid UTF-8, NULs, controls.
+    Binary,
+    /// Nesting 100,000 deep, for the JSON and YAML readers.
+    Deep,
 }
 
-const SHAPES: [Shape; 5] = [
+const SHAPES: [Shape; 7] = [
     Shape::Fifo,
     Shape::DevZero,
     Shape::Outside,
     Shape::Directory,
     Shape::Huge,
+    Shape::Binary,
+    Shape::Deep,
 ];
 
 /// The verbs that read the ledger, the session hook first.
@@ -88,6 +94,11 @@ fn put(repo: &Repo, slot: &str, shape: Shape, outside: &std::path::Path) {
         Shape::Outside => symlink(outside, &path).unwrap(),
         Shape::Directory => fs::create_dir(&path).unwrap(),
         Shape::Huge => fs::write(&path, "-\n".repeat(10 << 20)).unwrap(),
+        Shape::Binary => {
+            let bytes: Vec<u8> = (0..4096u32).map(|n| (n * 7919 % 256) as u8).collect();
+            fs::write(&path, bytes).unwrap();
+        }
+        Shape::Deep => fs::write(&path, "[".repeat(100_000) + &"]".repeat(100_000)).unwrap(),
     }
 }
 
