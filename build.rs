@@ -1,5 +1,6 @@
 //! Build facts for `mneme --version`: the commit the binary was built from and its target.
 
+use std::path::Path;
 use std::process::Command;
 
 fn main() {
@@ -10,15 +11,27 @@ fn main() {
         .filter(|c| !c.trim().is_empty())
         .or_else(|| git(&["rev-parse", "--short=12", "HEAD"]))
         .unwrap_or_else(|| "unknown".to_owned());
-    // Rebuilt when HEAD moves: HEAD itself, the branch it names, and packed refs.
+    // Rebuilt when HEAD moves: HEAD itself, the branch it names, and packed refs. Cargo takes a
+    // missing file as changed and reruns every build, so only files that exist are named; a
+    // branch held only in packed-refs is watched through its directory, where a commit writes
+    // it.
+    let watch = |path: &str| {
+        if Path::new(path).exists() {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    };
     for path in ["HEAD", "packed-refs"] {
         if let Some(p) = git(&["rev-parse", "--git-path", path]) {
-            println!("cargo:rerun-if-changed={p}");
+            watch(&p);
         }
     }
     if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
         if let Some(p) = git(&["rev-parse", "--git-path", &branch]) {
-            println!("cargo:rerun-if-changed={p}");
+            if Path::new(&p).exists() {
+                watch(&p);
+            } else if let Some(dir) = Path::new(&p).parent().and_then(Path::to_str) {
+                watch(dir);
+            }
         }
     }
     println!("cargo:rustc-env=MNEME_COMMIT={commit}");

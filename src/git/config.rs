@@ -30,6 +30,14 @@ pub fn merge_driver(repo: &Repo) -> Option<String> {
         .map(|v| v.to_string())
 }
 
+/// The editor git's configuration names (`core.editor`), if any.
+pub fn core_editor(repo: &Repo) -> Option<String> {
+    repo.gix()
+        .config_snapshot()
+        .string("core.editor")
+        .map(|v| v.to_string())
+}
+
 /// How this clone signs commits: what `commit.gpgSign`, `gpg.format`, `user.signingKey` and
 /// `user.email` say.
 #[derive(Debug, Clone, Default)]

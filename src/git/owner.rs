@@ -99,10 +99,10 @@ pub(super) fn reclaim(repo: &Repo) -> Result<Reclaimed> {
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok());
     // A record that does not parse was not written by mneme: nobody's.
-    if record
+    let running = record
         .as_ref()
-        .is_some_and(|r| r.pid != std::process::id() && alive(r.pid))
-    {
+        .is_some_and(|r| r.pid != std::process::id() && alive(r.pid));
+    if running && !(cfg!(not(unix)) && older_than_any_run(&meta)) {
         return Ok(Reclaimed::Busy);
     }
     let mut notes = Vec::new();
@@ -141,6 +141,7 @@ pub(super) fn reclaim(repo: &Repo) -> Result<Reclaimed> {
 }
 
 /// Whether process `pid` is running (or cannot be told apart from one that is).
+#[cfg(unix)]
 fn alive(pid: u32) -> bool {
     let Some(pid) = i32::try_from(pid)
         .ok()
@@ -152,6 +153,22 @@ fn alive(pid: u32) -> bool {
         rustix::process::test_kill_process(pid),
         Err(rustix::io::Errno::SRCH)
     )
+}
+
+/// Without a portable way to ask: taken as running, so nothing is taken back from a live run,
+/// until its owner file is [`older_than_any_run`].
+#[cfg(not(unix))]
+fn alive(_pid: u32) -> bool {
+    true
+}
+
+/// Where a process cannot be asked whether it runs: an owner file an hour old is a killed
+/// run's (hooks included, an approval takes seconds).
+fn older_than_any_run(meta: &fs::Metadata) -> bool {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > Duration::from_secs(3600))
 }
 
 /// Whether `path` exists and was last changed within [`WINDOW`] of `time`.

@@ -38,6 +38,39 @@ fn version_names_the_commit_and_the_target() {
     assert!(target.starts_with(std::env::consts::ARCH), "{target}");
 }
 
+/// The build script names only files that exist: cargo takes a missing one as changed and
+/// reruns the build script, and recompiles mneme, on every `cargo` command (a clone without
+/// `.git/packed-refs`, or whose branch is packed, rebuilt for two minutes each time).
+#[test]
+fn the_build_script_watches_only_files_that_exist() {
+    // This test binary is in <target>/<profile>/deps; the build scripts' outputs beside it.
+    let exe = std::env::current_exe().unwrap();
+    let build = exe.parent().unwrap().parent().unwrap().join("build");
+    let newest = std::fs::read_dir(&build)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("mneme-ledger-"))
+        .map(|e| e.path().join("output"))
+        .filter(|p| p.exists())
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .expect("the build script ran");
+    let output = std::fs::read_to_string(&newest).unwrap();
+    let watched: Vec<&str> = output
+        .lines()
+        .filter_map(|l| l.strip_prefix("cargo:rerun-if-changed="))
+        .collect();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if root.join(".git").exists() {
+        assert!(!watched.is_empty(), "{output}");
+    }
+    for path in watched {
+        assert!(
+            root.join(path).exists(),
+            "{path} is watched but missing:\n{output}"
+        );
+    }
+}
+
 /// Serves the files under `root` over HTTP on 127.0.0.1 (GET only) until the test ends; the
 /// base URL.
 fn serve(root: PathBuf) -> String {

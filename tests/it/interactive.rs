@@ -592,3 +592,32 @@ fn operations_are_decided_one_by_one_in_a_real_terminal() {
         "{facts}"
     );
 }
+
+/// The editor is chosen as git chooses it: with `$VISUAL` empty, `core.editor` runs (an empty
+/// variable counts as unset), through the shell, so an editor command with arguments works.
+#[test]
+fn the_editor_is_the_one_git_would_run() {
+    let Some(repo) = terminal_repo() else {
+        return;
+    };
+    let p = repo.propose_add("invariants", "Ids are a draft idea.", &["--reason", "r"]);
+    let fact = repo.new_fact_id(&p);
+    let script = editor(
+        &repo,
+        "[ \"$1\" = --rewrite ] && shift; sed -i 's/a draft idea/never reused/' \"$1\"",
+    );
+    repo.git(&[
+        "config",
+        "core.editor",
+        &format!("'{}' --rewrite", script.display()),
+    ]);
+    let tmux = Tmux::review(&repo, std::path::Path::new(""), "giteditor");
+    tmux.wait_for(PROMPT, 1);
+    tmux.keys(&["e"]);
+    tmux.wait_for(PROMPT, 2);
+    tmux.keys(&["y"]);
+    tmux.wait_for("EXIT=0", 1);
+    let facts = repo.read(".ledger/facts/invariants.md");
+    assert!(facts.contains("Ids are never reused."), "{facts}");
+    assert!(facts.contains(&fact), "{facts}");
+}

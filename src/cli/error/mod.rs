@@ -276,7 +276,7 @@ impl CliError {
     /// The editor could not be run.
     pub fn editor(e: std::io::Error) -> CliError {
         CliError::new(Code::Editor, format!("running the editor: {e}"))
-            .with_hint("set $VISUAL or $EDITOR to an editor that waits for you to close the file")
+            .with_hint("set GIT_EDITOR, core.editor, VISUAL or EDITOR (in git's order) to an editor that waits for you to close the file")
     }
 
     /// Reading an input file or stdin failed.

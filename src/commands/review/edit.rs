@@ -9,9 +9,10 @@ use mneme::model::proposals::proposal::{Operation, Proposal};
 use mneme::ops::review::Pending;
 use mneme::ops::Notes;
 
+use crate::cli::editor::Editor;
 use crate::cli::prompt::read_choice;
 use crate::cli::ui::{esc1, paint, HEADER, PROMPT};
-use crate::cli::{editor, Cx, Result};
+use crate::cli::{Cx, Result};
 
 /// What an edit did.
 pub(super) enum Edit {
@@ -29,14 +30,14 @@ pub(super) enum Edit {
 /// valid and at least one differs; then it is re-targeted at the facts as they are now, which the
 /// reviewer has just seen. A failing editor or an invalid text is an error for the reviewer to
 /// read; the session goes on.
-pub(super) fn edit(item: &mut Pending, ledger: &Ledger) -> Result<Edit> {
+pub(super) fn edit(item: &mut Pending, ledger: &Ledger, editor: &Editor) -> Result<Edit> {
     let Ok(proposal) = &item.proposal else {
         return Ok(Edit::Unchanged);
     };
     let mut edited = proposal.clone();
     let (mut changed, mut emptied) = (false, false);
     for op in &mut edited.operations {
-        match edit_text(op, ledger)? {
+        match edit_text(op, ledger, editor)? {
             Some(true) => changed = true,
             Some(false) => {}
             // An emptied text keeps that statement as it was; the others' edits stay.
@@ -61,11 +62,11 @@ pub(super) fn edit(item: &mut Pending, ledger: &Ledger) -> Result<Edit> {
 
 /// Opens the editor on `op`'s text: `Some(true)` when it changed, `Some(false)` when it came
 /// back as it was (or `op` has no text), `None` when it was emptied (it stays as it was).
-fn edit_text(op: &mut Operation, ledger: &Ledger) -> Result<Option<bool>> {
+fn edit_text(op: &mut Operation, ledger: &Ledger, editor: &Editor) -> Result<Option<bool>> {
     let Some(text) = op.text().map(str::to_owned) else {
         return Ok(Some(false));
     };
-    let Some(new) = editor::edit(&text)? else {
+    let Some(new) = editor.edit(&text)? else {
         return Ok(Some(false));
     };
     if new.trim().is_empty() {
@@ -81,7 +82,7 @@ fn edit_text(op: &mut Operation, ledger: &Ledger) -> Result<Option<bool>> {
 
 const EACH_HELP: &str = "y - keep this operation
 d - drop it: the approval leaves it out, and its commit says so
-e - edit this statement in $VISUAL/$EDITOR (an empty text keeps it as it was)
+e - edit this statement in your editor, chosen as git chooses it (an empty text keeps it as it was)
 q - stop here: keep this and the remaining operations as they are
 ? - this help
 ";
@@ -94,6 +95,7 @@ pub(super) fn each_operation(
     term: &Term,
     item: &mut Pending,
     ledger: &Ledger,
+    editor: &Editor,
 ) -> Result<()> {
     let Some(proposal) = item.valid() else {
         return Ok(());
@@ -120,7 +122,7 @@ pub(super) fn each_operation(
                     keep[i] = false;
                     break;
                 }
-                'e' if op.text().is_some() => match edit_text(op, ledger) {
+                'e' if op.text().is_some() => match edit_text(op, ledger, editor) {
                     Ok(None) => cx.ui.warn("an empty text: the statement stays as it was"),
                     Ok(_) => {}
                     Err(e) => cx.ui.error(&e),

@@ -10,6 +10,7 @@ use mneme::ops::{Notes, Quiet, Workspace};
 use super::decide::approve_each;
 use super::edit::{each_operation, edit, retarget, Edit};
 use super::{cited_of, competing_of, FocusArgs};
+use crate::cli::editor::Editor;
 use crate::cli::error::Code;
 use crate::cli::prompt::{ask, confirm, confirm_secrets, read_choice};
 use crate::cli::render::review::{committed_line, editable, proposal_screen};
@@ -20,7 +21,7 @@ const HELP: &str = "y - approve: apply the change and commit it
 m - approve with a message for the commit
 a - approve this and every later proposal that applies (asks once to confirm)
 n - reject: commit the proposal's removal, with an optional reason
-e - edit the proposed text in $VISUAL/$EDITOR, then review the new diff (an empty text cancels)
+e - edit the proposed text in your editor, then review the new diff (an empty text cancels)
 r - on a fact that changed since: aim the proposal at the fact as it is now, then review the new diff
 o - decide operation by operation (several operations): keep, drop or edit each, then review the new diff
 s - skip: leave it pending (after an edit, asks first: the edit is not kept)
@@ -53,6 +54,10 @@ pub(super) fn interactive(
         .with_hint("use `mneme review list`, `show`, `approve` or `reject`"));
     }
     let term = Term::stderr();
+    let editor = Editor::choose(
+        |name| std::env::var(name).ok(),
+        mneme::git::config::core_editor(&ws.repo),
+    );
     let ledger = ws.store.load()?;
     let all = review::pending(ws, &ledger)?;
     let mut items: Vec<Pending> = focus.focus()?.select(&all)?.into_iter().cloned().collect();
@@ -152,7 +157,7 @@ pub(super) fn interactive(
                     review::reject(ws, item, Some(reason), no_verify)
                 }
                 'e' if can_edit => {
-                    match edit(&mut items[n], &ledger) {
+                    match edit(&mut items[n], &ledger, &editor) {
                         Ok(Edit::Changed) => {}
                         Ok(Edit::Unchanged) => {
                             cx.ui.warn("nothing changed; the proposal is as it was");
@@ -164,7 +169,7 @@ pub(super) fn interactive(
                     continue;
                 }
                 'o' if by_operation => {
-                    each_operation(cx, &term, &mut items[n], &ledger)?;
+                    each_operation(cx, &term, &mut items[n], &ledger, &editor)?;
                     continue;
                 }
                 'r' if can_edit && !can_approve => {

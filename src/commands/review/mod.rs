@@ -24,7 +24,7 @@ mod undo;
 /// diff of the fact files it changes, with its cited lines and the proposals it competes with,
 /// and asks for a single key (like `git add -p`): y approve, m approve with a message for the
 /// commit, a approve this and every later one that applies, n reject (with an optional reason),
-/// e edit the text in $VISUAL/$EDITOR, o decide operation by operation, r re-target a proposal
+/// e edit the text in your editor (as git chooses it), o decide operation by operation, r re-target a proposal
 /// whose fact changed at the fact as it is now, s skip, q quit, ? help. Every approval and rejection is
 /// recorded as one git commit that touches only the ledger; your other staged and unstaged work
 /// stays as it was. The subcommands do the same without a terminal.
