@@ -139,20 +139,26 @@ pub struct Range {
     pub label: String,
 }
 
+/// The commit a revision names (`HEAD~2`, `main`, `1a2b3c`), as git reads it.
+pub fn resolve_commit(repo: &Repo, spec: &str) -> Result<gix::ObjectId> {
+    let id = repo
+        .gix()
+        .rev_parse_single(spec)
+        .map_err(|e| Error::unresolved(spec, &e))?;
+    let commit = id
+        .object()?
+        .peel_to_commit()
+        .map_err(|_| Error::NotACommit {
+            spec: spec.to_owned(),
+        })?;
+    Ok(commit.id)
+}
+
 /// Resolves `base..head` (either side may be empty: `..HEAD`, `main..`), or, without a spec,
 /// the merge-base of HEAD with the upstream or default branch up to HEAD.
 pub fn resolve_range(repo: &Repo, spec: Option<&str>) -> Result<Range> {
+    let parse = |s: &str| resolve_commit(repo, s);
     let repo = repo.gix();
-    let parse = |s: &str| -> Result<gix::ObjectId> {
-        let id = repo
-            .rev_parse_single(s)
-            .map_err(|e| Error::unresolved(s, &e))?;
-        let commit = id
-            .object()?
-            .peel_to_commit()
-            .map_err(|_| Error::NotACommit { spec: s.to_owned() })?;
-        Ok(commit.id)
-    };
     if let Some(spec) = spec {
         let Some((a, b)) = spec.split_once("..") else {
             return Err(Error::NotARange {

@@ -92,7 +92,7 @@ pub enum Error {
     ApprovalFinished { note: String },
     #[error("this commit changes facts directly ({})", facts.join(", "))]
     DirectFactEdit { facts: Vec<String> },
-    #[error("this commit leaves the facts other than the decision records approved:\n  {}", problems.join("\n  "))]
+    #[error("this commit leaves facts that are not what the decision records approved:\n  {}", problems.join("\n  "))]
     NotAsDecided { problems: Vec<String> },
     #[error("task {id} is already claimed on `{remote}` by {}", held_by(claim, *now))]
     RemoteClaimed {

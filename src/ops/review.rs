@@ -121,17 +121,27 @@ pub fn pending(ws: &Workspace, ledger: &Ledger) -> Result<Vec<Pending>> {
         .collect())
 }
 
-/// The pending proposal named by `id`: its full id, its file name, or a unique prefix of at
-/// least two characters.
+/// The pending proposal named by `id`: its full id, its file name, a unique prefix of at least
+/// two characters, or a unique start of at least four characters of its random part (the
+/// `04f8cb48` of `20261125T120000Z-04f8cb48`: proposals made in one second share the rest).
 pub fn find<'p>(pending: &'p [Pending], id: &str) -> Result<&'p Pending> {
     let id = id.trim().trim_end_matches(".json");
     if let Some(p) = pending.iter().find(|p| p.id == id) {
         return Ok(p);
     }
-    let matches: Vec<_> = pending
+    let mut matches: Vec<_> = pending
         .iter()
         .filter(|p| id.chars().count() >= 2 && p.id.starts_with(id))
         .collect();
+    if matches.is_empty() && id.chars().count() >= 4 {
+        matches = pending
+            .iter()
+            .filter(|p| {
+                p.id.rsplit_once('-')
+                    .is_some_and(|(_, random)| random.starts_with(id))
+            })
+            .collect();
+    }
     match matches.as_slice() {
         [one] => Ok(one),
         [] => Err(Error::UnknownProposal {

@@ -583,7 +583,30 @@ fn credentials_never_become_memory() {
             !stderr.contains(token) && !stderr.contains("hunter2"),
             "{stderr}"
         );
+        // Named as the person typed it; `field` keeps the file's name for programs.
+        let error: Value = serde_json::from_str(&stderr).unwrap();
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(!message.contains("operations["), "{message}");
     }
+    let out = repo
+        .mneme(&[
+            "propose",
+            "add",
+            "-f",
+            "pitfalls",
+            &format!("Use {token}."),
+            "--reason",
+            "r",
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the fact text holds what looks like"),
+        "{stderr}"
+    );
     assert_eq!(repo.snapshot(), before);
     // Placeholders stand in for passwords: they are not credentials.
     repo.propose_add("pitfalls", "The app connects with postgres://app:${DB_PASSWORD}@db/app; the password comes from the environment.", &["--reason", "r"]);

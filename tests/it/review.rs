@@ -736,6 +736,25 @@ fn a_kill_at_any_moment_leaves_nothing_to_clean_by_hand() {
     }
 }
 
+/// Proposals made in one second share the first 16 characters of their ids: the random part
+/// alone names one, as a prefix does.
+#[test]
+fn a_proposal_is_named_by_its_random_part_too() {
+    let repo = Repo::committed();
+    let a = repo.propose_add("pitfalls", "First of the second.", &["--reason", "r"]);
+    let b = repo.propose_add("pitfalls", "Second of the second.", &["--reason", "r"]);
+    let random = |id: &str| id.rsplit_once('-').unwrap().1.to_owned();
+    let show = repo.json(&["review", "show", &random(&b)[..6], "--json"]);
+    assert_eq!(show["id"], b.as_str(), "{show:#}");
+    repo.approve(&random(&a));
+    assert!(repo
+        .read(".ledger/facts/pitfalls.md")
+        .contains("First of the second."));
+    // Too short to be sure: refused, not guessed.
+    let out = repo.mneme(&["review", "show", "ab"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
 #[test]
 fn unknown_proposals_and_no_terminal() {
     let repo = Repo::committed();
@@ -1244,6 +1263,15 @@ fn an_approval_is_undone_by_a_new_proposal() {
     assert_eq!(v["proposal"]["operations"][0]["op"], "remove");
     assert_eq!(v["proposal"]["operations"][0]["fact_id"], fact.as_str());
 
+    // By a revision: HEAD is the last approval, an addition.
+    let extra = repo.approve_new("pitfalls", "Undone by its revision.");
+    let v = repo.json(&["review", "undo", "HEAD", "--json"]);
+    assert_eq!(v["proposal"]["operations"][0]["op"], "remove");
+    assert_eq!(v["proposal"]["operations"][0]["fact_id"], extra.as_str());
+    repo.mneme(&["review", "reject", v["id"].as_str().unwrap()])
+        .assert()
+        .success();
+
     // A supersession: the successor goes and the fact it replaced is current again.
     let old = repo.approve_new("invariants", "Ids are 4 characters.");
     let id = repo.propose(&["supersede", &old, "Ids are 6 characters.", "--reason", "r"]);
@@ -1261,8 +1289,13 @@ fn an_approval_is_undone_by_a_new_proposal() {
     // What has no inverse, and what is not a decision, are refused with why.
     let id = repo.propose(&["verify", &fact, "--reason", "checked"]);
     repo.approve(&id);
+    // A git revision names the decision it resolves to, as a commit id does.
     let out = repo.mneme(&["review", "undo", "HEAD"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no inverse"),
+        "{out:?}"
+    );
     let verified = repo.head();
     let out = repo.mneme(&["review", "undo", &verified]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));

@@ -293,7 +293,7 @@ impl From<PlanError> for CliError {
             E::NoOperations | E::SameFactTwice { .. } | E::SameTextTwice | E::Invalid(_) => {
                 (Code::InvalidInput, Value::Null)
             }
-            E::Secret { field, secret } => {
+            E::Secret { field, secret, .. } => {
                 (Code::Secret, json!({ "field": field, "kind": secret.kind }))
             }
         };

@@ -149,13 +149,16 @@ enum Action {
     /// An added fact is proposed for removal, an updated one gets its old text back, a removed one
     /// is added again (under a new id), a superseding fact is removed and the fact it replaced
     /// made active again. Verifications, state changes and relations have no inverse to
-    /// propose: propose what you want instead.
+    /// propose: propose what you want instead. An approval a squash carried (its decision commit
+    /// gone from history) is found by its proposal or record id.
     #[command(after_help = "Examples:
   mneme review undo 3f9a1c2b40                 # the decision commit (or a unique prefix)
+  mneme review undo HEAD~1                     # any revision naming a decision commit
   mneme review undo 20261122T135300Z-3f9a1c2b  # or the proposal it decided
   mneme review undo 3f9a1c2b40 --json")]
     Undo {
-        /// The decision: its commit (a prefix of at least 4 hex digits) or its proposal's id.
+        /// The decision: its commit (a prefix of at least 4 hex digits, or a revision such as
+        /// HEAD~1), its proposal's id or its decision record's id.
         decision: String,
     },
     /// Reject proposals: commit the removal of each, with the reason.

@@ -1,5 +1,6 @@
 //! `review undo`: the inverse of an approval, proposed for review.
 
+use mneme::git::history::resolve_commit;
 use mneme::model::proposals::plan::Request;
 use mneme::model::provenance::decision::Recorded;
 use mneme::ops::propose::propose;
@@ -14,14 +15,20 @@ pub(super) fn undo(cx: &Cx, ws: &Workspace, wanted: &str) -> Result<ExitStatus> 
     let wanted = wanted.trim();
     let is_commit = wanted.len() >= 4 && wanted.bytes().all(|b| b.is_ascii_hexdigit());
     // History first, then the decisions only their records still show (squashed, rebased).
-    let matching: Vec<Recorded> = decisions_with_records(ws, None, None, false)?
-        .into_iter()
-        .filter(|r| {
-            r.proposal == wanted
-                || r.record.as_deref() == Some(wanted)
-                || (is_commit && r.commit.starts_with(&wanted.to_ascii_lowercase()))
-        })
-        .collect();
+    let all = decisions_with_records(ws, None, None, false)?;
+    let named = |r: &Recorded| {
+        r.proposal == wanted
+            || r.record.as_deref() == Some(wanted)
+            || (is_commit && r.commit.starts_with(&wanted.to_ascii_lowercase()))
+    };
+    let mut matching: Vec<Recorded> = all.iter().filter(|r| named(r)).cloned().collect();
+    // A git revision (`HEAD`, `HEAD~2`, a branch) names the decision commit it resolves to.
+    if matching.is_empty() {
+        if let Ok(commit) = resolve_commit(&ws.repo, wanted) {
+            let commit = commit.to_string();
+            matching.extend(all.into_iter().filter(|r| r.commit == commit));
+        }
+    }
     let decision = match <[Recorded; 1]>::try_from(matching) {
         Ok([one]) => one,
         Err(many) if many.is_empty() => {

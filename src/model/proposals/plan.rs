@@ -64,12 +64,31 @@ pub enum PlanError {
     #[error("two operations of this proposal have the same text")]
     SameTextTwice,
     #[error(
-        "the {field} holds what looks like {secret}; mneme never stores credentials: remove it"
+        "{} holds what looks like {secret}; mneme never stores credentials: remove it",
+        field_in_words(field, *operations)
     )]
-    Secret { field: String, secret: Secret },
+    Secret {
+        field: String,
+        secret: Secret,
+        /// How many operations the proposal has: one text is "the fact text".
+        operations: usize,
+    },
     /// The planned proposal breaks a rule the checks above do not cover.
     #[error(transparent)]
     Invalid(#[from] ProposalError),
+}
+
+/// A proposal's field (`reason`, `evidence`, `operations[1].text`) as a person names it.
+fn field_in_words(field: &str, operations: usize) -> String {
+    let index = field
+        .strip_prefix("operations[")
+        .and_then(|rest| rest.strip_suffix("].text"))
+        .and_then(|n| n.parse::<usize>().ok());
+    match index {
+        Some(_) if operations == 1 => "the fact text".to_owned(),
+        Some(n) => format!("the text of operation {}", n + 1),
+        None => format!("the {field}"),
+    }
 }
 
 /// What an agent asks for, from the command line, `--from-json` or the MCP `propose` tool.
@@ -287,7 +306,11 @@ pub(crate) fn assemble(
     // The one definition of a valid proposal, which review, check and verify apply to files.
     proposal.validate(&ledger.limits())?;
     if let Some((field, secret)) = proposal.secrets().into_iter().next() {
-        return Err(PlanError::Secret { field, secret });
+        return Err(PlanError::Secret {
+            field,
+            secret,
+            operations: proposal.operations.len(),
+        });
     }
     Ok(proposal)
 }
