@@ -74,6 +74,8 @@ pub enum Error {
     InvalidProposal { id: String, why: ProposalError },
     #[error("unknown proposal `{id}`; pending: {}", pending_ids(known))]
     UnknownProposal { id: String, known: Vec<String> },
+    #[error("no pending proposal is by `{agent}`; pending ones are by {}", known.join(", "))]
+    UnknownAgent { agent: String, known: Vec<String> },
     #[error("`{id}` matches {} pending proposals: {}", matches.len(), matches.join(", "))]
     AmbiguousProposal { id: String, matches: Vec<String> },
     #[error("{}: {message}", path.display())]

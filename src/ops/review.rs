@@ -60,6 +60,21 @@ impl Focus {
     /// one proposal; an invalid proposal is taken only by name (it says nothing of its agent,
     /// files or time that can be trusted).
     pub fn select<'p>(&self, pending: &'p [Pending]) -> Result<Vec<&'p Pending>> {
+        // A mistyped filter matches nothing: say so, with what it could have named.
+        if let Some(agent) = &self.agent {
+            let mut agents: Vec<String> = pending
+                .iter()
+                .filter_map(|p| p.valid()?.agent.clone())
+                .collect();
+            agents.sort();
+            agents.dedup();
+            if !agents.is_empty() && !agents.contains(agent) {
+                return Err(Error::UnknownAgent {
+                    agent: escape_line(agent).into_owned(),
+                    known: agents,
+                });
+            }
+        }
         let named: Vec<&Pending> = self
             .ids
             .iter()

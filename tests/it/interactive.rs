@@ -621,3 +621,24 @@ fn the_editor_is_the_one_git_would_run() {
     assert!(facts.contains("Ids are never reused."), "{facts}");
     assert!(facts.contains(&fact), "{facts}");
 }
+
+/// A key the prompt does not offer is answered, not ignored: it says which keys are offered.
+#[test]
+fn a_key_not_offered_is_answered() {
+    let Some(repo) = terminal_repo() else {
+        return;
+    };
+    repo.propose_add("pitfalls", "Keys are answered.", &["--reason", "r"]);
+    let editor = editor(&repo, "exit 0");
+    let tmux = Tmux::review(&repo, &editor, "keys");
+    tmux.wait_for(PROMPT, 1);
+    tmux.keys(&["x"]);
+    tmux.wait_for(PROMPT, 2);
+    let screen = tmux.screen(false);
+    assert!(
+        screen.contains("`x` is not one of the keys offered here"),
+        "{screen}"
+    );
+    tmux.keys(&["q"]);
+    tmux.wait_for("EXIT=0", 1);
+}

@@ -755,6 +755,40 @@ fn a_proposal_is_named_by_its_random_part_too() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// A mistyped filter is refused with what it could have named, not answered with an empty list.
+#[test]
+fn mistyped_filters_say_what_they_could_name() {
+    let repo = Repo::committed();
+    repo.mneme(&[
+        "propose",
+        "add",
+        "-f",
+        "pitfalls",
+        "Filters are checked.",
+        "--reason",
+        "r",
+        "--agent",
+        "claude-code",
+    ])
+    .assert()
+    .success();
+    let out = repo
+        .mneme(&["--json", "review", "list", "--file", "pitfals"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(error_code(&out), "unknown_file");
+    let out = repo
+        .mneme(&["review", "list", "--agent", "claude"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("claude-code"), "{stderr}");
+    let listed = repo.json(&["review", "list", "--agent", "claude-code", "--json"]);
+    assert_eq!(listed.as_array().map(Vec::len), Some(1));
+}
+
 #[test]
 fn unknown_proposals_and_no_terminal() {
     let repo = Repo::committed();

@@ -69,6 +69,9 @@ impl From<ops::Error> for CliError {
             ops::Error::AgentsFile { .. } => CliError::of(Code::InvalidInput, &e),
             ops::Error::ApprovalFinished { .. } => CliError::of(Code::Interrupted, &e)
                 .with_hint("run the same `git commit` again: the index now holds the approval"),
+            ops::Error::UnknownAgent { ref known, .. } => CliError::of(Code::InvalidInput, &e)
+                .with_details(json!({ "known": known }))
+                .with_hint("give --agent one of those names, as `mneme review list` shows them"),
             ops::Error::ForeignHook { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
                 "add `mneme hooks commit-msg \"$1\"` to it, or rerun with --force to replace it",
             ),

@@ -60,7 +60,12 @@ pub(super) fn interactive(
     );
     let ledger = ws.store.load()?;
     let all = review::pending(ws, &ledger)?;
-    let mut items: Vec<Pending> = focus.focus()?.select(&all)?.into_iter().cloned().collect();
+    let mut items: Vec<Pending> = focus
+        .focus(&ledger)?
+        .select(&all)?
+        .into_iter()
+        .cloned()
+        .collect();
     if items.is_empty() {
         cx.ui.out(if focus.is_set() {
             "No pending proposal matches.\n"
@@ -197,6 +202,12 @@ pub(super) fn interactive(
                     break 'proposals;
                 }
                 _ => {
+                    if key != '?' {
+                        cx.ui.warn(&format!(
+                            "`{}` is not one of the keys offered here ({keys})",
+                            key.escape_default()
+                        ));
+                    }
                     cx.ui.out(HELP)?;
                     continue;
                 }

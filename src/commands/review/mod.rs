@@ -1,5 +1,6 @@
 use mneme::model::base::time::Timestamp;
 use mneme::model::evidence::cited::Cited;
+use mneme::model::facts::ledger::Ledger;
 use mneme::model::proposals::apply::check;
 use mneme::model::proposals::plan::{competing, Competing};
 use mneme::model::proposals::preview::{preview, Status};
@@ -70,7 +71,11 @@ pub(super) struct FocusArgs {
 }
 
 impl FocusArgs {
-    pub(super) fn focus(&self) -> Result<Focus> {
+    /// The focus these arguments ask for; a `--file` the ledger does not have is refused.
+    pub(super) fn focus(&self, ledger: &Ledger) -> Result<Focus> {
+        if let Some(file) = &self.file {
+            ledger.resolve_file(file).map_err(mneme::ops::Error::from)?;
+        }
         let since = match &self.since {
             Some(s) => Some(Timestamp::parse_since(s, now()).ok_or_else(|| {
                 CliError::invalid_input(format!(
@@ -213,7 +218,7 @@ fn list(cx: &Cx, ws: &Workspace, focus: &FocusArgs) -> Result<ExitStatus> {
     let now = now();
     let items = review::pending(ws, &ledger)?;
     let rows: Vec<ReviewRow> = focus
-        .focus()?
+        .focus(&ledger)?
         .select(&items)?
         .into_iter()
         .map(|item| match &item.proposal {
