@@ -23,12 +23,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// What went wrong with the repository. Causes from gix are kept as sources.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("not inside a git work tree ({})", path.display())]
-    NotARepository {
-        path: PathBuf,
-        #[source]
-        source: gix::Error,
-    },
+    /// gix's own words add nothing a person can act on ("NotFound"): they are left out.
+    #[error("{} is not inside a git work tree", path.display())]
+    NotARepository { path: PathBuf },
+    #[error("there is no directory {}", path.display())]
+    NoSuchDirectory { path: PathBuf },
     #[error("the repository at {} has no work tree; mneme needs a checkout", path.display())]
     BareRepository { path: PathBuf },
     #[error("{} exists: another git process is using the repository", path.display())]
@@ -143,12 +142,15 @@ pub struct Repo {
 impl Repo {
     /// Finds the repository containing `cwd`, honouring `GIT_DIR` and friends as git does.
     pub fn discover(cwd: &Path) -> Result<Repo> {
-        let mut repo = gix::discover_with_environment_overrides(cwd).map_err(|source| {
-            Error::NotARepository {
+        if !cwd.is_dir() {
+            return Err(Error::NoSuchDirectory {
                 path: cwd.to_owned(),
-                source,
-            }
-        })?;
+            });
+        }
+        let mut repo =
+            gix::discover_with_environment_overrides(cwd).map_err(|_| Error::NotARepository {
+                path: cwd.to_owned(),
+            })?;
         // Without caches every packed object is inflated again with its whole delta chain, and a
         // commit walked is inflated again when examined. Both are allocated on first use.
         repo.objects.set_pack_cache(|| {

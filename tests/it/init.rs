@@ -228,3 +228,30 @@ fn the_agents_file_is_remembered_for_the_teammates_init() {
     );
     assert!(!repo.path().join("../outside.md").exists());
 }
+
+/// The README's first command with a path that is no repository, or no directory: each says
+/// which, in plain words, with what to do.
+#[test]
+fn a_path_that_is_no_repository_or_no_directory_is_said_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, said) in [
+        (dir.path().to_owned(), "is not inside a git work tree"),
+        (dir.path().join("your-repo"), "there is no directory"),
+    ] {
+        let out = assert_cmd::Command::cargo_bin("mneme")
+            .unwrap()
+            .arg("-C")
+            .arg(&path)
+            .arg("init")
+            .env("GIT_CEILING_DIRECTORIES", dir.path().parent().unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(said) && stderr.contains("hint:"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("NotFound"), "{stderr}");
+    }
+}

@@ -207,7 +207,7 @@ impl From<git::Error> for CliError {
         };
         let code = match &e {
             E::Store(_) => Code::Io,
-            E::NotARepository { .. } => Code::NotARepository,
+            E::NotARepository { .. } | E::NoSuchDirectory { .. } => Code::NotARepository,
             E::BareRepository { .. } => Code::BareRepository,
             E::Locked { .. } => Code::GitLocked,
             E::IdentityMissing => Code::IdentityMissing,
@@ -228,8 +228,11 @@ impl From<git::Error> for CliError {
         };
         let error = CliError::of(code, &e);
         match e {
-            E::NotARepository { .. } => {
-                error.with_hint("run `git init` first, or cd into a repository")
+            E::NotARepository { .. } => error.with_hint(
+                "run mneme inside a git repository (or give its path with -C), or `git init` one",
+            ),
+            E::NoSuchDirectory { .. } => {
+                error.with_hint("give -C the path of your repository's work tree")
             }
             E::Locked { path } => {
                 let hint = format!(
