@@ -173,6 +173,12 @@ impl Repo {
     }
 
     /// Root of the work tree.
+    /// The short name of the branch HEAD is on (born or not); `None` when HEAD is detached.
+    pub fn branch(&self) -> Option<String> {
+        let name = self.repo.head_name().ok().flatten()?;
+        Some(name.shorten().to_string())
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

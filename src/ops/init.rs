@@ -107,7 +107,8 @@ pub fn init(ws: &Workspace, github_ci: bool, agents_file: Option<&str>) -> Resul
             ws,
             &mut report,
             paths::GITHUB_WORKFLOW,
-            &templates::github_workflow(),
+            // Pushes to the branch set up on: `master` in a repository git made with that.
+            &templates::github_workflow(&ws.repo.branch().unwrap_or_else(|| "main".to_owned())),
         )?;
     }
     Ok(report)

@@ -99,6 +99,18 @@ fn the_workflow_passes_actionlint_and_shellcheck() {
     }
 }
 
+/// The workflow runs on pushes to the repository's own branch: `master` where git made that.
+#[test]
+fn the_workflow_runs_on_the_repositorys_branch() {
+    let (_, _, parsed) = workflow();
+    assert_eq!(parsed["on"]["push"]["branches"][0], "main");
+    let repo = Repo::bare_init();
+    repo.git(&["checkout", "-q", "-b", "master"]);
+    repo.mneme(&["init", "--ci", "github"]).assert().success();
+    let parsed: Value = serde_saphyr::from_str(&repo.read(".github/workflows/mneme.yml")).unwrap();
+    assert_eq!(parsed["on"]["push"]["branches"][0], "master");
+}
+
 #[test]
 fn the_workflow_installs_the_release_of_this_version() {
     let (_, text, parsed) = workflow();

@@ -30,11 +30,13 @@ pub const RELEASES: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/releases/down
 pub const INSTALL_WAYS: &str = "`npm install -g mneme-ledger` (or `npm install -D mneme-ledger` in the project, which the hooks also find), the release's install.sh, or `cargo install --locked --path .` from mneme's source; docs/install.md";
 
 /// The GitHub Actions workflow `mneme init --ci github` writes: it installs the release of the
-/// mneme that wrote it.
-pub fn github_workflow() -> String {
+/// mneme that wrote it, and runs on pushes to `branch` (the repository's, `main` or `master`).
+pub fn github_workflow(branch: &str) -> String {
     include_str!("../../../templates/github-workflow.yml")
         .replace("{{releases}}", RELEASES)
         .replace("{{version}}", env!("CARGO_PKG_VERSION"))
+        // A single-quoted YAML scalar: any branch name reads back as itself.
+        .replace("{{branch}}", &format!("'{}'", branch.replace('\'', "''")))
 }
 
 /// The always-apply rule `mneme setup cursor` writes.
