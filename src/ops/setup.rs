@@ -170,7 +170,11 @@ fn change(
     bound: &Path,
     edit: impl FnOnce(Option<&str>) -> Result<Option<String>>,
 ) -> Result<(FileReport, Option<String>)> {
-    let label = path.display().to_string();
+    // As git names files in a diff: from the repository's root, or the absolute path without
+    // its leading `/` (`a/home/…`), never `a//home/…`.
+    let shown = path.strip_prefix(bound).unwrap_or(path);
+    let label = shown.to_string_lossy();
+    let label = label.trim_start_matches('/');
     let old = read_file_text(bound, path, Kind::RuntimeSettings)?;
     let new = edit(old.as_deref())?;
     let action = match (&old, &new) {
@@ -183,7 +187,7 @@ fn change(
         String::new()
     } else {
         unified(
-            &label,
+            label,
             old.as_deref().unwrap_or(""),
             new.as_deref().unwrap_or(""),
             3,
@@ -241,11 +245,15 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
     if remove {
         return Vec::new();
     }
-    let mut notes = vec![format!(
-        "the hooks run `mneme` from the PATH of {}, or else from the project's node_modules/.bin; install it with {}. Without it the agent gets a notice instead of the facts. `mneme doctor` checks what each runtime needs",
-        runtime.as_str(),
-        templates::INSTALL_WAYS
-    )];
+    let mut notes = Vec::new();
+    // Said only when this PATH lacks it: the runtime's PATH is usually this one.
+    if crate::ops::runtimes::find_program("mneme").is_none() {
+        notes.push(format!(
+            "the hooks run `mneme` from the PATH of {}, or else from the project's node_modules/.bin; install it with {}. Without it the agent gets a notice instead of the facts. `mneme doctor` checks what each runtime needs",
+            runtime.as_str(),
+            templates::INSTALL_WAYS
+        ));
+    }
     match runtime {
         Runtime::Codex => notes.extend([
             "Codex loads a project's .codex/ files only in a trusted project: trust it when Codex asks, or add `[projects.\"<this repository's path>\"] trust_level = \"trusted\"` to ~/.codex/config.toml".into(),

@@ -231,6 +231,14 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
     repo.write(".claude/settings.json", existing);
     let dry = repo.json(&["setup", "claude", "--dry-run", "--json"]);
     assert_eq!(dry["files"][0]["action"], "updated");
+    // Named as git names a file in a diff: from the repository's root.
+    assert!(
+        dry["files"][0]["diff"]
+            .as_str()
+            .unwrap()
+            .starts_with("--- a/.claude/settings.json\n+++ b/.claude/settings.json\n"),
+        "{dry:#}"
+    );
     assert!(dry["files"][0]["diff"]
         .as_str()
         .unwrap()
@@ -805,4 +813,23 @@ fn many_unapproved_facts_stay_within_the_budget() {
         "{text}"
     );
     assert!(text.contains("and 380 more (see `mneme check`)"), "{text}");
+}
+
+/// `setup` says to install mneme only where the PATH lacks it.
+#[test]
+fn setup_says_to_install_mneme_only_when_it_is_missing() {
+    let repo = Repo::committed();
+    let notes = |path: &std::ffi::OsStr| {
+        let out = repo
+            .mneme(&["setup", "claude", "--dry-run", "--json"])
+            .env("PATH", path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["notes"].to_string()
+    };
+    assert!(!notes(&crate::common::path_with_mneme()).contains("install it with"));
+    let without = std::path::Path::new("/usr/bin");
+    assert!(notes(without.as_os_str()).contains("install it with"));
 }
