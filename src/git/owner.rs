@@ -19,6 +19,10 @@ use crate::store::{self, create_new};
 /// killed run took (it takes each within milliseconds of saying so).
 const WINDOW: Duration = Duration::from_secs(10);
 
+/// How far behind a file's time may be from the clock a run read (the kernel stamps files from
+/// a coarser clock).
+const CLOCK_SLACK: Duration = Duration::from_secs(1);
+
 #[derive(Debug, Serialize, Deserialize)]
 struct Record {
     pid: u32,
@@ -116,8 +120,11 @@ pub(super) fn reclaim(repo: &Repo) -> Result<Reclaimed> {
                 ));
             }
         }
+        // File times come from the kernel's coarse clock, a few milliseconds behind the one
+        // `started` was read from: a file made just after it can look older.
         let since = SystemTime::UNIX_EPOCH
-            + Duration::from_nanos(u64::try_from(record.started).unwrap_or(u64::MAX));
+            + Duration::from_nanos(u64::try_from(record.started).unwrap_or(u64::MAX))
+            - CLOCK_SLACK;
         let mut dirs = vec![
             repo.git_dir().to_owned(),
             repo.gix().common_dir().join("objects"),
