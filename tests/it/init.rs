@@ -255,3 +255,23 @@ fn a_path_that_is_no_repository_or_no_directory_is_said_plainly() {
         assert!(!stderr.contains("NotFound"), "{stderr}");
     }
 }
+
+/// The range a pull request uses, in a repository that has no remote yet: refused with what to
+/// name instead.
+#[test]
+fn a_remote_branch_that_is_not_there_says_what_to_name() {
+    let repo = Repo::new();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "ledger"]);
+    let out = repo
+        .mneme(&["verify", "origin/main..HEAD"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("git fetch") && stderr.contains("main..HEAD"),
+        "{stderr}"
+    );
+    repo.mneme(&["verify"]).assert().success();
+}

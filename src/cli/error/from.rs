@@ -234,6 +234,13 @@ impl From<git::Error> for CliError {
             E::NoSuchDirectory { .. } => {
                 error.with_hint("give -C the path of your repository's work tree")
             }
+            // `origin/main` in a clone that never fetched it (a fresh repository, a walkthrough).
+            E::UnknownRevision { ref spec, .. } if spec.contains('/') => error.with_hint(
+                "a remote's branch is known only once fetched (`git fetch`), and a repository without a remote has none: name a local branch instead (`main..HEAD`; `git branch -a` lists them)",
+            ),
+            E::UnknownRevision { .. } => {
+                error.with_hint("`git branch -a` and `git log --oneline` list what there is to name")
+            }
             E::Locked { path } => {
                 let hint = format!(
                     "retry when it is done (if no git command is running, remove {})",
