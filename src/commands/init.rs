@@ -1,7 +1,7 @@
 use mneme::model::base::paths;
 use mneme::ops::init::init;
 
-use crate::cli::ui::{esc, paint, DIM, GOOD};
+use crate::cli::ui::{esc, paint, DIM, GOOD, WARN};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Set up the ledger in this git repository (teammates run it once after cloning).
@@ -54,6 +54,9 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
                 paint(style, format!("{label:>9}"))
             ));
         }
+    }
+    for note in &report.notes {
+        out.push_str(&format!("  {} {note}\n", paint(WARN, "note")));
     }
     out.push_str(&format!(
         "\nNext: commit {}/, {} and {}; agents read facts with `mneme context`.\n\

@@ -11,6 +11,7 @@ use crate::model::agents::trust::{codex_trust, gemini_folder_trusted, in_tested_
 use crate::model::base::paths;
 use crate::ops::setup::UserDirs;
 use crate::ops::{Result, Workspace};
+use crate::store::file::find_program;
 use crate::store::read_optional_text;
 
 /// One finding of `mneme doctor`, with the command that fixes it.
@@ -156,15 +157,6 @@ fn check_gemini(root: &Path, dirs: &UserDirs, found: &mut Findings) -> Result<()
         );
     }
     Ok(())
-}
-
-/// The first executable `program` in a directory of `PATH`.
-pub fn find_program(program: &str) -> Option<PathBuf> {
-    let names = [program.to_owned(), format!("{program}.exe")];
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
-        .find(|p| p.is_file())
 }
 
 /// The version of the program at `path`: from the package.json of the npm `package` it belongs

@@ -247,7 +247,7 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
     }
     let mut notes = Vec::new();
     // Said only when this PATH lacks it: the runtime's PATH is usually this one.
-    if crate::ops::runtimes::find_program("mneme").is_none() {
+    if crate::store::file::find_program("mneme").is_none() {
         notes.push(format!(
             "the hooks run `mneme` from the PATH of {}, or else from the project's node_modules/.bin; install it with {}. Without it the agent gets a notice instead of the facts. `mneme doctor` checks what each runtime needs",
             runtime.as_str(),

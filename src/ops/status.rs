@@ -141,7 +141,7 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
             // git runs the driver through the shell with its own PATH: without `mneme` there,
             // it keeps one side and an approved fact of the other is lost.
             let program = cmd.split_whitespace().next().unwrap_or_default();
-            if runtimes::find_program(program).is_some() {
+            if crate::store::file::find_program(program).is_some() {
                 driver_note = Some(format!("git merges fact files with `{cmd}`"));
             } else {
                 problem(
@@ -151,7 +151,7 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
             }
         }
     }
-    if runtimes::find_program("mneme").is_none() {
+    if crate::store::file::find_program("mneme").is_none() {
         problem(
             "`mneme` is not on the PATH, so git and agent runtimes cannot run it".into(),
             templates::INSTALL_WAYS,

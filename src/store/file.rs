@@ -343,6 +343,15 @@ pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
     }
 }
 
+/// The first executable `program` in a directory of `PATH`.
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    let names = [program.to_owned(), format!("{program}.exe")];
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+        .find(|p| p.is_file())
+}
+
 /// How mneme's temporary files are named: `.mneme-<pid>-<random>.tmp`.
 pub const TEMP_PREFIX: &str = ".mneme-";
 pub const TEMP_SUFFIX: &str = ".tmp";

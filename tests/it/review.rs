@@ -667,10 +667,21 @@ fn a_kill_at_any_moment_leaves_nothing_to_clean_by_hand() {
         // The user's next commit; a lock the kill left stops git until any mneme verb takes
         // it back.
         let user_git = |args: &[&str]| {
-            if !repo.git_output(args).status.success() {
-                repo.mneme(&["status"]).assert().success();
-                repo.git(args);
+            let first = repo.git_output(args);
+            if first.status.success() {
+                return;
             }
+            repo.mneme(&["status"]).assert().success();
+            let again = repo.git_output(args);
+            // What a retry finds done is done (a commit the first attempt made after all).
+            let done = repo.try_git(&["show", "HEAD:notes.txt"]) == format!("round {round}\n")
+                && args[0] == "commit";
+            assert!(
+                again.status.success() || done,
+                "round {round}: git {args:?}\nfirst: {first:?}\nagain: {again:?}\nstatus: {}\nlog: {}",
+                repo.try_git(&["status", "--porcelain"]),
+                repo.try_git(&["log", "--oneline", "-4"])
+            );
         };
         repo.write("notes.txt", &format!("round {round}\n"));
         user_git(&["add", "notes.txt"]);
