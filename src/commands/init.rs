@@ -1,7 +1,7 @@
 use mneme::model::base::paths;
 use mneme::ops::init::init;
 
-use crate::cli::ui::{esc, paint, DIM, GOOD, WARN};
+use crate::cli::ui::{esc, paint, DIM, GOOD};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Set up the ledger in this git repository (teammates run it once after cloning).
@@ -55,11 +55,10 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             ));
         }
     }
-    for note in &report.notes {
-        out.push_str(&format!("  {} {note}\n", paint(WARN, "note")));
-    }
     out.push_str(&format!(
-        "\nNext: commit {}/, {} and {}; agents read facts with `mneme context`.\n\
+        "\nNext: commit {}/, {} and {}; agents read facts with `mneme context`; \
+         `mneme hooks install` adds the commit-msg hook that stops unreviewed fact edits in this \
+         clone.\n\
          To require SSH-signed approvals, list the reviewers' keys in {} (`mneme doctor` checks \
          each clone's setup; docs/ci.md, \"Signed approvals\").\n",
         paths::LEDGER,

@@ -5,11 +5,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::git::config::{set_local_config, MERGE_DRIVER};
-use crate::git::hooks::hooks_dir;
 use crate::model::agents::{agents_md, templates};
 use crate::model::base::config::with_agents_file;
 use crate::model::base::paths;
-use crate::ops::hooks::install;
 use crate::ops::{Error, Result, Workspace};
 use crate::store::{create_new, write_atomic, Kind};
 
@@ -22,8 +20,6 @@ pub struct Report {
     pub created: Vec<String>,
     pub updated: Vec<String>,
     pub unchanged: Vec<String>,
-    /// What was left for a person to do: a commit-msg hook mneme did not write.
-    pub notes: Vec<String>,
 }
 
 /// What happened to one file.
@@ -102,28 +98,6 @@ pub fn init(ws: &Workspace, github_ci: bool, agents_file: Option<&str>) -> Resul
         Outcome::Unchanged
     };
     report.record("git config merge.mneme.driver", outcome);
-    // The commit-msg hook, per clone as the driver is: it stops commits that change facts
-    // without approval, and finishes an interrupted approval before a commit could revert it.
-    // Without records it would refuse merges of approvals (docs/review.md): not then.
-    if store.load_config()?.decision_records {
-        let hook = hooks_dir(&ws.repo).join("commit-msg");
-        let before = crate::store::file::read_local_text(&hook).ok();
-        match install(ws, false) {
-            Ok(_) => report.record(
-                "git hook commit-msg",
-                match before.as_deref() {
-                    None => Outcome::Created,
-                    Some(old) if old == templates::COMMIT_MSG_HOOK => Outcome::Unchanged,
-                    Some(_) => Outcome::Updated,
-                },
-            ),
-            Err(Error::ForeignHook { path }) => report.notes.push(format!(
-                "{} is not mneme's: add `mneme hooks commit-msg \"$1\"` to it (or `mneme hooks install --force` to replace it)",
-                path.display()
-            )),
-            Err(e) => return Err(e),
-        }
-    }
     if github_ci {
         let workflows = Path::new(paths::GITHUB_WORKFLOW)
             .parent()
