@@ -90,7 +90,7 @@ fn tree_text(board: &Board, task: &Task, indent: &str, path: &mut Vec<String>, o
         let branch = if last { "└─" } else { "├─" };
         out.push_str(&format!(
             "{indent}{branch} {} ",
-            paint(DIM, dep.kind.as_str())
+            paint(DIM, dep.kind.from_the_task())
         ));
         match board.tasks.get(dep.id.as_str()) {
             Some(t) if path.contains(&t.id) => out.push_str(&format!("{} (cycle)\n", t.id)),

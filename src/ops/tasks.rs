@@ -283,6 +283,18 @@ pub fn close(ws: &Workspace, ids: &[String], reason: &str, notes: &dyn Notes) ->
             t.close(reason, &now().rfc3339())
         })?);
     }
+    // Closed all the same (the work may be done another way), but said: a task that waited for
+    // another is rarely done before it.
+    for task in &done {
+        for dep in task.deps.iter().filter(|d| d.kind == DepKind::Blocks) {
+            if ws.store.read_task(&dep.id)?.is_some_and(|d| d.is_open()) {
+                notes.warn(&format!(
+                    "warning: {} is closed, but {} it waits for is still open",
+                    task.id, dep.id
+                ));
+            }
+        }
+    }
     Ok(done)
 }
 

@@ -163,7 +163,19 @@ fn cycles_are_refused_naming_the_cycle() {
     repo.mneme(&["dep", "tree", &a])
         .assert()
         .success()
-        .stdout(contains(format!("└─ blocks {c}")));
+        // Read from the task: it waits for the one it depends on (the dependency blocks it).
+        .stdout(contains(format!("└─ waits for {c}")));
+    // Closing a task before what it waits for: done, and said.
+    repo.mneme(&["close", &a, "--reason", "done another way"])
+        .assert()
+        .success()
+        .stderr(contains(format!(
+            "{a} is closed, but {c} it waits for is still open"
+        )));
+    repo.mneme(&["close", &b, &c, "--reason", "done"])
+        .assert()
+        .success()
+        .stderr(predicates::str::is_empty());
 }
 
 #[test]

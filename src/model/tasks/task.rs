@@ -196,6 +196,17 @@ impl DepKind {
             DepKind::DiscoveredFrom => "discovered-from",
         }
     }
+
+    /// How a task stands to one it depends on this way, read from the task: it waits for it,
+    /// is part of it, is related to it, or was found while working on it.
+    pub fn from_the_task(self) -> &'static str {
+        match self {
+            DepKind::Blocks => "waits for",
+            DepKind::ParentChild => "part of",
+            DepKind::Related => "related to",
+            DepKind::DiscoveredFrom => "found during",
+        }
+    }
 }
 
 /// Where `v` is in `all`: how the task index writes an enum.
