@@ -342,7 +342,8 @@ fn move_branch(git: &gix::Repository, head: &Head, id: ObjectId, summary: &str) 
 
 /// Completes or discards a decision a crash interrupted, and takes back the locks and
 /// temporary files a killed run left. Returns what it did, if anything. Cheap when there is
-/// nothing to do (two `stat`s): every verb runs it first.
+/// nothing to do (two `stat`s and a listing of the git directory, for an owner file's
+/// temporary a kill left): every verb runs it first.
 pub fn recover(repo: &Repo) -> Result<Option<String>> {
     let mut notes = match reclaim(repo)? {
         // Another process is committing a decision: its journal is its own.

@@ -529,10 +529,10 @@ pub(crate) fn blob_text_if_fits(
     id: gix::ObjectId,
     kind: Kind,
 ) -> Result<Option<String>> {
-    if repo.find_header(id)?.size() > kind.limit() {
-        return Ok(None);
+    match blob_text(repo, id, kind) {
+        Err(Error::Store(store::Error::TooLarge { .. })) => Ok(None),
+        read => read.map(Some),
     }
-    blob_text(repo, id, kind).map(Some)
 }
 
 /// The fact files in `tree`, cached by the id of the facts directory.

@@ -200,9 +200,15 @@ fn isolate(cmd: &mut assert_cmd::Command) {
 /// tests that start several at once.
 pub fn mneme_std(dir: &Path) -> Command {
     let mut cmd = Command::new(cargo_bin("mneme"));
-    isolate_std(cmd.current_dir(dir));
-    cmd.env("NO_COLOR", "1").env_remove("MNEME_AGENT");
+    isolated(cmd.current_dir(dir));
     cmd
+}
+
+/// `cmd` with the environment [`Repo::mneme`] gives mneme (for a wrapper that runs it, such as
+/// a shell setting limits first).
+pub fn isolated(cmd: &mut Command) -> &mut Command {
+    isolate_std(cmd);
+    cmd.env("NO_COLOR", "1").env_remove("MNEME_AGENT")
 }
 
 fn isolate_std(cmd: &mut Command) {

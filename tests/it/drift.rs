@@ -45,6 +45,21 @@ fn drifted(repo: &Repo, args: &[&str], id: &str) -> Option<Value> {
         .cloned()
 }
 
+/// Runs `script` in `repo` with git's author and committer dates at `unix` seconds; its
+/// output, after failing the test unless it succeeded.
+fn sh_at(repo: &Repo, unix: i64, script: &str) -> String {
+    let at = format!("{unix} +0000");
+    let out = repo.sh(&format!(
+        "export GIT_COMMITTER_DATE='{at}' GIT_AUTHOR_DATE='{at}'\n{script}"
+    ));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn commit_ids(citation: &Value) -> Vec<String> {
     citation["commits"]
         .as_array()
@@ -309,18 +324,7 @@ fn merged_branches_count_what_the_approval_had_not_seen() {
     let repo = Repo::committed();
     repo.write("src/db.rs", DB);
     let start = mneme::ops::now().unix_seconds();
-    let run = |step: i64, script: &str| {
-        let at = format!("{} +0000", start + step * 60);
-        let out = repo.sh(&format!(
-            "export GIT_COMMITTER_DATE=\"{at}\" GIT_AUTHOR_DATE=\"{at}\"\n{script}"
-        ));
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let run = |step: i64, script: &str| sh_at(&repo, start + step * 60, script);
     run(1, "git add -A && git commit -q -m base");
     run(2, "git checkout -q -b side && sed -i 's/nine/NINE/' src/db.rs && git commit -q -am 'side edit'");
     let side_edit = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
@@ -417,15 +421,7 @@ fn commit_dates_never_order_the_walk_only_the_graph_does() {
         // Within hours of now: a fact's own date (the day it was approved) bounds the walk.
         let start = mneme::ops::now().unix_seconds() - 6 * 3600;
         let run = |step: usize, script: &str| {
-            let at = format!("{} +0000", start + dates[step] * 3600);
-            let out = repo.sh(&format!(
-                "export GIT_COMMITTER_DATE='{at}' GIT_AUTHOR_DATE='{at}'\n{script}"
-            ));
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            sh_at(&repo, start + dates[step] * 3600, script);
         };
         repo.write("src/db.rs", DB);
         run(0, "git add -A && git commit -q -m pool");

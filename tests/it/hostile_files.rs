@@ -7,7 +7,7 @@ use std::os::unix::fs::symlink;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{path_with_mneme, Repo};
+use crate::common::{isolated, Repo};
 
 /// Where a branch can put a file mneme reads.
 const SLOTS: [&str; 10] = [
@@ -105,18 +105,12 @@ fn put(repo: &Repo, slot: &str, shape: Shape, outside: &std::path::Path) {
 /// `mneme ARGS` in `repo` with a virtual memory cap (1 GiB: a runaway read of /dev/zero takes
 /// gigabytes within a second) and a time limit; killed past it.
 fn bounded(repo: &Repo, args: &[&str]) -> (Output, Duration) {
-    let mut child = Command::new("sh")
+    let mut child = isolated(&mut Command::new("sh"))
         .arg("-c")
         .arg("ulimit -v 1048576; exec mneme \"$@\"")
         .arg("mneme")
         .args(args)
         .current_dir(repo.path())
-        .env("PATH", path_with_mneme())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("NO_COLOR", "1")
-        .env_remove("GIT_DIR")
-        .env_remove("MNEME_AGENT")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -259,12 +259,8 @@ async fn a_client_of_the_discover_era_lists_calls_and_proposes() {
 fn every_line_gets_an_answer_and_the_server_goes_on() {
     use std::io::{BufRead, BufReader, Write};
     let repo = Repo::new();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mneme"))
+    let mut child = crate::common::mneme_std(repo.path())
         .arg("mcp")
-        .current_dir(repo.path())
-        .env("PATH", path_with_mneme())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()

@@ -650,12 +650,8 @@ fn a_kill_at_any_moment_leaves_nothing_to_clean_by_hand() {
     for round in 0..24u32 {
         let text = format!("Kill round {round} is survivable.");
         let id = repo.propose_add("pitfalls", &text, &["--reason", "r"]);
-        let mut approve = std::process::Command::new(assert_cmd::cargo::cargo_bin("mneme"))
+        let mut approve = crate::common::mneme_std(repo.path())
             .args(["review", "approve", &id])
-            .current_dir(repo.path())
-            .env("PATH", crate::common::path_with_mneme())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()

@@ -176,11 +176,7 @@ impl Record {
     /// rebase merge or a cherry-pick rewrote it): who decided, when, and which facts it added,
     /// changed or removed. The reason and evidence lived in the commit.
     pub fn as_recorded(&self, id: &str) -> Recorded {
-        let mut r = Recorded::new(self.verdict, &self.proposal);
-        r.date =
-            Timestamp::parse(&self.at).map_or_else(|| self.at.clone(), Timestamp::rfc3339_seconds);
-        r.reviewer = Some(self.by.clone());
-        r.subject = format!("decision record {id} (its decision commit is not in this history)");
+        let mut r = self.recorded_without_operations(id);
         r.operations = self
             .facts
             .iter()
@@ -194,6 +190,16 @@ impl Record {
                 file: String::new(),
             })
             .collect();
+        r
+    }
+
+    /// Who decided, when and by which record; the operations are for the caller to tell.
+    fn recorded_without_operations(&self, id: &str) -> Recorded {
+        let mut r = Recorded::new(self.verdict, &self.proposal);
+        r.date =
+            Timestamp::parse(&self.at).map_or_else(|| self.at.clone(), Timestamp::rfc3339_seconds);
+        r.reviewer = Some(self.by.clone());
+        r.subject = format!("decision record {id} (its decision commit is not in this history)");
         r.record = Some(id.to_owned());
         r
     }
@@ -219,9 +225,8 @@ impl Record {
             .filter(|f| f.before.is_none() && f.after.is_some())
             .map(|f| f.id.as_str())
             .collect();
-        let mut r = self.as_recorded(id);
+        let mut r = self.recorded_without_operations(id);
         r.commit = commit.to_owned();
-        r.operations.clear();
         let mut successors = Vec::new();
         for f in &self.facts {
             let was = state(&old, &f.id, f.before.as_ref());
