@@ -5,20 +5,23 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The optimised binary: `cargo bench` builds the bench in release, but not the binary itself.
+/// The binary as published (the `dist` profile; `MNEME_BENCH_PROFILE=release` measures the one
+/// `cargo install` builds): `cargo bench` builds the bench, but not the binary itself.
 pub fn release_binary() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let profile = std::env::var("MNEME_BENCH_PROFILE").unwrap_or_else(|_| "dist".to_owned());
     let ok = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--quiet", "--bin", "mneme"])
+        .args(["build", "--profile", &profile, "--quiet", "--bin", "mneme"])
         .current_dir(manifest)
         .status()
         .expect("cargo build")
         .success();
-    assert!(ok, "cargo build --release failed");
+    assert!(ok, "cargo build --profile {profile} failed");
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest.join("target"))
-        .join("release/mneme")
+        .join(profile)
+        .join("mneme")
 }
 
 /// A fresh repository with an identity and `mneme init` done. `MNEME_BENCH_KEEP=1` keeps it

@@ -47,7 +47,8 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         return hook::run(cx, runtime, &args.event, budget);
     }
     let ws = cx.workspace()?;
-    let context = context(&ws, cx.ui)?;
+    let max_chars = args.max_chars.filter(|_| !cx.ui.json);
+    let context = context(&ws, cx.ui, max_chars)?;
     if cx.ui.json {
         cx.ui.json(&context)?;
     } else {

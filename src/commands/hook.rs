@@ -76,13 +76,14 @@ fn briefing(
         Step::IfAbsent if history_holds(input) => return Ok(None),
         Step::InjectIfNew | Step::IfAbsent | Step::Inject => {}
     }
-    let context = context(&ws, cx.ui)?;
     let hint = if env_agent().is_some() {
         String::new()
     } else {
         runtime.identity_hint()
     };
-    let mut text = render(&context, Some(budget.saturating_sub(hint.len())));
+    let budget = budget.saturating_sub(hint.len());
+    let context = context(&ws, cx.ui, Some(budget))?;
+    let mut text = render(&context, Some(budget));
     text.push_str(&hint);
     if let Some(session) = session {
         remember_session(&ws, name, session)?;

@@ -166,6 +166,35 @@ impl Node {
         Ok(out)
     }
 
+    /// The watched paths a commit with `tree` and `parents` changed, as `git log -- path` counts
+    /// it: unlike every parent (anything, for a root).
+    fn changed_by(
+        &self,
+        repo: &gix::Repository,
+        tree: gix::ObjectId,
+        parents: &[gix::ObjectId],
+        cache: &mut Entries,
+    ) -> Result<Vec<usize>> {
+        let mut changed: Option<Vec<usize>> = None;
+        for p in parents {
+            let parent = Some(repo.find_commit(*p)?.tree_id()?.detach());
+            let mut here = Vec::new();
+            self.changed(repo, parent, Some(tree), cache, &mut here)?;
+            changed = Some(match changed {
+                None => here,
+                Some(before) => before.into_iter().filter(|k| here.contains(k)).collect(),
+            });
+        }
+        Ok(match changed {
+            Some(c) => c,
+            None => {
+                let mut all = Vec::new();
+                self.changed(repo, None, Some(tree), cache, &mut all)?;
+                all
+            }
+        })
+    }
+
     /// Adds to `out` the watched paths whose object differs between trees `old` and `new`.
     fn changed(
         &self,
@@ -287,26 +316,8 @@ pub fn walk(
             continue;
         }
         if unsettled.iter().any(|&f| !cover.has(f) && !settled.has(f)) {
-            let tree = Some(commit.tree_id()?.detach());
-            // Changed as `git log -- path` counts it: unlike every parent (anything, for a root).
-            let mut changed: Option<Vec<usize>> = None;
-            for p in &info.parent_ids {
-                let parent = Some(repo.find_commit(*p)?.tree_id()?.detach());
-                let mut here = Vec::new();
-                tree_of_paths.changed(repo, parent, tree, &mut cache, &mut here)?;
-                changed = Some(match changed {
-                    None => here,
-                    Some(before) => before.into_iter().filter(|k| here.contains(k)).collect(),
-                });
-            }
-            let changed = match changed {
-                Some(c) => c,
-                None => {
-                    let mut all = Vec::new();
-                    tree_of_paths.changed(repo, None, tree, &mut cache, &mut all)?;
-                    all
-                }
-            };
+            let tree = commit.tree_id()?.detach();
+            let changed = tree_of_paths.changed_by(repo, tree, &info.parent_ids, &mut cache)?;
             let adds_records = decisions_dir.is_some_and(|k| changed.contains(&k));
             if adds_records && !decision && info.parent_ids.len() <= 1 {
                 for fact in recorded_approvals(repo, &commit, info.parent_ids.first())? {
@@ -386,6 +397,54 @@ pub fn walk(
 }
 
 const DAY: i64 = 24 * 60 * 60;
+
+/// For each of `paths`, how many commits back from `head` it last changed (0: in `head`), among
+/// the `limit` newest commits; `None` when it did not change in them. A ranking hint, not a
+/// verdict, so the commits are taken by date; a shallow clone's oldest commits, whose parents
+/// are missing, are passed over.
+pub fn last_changed(
+    repo: &Repo,
+    head: gix::ObjectId,
+    paths: &[&str],
+    limit: usize,
+) -> Result<Vec<Option<usize>>> {
+    let repo = repo.gix();
+    let mut sorted: Vec<&str> = paths.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let tree_of_paths = Node::of(&sorted);
+    let boundary: Vec<gix::ObjectId> = repo
+        .shallow_commits()
+        .ok()
+        .flatten()
+        .map(|c| c.iter().copied().collect())
+        .unwrap_or_default();
+    let mut cache = Entries::new();
+    let mut newest: Vec<Option<usize>> = vec![None; sorted.len()];
+    let walk = repo
+        .rev_walk([head])
+        .sorting(gix::revision::walk::Sorting::ByCommitTime(
+            Default::default(),
+        ))
+        .all()?;
+    for (n, info) in walk.take(limit).enumerate() {
+        let info = info?.detach();
+        if boundary.contains(&info.id) {
+            continue;
+        }
+        let tree = repo.find_commit(info.id)?.tree_id()?.detach();
+        for k in tree_of_paths.changed_by(repo, tree, &info.parent_ids, &mut cache)? {
+            newest[k].get_or_insert(n);
+        }
+        if newest.iter().all(Option::is_some) {
+            break;
+        }
+    }
+    Ok(paths
+        .iter()
+        .map(|p| newest[sorted.binary_search(p).expect("every path is listed")])
+        .collect())
+}
 
 /// The facts that the approval records `commit` adds (relative to `parent`) vouch for, as a
 /// decision commit's operations would: the added, updated and verified facts and replacements,

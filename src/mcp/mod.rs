@@ -368,8 +368,8 @@ impl Server {
 
     fn context(&self, args: ContextArgs) -> Result<Value> {
         let ws = self.workspace()?;
-        let context = context::context(&ws, &Quiet)?;
         let budget = args.max_chars.unwrap_or(HOOK_BUDGET).max(1);
+        let context = context::context(&ws, &Quiet, Some(budget))?;
         Ok(json!({ "text": render(&context, Some(budget)) }))
     }
 

@@ -3,7 +3,7 @@
 //!
 //! Uses `provenance`, `proposals`, `tasks`, `evidence`, `merge`, `facts` and `base`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use serde::Serialize;
 
@@ -239,6 +239,11 @@ pub struct Context {
     pub proposals: Proposals,
     pub budget: Budget,
     pub tasks: TaskSummary,
+    /// For facts citing files changed in the newest commits: how many commits back the newest
+    /// such change is (0: HEAD). Found only when the facts do not all fit a budget, to choose
+    /// those shown; not part of the JSON.
+    #[serde(skip)]
+    pub code_changed: HashMap<String, usize>,
 }
 
 impl Context {
@@ -472,6 +477,7 @@ impl Context {
             proposals,
             budget: Budget::of(ledger),
             tasks,
+            code_changed: HashMap::new(),
         }
     }
 }

@@ -1,10 +1,15 @@
 //! `context`: what an agent reads at session start.
 
-use crate::model::agents::briefing::HEADING;
+use std::collections::HashMap;
+
+use crate::git::drift::last_changed;
+use crate::model::agents::briefing::{render, HEADING};
 use crate::model::agents::runtimes::{transcript_holds, HookInput};
 use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
 use crate::model::base::text::first_chars;
+use crate::model::evidence::drift::Watched;
+use crate::model::facts::ledger::Ledger;
 use crate::model::facts::standing::Standings;
 use crate::model::views::{Context, ProposalLine, Proposals, TaskSummary, CONTEXT_PROPOSALS};
 use crate::ops::{now, records, stale, tasks, Notes, Result, Workspace};
@@ -72,7 +77,9 @@ fn session_path(ws: &Workspace, runtime: &str, session: &str) -> std::path::Path
         .join(paths::session_marker(runtime, first_chars(&hash, 32)))
 }
 
-pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
+/// The context, for a text of at most `max_chars` characters when given: when it does not all
+/// fit, which facts cite recently changed code is found too, to rank them.
+pub fn context(ws: &Workspace, notes: &dyn Notes, max_chars: Option<usize>) -> Result<Context> {
     // With thousands of tasks, checking the task index against the task files takes as long as
     // the rest: both at once.
     std::thread::scope(|scope| {
@@ -83,11 +90,15 @@ pub fn context(ws: &Workspace, notes: &dyn Notes) -> Result<Context> {
             tasks::warn_broken(ws, notes, &board.broken);
             Ok(board.summary)
         };
-        build(ws, tasks)
+        build(ws, tasks, max_chars)
     })
 }
 
-fn build(ws: &Workspace, tasks: impl FnOnce() -> Result<TaskSummary>) -> Result<Context> {
+fn build(
+    ws: &Workspace,
+    tasks: impl FnOnce() -> Result<TaskSummary>,
+    max_chars: Option<usize>,
+) -> Result<Context> {
     // A typo in the config must not cost agents their facts: the defaults, and the error said.
     let (ledger, config_error) = ws.store.load_lenient()?;
     let limits = ledger.limits();
@@ -115,5 +126,33 @@ fn build(ws: &Workspace, tasks: impl FnOnce() -> Result<TaskSummary>) -> Result<
         .mark_unapproved(&unapproved)
         .mark_drifted(&drifted);
     context.config_error = config_error;
+    if max_chars.is_some_and(|limit| render(&context, None).chars().count() > limit) {
+        // Ranking is a nicety: without history the facts are ranked without it.
+        context.code_changed = code_changed(ws, &ledger).unwrap_or_default();
+    }
     Ok(context)
+}
+
+/// How many of the newest commits count as recent when ranking facts: a branch's own commits
+/// are the newest.
+const RECENT_COMMITS: usize = 100;
+
+/// For each fact citing a file changed in the [`RECENT_COMMITS`] newest commits, how many
+/// commits back the newest such change is.
+fn code_changed(ws: &Workspace, ledger: &Ledger) -> Result<HashMap<String, usize>> {
+    let watched = stale::watched(ledger.files());
+    let Some(range) = stale::head_range(&ws.repo)?.filter(|_| !watched.is_empty()) else {
+        return Ok(HashMap::new());
+    };
+    let cited: Vec<Vec<&str>> = watched.iter().map(Watched::paths).collect();
+    let all: Vec<&str> = cited.iter().flatten().copied().collect();
+    let mut last = last_changed(&ws.repo, range.head, &all, RECENT_COMMITS)?.into_iter();
+    let mut out = HashMap::new();
+    for (w, paths) in watched.iter().zip(&cited) {
+        let newest = last.by_ref().take(paths.len()).flatten().min();
+        if let Some(n) = newest {
+            out.insert(w.fact.clone(), n);
+        }
+    }
+    Ok(out)
 }

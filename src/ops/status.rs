@@ -33,7 +33,7 @@ pub struct Status {
 }
 
 pub fn status(ws: &Workspace, notes: &dyn Notes) -> Result<Status> {
-    let c = context::context(ws, notes)?;
+    let c = context::context(ws, notes, None)?;
     Ok(Status {
         facts: c.files.iter().map(|f| f.facts.len()).sum(),
         superseded: c.superseded,

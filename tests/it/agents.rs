@@ -54,7 +54,8 @@ fn claude_gets_its_json_within_the_budget_naming_what_did_not_fit() {
         text.chars().count()
     );
     assert!(text.contains("f-0000") || text.contains("f-0199"));
-    assert!(text.contains("more facts: `mneme facts`"), "{text}");
+    assert!(text.contains("more facts did not fit ("), "{text}");
+    assert!(text.contains("`mneme facts [FILE]`"), "{text}");
     // Every fact shown is whole.
     for line in text.lines().filter(|l| l.starts_with("- f-")) {
         assert!(line.ends_with("about the system."), "cut: {line}");

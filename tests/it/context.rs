@@ -324,3 +324,110 @@ fn a_broken_config_still_gives_agents_their_facts() {
     repo.write(".ledger/config.yaml", &config);
     assert!(repo.json(&["context", "--json"])["config_error"].is_null());
 }
+
+/// A ledger too big for the budget: the facts shown are the marked ones, then those citing the
+/// code changed most recently, then each file's in turn; never the first ids.
+#[test]
+fn under_a_budget_the_facts_shown_are_the_ones_the_work_needs() {
+    let repo = Repo::committed();
+    for file in ["src/cold.rs", "src/drift.rs"] {
+        repo.write(file, "fn cold() {}\n");
+    }
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "old code"]);
+    repo.write("src/hot.rs", "fn hot() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "new code"]);
+    let meta = |evidence: &str| format!("<!-- since: 2026-01-01; evidence: {evidence} -->");
+    let mut architecture: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            (
+                format!("f-a{i:03}"),
+                format!(
+                    "Architecture statement {i}, long enough to take room. {}",
+                    meta("src/cold.rs")
+                ),
+            )
+        })
+        .collect();
+    architecture.push((
+        "f-zhot".into(),
+        format!("The hot path lives here. {}", meta("src/hot.rs")),
+    ));
+    architecture.push((
+        "f-zdri".into(),
+        format!("The drifting rule. {}", meta("src/drift.rs")),
+    ));
+    let pitfalls: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            (
+                format!("f-p{i:03}"),
+                format!(
+                    "Pitfall statement {i}, long enough to take room. <!-- since: 2026-01-01 -->"
+                ),
+            )
+        })
+        .collect();
+    repo.seed_facts("architecture", &as_refs(&architecture));
+    repo.seed_facts("pitfalls", &as_refs(&pitfalls));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "facts"]);
+    repo.write("src/drift.rs", "fn drifted() {}\n");
+    repo.git(&["commit", "-q", "-am", "drift"]);
+
+    let text = String::from_utf8(
+        repo.mneme(&["context", "--max-chars", "2500"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone(),
+    )
+    .unwrap();
+    assert!(text.chars().count() <= 2500, "{}", text.chars().count());
+    let shown: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("- f-"))
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    // Marked first, then the most recently changed code, then the rest.
+    assert!(
+        text.contains("- f-zdri [stale: its cited code changed]"),
+        "{text}"
+    );
+    assert!(shown.contains(&"zhot"), "{text}");
+    // Facts citing older changes come before facts citing nothing: no pitfall fits.
+    assert!(shown.contains(&"a000"), "{text}");
+    assert!(!shown.iter().any(|id| id.starts_with('p')), "{text}");
+    let left = 82 - shown.len();
+    let line = text
+        .lines()
+        .find(|l| l.contains("more facts did not fit"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.starts_with(&format!("{left} more facts did not fit (")),
+        "{line}"
+    );
+    assert!(line.contains("citing recently changed code"), "{line}");
+    assert!(
+        line.contains("by file: pitfalls.md 40, architecture.md "),
+        "{line}"
+    );
+    assert!(line.ends_with("`mneme facts [FILE]`"), "{line}");
+    // Without a budget (and in JSON) every fact is there.
+    let all = repo.json(&["context", "--json"]);
+    let count: usize = all["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["facts"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(count, 82);
+}
+
+fn as_refs(pairs: &[(String, String)]) -> Vec<(&str, &str)> {
+    pairs
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect()
+}

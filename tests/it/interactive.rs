@@ -127,8 +127,7 @@ fn tmux_available() -> bool {
     if Command::new("tmux").arg("-V").output().is_ok() {
         return true;
     }
-    assert!(std::env::var_os("CI").is_none(), "CI must have tmux");
-    eprintln!("tmux is not installed; skipping the terminal test");
+    crate::skips::skip("tmux", "the review in a real terminal");
     false
 }
 

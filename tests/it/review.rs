@@ -480,7 +480,7 @@ fn commits_are_signed_when_git_is_configured_to_sign() {
         .arg(&key)
         .status();
     let Ok(status) = status else {
-        eprintln!("ssh-keygen not available; skipping the signing test");
+        crate::skips::skip("ssh-keygen", "signed decision commits");
         return;
     };
     assert!(status.success());

@@ -18,11 +18,10 @@ pub(crate) fn keygen(repo: &Repo, name: &str) -> Option<(PathBuf, String)> {
         .status();
     match status {
         Ok(s) => assert!(s.success()),
-        Err(e) if std::env::var_os("CI").is_none() => {
-            eprintln!("ssh-keygen is not installed ({e}): signatures were not checked");
+        Err(_) => {
+            crate::skips::skip("ssh-keygen", "signed decision commits");
             return None;
         }
-        Err(e) => panic!("CI needs ssh-keygen: {e}"),
     }
     let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
     Some((key, public.trim().to_owned()))

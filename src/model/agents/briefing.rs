@@ -1,10 +1,13 @@
 //! The context as an agent reads it: Markdown, within a budget of characters. Facts come first,
-//! then tasks in progress with their latest note, then ready tasks, then pending proposals;
-//! within a group the most recently verified or approved first. What does not fit is named in a
-//! closing line, never cut in the middle of an item.
+//! then tasks in progress with their latest note, then ready tasks, then pending proposals. When
+//! not all facts fit, the marked ones are kept first, then those citing recently changed code,
+//! then the most recently verified or approved. What does not fit is named in a closing line,
+//! never cut in the middle of an item.
 
 use crate::model::base::paths;
-use crate::model::base::text::{escape_controls, escape_line, listing};
+use std::cmp::Reverse;
+
+use crate::model::base::text::{escape_controls, escape_line, first_chars, listing};
 use crate::model::views::{Context, FactView, TaskLine};
 
 /// What a runtime's hook gets unless told otherwise: below the ~10,000 characters at which
@@ -12,7 +15,7 @@ use crate::model::views::{Context, FactView, TaskLine};
 pub const HOOK_BUDGET: usize = 9000;
 
 /// Room kept for the closing lines that name what did not fit.
-const CLOSING_RESERVE: usize = 300;
+const CLOSING_RESERVE: usize = 500;
 
 /// How the context starts: what shows that a runtime's history holds it.
 pub const HEADING: &str = "# Project facts (";
@@ -73,8 +76,10 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
     let (omitted_in_progress, omitted_ready) = tasks_section(c, &mut out);
     let omitted_proposals = proposals_section(c, &mut out);
     let mut closing = String::new();
+    if omitted_facts.total > 0 {
+        closing.push_str(&omitted_facts_line(c, &omitted_facts));
+    }
     for (n, what, command) in [
-        (omitted_facts, "facts", "mneme facts"),
         (
             omitted_in_progress,
             "tasks in progress",
@@ -142,21 +147,26 @@ impl Budget {
     }
 }
 
-/// The facts, most recently verified or approved first, grouped under their file's heading in
-/// the order their files come. Returns how many did not fit.
-fn facts_section(c: &Context, out: &mut Budget) -> usize {
-    let mut ranked: Vec<(usize, &FactView)> = c
-        .files
-        .iter()
-        .enumerate()
-        .flat_map(|(i, f)| f.facts.iter().map(move |fact| (i, fact)))
-        .collect();
-    // Dates are YYYY-MM-DD, so they sort as text; a fact without one sorts last.
-    ranked.sort_by(|a, b| recency(b.1).cmp(&recency(a.1)));
+/// What of the facts did not fit, for the closing line.
+#[derive(Default)]
+struct Omitted {
+    total: usize,
+    marked: usize,
+    code_changed: usize,
+    /// Fact files in the context's order, with how many of each were left out.
+    by_file: Vec<usize>,
+}
+
+/// The facts in [`ranked`] order while they fit, grouped under their file's heading in the
+/// order their files come.
+fn facts_section(c: &Context, out: &mut Budget) -> Omitted {
     let mut chosen: Vec<Vec<&FactView>> = vec![Vec::new(); c.files.len()];
     let mut room = Budget::new(out.limit.saturating_sub(out.used));
-    let mut omitted = 0;
-    for (file, fact) in ranked {
+    let mut omitted = Omitted {
+        by_file: vec![0; c.files.len()],
+        ..Omitted::default()
+    };
+    for (file, fact) in ranked(c) {
         let heading = if chosen[file].is_empty() {
             file_heading(c, file)
         } else {
@@ -164,8 +174,14 @@ fn facts_section(c: &Context, out: &mut Budget) -> usize {
         };
         if room.fits(&format!("{heading}{}", fact_line(fact))) {
             chosen[file].push(fact);
-        } else {
-            omitted += 1;
+            continue;
+        }
+        omitted.total += 1;
+        omitted.by_file[file] += 1;
+        match rank_group(c, fact) {
+            Group::Marked => omitted.marked += 1,
+            Group::CodeChanged(_) => omitted.code_changed += 1,
+            Group::Rest => {}
         }
     }
     for (file, facts) in chosen.iter().enumerate() {
@@ -178,6 +194,90 @@ fn facts_section(c: &Context, out: &mut Budget) -> usize {
         }
     }
     omitted
+}
+
+/// Where a fact ranks when not all fit, most needed first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Group {
+    /// Unapproved, stale or contested: acting on one unwarned costs the most.
+    Marked,
+    /// Cites code changed this many commits back from HEAD: what the work is likely about.
+    CodeChanged(usize),
+    Rest,
+}
+
+fn rank_group(c: &Context, fact: &FactView) -> Group {
+    if fact.standing_note().is_some() {
+        return Group::Marked;
+    }
+    match fact.id.as_ref().and_then(|id| c.code_changed.get(id)) {
+        Some(&n) => Group::CodeChanged(n),
+        None => Group::Rest,
+    }
+}
+
+/// Every current fact with its file's index, in the order an agent most needs them: by
+/// [`Group`], then the most recently approved or verified. Ties go round the files, each file's
+/// facts in their written order, so that neither ids nor the files' order decide what is left
+/// out.
+fn ranked(c: &Context) -> Vec<(usize, &FactView)> {
+    let mut ranked: Vec<(usize, usize, &FactView)> = c
+        .files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| {
+            f.facts
+                .iter()
+                .enumerate()
+                .map(move |(at, fact)| (i, at, fact))
+        })
+        .collect();
+    // Dates are YYYY-MM-DD, so they sort as text; a fact without one sorts last.
+    ranked.sort_by_cached_key(|&(file, at, fact)| {
+        (rank_group(c, fact), Reverse(recency(fact)), at, file)
+    });
+    ranked
+        .into_iter()
+        .map(|(file, _, fact)| (file, fact))
+        .collect()
+}
+
+/// The closing line for the facts that did not fit: how many, which kinds, from which files,
+/// and how to read them. Bounded whatever the file names (they count against the reserve).
+fn omitted_facts_line(c: &Context, o: &Omitted) -> String {
+    let mut kinds = Vec::new();
+    if o.marked > 0 {
+        kinds.push(format!("{} marked", o.marked));
+    }
+    if o.code_changed > 0 {
+        kinds.push(format!("{} citing recently changed code", o.code_changed));
+    }
+    let rest = o.total - o.marked - o.code_changed;
+    if rest > 0 {
+        kinds.push(format!("{rest} less recently approved or verified"));
+    }
+    let mut files: Vec<(usize, &str)> = o
+        .by_file
+        .iter()
+        .zip(&c.files)
+        .filter(|(n, _)| **n > 0)
+        .map(|(n, f)| (*n, f.name.as_str()))
+        .collect();
+    files.sort_by_key(|&(n, _)| Reverse(n));
+    let mut by_file: Vec<String> = files
+        .iter()
+        .take(3)
+        .map(|(n, name)| format!("{} {n}", escape_line(first_chars(name, 40))))
+        .collect();
+    if files.len() > 3 {
+        by_file.push(format!("{} more files", files.len() - 3));
+    }
+    format!(
+        "{} more facts did not fit ({}; by file: {}): `mneme facts [FILE]`\n",
+        o.total,
+        kinds.join(", "),
+        by_file.join(", ")
+    )
 }
 
 /// The later of the fact's dates (a fact without one sorts last).
@@ -369,10 +469,12 @@ mod tests {
         let text = render(&c, Some(1200));
         assert!(text.chars().count() <= 1200, "{}", text.chars().count());
         assert!(text.contains("- f-newest Verified yesterday."), "{text}");
-        assert!(text.contains("more facts: `mneme facts`"), "{text}");
         let shown = text.lines().filter(|l| l.starts_with("- f-")).count();
         assert!(
-            text.contains(&format!("{} more facts", 41 - shown)),
+            text.contains(&format!(
+                "{n} more facts did not fit ({n} less recently approved or verified; by file: a.md {n}): `mneme facts [FILE]`",
+                n = 41 - shown
+            )),
             "{text}"
         );
         // Old facts (since 2026-01-01) are the ones left out.
@@ -384,5 +486,84 @@ mod tests {
                 .count(),
             41
         );
+    }
+
+    /// Facts of one day, in two files, whose ids sort against what an agent needs.
+    fn same_day() -> Context {
+        let mut a = String::from("# A\n");
+        let mut b = String::from("# B\n");
+        for i in 0..30 {
+            a.push_str(&format!(
+                "- **f-a{i:03}** Statement {i} of file a, long enough to count. <!-- since: 2026-11-01 -->\n"
+            ));
+            b.push_str(&format!(
+                "- **f-b{i:03}** Statement {i} of file b, long enough to count. <!-- since: 2026-11-01 -->\n"
+            ));
+        }
+        b.push_str("- **f-b900** Disputed. <!-- since: 2026-11-01; contradicts: f-b901 -->\n");
+        b.push_str("- **f-b901** Disputing. <!-- since: 2026-11-01 -->\n");
+        let l = ledger(&[("a.md", &a), ("b.md", &b)]);
+        Context::build(
+            &l,
+            &Standings::of(&l, today()),
+            Proposals::default(),
+            TaskSummary::default(),
+        )
+    }
+
+    fn shown(text: &str) -> Vec<&str> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("- "))
+            .filter_map(|l| l.split(' ').next())
+            .collect()
+    }
+
+    #[test]
+    fn under_a_budget_marked_facts_then_changed_code_then_each_file_in_turn() {
+        let mut c = same_day();
+        c.code_changed = [("f-b029".to_owned(), 3), ("f-a020".to_owned(), 0)]
+            .into_iter()
+            .collect();
+        let text = render(&c, Some(1500));
+        assert!(text.chars().count() <= 1500, "{}", text.chars().count());
+        let ids = shown(&text);
+        // Marked, then changed code (newest change first), then the files in turn.
+        let mut ranked: Vec<&str> = ranked(&c)
+            .iter()
+            .map(|(_, f)| f.id.as_deref().unwrap())
+            .collect();
+        ranked.truncate(8);
+        assert_eq!(
+            ranked,
+            ["f-b900", "f-b901", "f-a020", "f-b029", "f-a000", "f-b000", "f-a001", "f-b001"]
+        );
+        for id in &ranked[..6] {
+            assert!(ids.contains(id), "{id} missing: {text}");
+        }
+        // Neither the ids nor the order of the files decide: b's first facts are shown, a's
+        // last are not.
+        assert!(!ids.contains(&"f-a029"), "{text}");
+        let left = 62 - ids.len();
+        assert!(
+            text.contains(&format!(
+                "{left} more facts did not fit ({left} less recently approved or verified; by file: "
+            )),
+            "{text}"
+        );
+        assert!(text.contains("`mneme facts [FILE]`"), "{text}");
+    }
+
+    #[test]
+    fn what_did_not_fit_is_told_by_kind_and_file() {
+        let mut c = same_day();
+        c.code_changed = (0..30).map(|i| (format!("f-a{i:03}"), i)).collect();
+        let text = render(&c, Some(1400));
+        assert!(text.chars().count() <= 1400, "{}", text.chars().count());
+        let line = text
+            .lines()
+            .find(|l| l.contains("more facts did not fit"))
+            .expect(&text);
+        assert!(line.contains("citing recently changed code"), "{line}");
+        assert!(line.contains("by file: b.md 30, a.md "), "{line}");
     }
 }

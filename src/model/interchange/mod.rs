@@ -13,6 +13,7 @@ pub mod item;
 pub mod mif;
 pub mod notes;
 pub mod pack;
+pub mod prose;
 pub mod records;
 
 use std::collections::BTreeMap;

@@ -5,9 +5,8 @@
 use crate::model::agents::agents_md::{BEGIN, END};
 use crate::model::facts::file::State;
 use crate::model::interchange::found::Found;
+use crate::model::interchange::prose::{introduces, not_a_statement};
 
-/// Fewer words than this is a label, not a statement.
-const MIN_WORDS: usize = 3;
 /// A paragraph wider than this many columns is split into its sentences.
 const PARAGRAPH_MAX: usize = 300;
 
@@ -42,7 +41,7 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
                 .last()
                 .is_some_and(|f: &Found| line_of(&f.source) > line);
             match (lead_in, nested) {
-                (false, _) => push(out, path, line, &text, heading),
+                (false, _) => push(out, path, line, &text, heading, true),
                 (true, false) => skip(
                     out,
                     path,
@@ -115,7 +114,7 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
                 Some((_, parent, _, true)) => format!("{} {body}", parent.trim_end()),
                 _ => body.to_owned(),
             };
-            items.push((indent, text, line_no, body.ends_with(':')));
+            items.push((indent, text, line_no, introduces(body)));
             continue;
         }
         let indent = line.len() - trimmed.len();
@@ -185,7 +184,7 @@ fn paragraph_statements(
     text: &str,
     heading: &Option<String>,
 ) {
-    if text.ends_with(':') {
+    if introduces(text) {
         return skip(
             out,
             path,
@@ -196,11 +195,11 @@ fn paragraph_statements(
     }
     // Measured in columns: a CJK character says about as much as two Latin letters.
     if crate::model::base::text::display_width(text) <= PARAGRAPH_MAX {
-        push(out, path, line, text, heading);
+        push(out, path, line, text, heading, false);
         return;
     }
     for sentence in sentences(text) {
-        push(out, path, line, sentence, heading);
+        push(out, path, line, sentence, heading, false);
     }
 }
 
@@ -255,11 +254,17 @@ fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
-fn push(out: &mut Vec<Found>, path: &str, line: usize, text: &str, heading: &Option<String>) {
+/// `text` as a statement, or as a skip with why it is none; `item` when it is a list item.
+fn push(
+    out: &mut Vec<Found>,
+    path: &str,
+    line: usize,
+    text: &str,
+    heading: &Option<String>,
+    item: bool,
+) {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let n = words(&text);
-    if n < MIN_WORDS {
-        let why = format!("{n} word(s): a label, not a statement (at least {MIN_WORDS})");
+    if let Some(why) = not_a_statement(&text, item) {
         return skip(out, path, line, &text, &why);
     }
     out.push(Found {
@@ -281,38 +286,6 @@ fn skip(out: &mut Vec<Found>, path: &str, line: usize, text: &str, why: &str) {
         skipped: Some(why.to_owned()),
         ..Found::default()
     });
-}
-
-/// About how many words `text` has. Chinese, Japanese, Thai and other scripts put no spaces
-/// between words: there, every two letters count as a word, so `所有数据库迁移必须可以回滚。`
-/// is a statement, not a fragment.
-fn words(text: &str) -> usize {
-    text.split(' ')
-        .filter(|w| w.chars().any(char::is_alphanumeric))
-        .map(|w| {
-            w.chars()
-                .filter(|&c| unspaced(c))
-                .count()
-                .div_ceil(2)
-                .max(1)
-        })
-        .sum()
-}
-
-/// A letter of a script written without spaces between words.
-fn unspaced(c: char) -> bool {
-    matches!(
-        c,
-        '\u{0e00}'..='\u{0eff}'     // Thai, Lao
-            | '\u{1000}'..='\u{109f}' // Myanmar
-            | '\u{1780}'..='\u{17ff}' // Khmer
-            | '\u{3040}'..='\u{30ff}' // Hiragana, Katakana
-            | '\u{3400}'..='\u{4dbf}' // CJK extension A
-            | '\u{4e00}'..='\u{9fff}' // CJK unified ideographs
-            | '\u{f900}'..='\u{faff}' // CJK compatibility ideographs
-            | '\u{ff66}'..='\u{ff9f}' // halfwidth Katakana
-            | '\u{20000}'..='\u{3134f}' // CJK extensions B to G
-    ) && c.is_alphanumeric()
 }
 
 /// An architecture decision record, `NNNN-title.md`: one statement, the title and the first

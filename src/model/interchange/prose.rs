@@ -1,0 +1,694 @@
+//! Whether a piece of a team's notes states something or only shapes the document: a bold
+//! label, a pointer to other documentation, an entry of a link list, a quoted example, or a
+//! fragment with no verb. Notes are read line by line with no grammar, so each test is narrow:
+//! a statement that a test would wrongly drop shows as a skip with its reason, for a person to
+//! propose by hand.
+
+/// Fewer words than this is a label, not a statement.
+pub const MIN_WORDS: usize = 3;
+
+/// A list item shorter than this, with no sentence end, no rule word and no subject before its
+/// verb, is a fragment: `Shows diff preview`, `Push to GitHub`.
+const FRAGMENT_WORDS: usize = 5;
+
+/// A bold line shorter than this (or a question) reads as a heading; a longer one is a rule put
+/// in bold: `**Best practice: use a dedicated directory for plans**`.
+const HEADING_WORDS: usize = 6;
+
+/// Why `text` (one list item, `item`, or one sentence of a paragraph) is not a statement, when
+/// it is not.
+pub fn not_a_statement(text: &str, item: bool) -> Option<String> {
+    let plain = plain(text);
+    let n = words(&plain);
+    if n < MIN_WORDS {
+        return Some(format!(
+            "{n} word(s): a label, not a statement (at least {MIN_WORDS})"
+        ));
+    }
+    if introduces(text) {
+        return Some("it introduces what follows, and says nothing itself".into());
+    }
+    if wholly_emphasised(text) && (n < HEADING_WORDS || plain.trim_end().ends_with('?')) {
+        return Some("a bold line is a heading in disguise, not a statement".into());
+    }
+    if quoted(&plain) {
+        return Some("a quoted example of wording, not a statement".into());
+    }
+    if pointer(&plain) {
+        return Some("it points to other documentation and says nothing itself".into());
+    }
+    if link_entry(text) {
+        return Some("an entry of a list of links or files, not a statement".into());
+    }
+    let rule = has_rule_word(&plain);
+    let verb = first_verb(&plain);
+    let clause = verb.is_some_and(|at| at > 0);
+    if item && n < FRAGMENT_WORDS && !ends_sentence(&plain) && !rule && !clause {
+        return Some(format!("{n} words without a sentence's end: a fragment"));
+    }
+    if english(&plain) && !rule && verb.is_none() {
+        return Some("no verb: a fragment, not a statement".into());
+    }
+    None
+}
+
+/// Whether `text` ends with a colon, emphasis around it aside: `**When to use:**`.
+pub fn introduces(text: &str) -> bool {
+    text.trim_end()
+        .trim_end_matches(['*', '_'])
+        .trim_end()
+        .ends_with(':')
+}
+
+/// The text a reader sees: emphasis markers dropped, a link as its text, code spans as one
+/// word each (`code`), so that `` `bd ready` `` counts as a name, never as a verb.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let after = rest.get(c.len_utf8()..).unwrap_or_default();
+        if c == '`' {
+            if let Some((_, tail)) = after.split_once('`') {
+                out.push_str("code");
+                rest = tail;
+                continue;
+            }
+        }
+        if c == '[' {
+            if let Some((label, tail)) = link(rest) {
+                out.push_str(label);
+                rest = tail;
+                continue;
+            }
+        }
+        if !(c == '*' || (c == '_' && !out.ends_with(char::is_alphanumeric))) {
+            out.push(c);
+        }
+        rest = after;
+    }
+    out
+}
+
+/// `[label](target)` at the start of `s`: the label and what follows the link.
+fn link(s: &str) -> Option<(&str, &str)> {
+    let (label, tail) = s.strip_prefix('[')?.split_once("](")?;
+    let (_, after) = tail.split_once(')')?;
+    (!label.contains(']')).then_some((label, after))
+}
+
+/// About how many words `text` has. Chinese, Japanese, Thai and other scripts put no spaces
+/// between words: there, every two letters count as a word, so `所有数据库迁移必须可以回滚。`
+/// is a statement, not a fragment.
+pub fn words(text: &str) -> usize {
+    text.split(' ')
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .map(|w| {
+            w.chars()
+                .filter(|&c| unspaced(c))
+                .count()
+                .div_ceil(2)
+                .max(1)
+        })
+        .sum()
+}
+
+/// A letter of a script written without spaces between words.
+fn unspaced(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0e00}'..='\u{0eff}'     // Thai, Lao
+            | '\u{1000}'..='\u{109f}' // Myanmar
+            | '\u{1780}'..='\u{17ff}' // Khmer
+            | '\u{3040}'..='\u{30ff}' // Hiragana, Katakana
+            | '\u{3400}'..='\u{4dbf}' // CJK extension A
+            | '\u{4e00}'..='\u{9fff}' // CJK unified ideographs
+            | '\u{f900}'..='\u{faff}' // CJK compatibility ideographs
+            | '\u{ff66}'..='\u{ff9f}' // halfwidth Katakana
+            | '\u{20000}'..='\u{3134f}' // CJK extensions B to G
+    ) && c.is_alphanumeric()
+}
+
+/// `**Why per-project daemons?**`: the whole line in one emphasis, as a heading is drawn.
+fn wholly_emphasised(text: &str) -> bool {
+    let t = text.trim().trim_end_matches(['.', ':', '?', '!']);
+    ["**", "__"].iter().any(|m| {
+        t.strip_prefix(m)
+            .and_then(|inner| inner.strip_suffix(m))
+            .is_some_and(|inner| !inner.is_empty() && !inner.contains(m))
+    })
+}
+
+/// `"Bump to 0.9.3"`: the whole text in quotes.
+fn quoted(plain: &str) -> bool {
+    let t = plain.trim();
+    [('"', '"'), ('“', '”'), ('\'', '\'')]
+        .iter()
+        .any(|&(open, close)| {
+            t.strip_prefix(open)
+                .and_then(|inner| inner.strip_suffix(close))
+                .is_some_and(|inner| !inner.is_empty() && !inner.contains(close))
+        })
+}
+
+/// `See docs/X.md for details.`, `For more details, see README.md.`
+fn pointer(plain: &str) -> bool {
+    let lower = plain.trim_start().to_lowercase();
+    [
+        "see ",
+        "refer to ",
+        "for more ",
+        "for details",
+        "more details",
+        "read more",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
+}
+
+/// `[Guide](docs/guide.md) - how to start`, `**README.md** - Main documentation`: a link or a
+/// file name, then at most a short description.
+fn link_entry(text: &str) -> bool {
+    let t = text.trim();
+    let (head, tail) = match t.split_once(" - ").or_else(|| t.split_once(" — ")) {
+        Some((h, tail)) => (h.trim(), tail),
+        None => (t, ""),
+    };
+    let bare = head.trim_matches(['*', '_', '`']);
+    let is_link = head.starts_with('[') && link(head).is_some_and(|(_, after)| after.is_empty());
+    let is_file = !bare.contains(' ')
+        && (bare.contains('/')
+            || bare
+                .rsplit_once('.')
+                .is_some_and(|(_, ext)| FILE_EXTENSIONS.contains(&ext)));
+    (is_link || is_file) && words(&plain(tail)) < 8
+}
+
+/// Extensions that mark a name as a file in a list of documents.
+const FILE_EXTENSIONS: &[&str] = &["md", "mdc", "txt", "json", "toml", "yaml", "yml", "html"];
+
+fn ends_sentence(plain: &str) -> bool {
+    plain
+        .trim_end()
+        .trim_end_matches([')', '"', '”', '’', '»'])
+        .ends_with(['.', '!', '?', '。', '！', '？', '।', '؟', '۔', '።', '။'])
+}
+
+/// Words that make a rule of whatever follows: `Never …`, `… must …`, `Do NOT …`.
+fn has_rule_word(plain: &str) -> bool {
+    plain_words(plain)
+        .any(|w| RULE_WORDS.contains(&w.as_str()) || w.ends_with("n't") || w.ends_with("n’t"))
+}
+
+const RULE_WORDS: &[&str] = &[
+    "always",
+    "never",
+    "must",
+    "should",
+    "shall",
+    "not",
+    "only",
+    "avoid",
+    "prefer",
+    "required",
+    "forbidden",
+    "cannot",
+];
+
+/// Whether the text reads as English: nearly all its letters ASCII, some of its words English
+/// function words, and none a word other languages written in Latin letters use often. The verb
+/// test knows English only: `Abfragen über 100 ms werden protokolliert.` is not judged by it.
+fn english(plain: &str) -> bool {
+    let letters = plain.chars().filter(|c| c.is_alphabetic());
+    let (mut ascii, mut all) = (0usize, 0usize);
+    for c in letters {
+        all += 1;
+        ascii += usize::from(c.is_ascii_alphabetic());
+    }
+    let mut english_word = false;
+    for w in plain_words(plain) {
+        if FOREIGN.contains(&w.as_str()) {
+            return false;
+        }
+        english_word |= ENGLISH.contains(&w.as_str());
+    }
+    all > 0 && ascii * 10 >= all * 9 && english_word
+}
+
+/// English function words: a fragment of English holds one (`Better error handling and
+/// validation`).
+const ENGLISH: &[&str] = &[
+    "the", "a", "an", "of", "to", "in", "for", "on", "with", "and", "or", "by", "from", "at", "as",
+    "no", "than", "into", "instead", "without", "between", "across", "per", "each", "every", "all",
+    "any", "its", "their", "your", "our", "this", "these", "those",
+];
+
+/// Frequent words of German, French, Spanish, Italian, Portuguese, Dutch and the Nordic
+/// languages that English does not use.
+const FOREIGN: &[&str] = &[
+    "der", "die", "das", "und", "ist", "nicht", "mit", "ein", "eine", "le", "la", "les", "et",
+    "est", "des", "une", "pas", "el", "los", "las", "y", "es", "que", "con", "para", "il", "di",
+    "che", "non", "sono", "não", "het", "een", "niet", "och", "är", "og", "ikke",
+];
+
+/// Lower-case words, punctuation around them dropped.
+fn plain_words(plain: &str) -> impl Iterator<Item = String> + '_ {
+    plain
+        .split(|c: char| c.is_whitespace() || c == '/' || c == '-')
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+}
+
+/// The first word that reads as a verb: a form of be, have or do, a modal, a subject pronoun
+/// (a verb follows it), or one of the verbs engineering notes use in any of its regular forms;
+/// a word ending as verbs are made (`-ize`, `-ify`, `-ate`) counts too. Wrong either way only
+/// in the few cases a person then sees among the skipped.
+/// Which word is the first to read as one, counting from 0.
+fn first_verb(plain: &str) -> Option<usize> {
+    plain_words(plain).position(|w| {
+        AUXILIARIES.contains(&w.as_str())
+            || stems(&w).any(|s| {
+                VERBS.binary_search(&s.as_str()).is_ok()
+                    || ["ize", "ise", "ify", "ate"].iter().any(|e| s.ends_with(e))
+            })
+    })
+}
+
+/// `uses` → `use`, `used` → `use`, `stopped` → `stop`, `applies` → `apply`. Not `-ing`: a
+/// participle alone makes no clause (`Better error handling`).
+fn stems(w: &str) -> impl Iterator<Item = String> + '_ {
+    let mut out = vec![w.to_owned()];
+    for (suffix, add) in [
+        ("ies", "y"),
+        ("ied", "y"),
+        ("es", ""),
+        ("s", ""),
+        ("ed", ""),
+        ("ed", "e"),
+        ("d", ""),
+    ] {
+        if let Some(stem) = w.strip_suffix(suffix).filter(|s| s.len() >= 2) {
+            out.push(format!("{stem}{add}"));
+            // A doubled consonant: stopped.
+            let mut last = stem.chars().rev();
+            if add.is_empty() && stem.len() >= 3 && last.next() == last.next() {
+                if let Some(single) = stem.get(..stem.len() - 1) {
+                    out.push(single.to_owned());
+                }
+            }
+        }
+    }
+    out.into_iter()
+}
+
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "being", "am", "isn't", "aren't", "has", "have",
+    "had", "do", "does", "did", "can", "could", "may", "might", "will", "would", "won't", "can't",
+    "it's", "that's", "there's", "ran", "went", "made", "took", "gave", "kept", "left", "lost",
+    "built", "wrote", "written", "broke", "broken", "chosen", "known", "shown", "held", "led",
+    "means", "meant", "sent", "spent", "got", "gets", "let", "lets", "set", "sets", "put", "puts",
+    "cut", "cuts", "hit", "read", "reads", "says", "said", "found", "stays", "won", "we", "you",
+    "they", "i", "he", "she",
+];
+
+/// Verbs engineering notes use, sorted (for the binary search).
+const VERBS: &[&str] = &[
+    "accept",
+    "access",
+    "act",
+    "add",
+    "adjust",
+    "allocate",
+    "allow",
+    "apply",
+    "approve",
+    "ask",
+    "assert",
+    "assign",
+    "assume",
+    "attach",
+    "avoid",
+    "become",
+    "begin",
+    "belong",
+    "bind",
+    "block",
+    "break",
+    "bring",
+    "build",
+    "bump",
+    "bypass",
+    "cache",
+    "call",
+    "cancel",
+    "catch",
+    "cause",
+    "change",
+    "check",
+    "choose",
+    "claim",
+    "clean",
+    "clear",
+    "clone",
+    "close",
+    "collect",
+    "combine",
+    "come",
+    "commit",
+    "compare",
+    "compile",
+    "complete",
+    "compute",
+    "configure",
+    "confirm",
+    "conflict",
+    "connect",
+    "consider",
+    "consume",
+    "contain",
+    "continue",
+    "control",
+    "convert",
+    "copy",
+    "cost",
+    "count",
+    "cover",
+    "crash",
+    "create",
+    "debounce",
+    "decide",
+    "decode",
+    "define",
+    "delete",
+    "depend",
+    "deploy",
+    "describe",
+    "detect",
+    "disable",
+    "document",
+    "drop",
+    "duplicate",
+    "emit",
+    "enable",
+    "encode",
+    "end",
+    "enforce",
+    "ensure",
+    "escape",
+    "exceed",
+    "execute",
+    "exist",
+    "exit",
+    "expect",
+    "expire",
+    "explain",
+    "export",
+    "expose",
+    "fail",
+    "fall",
+    "fetch",
+    "fill",
+    "filter",
+    "find",
+    "finish",
+    "fit",
+    "fix",
+    "flush",
+    "follow",
+    "force",
+    "forget",
+    "format",
+    "generate",
+    "get",
+    "give",
+    "go",
+    "grow",
+    "guarantee",
+    "handle",
+    "happen",
+    "hash",
+    "help",
+    "hide",
+    "hold",
+    "ignore",
+    "implement",
+    "import",
+    "include",
+    "increase",
+    "install",
+    "introduce",
+    "invoke",
+    "join",
+    "keep",
+    "kill",
+    "know",
+    "land",
+    "last",
+    "lead",
+    "leak",
+    "learn",
+    "leave",
+    "limit",
+    "link",
+    "list",
+    "live",
+    "load",
+    "lock",
+    "log",
+    "look",
+    "lose",
+    "maintain",
+    "make",
+    "manage",
+    "mark",
+    "match",
+    "matter",
+    "mean",
+    "measure",
+    "merge",
+    "migrate",
+    "miss",
+    "mock",
+    "modify",
+    "monitor",
+    "move",
+    "need",
+    "open",
+    "operate",
+    "own",
+    "parse",
+    "pass",
+    "pay",
+    "pick",
+    "pin",
+    "place",
+    "point",
+    "poll",
+    "prefer",
+    "prepare",
+    "preserve",
+    "prevent",
+    "print",
+    "produce",
+    "propose",
+    "protect",
+    "provide",
+    "publish",
+    "pull",
+    "push",
+    "query",
+    "raise",
+    "reach",
+    "rebase",
+    "rebuild",
+    "receive",
+    "record",
+    "reduce",
+    "refer",
+    "refuse",
+    "reject",
+    "release",
+    "rely",
+    "remain",
+    "remove",
+    "rename",
+    "render",
+    "reopen",
+    "replace",
+    "report",
+    "require",
+    "reset",
+    "resolve",
+    "respond",
+    "restart",
+    "restore",
+    "retry",
+    "return",
+    "reuse",
+    "review",
+    "rewrite",
+    "route",
+    "run",
+    "save",
+    "scan",
+    "search",
+    "see",
+    "seem",
+    "select",
+    "send",
+    "serve",
+    "share",
+    "ship",
+    "show",
+    "shrink",
+    "sign",
+    "skip",
+    "sort",
+    "spawn",
+    "split",
+    "start",
+    "stay",
+    "stop",
+    "store",
+    "stream",
+    "succeed",
+    "support",
+    "swap",
+    "switch",
+    "sync",
+    "take",
+    "talk",
+    "tell",
+    "test",
+    "think",
+    "throw",
+    "time",
+    "track",
+    "treat",
+    "trigger",
+    "trust",
+    "try",
+    "turn",
+    "understand",
+    "unlock",
+    "update",
+    "upgrade",
+    "use",
+    "validate",
+    "verify",
+    "wait",
+    "want",
+    "warn",
+    "watch",
+    "win",
+    "work",
+    "wrap",
+    "write",
+    "yield",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verb_list_is_sorted_for_its_search() {
+        assert!(VERBS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn shapes_of_a_document_are_not_statements() {
+        for (text, item, why) in [
+            ("**When to use:**", false, "introduces"),
+            ("**Why per-project daemons?**", false, "heading in disguise"),
+            ("\"Bump to 0.9.3\"", true, "quoted"),
+            (
+                "See [commands/daemons.md](commands/daemons.md) for detailed documentation.",
+                false,
+                "points to",
+            ),
+            (
+                "For more details, see README.md and QUICKSTART.md.",
+                false,
+                "points to",
+            ),
+            (
+                "**README.md** - Main documentation (keep this updated!)",
+                true,
+                "list of links",
+            ),
+            (
+                "[The install guide for every platform](docs/install.md)",
+                true,
+                "list of links",
+            ),
+            ("Shows diff preview", true, "fragment"),
+            ("Push to GitHub", true, "fragment"),
+            ("Automatic workspace detection", true, "fragment"),
+            (
+                "Native code generation for a faster startup.",
+                false,
+                "no verb",
+            ),
+            ("Better error handling and validation", true, "no verb"),
+            (
+                "Rebasing onto main before merging the branch",
+                true,
+                "no verb",
+            ),
+        ] {
+            let got = not_a_statement(text, item);
+            assert!(
+                got.as_deref().is_some_and(|g| g.contains(why)),
+                "{text}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn rules_and_facts_are_statements() {
+        for (text, item) in [
+            ("Always run tests", true),
+            ("Never use unwrap in handlers", true),
+            ("❌ Do NOT create markdown TODO lists", true),
+            (
+                "Only `blocks` dependencies affect the ready work queue.",
+                true,
+            ),
+            ("The daemon commits every 5 seconds.", false),
+            ("Auto-sync batches changes in 30-second window", true),
+            ("Hash IDs eliminate collisions between workers", true),
+            ("We dogfood our own tool!", false),
+            ("Die Datenbank muss im Container laufen.", true),
+            ("Abfragen über 100 ms werden protokolliert.", true),
+            ("Migrations must be reversible", true),
+            ("`bd import` rejects files with conflict markers", true),
+            ("Pool size is 10.", true),
+            ("所有数据库迁移必须可以回滚。", true),
+            ("Die Datenbank läuft nur im Container.", true),
+            ("Cannot merge in daemon mode yet; use `--no-daemon`", true),
+            (
+                "Priority 0-1 issues are usually more important than 2-4",
+                true,
+            ),
+            ("`bd sync` forces a flush", true),
+            (
+                "**Best Practice: Use a dedicated directory for these ephemeral files**",
+                true,
+            ),
+        ] {
+            assert_eq!(not_a_statement(text, item), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn verbs_are_found_in_their_forms() {
+        for w in ["uses", "used", "stopped", "applies", "creates", "optimizes"] {
+            assert!(first_verb(w).is_some(), "{w}");
+        }
+        assert!(first_verb("structured json responses").is_none());
+        assert!(first_verb("better error handling").is_none());
+    }
+}
