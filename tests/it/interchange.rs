@@ -813,3 +813,85 @@ fn an_import_keeps_statements_in_every_script_and_lists_what_it_skips() {
         );
     }
 }
+
+/// A real AGENTS.md is mostly document: labels in bold, feature lists, links, quoted examples
+/// and steps. Those are skipped with why; the statements among them are proposed.
+#[test]
+fn import_skips_what_only_shapes_the_document_and_says_why() {
+    let repo = Repo::committed();
+    repo.write(
+        "AGENTS.md",
+        "# Agent instructions\n\n\
+         **Why per-project daemons?**\n\n\
+         **When to use:**\n\n\
+         - Automatic workspace detection\n\
+         - Better error handling and validation\n\
+         - Shows diff preview\n\
+         - Update it to `main`\n\
+         - \"Bump to 0.9.3\"\n\
+         - **README.md** - Main documentation\n\
+         - [The install guide for every platform](docs/install.md)\n\n\
+         See [the daemon docs](docs/daemons.md) for detailed documentation.\n\n\
+         - `bd sync` forces an immediate flush\n\
+         - Implement RBAC policies\n\
+         - Never run migrations from a laptop\n\n\
+         1. Sign every release\n\
+         2. Migrations must be reversible.\n\n\
+         Die Datenbank läuft nur im Container.\n\n         ## Adding a command\n\n         1. Create a file\n         2. Push to GitHub\n",
+    );
+    let summary = import(&repo, &["agents", "AGENTS.md", "--dry-run"]);
+    let proposed: Vec<String> = texts(&summary).into_iter().map(|(t, ..)| t).collect();
+    assert_eq!(
+        proposed,
+        [
+            "`bd sync` forces an immediate flush",
+            "Implement RBAC policies",
+            "Never run migrations from a laptop",
+            "Sign every release",
+            "Migrations must be reversible.",
+            "Die Datenbank läuft nur im Container.",
+        ]
+    );
+    let refused: Vec<(String, String)> = summary["refused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["source"].as_str().unwrap().to_owned(),
+                r["note"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let why = |line: usize| {
+        refused
+            .iter()
+            .find(|(source, _)| *source == format!("AGENTS.md:{line}"))
+            .map(|(_, note)| note.as_str())
+            .unwrap_or_else(|| panic!("line {line} was not refused: {refused:?}"))
+    };
+    assert!(why(3).contains("heading in disguise"), "{}", why(3));
+    assert!(why(5).contains("introduces"), "{}", why(5));
+    assert!(why(7).contains("no verb"), "{}", why(7));
+    assert!(why(8).contains("no verb"), "{}", why(8));
+    assert!(why(9).contains("does not name"), "{}", why(9));
+    assert!(why(10).contains("refers to"), "{}", why(10));
+    assert!(why(11).contains("quoted example"), "{}", why(11));
+    assert!(why(12).contains("list of links or files"), "{}", why(12));
+    assert!(why(13).contains("list of links or files"), "{}", why(13));
+    assert!(
+        why(15).contains("points to other documentation"),
+        "{}",
+        why(15)
+    );
+    assert!(why(28).contains("step of a procedure"), "{}", why(28));
+    assert!(why(29).contains("step of a procedure"), "{}", why(29));
+    assert_eq!(refused.len(), 12, "{refused:?}");
+    // The human summary says what was skipped and why, line by line.
+    repo.mneme(&["import", "agents", "AGENTS.md", "--dry-run"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "AGENTS.md:11: a quoted example of wording",
+        ));
+}

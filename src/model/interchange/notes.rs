@@ -5,7 +5,7 @@
 use crate::model::agents::agents_md::{BEGIN, END};
 use crate::model::facts::file::State;
 use crate::model::interchange::found::Found;
-use crate::model::interchange::prose::{introduces, not_a_statement};
+use crate::model::interchange::prose::{introduces, not_a_statement, procedure, Piece};
 
 /// A paragraph wider than this many columns is split into its sentences.
 const PARAGRAPH_MAX: usize = 300;
@@ -17,8 +17,8 @@ const PARAGRAPH_MAX: usize = 300;
 pub fn statements(path: &str, text: &str) -> Vec<Found> {
     let mut out = Vec::new();
     let mut heading: Option<String> = None;
-    // Open list items: `(indent, text, first line, is a lead-in)`.
-    let mut items: Vec<(usize, String, usize, bool)> = Vec::new();
+    // Open list items: `(indent, text, first line, is a lead-in, item or step)`.
+    let mut items: Vec<(usize, String, usize, bool, Piece)> = Vec::new();
     let mut paragraph: Option<(String, usize)> = None;
     let mut fence: Option<&str> = None;
     let mut skipping_block = false;
@@ -30,18 +30,18 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
             start = end + 2;
         }
     }
-    let flush_items = |items: &mut Vec<(usize, String, usize, bool)>,
+    let flush_items = |items: &mut Vec<(usize, String, usize, bool, Piece)>,
                        out: &mut Vec<Found>,
                        heading: &Option<String>,
                        down_to: usize| {
         while items.last().is_some_and(|(indent, ..)| *indent >= down_to) {
-            let (_, text, line, lead_in) = items.pop().expect("checked");
+            let (_, text, line, lead_in, piece) = items.pop().expect("checked");
             // A lead-in is read with the items under it; alone it says nothing.
             let nested = out
                 .last()
                 .is_some_and(|f: &Found| line_of(&f.source) > line);
             match (lead_in, nested) {
-                (false, _) => push(out, path, line, &text, heading, true),
+                (false, _) => push(out, path, line, &text, heading, piece),
                 (true, false) => skip(
                     out,
                     path,
@@ -107,14 +107,16 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
         if is_blank {
             continue;
         }
-        if let Some((indent, body)) = item {
+        if let Some((indent, body, numbered)) = item {
+            let step = numbered && heading.as_deref().is_some_and(procedure);
+            let piece = if step { Piece::Step } else { Piece::Item };
             // A sibling (and what is nested under it) is done.
             flush_items(&mut items, &mut out, &heading, indent);
             let text = match items.last() {
-                Some((_, parent, _, true)) => format!("{} {body}", parent.trim_end()),
+                Some((_, parent, _, true, _)) => format!("{} {body}", parent.trim_end()),
                 _ => body.to_owned(),
             };
-            items.push((indent, text, line_no, introduces(body)));
+            items.push((indent, text, line_no, introduces(body), piece));
             continue;
         }
         let indent = line.len() - trimmed.len();
@@ -151,30 +153,32 @@ fn line_of(source: &str) -> usize {
         .unwrap_or(0)
 }
 
-/// `(indent, text)` of a list item line: `- x`, `* x`, `+ x`, `1. x`, `1) x`; task boxes dropped.
-fn list_item(line: &str) -> Option<(usize, &str)> {
+/// `(indent, text, numbered)` of a list item line: `- x`, `* x`, `+ x`, `1. x`, `1) x`; task
+/// boxes dropped.
+fn list_item(line: &str) -> Option<(usize, &str, bool)> {
     let trimmed = line.trim_start();
     let indent = line.len() - trimmed.len();
-    let rest = if let Some(r) = ["- ", "* ", "+ "]
+    let (rest, numbered) = if let Some(r) = ["- ", "* ", "+ "]
         .iter()
         .find_map(|m| trimmed.strip_prefix(m))
     {
-        r
+        (r, false)
     } else {
         let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
         let after = trimmed.get(digits..)?;
         if digits == 0 || digits > 3 {
             return None;
         }
-        after
+        let rest = after
             .strip_prefix(". ")
-            .or_else(|| after.strip_prefix(") "))?
+            .or_else(|| after.strip_prefix(") "))?;
+        (rest, true)
     };
     let rest = ["[ ] ", "[x] ", "[X] "]
         .iter()
         .find_map(|b| rest.strip_prefix(b))
         .unwrap_or(rest);
-    Some((indent, rest.trim()))
+    Some((indent, rest.trim(), numbered))
 }
 
 fn paragraph_statements(
@@ -195,11 +199,11 @@ fn paragraph_statements(
     }
     // Measured in columns: a CJK character says about as much as two Latin letters.
     if crate::model::base::text::display_width(text) <= PARAGRAPH_MAX {
-        push(out, path, line, text, heading, false);
+        push(out, path, line, text, heading, Piece::Prose);
         return;
     }
     for sentence in sentences(text) {
-        push(out, path, line, sentence, heading, false);
+        push(out, path, line, sentence, heading, Piece::Prose);
     }
 }
 
@@ -261,10 +265,10 @@ fn push(
     line: usize,
     text: &str,
     heading: &Option<String>,
-    item: bool,
+    piece: Piece,
 ) {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if let Some(why) = not_a_statement(&text, item) {
+    if let Some(why) = not_a_statement(&text, piece) {
         return skip(out, path, line, &text, &why);
     }
     out.push(Found {

@@ -15,9 +15,46 @@ const FRAGMENT_WORDS: usize = 5;
 /// in bold: `**Best practice: use a dedicated directory for plans**`.
 const HEADING_WORDS: usize = 6;
 
-/// Why `text` (one list item, `item`, or one sentence of a paragraph) is not a statement, when
-/// it is not.
-pub fn not_a_statement(text: &str, item: bool) -> Option<String> {
+/// Where a piece of notes stands in its document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece {
+    /// A paragraph, or one sentence of a long one.
+    Prose,
+    /// A list item: a short imperative there is a rule (`Implement RBAC policies`), numbered
+    /// lists being used for rules as often as for steps.
+    Item,
+    /// An item of a numbered list under a heading that names a procedure ([`procedure`]): a
+    /// short imperative there is a step, which says little without the others.
+    Step,
+}
+
+/// Whether a heading names a procedure: `Adding a New Command`, `Release Process`; not a topic
+/// such as `Testing` or `Logging and Tracing`.
+pub fn procedure(heading: &str) -> bool {
+    let lower = heading.to_lowercase();
+    let mut words = lower.split_whitespace();
+    let first = words.next().unwrap_or_default();
+    let gerund = first.len() > 5
+        && first.ends_with("ing")
+        && !["string", "during", "nothing", "something", "everything"].contains(&first)
+        && words
+            .next()
+            .is_some_and(|w| !["and", "&", "/", "+"].contains(&w));
+    gerund
+        || [
+            "process",
+            "workflow",
+            "steps",
+            "how to",
+            "procedure",
+            "checklist",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
+}
+
+/// Why `text` (a `piece` of a notes file) is not a statement, when it is not.
+pub fn not_a_statement(text: &str, piece: Piece) -> Option<String> {
     let plain = plain(text);
     let n = words(&plain);
     if n < MIN_WORDS {
@@ -42,14 +79,31 @@ pub fn not_a_statement(text: &str, item: bool) -> Option<String> {
     }
     let rule = has_rule_word(&plain);
     let verb = first_verb(&plain);
-    let clause = verb.is_some_and(|at| at > 0);
-    if item && n < FRAGMENT_WORDS && !ends_sentence(&plain) && !rule && !clause {
-        return Some(format!("{n} words without a sentence's end: a fragment"));
+    let short = n < FRAGMENT_WORDS && !ends_sentence(&plain) && !rule;
+    if short && piece != Piece::Prose {
+        let why = match verb {
+            None => Some("no verb"),
+            Some((0, Form::ThirdPerson)) => Some("it describes something it does not name"),
+            Some((0, _)) if refers_back(&plain) => Some("it refers to what it does not name"),
+            Some((0, _)) if piece == Piece::Step => Some("a step of a procedure"),
+            _ => None,
+        };
+        if let Some(why) = why {
+            return Some(format!(
+                "{n} words without a sentence's end, {why}: a fragment"
+            ));
+        }
     }
     if english(&plain) && !rule && verb.is_none() {
         return Some("no verb: a fragment, not a statement".into());
     }
     None
+}
+
+/// `Update it to main`: a pronoun standing for something said elsewhere.
+fn refers_back(plain: &str) -> bool {
+    plain_words(plain)
+        .any(|w| ["it", "them", "this", "that", "these", "those"].contains(&w.as_str()))
 }
 
 /// Whether `text` ends with a colon, emphasis around it aside: `**When to use:**`.
@@ -265,14 +319,37 @@ fn plain_words(plain: &str) -> impl Iterator<Item = String> + '_ {
 /// (a verb follows it), or one of the verbs engineering notes use in any of its regular forms;
 /// a word ending as verbs are made (`-ize`, `-ify`, `-ate`) counts too. Wrong either way only
 /// in the few cases a person then sees among the skipped.
-/// Which word is the first to read as one, counting from 0.
-fn first_verb(plain: &str) -> Option<usize> {
-    plain_words(plain).position(|w| {
-        AUXILIARIES.contains(&w.as_str())
-            || stems(&w).any(|s| {
-                VERBS.binary_search(&s.as_str()).is_ok()
-                    || ["ize", "ise", "ify", "ate"].iter().any(|e| s.ends_with(e))
-            })
+/// How a word reads as a verb.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// `run`, `use`: an imperative at the start.
+    Base,
+    /// `runs`, `uses`: at the start, a description whose subject is left out.
+    ThirdPerson,
+    /// A form of be, have or do, a modal, a pronoun, a past tense.
+    Other,
+}
+
+/// The first word that reads as a verb, counting from 0, and its form.
+fn first_verb(plain: &str) -> Option<(usize, Form)> {
+    plain_words(plain).enumerate().find_map(|(at, w)| {
+        let verb = |s: &str| {
+            VERBS.binary_search(&s).is_ok()
+                || ["ize", "ise", "ify", "ate"].iter().any(|e| s.ends_with(e))
+        };
+        let form = if AUXILIARIES.contains(&w.as_str()) {
+            Form::Other
+        } else if verb(&w) {
+            Form::Base
+        } else {
+            stems(&w).skip(1).find(|s| verb(s))?;
+            if w.ends_with('s') {
+                Form::ThirdPerson
+            } else {
+                Form::Other
+            }
+        };
+        Some((at, form))
     })
 }
 
@@ -322,6 +399,7 @@ const VERBS: &[&str] = &[
     "adjust",
     "allocate",
     "allow",
+    "annotate",
     "apply",
     "approve",
     "ask",
@@ -329,7 +407,9 @@ const VERBS: &[&str] = &[
     "assign",
     "assume",
     "attach",
+    "audit",
     "avoid",
+    "balance",
     "become",
     "begin",
     "belong",
@@ -349,6 +429,7 @@ const VERBS: &[&str] = &[
     "check",
     "choose",
     "claim",
+    "clarify",
     "clean",
     "clear",
     "clone",
@@ -364,8 +445,11 @@ const VERBS: &[&str] = &[
     "configure",
     "confirm",
     "conflict",
+    "conform",
     "connect",
     "consider",
+    "consist",
+    "consult",
     "consume",
     "contain",
     "continue",
@@ -387,17 +471,23 @@ const VERBS: &[&str] = &[
     "describe",
     "detect",
     "disable",
+    "distinguish",
     "document",
     "drop",
     "duplicate",
+    "eliminate",
+    "embed",
     "emit",
     "enable",
     "encode",
+    "encourage",
     "end",
     "enforce",
     "ensure",
     "escape",
+    "establish",
     "exceed",
+    "exclude",
     "execute",
     "exist",
     "exit",
@@ -424,8 +514,10 @@ const VERBS: &[&str] = &[
     "get",
     "give",
     "go",
+    "ground",
     "grow",
     "guarantee",
+    "guess",
     "handle",
     "happen",
     "hash",
@@ -437,9 +529,12 @@ const VERBS: &[&str] = &[
     "import",
     "include",
     "increase",
+    "indicate",
     "install",
+    "integrate",
     "introduce",
     "invoke",
+    "isolate",
     "join",
     "keep",
     "kill",
@@ -462,11 +557,13 @@ const VERBS: &[&str] = &[
     "maintain",
     "make",
     "manage",
+    "mandate",
     "mark",
     "match",
     "matter",
     "mean",
     "measure",
+    "mention",
     "merge",
     "migrate",
     "miss",
@@ -475,22 +572,32 @@ const VERBS: &[&str] = &[
     "monitor",
     "move",
     "need",
+    "note",
+    "obtain",
+    "offer",
+    "omit",
     "open",
     "operate",
+    "organize",
     "own",
     "parse",
     "pass",
     "pay",
+    "persist",
     "pick",
     "pin",
     "place",
+    "plan",
     "point",
     "poll",
     "prefer",
+    "prefix",
     "prepare",
+    "present",
     "preserve",
     "prevent",
     "print",
+    "process",
     "produce",
     "propose",
     "protect",
@@ -504,37 +611,47 @@ const VERBS: &[&str] = &[
     "rebase",
     "rebuild",
     "receive",
+    "reconcile",
     "record",
     "reduce",
     "refer",
+    "reference",
+    "refine",
     "refuse",
     "reject",
     "release",
     "rely",
     "remain",
+    "remember",
     "remove",
     "rename",
     "render",
     "reopen",
     "replace",
     "report",
+    "repro",
     "require",
     "reset",
     "resolve",
     "respond",
     "restart",
     "restore",
+    "retrieve",
     "retry",
     "return",
     "reuse",
     "review",
     "rewrite",
+    "rotate",
     "route",
     "run",
     "save",
+    "scaffold",
     "scan",
+    "scope",
     "search",
     "see",
+    "seek",
     "seem",
     "select",
     "send",
@@ -549,12 +666,15 @@ const VERBS: &[&str] = &[
     "spawn",
     "split",
     "start",
+    "state",
     "stay",
     "stop",
     "store",
     "stream",
     "succeed",
+    "suggest",
     "support",
+    "surface",
     "swap",
     "switch",
     "sync",
@@ -570,6 +690,7 @@ const VERBS: &[&str] = &[
     "trigger",
     "trust",
     "try",
+    "tune",
     "turn",
     "understand",
     "unlock",
@@ -592,6 +713,7 @@ const VERBS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use Piece::{Item, Prose, Step};
 
     #[test]
     fn the_verb_list_is_sorted_for_its_search() {
@@ -600,46 +722,48 @@ mod tests {
 
     #[test]
     fn shapes_of_a_document_are_not_statements() {
-        for (text, item, why) in [
-            ("**When to use:**", false, "introduces"),
-            ("**Why per-project daemons?**", false, "heading in disguise"),
-            ("\"Bump to 0.9.3\"", true, "quoted"),
+        for (text, piece, why) in [
+            ("**When to use:**", Prose, "introduces"),
+            ("**Why per-project daemons?**", Prose, "heading in disguise"),
+            ("\"Bump to 0.9.3\"", Item, "quoted"),
             (
                 "See [commands/daemons.md](commands/daemons.md) for detailed documentation.",
-                false,
+                Prose,
                 "points to",
             ),
             (
                 "For more details, see README.md and QUICKSTART.md.",
-                false,
+                Prose,
                 "points to",
             ),
             (
                 "**README.md** - Main documentation (keep this updated!)",
-                true,
+                Item,
                 "list of links",
             ),
             (
                 "[The install guide for every platform](docs/install.md)",
-                true,
+                Item,
                 "list of links",
             ),
-            ("Shows diff preview", true, "fragment"),
-            ("Push to GitHub", true, "fragment"),
-            ("Automatic workspace detection", true, "fragment"),
+            ("Shows diff preview", Item, "fragment"),
+            ("Update it to `main`", Item, "refers to"),
+            ("Push to GitHub", Step, "step of a procedure"),
+            ("Commits to git", Item, "does not name"),
+            ("Automatic workspace detection", Item, "fragment"),
             (
                 "Native code generation for a faster startup.",
-                false,
+                Prose,
                 "no verb",
             ),
-            ("Better error handling and validation", true, "no verb"),
+            ("Better error handling and validation", Item, "no verb"),
             (
                 "Rebasing onto main before merging the branch",
-                true,
+                Item,
                 "no verb",
             ),
         ] {
-            let got = not_a_statement(text, item);
+            let got = not_a_statement(text, piece);
             assert!(
                 got.as_deref().is_some_and(|g| g.contains(why)),
                 "{text}: {got:?}"
@@ -649,37 +773,60 @@ mod tests {
 
     #[test]
     fn rules_and_facts_are_statements() {
-        for (text, item) in [
-            ("Always run tests", true),
-            ("Never use unwrap in handlers", true),
-            ("❌ Do NOT create markdown TODO lists", true),
+        for (text, piece) in [
+            ("Always run tests", Item),
+            ("Implement RBAC policies", Item),
+            ("Push to GitHub", Item),
+            ("Never use unwrap in handlers", Item),
+            ("❌ Do NOT create markdown TODO lists", Item),
             (
                 "Only `blocks` dependencies affect the ready work queue.",
-                true,
+                Item,
             ),
-            ("The daemon commits every 5 seconds.", false),
-            ("Auto-sync batches changes in 30-second window", true),
-            ("Hash IDs eliminate collisions between workers", true),
-            ("We dogfood our own tool!", false),
-            ("Die Datenbank muss im Container laufen.", true),
-            ("Abfragen über 100 ms werden protokolliert.", true),
-            ("Migrations must be reversible", true),
-            ("`bd import` rejects files with conflict markers", true),
-            ("Pool size is 10.", true),
-            ("所有数据库迁移必须可以回滚。", true),
-            ("Die Datenbank läuft nur im Container.", true),
-            ("Cannot merge in daemon mode yet; use `--no-daemon`", true),
+            ("The daemon commits every 5 seconds.", Prose),
+            ("Auto-sync batches changes in 30-second window", Item),
+            ("Hash IDs eliminate collisions between workers", Item),
+            ("We dogfood our own tool!", Prose),
+            ("Die Datenbank muss im Container laufen.", Item),
+            ("Abfragen über 100 ms werden protokolliert.", Item),
+            ("Migrations must be reversible", Item),
+            ("`bd import` rejects files with conflict markers", Item),
+            ("Pool size is 10.", Item),
+            ("所有数据库迁移必须可以回滚。", Item),
+            ("Die Datenbank läuft nur im Container.", Item),
+            ("Cannot merge in daemon mode yet; use `--no-daemon`", Item),
             (
                 "Priority 0-1 issues are usually more important than 2-4",
-                true,
+                Item,
             ),
-            ("`bd sync` forces a flush", true),
+            ("`bd sync` forces a flush", Item),
             (
                 "**Best Practice: Use a dedicated directory for these ephemeral files**",
-                true,
+                Item,
             ),
         ] {
-            assert_eq!(not_a_statement(text, item), None, "{text}");
+            assert_eq!(not_a_statement(text, piece), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn headings_of_procedures_are_told_from_others() {
+        for h in [
+            "Adding a New Command",
+            "Release Process (Maintainers)",
+            "How to deploy",
+        ] {
+            assert!(procedure(h), "{h}");
+        }
+        for h in [
+            "Best Practices",
+            "Security Considerations",
+            "String handling",
+            "Testing",
+            "Testing & Validation",
+            "Logging and Tracing",
+        ] {
+            assert!(!procedure(h), "{h}");
         }
     }
 
