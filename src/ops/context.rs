@@ -9,6 +9,7 @@ use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
 use crate::model::base::text::first_chars;
 use crate::model::evidence::drift::Watched;
+use crate::model::facts::file::is_fact_id;
 use crate::model::facts::ledger::Ledger;
 use crate::model::facts::standing::Standings;
 use crate::model::views::{Context, ProposalLine, Proposals, TaskSummary, CONTEXT_PROPOSALS};
@@ -138,21 +139,29 @@ fn build(
 const RECENT_COMMITS: usize = 100;
 
 /// For each fact citing a file changed in the [`RECENT_COMMITS`] newest commits, how many
-/// commits back the newest such change is.
+/// commits back the newest such change is. Kept for the HEAD and fact files it was found for,
+/// as the drift answer is: the walk costs a hook several milliseconds in a long history.
 fn code_changed(ws: &Workspace, ledger: &Ledger) -> Result<HashMap<String, usize>> {
     let watched = stale::watched(ledger.files());
-    let Some(range) = stale::head_range(&ws.repo)?.filter(|_| !watched.is_empty()) else {
+    if watched.is_empty() {
         return Ok(HashMap::new());
-    };
-    let cited: Vec<Vec<&str>> = watched.iter().map(Watched::paths).collect();
-    let all: Vec<&str> = cited.iter().flatten().copied().collect();
-    let mut last = last_changed(&ws.repo, range.head, &all, RECENT_COMMITS)?.into_iter();
-    let mut out = HashMap::new();
-    for (w, paths) in watched.iter().zip(&cited) {
-        let newest = last.by_ref().take(paths.len()).flatten().min();
-        if let Some(n) = newest {
-            out.insert(w.fact.clone(), n);
-        }
     }
-    Ok(out)
+    let body = stale::cached_for_head(ws, ledger, paths::RECENT_CACHE, |range| {
+        let cited: Vec<Vec<&str>> = watched.iter().map(Watched::paths).collect();
+        let all: Vec<&str> = cited.iter().flatten().copied().collect();
+        let mut last = last_changed(&ws.repo, range.head, &all, RECENT_COMMITS)?.into_iter();
+        let mut out = String::new();
+        for (w, paths) in watched.iter().zip(&cited) {
+            if let Some(n) = last.by_ref().take(paths.len()).flatten().min() {
+                out.push_str(&format!("{} {n}\n", w.fact));
+            }
+        }
+        Ok(out)
+    })?;
+    Ok(body
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(id, _)| is_fact_id(id))
+        .filter_map(|(id, n)| Some((id.to_owned(), n.parse().ok()?)))
+        .collect())
 }

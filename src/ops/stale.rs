@@ -70,8 +70,37 @@ pub fn stale(ws: &Workspace, since: Option<&str>) -> Result<Stale> {
 /// again when either changes. The cache is only a hint: anything but an exact match is ignored.
 pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
     let watched = watched(ledger.files());
-    let Some(range) = head_range(&ws.repo)?.filter(|_| !watched.is_empty()) else {
+    if watched.is_empty() {
         return Ok(BTreeSet::new());
+    }
+    let body = cached_for_head(ws, ledger, paths::STALE_CACHE, |range| {
+        let ids: String = drifted(&ws.repo, range, &watched)?
+            .facts
+            .into_iter()
+            .filter(|d| is_fact_id(&d.fact))
+            .map(|d| format!("{}\n", d.fact))
+            .collect();
+        Ok(ids)
+    })?;
+    Ok(body
+        .lines()
+        .filter(|id| is_fact_id(id))
+        .map(str::to_owned)
+        .collect())
+}
+
+/// An answer about HEAD and the fact files, as lines of text: kept in the git directory's
+/// `name` for the HEAD and fact files it was found for, and found again (`find`, over all of
+/// HEAD) when either changes. The cache is only a hint: anything but an exact match is
+/// ignored. Empty before the first commit.
+pub(crate) fn cached_for_head(
+    ws: &Workspace,
+    ledger: &Ledger,
+    name: &str,
+    find: impl FnOnce(&Range) -> Result<String>,
+) -> Result<String> {
+    let Some(range) = head_range(&ws.repo)? else {
+        return Ok(String::new());
     };
     let mut hasher = Sha256::new();
     hasher.update(range.head.as_bytes());
@@ -80,28 +109,18 @@ pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> 
             hasher.update(part);
         }
     }
-    let key = format!("mneme-stale 1 {}\n", hex(&hasher.finalize()));
-    let path = ws.repo.git_dir().join(paths::STALE_CACHE);
-    if let Some(ids) = crate::store::file::read_local_text(&path)
+    let key = format!("{name} 1 {}\n", hex(&hasher.finalize()));
+    let path = ws.repo.git_dir().join(name);
+    if let Some(body) = crate::store::file::read_local_text(&path)
         .ok()
         .and_then(|text| text.strip_prefix(&key).map(str::to_owned))
     {
-        return Ok(ids
-            .lines()
-            .filter(|id| is_fact_id(id))
-            .map(str::to_owned)
-            .collect());
+        return Ok(body);
     }
-    let ids: BTreeSet<String> = drifted(&ws.repo, &range, &watched)?
-        .facts
-        .into_iter()
-        .map(|d| d.fact)
-        .filter(|id| is_fact_id(id))
-        .collect();
-    let body: String = ids.iter().map(|id| format!("{id}\n")).collect();
+    let body = find(&range)?;
     // A read-only git directory only costs the next run the walk again.
-    let _ = replace_unsynced(&path, (key + &body).as_bytes());
-    Ok(ids)
+    let _ = replace_unsynced(&path, format!("{key}{body}").as_bytes());
+    Ok(body)
 }
 
 /// All of HEAD, or `None` before the first commit.

@@ -414,6 +414,16 @@ fn under_a_budget_the_facts_shown_are_the_ones_the_work_needs() {
         "{line}"
     );
     assert!(line.ends_with("`mneme facts [FILE]`"), "{line}");
+    // The walk's answer is kept for this HEAD; a forged answer for another is not believed.
+    let cache = repo.file(".git/mneme-recent.idx");
+    let kept = std::fs::read_to_string(&cache).unwrap();
+    assert!(kept.contains("\nf-zhot 2\n"), "{kept}");
+    std::fs::write(&cache, "mneme-recent.idx 1 0000\nf-p000 0\n").unwrap();
+    let again = repo
+        .mneme(&["context", "--max-chars", "2500"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), text);
     // Without a budget (and in JSON) every fact is there.
     let all = repo.json(&["context", "--json"]);
     let count: usize = all["files"]

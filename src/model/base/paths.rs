@@ -66,6 +66,9 @@ pub const QUEUE_INDEX: &str = "mneme-queue.idx";
 /// In the git directory: the facts `context` marks stale, for the HEAD and fact files they were
 /// found for (the drift walk reads history; a hook must not).
 pub const STALE_CACHE: &str = "mneme-stale.idx";
+/// In the git directory: for facts citing files changed in the newest commits, how recently,
+/// for the HEAD and fact files it was found for (`context` ranks facts by it under a budget).
+pub const RECENT_CACHE: &str = "mneme-recent.idx";
 /// In the git directory: the signature checks of decision records, by the hash of each record
 /// file and of `allowed_signers` (a hook verifies only records it has not seen).
 pub const SIGNATURE_CACHE: &str = "mneme-signatures.idx";
