@@ -1,4 +1,7 @@
+use mneme::model::base::ids::sha256_hex;
 use mneme::model::base::paths;
+use mneme::model::base::text::first_chars;
+use mneme::model::provenance::annotations::{annotations, github};
 use mneme::model::provenance::audit::Violation;
 use mneme::ops::audit::{verify, Verification};
 
@@ -25,13 +28,26 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// the range adds must carry its reviewer's SSH signature by a key listed there (as the base has
 /// it); the commits themselves need not be signed.
 /// Without a range: from the merge-base with the upstream or default branch to HEAD.
+///
+/// `--format github` (in a GitHub Actions step) also puts each finding on the line it is about:
+/// an unreviewed or unapproved fact on its line in the fact file, a record that does not count
+/// on the record, a fact whose cited code changed on the fact and on that code (docs/ci.md).
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  mneme verify\n  mneme verify origin/main..HEAD\n  mneme verify HEAD~20.. --json"
+    after_help = "Examples:\n  mneme verify\n  mneme verify origin/main..HEAD\n  mneme verify HEAD~20.. --json\n  mneme verify \"$BASE..$HEAD\" --format github   # in a GitHub Actions step"
 )]
 pub struct Args {
     /// BASE..HEAD (either side may be omitted).
     range: Option<String>,
+    /// Output format: `github` adds workflow commands that annotate the lines concerned.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Text,
+    Github,
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
@@ -39,6 +55,22 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let report = verify(&ws, args.range.as_deref())?;
     if cx.ui.json {
         cx.ui.json(&report)?;
+    } else if args.format == Format::Github {
+        let found = annotations(
+            &report.violations,
+            report.state.as_ref(),
+            &report.recheck,
+            &report.fact_lines,
+        );
+        // The report quotes text from the branch: the runner reads no command in it.
+        let seed = format!("{:?} {}", std::time::SystemTime::now(), std::process::id());
+        let hash = sha256_hex(seed.as_bytes());
+        let token = first_chars(&hash, 32);
+        cx.ui.out(&format!(
+            "{}::stop-commands::{token}\n{}::{token}::\n",
+            github(&found),
+            render(&report)
+        ))?;
     } else {
         cx.ui.out(&render(&report))?;
     }

@@ -9,6 +9,7 @@ use crate::git::Repo;
 use crate::model::base::paths;
 use crate::model::evidence::drift::Drifted;
 use crate::model::facts::ledger::FactFileEntry;
+use crate::model::provenance::annotations::FactLines;
 use crate::model::provenance::audit::{audit, Audit, Examined, Violation};
 use crate::model::provenance::net::{net_summary, NetSummary, RangeEnds};
 use crate::model::provenance::record::State;
@@ -35,6 +36,9 @@ pub struct Verification {
     /// The facts at the range's head against the decision records in its tree; `null` for a
     /// ledger without records.
     pub state: Option<State>,
+    /// Where each fact of the range's head is, for annotations; not part of the JSON.
+    #[serde(skip)]
+    pub fact_lines: FactLines,
 }
 
 impl Verification {
@@ -125,8 +129,10 @@ pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
     });
     let mut j = j?;
     let state = reconcile(ws, &mut j)?;
+    let (recheck, fact_lines) = recheck?;
     Ok(Verification {
-        recheck: recheck?,
+        recheck,
+        fact_lines,
         range: j.range.label,
         commits: j.count,
         decisions: j.commits.iter().filter(|c| c.decision.is_some()).count(),
@@ -149,14 +155,23 @@ fn reconcile(ws: &Workspace, j: &mut Judged) -> Result<Option<State>> {
     Ok(state)
 }
 
-/// The facts at the head of `range` whose cited files the range changed since they were vouched for.
-fn recheck(repo: &Repo, range: &Range) -> Result<Vec<Drifted>> {
+/// The facts at the head of `range` whose cited files the range changed since they were vouched
+/// for, and where each fact of the head is.
+fn recheck(repo: &Repo, range: &Range) -> Result<(Vec<Drifted>, FactLines)> {
     let files = facts_of(repo, Some(range.head))?;
     let parsed: Vec<FactFileEntry> = files
         .into_iter()
         .filter_map(|(name, raw)| FactFileEntry::parse(name, raw).ok())
         .collect();
-    Ok(drifted(repo, range, &watched(&parsed))?.facts)
+    let mut lines = FactLines::new();
+    for entry in &parsed {
+        for fact in entry.file.facts() {
+            if let Some(id) = &fact.id {
+                lines.insert(id.clone(), (paths::fact_file(&entry.name), fact.line));
+            }
+        }
+    }
+    Ok((drifted(repo, range, &watched(&parsed))?.facts, lines))
 }
 
 /// The net change of `range` (or the default range), fact by fact.

@@ -267,3 +267,88 @@ fn the_release_scripts_pass_shellcheck() {
         }
     }
 }
+
+/// The line of `id` in the fact file `rel`, counting from 1.
+fn line_of(repo: &Repo, rel: &str, id: &str) -> usize {
+    repo.read(rel)
+        .lines()
+        .position(|l| l.contains(&format!("**{id}**")))
+        .unwrap_or_else(|| panic!("{id} not in {rel}"))
+        + 1
+}
+
+/// `verify --format github` puts each finding on its line, for the pull request's files view,
+/// and keeps the branch's text in the report from being read as a command.
+#[test]
+fn verify_annotates_the_lines_its_findings_are_about() {
+    let repo = Repo::committed();
+    repo.write("src/db.rs", "fn pool() {}\nconst SIZE: u32 = 10;\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "code"]);
+    let cited = repo.approve_new_with(
+        "pitfalls",
+        "The pool holds ten connections.",
+        &["--reason", "r", "--evidence", "src/db.rs:2"],
+    );
+    let edited = repo.approve_new("pitfalls", "Never block the executor.");
+    let base = repo.head();
+    // The code the first fact cites changes; the second fact is edited by hand, and its new
+    // text tries to start a workflow command of its own.
+    repo.write("src/db.rs", "fn pool() {}\nconst SIZE: u32 = 20;\n");
+    let rel = ".ledger/facts/pitfalls.md";
+    let text = repo.read(rel).replace(
+        "Never block the executor.",
+        "Block whenever.\n  ::warning::forged",
+    );
+    repo.write(rel, &text);
+    repo.git(&["commit", "-q", "-am", "edit by hand"]);
+
+    let out = repo
+        .mneme(&["verify", &format!("{base}..HEAD"), "--format", "github"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let edited_line = line_of(&repo, rel, &edited);
+    let cited_line = line_of(&repo, rel, &cited);
+    assert!(
+        stdout.contains(&format!(
+            "::error file={rel},line={edited_line},title=mneme verify%3A unreviewed fact change::"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "::warning file={rel},line={cited_line},title=mneme verify%3A cited code changed::{cited} cites src/db.rs:2"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "::warning file=src/db.rs,line=2,title=mneme verify%3A a fact cites this code::"
+        ),
+        "{stdout}"
+    );
+    // Every line the runner may read as a command is one of mneme's: the report itself sits
+    // between stop-commands and its token.
+    let token = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("::stop-commands::"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(token.len(), 32);
+    let (annotations, report) = stdout.split_once("::stop-commands::").unwrap();
+    assert!(annotations
+        .lines()
+        .all(|l| l.starts_with("::error ") || l.starts_with("::warning ")));
+    assert!(
+        report.trim_end().ends_with(&format!("::{token}::")),
+        "{report}"
+    );
+    assert!(report.contains("unreviewed"), "{report}");
+    // Without the format the report is as before: no command in it.
+    let plain = repo
+        .mneme(&["verify", &format!("{base}..HEAD")])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8(plain.stdout).unwrap().contains("::error"));
+}

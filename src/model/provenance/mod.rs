@@ -4,6 +4,7 @@
 //!
 //! Uses `proposals`, `facts` and `base`.
 
+pub mod annotations;
 pub mod audit;
 pub mod decision;
 pub mod factdiff;
