@@ -333,6 +333,13 @@ fn signed_records_prove_approvals_and_nothing_else() {
         .assert()
         .code(1)
         .stdout(predicates::str::contains("the approval does not count"));
+    // In CI the forged record is annotated where it is.
+    repo.mneme(&["verify", &format!("{base}..HEAD"), "--format", "github"])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(format!(
+            "::error file={theirs},title=mneme verify%3A decision record::the approval does not count: "
+        )));
 }
 
 /// A signed ledger from before decision records migrates: each converted record names the

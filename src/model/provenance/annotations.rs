@@ -204,6 +204,7 @@ fn property(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::model::evidence::drift::{CommitRef, EvidenceDrift, Since};
+    use crate::model::provenance::record::InvalidRecord;
 
     fn lines() -> FactLines {
         [(
@@ -268,6 +269,44 @@ mod tests {
         assert_eq!(a[0].line, Some(9));
         assert_eq!((a[1].file.as_str(), a[1].line), ("src/db.rs", Some(40)));
         assert!(a[1].message.ends_with("The pool holds 10."));
+    }
+
+    #[test]
+    fn records_that_do_not_count_are_marked_on_the_record() {
+        let state = State {
+            records: 2,
+            issues: vec![
+                StateIssue::Unapproved {
+                    fact: "f-aaaa".into(),
+                    file: "pitfalls.md".into(),
+                },
+                StateIssue::Missing {
+                    fact: "f-gone".into(),
+                    record: "20261101T000000Z-0000aaaa".into(),
+                },
+            ],
+            invalid: Vec::new(),
+            removed: Vec::new(),
+            unproven: vec![InvalidRecord {
+                file: ".ledger/decisions/20261102T000000Z-1111bbbb.json".into(),
+                why: "signed by a key allowed_signers does not list".into(),
+            }],
+        };
+        let a = annotations(&[], Some(&state), &[], &lines());
+        let places: Vec<(&str, Option<usize>)> =
+            a.iter().map(|a| (a.file.as_str(), a.line)).collect();
+        assert_eq!(
+            places,
+            [
+                (".ledger/facts/pitfalls.md", Some(9)),
+                (".ledger/decisions/20261101T000000Z-0000aaaa.json", None),
+                (".ledger/decisions/20261102T000000Z-1111bbbb.json", None),
+            ]
+        );
+        assert!(a[2]
+            .message
+            .starts_with("the approval does not count: signed by a key"));
+        assert!(a.iter().all(|a| a.level == Level::Error));
     }
 
     #[test]
