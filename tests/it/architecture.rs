@@ -354,7 +354,7 @@ const DOMAINS: [(&str, &[&str]); 11] = [
     ("evidence", &["facts", "base"]),
     ("merge", &["facts", "base"]),
     ("proposals", &["facts", "base"]),
-    ("provenance", &["proposals", "facts", "base"]),
+    ("provenance", &["proposals", "evidence", "facts", "base"]),
     ("tasks", &["merge", "facts", "base"]),
     (
         "lint",

@@ -2,7 +2,7 @@
 //! records in the tree, the fact-level audit of a commit against its decision, `verify`'s rules
 //! over a range, the net change and summaries behind `diff`, signatures, and undoing an approval.
 //!
-//! Uses `proposals`, `facts` and `base`.
+//! Uses `proposals`, `evidence` (the drifted citations `verify` annotates), `facts` and `base`.
 
 pub mod annotations;
 pub mod audit;
