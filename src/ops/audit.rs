@@ -6,16 +6,19 @@ use crate::git::history::{
     examine, facts_of, fork_point, proposals_at, resolve_range, text_at, Range,
 };
 use crate::git::Repo;
+use crate::model::base::config::Config;
 use crate::model::base::paths;
 use crate::model::evidence::drift::Drifted;
-use crate::model::facts::ledger::FactFileEntry;
+use crate::model::facts::ledger::{FactFileEntry, Ledger};
+use crate::model::proposals::queue::Queue;
 use crate::model::provenance::annotations::FactLines;
 use crate::model::provenance::audit::{audit, Audit, Examined, Violation};
 use crate::model::provenance::net::{net_summary, NetSummary, RangeEnds};
 use crate::model::provenance::record::State;
 use crate::model::provenance::signing::AllowedSigners;
-use crate::model::provenance::summary::{summarize, Summary};
+use crate::model::provenance::summary::{summarize, PendingReview, Summary};
 use crate::ops::records::state_at;
+use crate::ops::review::today;
 use crate::ops::stale::{drifted, watched};
 use crate::ops::{Result, Workspace};
 use crate::store::Kind;
@@ -198,6 +201,20 @@ pub fn diff(ws: &Workspace, range: Option<&str>) -> Result<NetSummary> {
     let mut net = net_summary(&ends, &commits, &audit, &pending);
     if let Some(state) = &state {
         net.judged_by_records(state);
+    }
+    // Each pending proposal as a reviewer of the head would see it.
+    let config = text_at(&ws.repo, range.head, paths::CONFIG, Kind::Config)?
+        .and_then(|text| Config::parse(&text).ok())
+        .unwrap_or_default();
+    let entries = after
+        .iter()
+        .filter_map(|(name, raw)| FactFileEntry::parse(name.clone(), raw.clone()).ok())
+        .collect();
+    let ledger = Ledger::new(entries, config);
+    let queue = Queue::of(&pending, &ledger.limits());
+    let today = today();
+    for (line, p) in net.pending.iter_mut().zip(&pending) {
+        line.review = Some(PendingReview::of(&ledger, &queue, p, &today));
     }
     Ok(net)
 }

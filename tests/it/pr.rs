@@ -726,3 +726,145 @@ fn diff_against_a_base_that_moved_on_starts_at_the_merge_base() {
     let net = repo.json(&["diff", &format!("{fork}..feature"), "--json"]);
     assert_eq!(net["base"], fork.as_str());
 }
+
+/// The pull request's comment shows each pending proposal as its reviewer needs it: who and why,
+/// the evidence linked at the head, the fact diff, what reads alike or competes, why it cannot be
+/// approved as it is, and the command that decides it.
+#[test]
+fn the_comment_shows_what_approving_each_pending_proposal_would_do() {
+    let repo = Repo::committed();
+    repo.write("src/db.rs", "fn pool() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "code"]);
+    let pool = repo.approve_new("pitfalls", "The pool holds ten connections.");
+    let base = repo.head();
+    let add = repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Never hold a lock across an await.",
+        "--reason",
+        "incident 42",
+        "--evidence",
+        "src/db.rs:1",
+        "--agent",
+        "claude-code",
+    ]);
+    let resize = repo.propose_update(
+        &pool,
+        "The pool holds twenty connections.",
+        &["--reason", "resized"],
+    );
+    let other = repo.propose_update(
+        &pool,
+        "The pool holds thirty connections.",
+        &["--reason", "load test"],
+    );
+    // A proposal file written by hand around `propose`, holding a token.
+    let path = repo
+        .proposals()
+        .into_iter()
+        .find(|p| p.to_str().unwrap().contains(&add))
+        .unwrap();
+    let token = "ghp_abcdEFGH1234ijklMNOP5678qrstUVWX90yz";
+    let forged = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace(&add, "20261101T000000Z-0badc0de")
+        .replace(
+            "Never hold a lock across an await.",
+            &format!("The CI token is {token}."),
+        );
+    repo.write(".ledger/proposals/20261101T000000Z-0badc0de.json", &forged);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "agent proposals"]);
+    let head = repo.head();
+
+    let out = repo
+        .mneme(&[
+            "diff",
+            &format!("{base}..HEAD"),
+            "--format",
+            "markdown",
+            "--repo-url",
+            "https://github.com/o/r",
+        ])
+        .output()
+        .unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.contains("4 pending"), "{md}");
+    assert!(
+        md.contains("  - proposed by claude-code: _incident 42_"),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!(
+            "  - evidence: [`src/db.rs:1`](https://github.com/o/r/blob/{head}/src/db.rs#L1)"
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains("  +- **f-") && md.contains("Never hold a lock across an await."),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!("  - competes with `{other}` on `{pool}`")),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!("  - competes with `{resize}` on `{pool}`")),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!("  - decide: `mneme review approve {add}` or `mneme review reject {add} --reason \"…\"`")),
+        "{md}"
+    );
+    // The token is refused, never shown, and the proposal can only be rejected.
+    assert!(!md.contains(token), "{md}");
+    let forged_entry = md
+        .split("\n- ")
+        .find(|e| e.starts_with("`20261101T000000Z-0badc0de`"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(
+        forged_entry.contains("**cannot be approved as it is**: the text of operation 1 holds what looks like a GitHub token"),
+        "{forged_entry}"
+    );
+    assert!(
+        forged_entry
+            .contains("  - decide: `mneme review reject 20261101T000000Z-0badc0de --reason \"…\"`"),
+        "{forged_entry}"
+    );
+    assert!(!forged_entry.contains("Fact diff"), "{forged_entry}");
+    // The same in JSON.
+    let json = repo.json(&["diff", &format!("{base}..HEAD"), "--json"]);
+    let pending = json["pending"].as_array().unwrap();
+    let item = pending.iter().find(|p| p["id"] == add.as_str()).unwrap();
+    assert_eq!(item["review"]["status"], "clean");
+    assert!(item["review"]["diff"]
+        .as_str()
+        .unwrap()
+        .starts_with("--- a/.ledger/facts/pitfalls.md\n"));
+
+    // Once a competing update is approved, the other conflicts: it can only be rejected.
+    repo.approve(&other);
+    let md = String::from_utf8(
+        repo.mneme(&["diff", &format!("{base}..HEAD"), "--format", "markdown"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let entry = md
+        .split("\n- ")
+        .find(|e| e.starts_with(&format!("`{resize}`")))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(
+        entry.contains("**cannot be approved as it is** (conflict): "),
+        "{entry}"
+    );
+    assert!(
+        entry.contains(&format!(
+            "  - decide: `mneme review reject {resize} --reason \"…\"`"
+        )),
+        "{entry}"
+    );
+}

@@ -4,10 +4,11 @@
 use std::fmt::Write as _;
 
 use mneme::model::base::paths;
+use mneme::model::proposals::preview::Status;
 use mneme::model::provenance::net::{FactNet, How, NetKind, NetSummary, Step};
-use mneme::model::provenance::summary::{Entry, EntryKind, Summary};
+use mneme::model::provenance::summary::{Entry, EntryKind, PendingReview, Summary};
 
-use crate::cli::ui::{esc1, old_new, paint, short, DIM, HEADER, ID, WARN};
+use crate::cli::ui::{esc, esc1, old_new, paint, short, DIM, HEADER, ID, WARN};
 
 /// Fact changes in a terminal: unreviewed commits first, then each fact, rejections, pending.
 pub fn text(s: &NetSummary) -> String {
@@ -398,11 +399,15 @@ pub fn markdown(s: &NetSummary, links: &Links<'_>) -> String {
             } else {
                 ""
             };
-            entries.push(format!(
+            let mut block = format!(
                 "- {} {}{opened}\n",
                 code(&p.id),
                 md(&esc1(&p.operations.join("; ")))
-            ));
+            );
+            if let Some(r) = &p.review {
+                pending_review_markdown(&mut block, &p.id, p.agent.as_deref(), r, links);
+            }
+            entries.push(block);
         }
     }
     if s.facts.is_empty() && s.rejected.is_empty() && s.pending.is_empty() {
@@ -485,6 +490,83 @@ fn change_markdown(
 }
 
 /// `s` as inline code, control characters escaped; backticks inside are dropped.
+/// What approving a pending proposal would do, for the pull request's reviewer: who proposed it
+/// and why, its evidence linked at the head, why it cannot be approved as it is, what reads
+/// alike or competes, the command that decides it, and the fact diff folded.
+fn pending_review_markdown(
+    out: &mut String,
+    id: &str,
+    agent: Option<&str>,
+    r: &PendingReview,
+    links: &Links<'_>,
+) {
+    let _ = writeln!(
+        out,
+        "  - proposed by {}: _{}_",
+        md(&esc1(agent.unwrap_or("an unnamed agent"))),
+        md(&one_line(&r.reason))
+    );
+    if !r.evidence.is_empty() {
+        let cited: Vec<String> = r.evidence.iter().map(|e| links.evidence(e)).collect();
+        let _ = writeln!(out, "  - evidence: {}", cited.join(", "));
+    }
+    if let Some(problem) = &r.problem {
+        let status = match r.status {
+            Status::Conflict => " (conflict)",
+            Status::Invalid => " (invalid)",
+            Status::Clean | Status::Rebased => "",
+        };
+        let _ = writeln!(
+            out,
+            "  - **cannot be approved as it is**{status}: {}",
+            md(&one_line(problem))
+        );
+    }
+    for s in &r.similar {
+        let source = match &s.proposal {
+            Some(p) => format!("pending {}", code(p)),
+            None => format!("fact {}", code(&s.fact_id)),
+        };
+        let _ = writeln!(out, "  - reads like {source}: {}", md(&one_line(&s.text)));
+    }
+    for c in &r.competing {
+        let _ = writeln!(
+            out,
+            "  - competes with {} on {}",
+            code(&c.proposal),
+            code(&c.fact_id)
+        );
+    }
+    let decide = if r.problem.is_none() {
+        format!("`mneme review approve {id}` or ")
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "  - decide: {decide}`mneme review reject {id} --reason \"…\"`"
+    );
+    if !r.diff.is_empty() {
+        let diff = esc(&r.diff);
+        let fence = "`".repeat(longest_run(&diff, '`').max(2) + 1);
+        let _ = write!(
+            out,
+            "\n  <details><summary>Fact diff</summary>\n\n  {fence}diff\n{}  {fence}\n\n  </details>\n\n",
+            diff.lines().map(|l| format!("  {l}\n")).collect::<String>()
+        );
+    }
+}
+
+/// The longest run of `c` in `s`: a code fence must be longer to hold `s`.
+fn longest_run(s: &str, c: char) -> usize {
+    let (mut best, mut run) = (0, 0);
+    for ch in s.chars() {
+        run = if ch == c { run + 1 } else { 0 };
+        best = best.max(run);
+    }
+    best
+}
+
 fn code(s: &str) -> String {
     format!("`{}`", esc1(s).replace('`', ""))
 }

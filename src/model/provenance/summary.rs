@@ -3,7 +3,14 @@
 
 use serde::Serialize;
 
+use crate::model::base::paths;
+use crate::model::facts::ledger::Ledger;
+use crate::model::merge::textdiff::unified;
+use crate::model::proposals::plan::{competing, Competing, Similar};
+use crate::model::proposals::preview::{preview, Status};
 use crate::model::proposals::proposal::{OpKind, Operation, Proposal};
+use crate::model::proposals::queue::{targets, Queue};
+use crate::model::proposals::secrets;
 use crate::model::provenance::audit::{Audit, Examined};
 use crate::model::provenance::decision::{Recorded, Verdict};
 
@@ -56,6 +63,114 @@ pub struct PendingLine {
     pub operations: Vec<String>,
     /// Added to the repository within the range.
     pub opened_in_range: bool,
+    /// What approving it would do to the range's head (`diff` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<PendingReview>,
+}
+
+/// The operation's summary, its text withheld when it holds what looks like a credential: the
+/// summary goes to pull-request comments and CI logs, which reach more people than the branch.
+fn withheld_summary(op: &Operation) -> String {
+    match op.text().and_then(|t| secrets::find(t).into_iter().next()) {
+        Some(secret) => format!(
+            "{} {} (its text withheld: it holds what looks like {secret})",
+            op.kind().as_str(),
+            op.text_fact_id()
+        ),
+        None => op.summary(),
+    }
+}
+
+/// What a reviewer of a pull request needs of a pending proposal: what approving it would do
+/// to the facts at the pull request's head, and what else says the same.
+#[derive(Debug, Clone, Serialize)]
+pub struct PendingReview {
+    pub reason: String,
+    /// Every citation of the proposal and its operations, each once.
+    pub evidence: Vec<String>,
+    pub status: Status,
+    /// Why it cannot be approved as it is (a conflict, a refused text); `null` when it can.
+    pub problem: Option<String>,
+    /// The fact files' unified diff once approved; empty when it cannot be.
+    pub diff: String,
+    /// Facts and pending proposals that read alike.
+    pub similar: Vec<Similar>,
+    /// Other pending proposals that act on a fact this one acts on.
+    pub competing: Vec<Competing>,
+}
+
+impl PendingReview {
+    /// `proposal` judged against `ledger` and the pending `queue` as `review` would judge it.
+    pub fn of(ledger: &Ledger, queue: &Queue, proposal: &Proposal, today: &str) -> PendingReview {
+        let mut evidence = proposal.evidence.clone();
+        for op in &proposal.operations {
+            for e in proposal.evidence_of(op) {
+                if !evidence.contains(e) {
+                    evidence.push(e.clone());
+                }
+            }
+        }
+        let competing = competing(&targets(proposal), &proposal.id, queue.parsed());
+        if let Err(e) = proposal.validate(&ledger.limits()) {
+            return PendingReview {
+                reason: proposal.reason.clone(),
+                evidence,
+                status: Status::Invalid,
+                problem: Some(e.to_string()),
+                diff: String::new(),
+                similar: Vec::new(),
+                competing,
+            };
+        }
+        let p = preview(ledger, queue, proposal, today);
+        let secret = proposal.secrets().into_iter().next();
+        let (problem, diff) = match &p.outcome {
+            // The diff would show the credential: the reason alone is shown.
+            _ if secret.is_some() => (
+                secret.map(|(field, secret)| {
+                    let field = match field.strip_prefix("operations[") {
+                        Some(rest) => {
+                            let n: usize = rest.split(']').next().and_then(|n| n.parse().ok()).unwrap_or(0);
+                            format!("the text of operation {}", n + 1)
+                        }
+                        None => format!("its {field}"),
+                    };
+                    format!("{field} holds what looks like {secret}: reject it, and rotate the credential")
+                }),
+                String::new(),
+            ),
+            Ok(applied) => (
+                None,
+                applied
+                    .files
+                    .iter()
+                    .map(|f| unified(&paths::fact_file(&f.name), &f.old, &f.new, 1))
+                    .collect(),
+            ),
+            Err(conflict) => (Some(conflict.to_string()), String::new()),
+        };
+        PendingReview {
+            reason: proposal.reason.clone(),
+            evidence,
+            status: p.status(),
+            problem,
+            diff,
+            // The proposal reads like itself in the queue it belongs to; another's credential
+            // is not repeated.
+            similar: p
+                .similar
+                .into_iter()
+                .filter(|s| s.proposal.as_deref() != Some(proposal.id.as_str()))
+                .map(|mut s| {
+                    if let Some(secret) = secrets::find(&s.text).into_iter().next() {
+                        s.text = format!("(text withheld: it holds what looks like {secret})");
+                    }
+                    s
+                })
+                .collect(),
+            competing,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -189,8 +304,9 @@ impl PendingLine {
         PendingLine {
             id: p.id.clone(),
             agent: p.agent.clone(),
-            operations: p.operations.iter().map(Operation::summary).collect(),
+            operations: p.operations.iter().map(withheld_summary).collect(),
             opened_in_range: commits.iter().any(|c| c.added_proposals.contains(&name)),
+            review: None,
         }
     }
 }
