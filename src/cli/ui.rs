@@ -120,14 +120,14 @@ const HUNK: Style = AnsiColor::Cyan.on_default();
 /// A colored unified diff of one file, changed words emphasised.
 pub fn diff(path: &str, old: &str, new: &str) -> String {
     let mut out = format!("{}\n", paint(HEADER, format!("--- a/{path}\n+++ b/{path}")));
-    for hunk in mneme::model::merge::textdiff::hunks(old, new, 3) {
+    for hunk in mneme::model::base::textdiff::hunks(old, new, 3) {
         out.push_str(&paint(HUNK, &hunk.header));
         out.push('\n');
         for line in hunk.lines {
             let (sign, base, word) = match line.tag {
-                mneme::model::merge::textdiff::Tag::Context => (" ", Style::new(), Style::new()),
-                mneme::model::merge::textdiff::Tag::Removed => ("-", REMOVED, REMOVED_WORD),
-                mneme::model::merge::textdiff::Tag::Added => ("+", ADDED, ADDED_WORD),
+                mneme::model::base::textdiff::Tag::Context => (" ", Style::new(), Style::new()),
+                mneme::model::base::textdiff::Tag::Removed => ("-", REMOVED, REMOVED_WORD),
+                mneme::model::base::textdiff::Tag::Added => ("+", ADDED, ADDED_WORD),
             };
             out.push_str(&paint(base, sign));
             for (emphasised, text) in &line.parts {

@@ -9,12 +9,12 @@ use serde::Serialize;
 
 use crate::model::base::codec::{Reader, Writer};
 use crate::model::base::paths;
+use crate::model::base::textdiff::unified;
 use crate::model::base::time::{human_age, Timestamp};
 use crate::model::evidence::cited::Cited;
 use crate::model::facts::file::{conflict_marker_line, Fact, Relations, State};
 use crate::model::facts::ledger::{FactFileEntry, Ledger, LookupError};
 use crate::model::facts::standing::{effective_state, Flags, Incoming, Standings};
-use crate::model::merge::textdiff::unified;
 use crate::model::proposals::plan::{Competing, Planned, Similar};
 use crate::model::proposals::preview::{BudgetAfter, EvidenceChange, Preview, Status};
 use crate::model::proposals::proposal::{Operation, Proposal, ProposalError};

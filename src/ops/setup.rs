@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::model::agents::runtimes::{edit_codex_config, edit_settings, Runtime};
 use crate::model::agents::templates;
 use crate::model::base::paths;
-use crate::model::merge::textdiff::unified;
+use crate::model::base::textdiff::unified;
 use crate::ops::{Error, Result};
 use crate::store::file::read_file_text;
 use crate::store::{write_atomic, Kind};

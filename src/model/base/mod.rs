@@ -1,7 +1,7 @@
 //! The shared base every domain stands on: UTC time, the binary codec of mneme's indexes, every
 //! path mneme uses, `.ledger/config.yaml`, hash ids, and the text rules (normalising, escaping,
-//! display width), and which code points hide something (from the Unicode Character
-//! Database).
+//! display width), line diffs, and which code points hide something (from the Unicode
+//! Character Database).
 //!
 //! Uses nothing else in the model.
 
@@ -11,4 +11,5 @@ pub mod hidden;
 pub mod ids;
 pub mod paths;
 pub mod text;
+pub mod textdiff;
 pub mod time;

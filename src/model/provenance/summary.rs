@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use crate::model::base::paths;
+use crate::model::base::textdiff::unified;
 use crate::model::facts::ledger::Ledger;
-use crate::model::merge::textdiff::unified;
 use crate::model::proposals::plan::{competing, Competing, Similar};
 use crate::model::proposals::preview::{preview, Status};
 use crate::model::proposals::proposal::{OpKind, Operation, Proposal};
