@@ -844,6 +844,30 @@ fn the_comment_shows_what_approving_each_pending_proposal_would_do() {
         .unwrap()
         .starts_with("--- a/.ledger/facts/pitfalls.md\n"));
 
+    // Rejected for its token, the proposal's text is not repeated among the rejections either.
+    repo.mneme(&[
+        "review",
+        "reject",
+        "20261101T000000Z-0badc0de",
+        "--reason",
+        "it holds a token",
+    ])
+    .assert()
+    .success();
+    let md = String::from_utf8(
+        repo.mneme(&["diff", &format!("{base}..HEAD"), "--format", "markdown"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(md.contains("### Rejected (1)"), "{md}");
+    assert!(!md.contains(token), "{md}");
+    assert!(
+        md.contains("text withheld: it holds what looks like a GitHub token"),
+        "{md}"
+    );
+
     // Once a competing update is approved, the other conflicts: it can only be rejected.
     repo.approve(&other);
     let md = String::from_utf8(

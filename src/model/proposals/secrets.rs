@@ -19,6 +19,15 @@ impl std::fmt::Display for Secret {
     }
 }
 
+/// What stands for `text` where it would be shown to more people than its branch reaches (a pull
+/// request's comment, a CI log), when it holds what looks like a credential.
+pub fn withheld(text: &str) -> Option<String> {
+    find(text)
+        .into_iter()
+        .next()
+        .map(|s| format!("(text withheld: it holds what looks like {s})"))
+}
+
 /// Prefixes of well-known token formats, the characters that follow and how many at least.
 const PREFIXED: &[(&str, &str, usize)] = &[
     ("AKIA", "an AWS access key id", 16),

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::model::facts::change::FactChange;
 use crate::model::facts::file::Meta;
 use crate::model::proposals::proposal::Proposal;
+use crate::model::proposals::secrets;
 use crate::model::provenance::audit::{Audit, Examined, LedgerChange, Violation};
 use crate::model::provenance::decision::{ProposedText, Recorded, Verdict};
 use crate::model::provenance::factdiff::{changes, fact_map, FactState, Files};
@@ -414,6 +415,16 @@ impl Rejected {
         } else {
             d.proposed_texts.clone()
         };
+        // A credential is often why a proposal was rejected: the summary does not repeat it.
+        let proposed_texts = proposed_texts
+            .into_iter()
+            .map(|mut t| {
+                if let Some(withheld) = secrets::withheld(&t.text) {
+                    t.text = withheld;
+                }
+                t
+            })
+            .collect();
         Rejected {
             proposal: d.proposal.clone(),
             commit: c.id.clone(),

@@ -71,12 +71,8 @@ pub struct PendingLine {
 /// The operation's summary, its text withheld when it holds what looks like a credential: the
 /// summary goes to pull-request comments and CI logs, which reach more people than the branch.
 fn withheld_summary(op: &Operation) -> String {
-    match op.text().and_then(|t| secrets::find(t).into_iter().next()) {
-        Some(secret) => format!(
-            "{} {} (its text withheld: it holds what looks like {secret})",
-            op.kind().as_str(),
-            op.text_fact_id()
-        ),
+    match op.text().and_then(secrets::withheld) {
+        Some(withheld) => format!("{} {} {withheld}", op.kind().as_str(), op.text_fact_id()),
         None => op.summary(),
     }
 }
@@ -162,8 +158,8 @@ impl PendingReview {
                 .into_iter()
                 .filter(|s| s.proposal.as_deref() != Some(proposal.id.as_str()))
                 .map(|mut s| {
-                    if let Some(secret) = secrets::find(&s.text).into_iter().next() {
-                        s.text = format!("(text withheld: it holds what looks like {secret})");
+                    if let Some(withheld) = secrets::withheld(&s.text) {
+                        s.text = withheld;
                     }
                     s
                 })
