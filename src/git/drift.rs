@@ -278,13 +278,7 @@ pub fn walk(
     // The commits yet to be walked, with the facts their walked children cover.
     let mut pending: HashMap<gix::ObjectId, Facts> = HashMap::new();
     let mut cut_short = false;
-    // A shallow clone's oldest commits have parents it lacks: what they changed is unknown.
-    let boundary: Vec<gix::ObjectId> = repo
-        .shallow_commits()
-        .ok()
-        .flatten()
-        .map(|c| c.iter().copied().collect())
-        .unwrap_or_default();
+    let boundary = shallow_boundary(repo);
     for info in children_first(repo, head, hidden)? {
         if unsettled.is_empty() {
             break;
@@ -398,6 +392,15 @@ pub fn walk(
 
 const DAY: i64 = 24 * 60 * 60;
 
+/// A shallow clone's oldest commits: their parents are missing, so what they changed is unknown.
+fn shallow_boundary(repo: &gix::Repository) -> Vec<gix::ObjectId> {
+    repo.shallow_commits()
+        .ok()
+        .flatten()
+        .map(|c| c.iter().copied().collect())
+        .unwrap_or_default()
+}
+
 /// For each of `paths`, how many commits back from `head` it last changed (0: in `head`), among
 /// the `limit` newest commits; `None` when it did not change in them. A ranking hint, not a
 /// verdict, so the commits are taken by date; a shallow clone's oldest commits, whose parents
@@ -413,12 +416,7 @@ pub fn last_changed(
     sorted.sort_unstable();
     sorted.dedup();
     let tree_of_paths = Node::of(&sorted);
-    let boundary: Vec<gix::ObjectId> = repo
-        .shallow_commits()
-        .ok()
-        .flatten()
-        .map(|c| c.iter().copied().collect())
-        .unwrap_or_default();
+    let boundary = shallow_boundary(repo);
     let mut cache = Entries::new();
     let mut newest: Vec<Option<usize>> = vec![None; sorted.len()];
     let walk = repo

@@ -844,6 +844,13 @@ fn the_comment_shows_what_approving_each_pending_proposal_would_do() {
         .unwrap()
         .starts_with("--- a/.ledger/facts/pitfalls.md\n"));
 
+    let markdown = || {
+        let out = repo
+            .mneme(&["diff", &format!("{base}..HEAD"), "--format", "markdown"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
     // Rejected for its token, the proposal's text is not repeated among the rejections either.
     repo.mneme(&[
         "review",
@@ -854,13 +861,7 @@ fn the_comment_shows_what_approving_each_pending_proposal_would_do() {
     ])
     .assert()
     .success();
-    let md = String::from_utf8(
-        repo.mneme(&["diff", &format!("{base}..HEAD"), "--format", "markdown"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let md = markdown();
     assert!(md.contains("### Rejected (1)"), "{md}");
     assert!(!md.contains(token), "{md}");
     assert!(
@@ -870,13 +871,7 @@ fn the_comment_shows_what_approving_each_pending_proposal_would_do() {
 
     // Once a competing update is approved, the other conflicts: it can only be rejected.
     repo.approve(&other);
-    let md = String::from_utf8(
-        repo.mneme(&["diff", &format!("{base}..HEAD"), "--format", "markdown"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let md = markdown();
     let entry = md
         .split("\n- ")
         .find(|e| e.starts_with(&format!("`{resize}`")))
