@@ -120,7 +120,7 @@ pub fn line(r: &Recorded) -> String {
             format!(
                 "({} → {})",
                 esc1(r.proposed_by.as_deref().unwrap_or("unknown")),
-                esc1(r.reviewer.as_deref().unwrap_or("unknown"))
+                esc1(r.reviewer_name().as_deref().unwrap_or("unknown"))
             )
         )
     )

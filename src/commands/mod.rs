@@ -14,6 +14,7 @@ pub mod diff;
 pub mod doctor;
 pub mod export;
 pub mod facts;
+pub mod forge;
 pub mod hook;
 pub mod hooks;
 pub mod import;

@@ -34,6 +34,8 @@ pub enum Error {
     Locked { path: PathBuf },
     #[error("no git identity is configured")]
     IdentityMissing,
+    #[error("cannot take the reviewer's identity: {0}")]
+    Identity(String),
     #[error("cannot sign the decision record: {0}")]
     Signing(String),
     #[error("a {what} is in progress")]
@@ -223,6 +225,27 @@ impl Repo {
             "gitoxide.author.emailFallback",
         ])?;
         Some(format!("{name} <{email}>"))
+    }
+
+    /// Makes `name <email>` the author and committer of the commits this handle makes, whatever
+    /// the configuration and environment say: a forge decision is the commenter's.
+    pub fn set_identity(&mut self, name: &str, email: &str) -> Result<()> {
+        use gix::config::tree::{Author, Committer};
+        let mut config = self.repo.config_snapshot_mut();
+        for (key, value) in [
+            (&Author::NAME as &'static dyn gix::config::tree::Key, name),
+            (&Author::EMAIL, email),
+            (&Committer::NAME, name),
+            (&Committer::EMAIL, email),
+        ] {
+            config
+                .set_value(key, value)
+                .map_err(|e| Error::Identity(crate::error_chain(&e)))?;
+        }
+        config
+            .commit()
+            .map_err(|e| Error::Identity(crate::error_chain(&e)))?;
+        Ok(())
     }
 
     /// `Name <email>` of the committer, who is the reviewer.

@@ -16,6 +16,7 @@ pub mod agents;
 pub mod base;
 pub mod evidence;
 pub mod facts;
+pub mod forge;
 pub mod interchange;
 pub mod lint;
 pub mod merge;

@@ -110,6 +110,12 @@ pub fn init(ws: &Workspace, github_ci: bool, agents_file: Option<&str>) -> Resul
             // Pushes to the branch set up on: `master` in a repository git made with that.
             &templates::github_workflow(&ws.repo.branch().unwrap_or_else(|| "main".to_owned())),
         )?;
+        seed(
+            ws,
+            &mut report,
+            paths::GITHUB_DECIDE_WORKFLOW,
+            &templates::github_decide_workflow(),
+        )?;
     }
     Ok(report)
 }

@@ -8,6 +8,7 @@ pub mod claims;
 pub mod context;
 pub mod evidence;
 pub mod export;
+pub mod forge;
 pub mod hooks;
 pub mod import;
 pub mod init;

@@ -8,11 +8,11 @@ use crate::model::base::paths;
 use crate::model::base::text::escape_line;
 use crate::model::base::time::Timestamp;
 use crate::model::facts::ledger::Ledger;
-use crate::model::proposals::apply::{apply, FileChange};
+use crate::model::proposals::apply::{apply, retargeted, FileChange};
 use crate::model::proposals::preview::BudgetAfter;
-use crate::model::proposals::proposal::{is_proposal_id, Proposal, ProposalError};
+use crate::model::proposals::proposal::{is_proposal_id, Operation, Proposal, ProposalError};
 use crate::model::proposals::queue::Queue;
-use crate::model::provenance::decision::{invalid_rejection, Decision, Verdict};
+use crate::model::provenance::decision::{invalid_rejection, Decision, ForgeReviewer, Verdict};
 use crate::model::provenance::factdiff::Files;
 use crate::model::provenance::record::Record;
 use crate::ops::{now, Error, Notes, Result, Workspace};
@@ -111,6 +111,45 @@ impl Focus {
     }
 }
 
+/// Makes the proposal `ops` (its operations, some edited) less those `keep` marks false: the
+/// reviewer's version, aimed at the facts as they are. `Err` says why it cannot be.
+pub fn keep_operations(
+    item: &mut Pending,
+    ops: Vec<Operation>,
+    keep: &[bool],
+    ledger: &Ledger,
+) -> std::result::Result<(), String> {
+    let Some(proposal) = item.valid() else {
+        return Err("the proposal is invalid".into());
+    };
+    if keep.iter().all(|k| !k) {
+        return Err("every operation was dropped: reject the proposal instead".into());
+    }
+    let mut decided = proposal.clone();
+    decided.operations = ops
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(op, k)| k.then_some(op))
+        .collect();
+    if decided == *proposal {
+        return Ok(());
+    }
+    decided
+        .validate(&ledger.limits())
+        .map_err(|why| format!("the proposal would not hold without what was dropped ({why})"))?;
+    let decided = retargeted(ledger, &decided).unwrap_or(decided);
+    replace_proposal(item, decided);
+    Ok(())
+}
+
+/// The reviewer's version of the proposal; the agent's is kept for the record.
+pub fn replace_proposal(item: &mut Pending, edited: Proposal) {
+    let agent = std::mem::replace(&mut item.proposal, Ok(edited));
+    if item.original.is_none() {
+        item.original = agent.ok();
+    }
+}
+
 /// Today's date, stamped as `since` on the facts an approval writes.
 pub fn today() -> String {
     now().date()
@@ -184,6 +223,9 @@ pub struct Approval {
     pub no_verify: bool,
     /// The reviewer checked that what looks like a credential is not one.
     pub allow_secrets: bool,
+    /// A decision made on a forge: who commented it. The repository's identity must already be
+    /// theirs ([`crate::git::Repo::set_identity`]).
+    pub forge: Option<ForgeReviewer>,
 }
 
 /// Applies and commits `item` against the ledger as it is now. Taking the facts over their line
@@ -240,14 +282,17 @@ pub fn approve(
             .map(|f| (f.name.clone(), pick(f).clone()))
             .collect()
     };
-    let proof = Record::new(
-        Verdict::Approve,
-        &proposal.id,
-        &reviewer,
-        now(),
-        &files(|f| &f.old),
-        &files(|f| &f.new),
-    );
+    let proof = Record {
+        forge: how.forge.clone(),
+        ..Record::new(
+            Verdict::Approve,
+            &proposal.id,
+            &reviewer,
+            now(),
+            &files(|f| &f.old),
+            &files(|f| &f.new),
+        )
+    };
     writes.push(record_file(ws, proof)?);
     let decision = Decision {
         verdict: Verdict::Approve,
@@ -256,6 +301,7 @@ pub fn approve(
         note: how.note.clone(),
         rebased: applied.rebased,
         original: item.original.as_ref(),
+        forge: how.forge.as_ref(),
     };
     record(ws, item, decision.message(), writes, how.no_verify)
 }
@@ -273,12 +319,14 @@ fn record_file(ws: &Workspace, mut proof: Record) -> Result<FileWrite> {
 }
 
 /// Records the rejection of `item` as a commit that removes its file. An invalid proposal is
-/// rejected by its file name, without repeating any of its contents.
+/// rejected by its file name, without repeating any of its contents. `forge`: as for
+/// [`Approval::forge`].
 pub fn reject(
     ws: &Workspace,
     item: &Pending,
     reason: Option<String>,
     no_verify: bool,
+    forge: Option<&ForgeReviewer>,
 ) -> Result<Committed> {
     let reviewer = ws.repo.reviewer()?;
     let note = reason.filter(|r| !r.trim().is_empty());
@@ -292,7 +340,10 @@ pub fn reject(
         let none = Files::new();
         record_file(
             ws,
-            Record::new(Verdict::Reject, id, &reviewer, now(), &none, &none),
+            Record {
+                forge: forge.cloned(),
+                ..Record::new(Verdict::Reject, id, &reviewer, now(), &none, &none)
+            },
         )
     })
     .into_iter()
@@ -305,6 +356,7 @@ pub fn reject(
             note,
             rebased: false,
             original: item.original.as_ref(),
+            forge,
         }
         .message(),
         Err(why) => invalid_rejection(&item.id, &why.to_string(), &reviewer, note.as_deref()),

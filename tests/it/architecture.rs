@@ -348,13 +348,14 @@ fn the_rule_sees_imports() {
 
 /// The model's domains, lowest first, each with the domains it may use (docs/architecture.md).
 /// A folder or file under `src/model/` is a domain; each must be listed here.
-const DOMAINS: [(&str, &[&str]); 11] = [
+const DOMAINS: [(&str, &[&str]); 12] = [
     ("base", &[]),
     ("facts", &["base"]),
     ("evidence", &["facts", "base"]),
     ("merge", &["facts", "base"]),
     ("proposals", &["facts", "base"]),
     ("provenance", &["proposals", "evidence", "facts", "base"]),
+    ("forge", &["provenance", "base"]),
     ("tasks", &["merge", "facts", "base"]),
     (
         "lint",

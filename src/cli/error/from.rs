@@ -210,7 +210,7 @@ impl From<git::Error> for CliError {
             E::NotARepository { .. } | E::NoSuchDirectory { .. } => Code::NotARepository,
             E::BareRepository { .. } => Code::BareRepository,
             E::Locked { .. } => Code::GitLocked,
-            E::IdentityMissing => Code::IdentityMissing,
+            E::IdentityMissing | E::Identity(_) => Code::IdentityMissing,
             E::Signing(_) => Code::SigningFailed,
             E::InProgress { .. } => Code::GitInProgress,
             E::DetachedHead => Code::DetachedHead,

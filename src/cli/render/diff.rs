@@ -558,7 +558,7 @@ fn pending_review_markdown(
 }
 
 /// The longest run of `c` in `s`: a code fence must be longer to hold `s`.
-fn longest_run(s: &str, c: char) -> usize {
+pub(crate) fn longest_run(s: &str, c: char) -> usize {
     let (mut best, mut run) = (0, 0);
     for ch in s.chars() {
         run = if ch == c { run + 1 } else { 0 };
@@ -567,7 +567,7 @@ fn longest_run(s: &str, c: char) -> usize {
     best
 }
 
-fn code(s: &str) -> String {
+pub(crate) fn code(s: &str) -> String {
     format!("`{}`", esc1(s).replace('`', ""))
 }
 
@@ -818,7 +818,7 @@ pub fn by_commit_markdown(s: &Summary) -> String {
 }
 
 /// Escapes the characters that would change Markdown rendering of a fact.
-fn md(s: &str) -> String {
+pub(crate) fn md(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if matches!(

@@ -3,5 +3,6 @@
 //! through `Ui`.
 
 pub mod diff;
+pub mod forge;
 pub mod proposal;
 pub mod review;

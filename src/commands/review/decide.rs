@@ -6,7 +6,7 @@ use mneme::model::views::{ApprovedAll, Decided, LeftPending};
 use mneme::ops::review::{self, Approval, Pending};
 use mneme::ops::{Error as OpsError, Notes, Workspace};
 
-use super::edit::keep_operations;
+use mneme::ops::review::keep_operations;
 use crate::cli::render::review::committed_line;
 use crate::cli::{CliError, Cx, ExitStatus, Result};
 

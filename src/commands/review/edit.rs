@@ -5,8 +5,8 @@ use console::Term;
 use mneme::model::facts::fields::check_text;
 use mneme::model::facts::ledger::Ledger;
 use mneme::model::proposals::apply::retargeted;
-use mneme::model::proposals::proposal::{Operation, Proposal};
-use mneme::ops::review::Pending;
+use mneme::model::proposals::proposal::Operation;
+use mneme::ops::review::{keep_operations, replace_proposal, Pending};
 use mneme::ops::Notes;
 
 use crate::cli::editor::Editor;
@@ -138,37 +138,6 @@ pub(super) fn each_operation(
     Ok(())
 }
 
-/// Makes the proposal `ops` (its operations, some edited) less those `keep` marks false: the
-/// reviewer's version, aimed at the facts as they are. `Err` says why it cannot be.
-pub(super) fn keep_operations(
-    item: &mut Pending,
-    ops: Vec<Operation>,
-    keep: &[bool],
-    ledger: &Ledger,
-) -> std::result::Result<(), String> {
-    let Some(proposal) = item.valid() else {
-        return Err("the proposal is invalid".into());
-    };
-    if keep.iter().all(|k| !k) {
-        return Err("every operation was dropped: reject the proposal instead".into());
-    }
-    let mut decided = proposal.clone();
-    decided.operations = ops
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(op, k)| k.then_some(op))
-        .collect();
-    if decided == *proposal {
-        return Ok(());
-    }
-    decided
-        .validate(&ledger.limits())
-        .map_err(|why| format!("the proposal would not hold without what was dropped ({why})"))?;
-    let decided = retargeted(ledger, &decided).unwrap_or(decided);
-    replace_proposal(item, decided);
-    Ok(())
-}
-
 /// Aims the proposal at the facts as they are now; whether any target had changed.
 pub(super) fn retarget(item: &mut Pending, ledger: &Ledger) -> bool {
     let Some(p) = item.valid().and_then(|p| retargeted(ledger, p)) else {
@@ -176,12 +145,4 @@ pub(super) fn retarget(item: &mut Pending, ledger: &Ledger) -> bool {
     };
     replace_proposal(item, p);
     true
-}
-
-/// The reviewer's version of the proposal; the agent's is kept for the record.
-fn replace_proposal(item: &mut Pending, edited: Proposal) {
-    let agent = std::mem::replace(&mut item.proposal, Ok(edited));
-    if item.original.is_none() {
-        item.original = agent.ok();
-    }
 }

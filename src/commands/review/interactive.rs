@@ -136,6 +136,7 @@ pub(super) fn interactive(
                         note: note.filter(|m| !m.trim().is_empty()),
                         no_verify,
                         allow_secrets: confirm_secrets(&term, item)?,
+                        forge: None,
                     };
                     // The budget was shown and, when over, confirmed above.
                     review::approve(ws, item, &how, &Quiet)
@@ -159,7 +160,7 @@ pub(super) fn interactive(
                 }
                 'n' => {
                     let reason = ask(&term, "Reason for rejecting (optional)")?;
-                    review::reject(ws, item, Some(reason), no_verify)
+                    review::reject(ws, item, Some(reason), no_verify, None)
                 }
                 'e' if can_edit => {
                     match edit(&mut items[n], &ledger, &editor) {

@@ -197,6 +197,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
                 note: message.clone(),
                 no_verify: args.no_verify,
                 allow_secrets: *allow_secrets,
+                forge: None,
             };
             if *all {
                 return decide::approve_all(cx, &ws, &how);
@@ -208,7 +209,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         }
         Some(Action::Undo { decision }) => undo::undo(cx, &ws, decision),
         Some(Action::Reject { ids, reason }) => decide::decide(cx, &ws, ids, |item| {
-            review::reject(&ws, item, reason.clone(), args.no_verify)
+            review::reject(&ws, item, reason.clone(), args.no_verify, None)
         }),
     }
 }

@@ -32,11 +32,23 @@ pub const INSTALL_WAYS: &str = "`npm install -g mneme-ledger` (or `npm install -
 /// The GitHub Actions workflow `mneme init --ci github` writes: it installs the release of the
 /// mneme that wrote it, and runs on pushes to `branch` (the repository's, `main` or `master`).
 pub fn github_workflow(branch: &str) -> String {
-    include_str!("../../../templates/github-workflow.yml")
-        .replace("{{releases}}", RELEASES)
-        .replace("{{version}}", env!("CARGO_PKG_VERSION"))
+    with_install(include_str!("../../../templates/github-workflow.yml"))
         // A single-quoted YAML scalar: any branch name reads back as itself.
         .replace("{{branch}}", &format!("'{}'", branch.replace('\'', "''")))
+}
+
+/// The workflow that decides proposals from a pull request's `/mneme` comments, written with
+/// [`github_workflow`].
+pub fn github_decide_workflow() -> String {
+    with_install(include_str!("../../../templates/github-decide-workflow.yml"))
+}
+
+/// `workflow` with its step that installs this release of mneme.
+fn with_install(workflow: &str) -> String {
+    workflow
+        .replace("{{install}}", include_str!("../../../templates/github-install-step.yml"))
+        .replace("{{releases}}", RELEASES)
+        .replace("{{version}}", env!("CARGO_PKG_VERSION"))
 }
 
 /// The always-apply rule `mneme setup cursor` writes.

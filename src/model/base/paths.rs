@@ -48,6 +48,8 @@ pub fn check_repo_file(file: &str) -> Result<(), &'static str> {
 pub const GITATTRIBUTES: &str = ".gitattributes";
 /// The workflow `mneme init --ci github` writes.
 pub const GITHUB_WORKFLOW: &str = ".github/workflows/mneme.yml";
+/// The workflow `mneme init --ci github` writes for deciding in pull requests.
+pub const GITHUB_DECIDE_WORKFLOW: &str = ".github/workflows/mneme-decide.yml";
 
 /// In the git directory: serialises changes to facts and proposals.
 pub const LEDGER_LOCK: &str = "mneme.lock";

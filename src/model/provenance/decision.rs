@@ -36,6 +36,9 @@ pub const DROPPED: &str = "Mneme-Dropped";
 /// `<fact-id> <JSON string>`: what the agent proposed for that fact, when the commit does not
 /// show it (an approval the reviewer edited, a rejection).
 pub const PROPOSED_TEXT: &str = "Mneme-Proposed-Text";
+/// `<site> <login> <numeric id> <comment URL>`: a decision made on a forge (a pull request's
+/// comment), by whom.
+pub const FORGE: &str = "Mneme-Forge";
 
 /// How a rejection's body starts when the reviewer gave a reason.
 const REJECTED_PREFIX: &str = "Rejected: ";
@@ -79,6 +82,107 @@ pub struct Decision<'a> {
     pub rebased: bool,
     /// The agent's proposal, when the reviewer edited it into `proposal`.
     pub original: Option<&'a Proposal>,
+    /// Where the decision was made on a forge: who commented it.
+    pub forge: Option<&'a ForgeReviewer>,
+}
+
+/// The reviewer of a decision made on a forge: the account that commented the command, as the
+/// forge identifies it, and the comment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForgeReviewer {
+    /// The forge's host: `github.com`, or a GitHub Enterprise server's.
+    pub site: String,
+    pub login: String,
+    /// The account's numeric id, which outlives a renamed login.
+    pub id: u64,
+    /// The command's comment.
+    pub comment: String,
+}
+
+impl ForgeReviewer {
+    /// `login <id+login@users.noreply.…>`: the reviewer as commits and records name people, with
+    /// the forge's own address for the account.
+    pub fn identity(&self) -> (String, String) {
+        let domain = match self.site.as_str() {
+            "github.com" => "users.noreply.github.com".to_owned(),
+            site => format!("users.noreply.{site}"),
+        };
+        (
+            self.login.clone(),
+            format!("{}+{}@{domain}", self.id, self.login),
+        )
+    }
+
+    /// `GitHub`, or the server's host.
+    pub fn forge_name(&self) -> &str {
+        match self.site.as_str() {
+            "github.com" => "GitHub",
+            site => site,
+        }
+    }
+
+    /// `approved on GitHub by @login (comment URL)`.
+    pub fn describe(&self, verdict: Verdict) -> String {
+        let done = match verdict {
+            Verdict::Approve => "approved",
+            Verdict::Reject => "rejected",
+        };
+        format!(
+            "{done} on {} by @{} ({})",
+            self.forge_name(),
+            self.login,
+            self.comment
+        )
+    }
+
+    /// Why this cannot be a forge reviewer, if it cannot: every value is read back from a branch.
+    pub fn problem(&self) -> Option<String> {
+        let login_ok = (1..=39).contains(&self.login.len())
+            && self
+                .login
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        let site_ok = (1..=253).contains(&self.site.len())
+            && self
+                .site
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-' || b == b':');
+        let url_ok = self.comment.len() <= 512
+            && self
+                .comment
+                .strip_prefix("https://")
+                .and_then(|rest| rest.strip_prefix(self.site.as_str()))
+                .is_some_and(|path| path.starts_with('/'))
+            && self.comment.bytes().all(|b| b.is_ascii_graphic());
+        if !login_ok {
+            Some("`login` is not a forge account name".into())
+        } else if !site_ok {
+            Some("`site` is not a host name".into())
+        } else if self.id == 0 {
+            Some("`id` is not an account id".into())
+        } else if !url_ok {
+            Some("`comment` is not an https URL on the forge's site".into())
+        } else {
+            None
+        }
+    }
+
+    /// The `Mneme-Forge` trailer's value.
+    fn trailer(&self) -> String {
+        format!("{} {} {} {}", self.site, self.login, self.id, self.comment)
+    }
+
+    fn parse_trailer(value: &str) -> Option<ForgeReviewer> {
+        let mut words = value.split_whitespace();
+        let r = ForgeReviewer {
+            site: words.next()?.to_owned(),
+            login: words.next()?.to_owned(),
+            id: words.next()?.parse().ok()?,
+            comment: words.next()?.to_owned(),
+        };
+        (words.next().is_none() && r.problem().is_none()).then_some(r)
+    }
 }
 
 /// `add f-7f3c architecture.md`, `supersede f-old1 f-new2 pitfalls.md`.
@@ -177,6 +281,9 @@ impl Decision<'_> {
             Verdict::Reject => REJECTED_BY,
         };
         trailers.push((by, self.reviewer.clone()));
+        if let Some(forge) = self.forge {
+            trailers.push((FORGE, forge.trailer()));
+        }
         // A proposed text is a JSON string: one line already, and its spaces are its own.
         let trailers: String = trailers
             .into_iter()
@@ -312,6 +419,9 @@ pub struct Recorded {
     /// merge or a cherry-pick rewrote it): the record's id. `commit` is then empty.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub record: Option<String>,
+    /// A decision made on a forge: who commented it, and where.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forge: Option<ForgeReviewer>,
 }
 
 /// Marks which approvals of `fact` (in `decisions`, newest first, with their `changes`) the fact's
@@ -417,6 +527,7 @@ impl Recorded {
             dropped: Vec::new(),
             in_effect: None,
             record: None,
+            forge: None,
         }
     }
 
@@ -458,10 +569,22 @@ impl Recorded {
                     Some(t) => r.proposed_texts.push(t),
                     None => r.malformed.push(value),
                 },
+                FORGE => match ForgeReviewer::parse_trailer(&value) {
+                    Some(f) => r.forge = Some(f),
+                    None => r.malformed.push(value),
+                },
                 _ => {}
             }
         }
         Some(r)
+    }
+
+    /// Who decided, as `log` and `why` say it: `Grace <g@example.com>`, or `@login on GitHub`.
+    pub fn reviewer_name(&self) -> Option<String> {
+        match &self.forge {
+            Some(f) => Some(format!("@{} on {}", f.login, f.forge_name())),
+            None => self.reviewer.clone(),
+        }
     }
 
     /// The reviewer's reason for a rejection (`Rejected: <reason>` opens its body).
@@ -512,6 +635,7 @@ mod tests {
             note: None,
             rebased: true,
             original: None,
+            forge: None,
         };
         let m = d.message();
         let subject = m.lines().next().unwrap();
@@ -546,6 +670,7 @@ mod tests {
             note: Some("not verified".into()),
             rebased: false,
             original: None,
+            forge: None,
         };
         let m = d.message();
         // The whole list is 79 columns: what does not fit is counted.
@@ -639,6 +764,7 @@ mod tests {
             note: None,
             rebased: false,
             original: None,
+            forge: None,
         }
         .message();
         assert!(m.starts_with("ledger(architecture): add"), "{m}");
@@ -653,6 +779,7 @@ mod tests {
             note: None,
             rebased: false,
             original: None,
+            forge: None,
         }
         .message();
         let subject = m.lines().next().unwrap();
@@ -674,6 +801,7 @@ mod tests {
             note: None,
             rebased: false,
             original: Some(&agent),
+            forge: None,
         };
         let r = read_back(&approval.message());
         assert!(r.edited);
@@ -687,6 +815,7 @@ mod tests {
         // Unedited approvals show their text in the commit itself.
         let plain = Decision {
             original: None,
+            forge: None,
             proposal: &agent,
             ..approval.clone()
         };
@@ -696,6 +825,7 @@ mod tests {
             verdict: Verdict::Reject,
             proposal: &edited,
             original: None,
+            forge: None,
             ..approval
         };
         let r = read_back(&rejection.message());

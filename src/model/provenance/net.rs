@@ -343,7 +343,7 @@ impl Step {
             op,
             proposal: Some(d.proposal.clone()),
             proposed_by: d.proposed_by.clone(),
-            approved_by: d.reviewer.clone(),
+            approved_by: d.reviewer_name(),
             author: None,
             reason: Some(d.reason.clone()),
             evidence: d.evidence.clone(),
@@ -436,7 +436,7 @@ impl Rejected {
                 .collect(),
             proposed_texts,
             proposed_by: d.proposed_by.clone(),
-            rejected_by: d.reviewer.clone(),
+            rejected_by: d.reviewer_name(),
             why: d.rejection_reason(),
             reason: d.reason.clone(),
         }

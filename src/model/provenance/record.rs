@@ -22,10 +22,12 @@ use crate::model::base::time::Timestamp;
 use crate::model::facts::change::{ChangeKind, FactChange};
 use crate::model::facts::file::{self, is_fact_id};
 use crate::model::proposals::proposal::{is_proposal_id, OpKind};
-use crate::model::provenance::decision::{Recorded, RecordedOp, Verdict};
+use crate::model::provenance::decision::{ForgeReviewer, Recorded, RecordedOp, Verdict};
 use crate::model::provenance::factdiff::{fact_map, FactState, Files};
 use crate::model::provenance::signing::{AllowedSigners, SignatureProblem};
 
+/// The `allowed_signers` principal of the key a forge workflow signs its decisions with.
+pub const FORGE_PRINCIPAL: &str = "mneme-forge";
 /// The format version a record declares.
 pub const VERSION: u32 = 1;
 /// Largest record read: a decision on a large import stays far below.
@@ -62,6 +64,11 @@ pub struct Record {
     /// signed decisions are required, that commit's own signature proves an unsigned record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
+    /// A decision made on a forge: who commented it. `by` is then the account's forge address,
+    /// and where decisions are signed, the repository's forge key signs (see
+    /// [`Record::check_signature`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forge: Option<ForgeReviewer>,
 }
 
 /// Why a record file cannot be used.
@@ -134,6 +141,7 @@ impl Record {
             facts,
             signature: None,
             commit: None,
+            forge: None,
         }
     }
 
@@ -201,6 +209,7 @@ impl Record {
         r.reviewer = Some(self.by.clone());
         r.subject = format!("decision record {id} (its decision commit is not in this history)");
         r.record = Some(id.to_owned());
+        r.forge = self.forge.clone();
         r
     }
 
@@ -287,17 +296,28 @@ impl Record {
         r
     }
 
-    /// Whether a key `signers` lists for the reviewer signed this record, valid at its time.
+    /// Whether a key `signers` lists for the reviewer signed this record, valid at its time. A
+    /// decision made on a forge is signed by a key listed for [`FORGE_PRINCIPAL`] by name (no
+    /// pattern), and such a key signs nothing else: the workflow holding it cannot pass for a
+    /// person, nor a person for the forge.
     pub fn check_signature(&self, signers: &AllowedSigners) -> Result<(), SignatureProblem> {
         let signature = self
             .signature
             .as_deref()
             .ok_or(SignatureProblem::Unsigned)?;
-        let email = self.email().unwrap_or(&self.by);
         let at = Timestamp::parse(&self.at).ok_or(SignatureProblem::Malformed)?;
-        signers
-            .verify(signature, self.payload().as_bytes(), email, at)
-            .map(|_| ())
+        let payload = self.payload();
+        if self.forge.is_some() {
+            return signers
+                .verify_exact(signature, payload.as_bytes(), FORGE_PRINCIPAL, at)
+                .map(|_| ());
+        }
+        let email = self.email().unwrap_or(&self.by);
+        let signer = signers.verify(signature, payload.as_bytes(), email, at)?;
+        if signers.lists_exactly(&signer.key, FORGE_PRINCIPAL) {
+            return Err(SignatureProblem::ForgeOnly);
+        }
+        Ok(())
     }
 
     /// A record file read back, checked as strictly as mneme writes one; `name` is its file
@@ -354,6 +374,9 @@ impl Record {
         }
         if Timestamp::parse(&self.at).is_none() {
             return Err(field("at", "not an RFC 3339 time"));
+        }
+        if let Some(why) = self.forge.as_ref().and_then(ForgeReviewer::problem) {
+            return Err(field("forge", why));
         }
         for f in &self.facts {
             if !is_fact_id(&f.id) {

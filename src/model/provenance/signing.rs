@@ -108,6 +108,13 @@ impl AllowedSigners {
             .any(|s| s.key.key_data() == key.key_data() && principal_matches(&s.principals, email))
     }
 
+    /// Whether a line lists `key` for `principal` by name, not by a pattern.
+    pub fn lists_exactly(&self, key: &PublicKey, principal: &str) -> bool {
+        self.signers
+            .iter()
+            .any(|s| s.key.key_data() == key.key_data() && s.principals.iter().any(|p| p == principal))
+    }
+
     /// Checks that `signature` is a good SSH signature of `payload` by a key listed for
     /// `email`, valid at `time`.
     pub fn verify(
@@ -116,6 +123,33 @@ impl AllowedSigners {
         payload: &[u8],
         email: &str,
         time: Timestamp,
+    ) -> Result<&AllowedSigner, SignatureProblem> {
+        self.verify_by(signature, payload, email, time, |s| {
+            principal_matches(&s.principals, email)
+        })
+    }
+
+    /// As [`AllowedSigners::verify`], for a key listed for `principal` by name: a pattern such
+    /// as `*` does not list it.
+    pub fn verify_exact(
+        &self,
+        signature: &str,
+        payload: &[u8],
+        principal: &str,
+        time: Timestamp,
+    ) -> Result<&AllowedSigner, SignatureProblem> {
+        self.verify_by(signature, payload, principal, time, |s| {
+            s.principals.iter().any(|p| p == principal)
+        })
+    }
+
+    fn verify_by(
+        &self,
+        signature: &str,
+        payload: &[u8],
+        email: &str,
+        time: Timestamp,
+        listed_for: impl Fn(&AllowedSigner) -> bool,
     ) -> Result<&AllowedSigner, SignatureProblem> {
         let signature = signature.trim();
         if signature.starts_with("-----BEGIN PGP SIGNATURE-----") {
@@ -146,7 +180,7 @@ impl AllowedSigners {
             .map_err(|_| SignatureProblem::Bad)?;
         let for_email: Vec<&AllowedSigner> = listed
             .into_iter()
-            .filter(|s| principal_matches(&s.principals, email))
+            .filter(|s| listed_for(s))
             .collect();
         let Some(first) = for_email.first() else {
             return Err(SignatureProblem::NotListedFor(email.to_owned()));
@@ -193,6 +227,8 @@ pub enum SignatureProblem {
         "its key is not valid for git signatures at the commit's date (allowed_signers line {0})"
     )]
     Expired(usize),
+    #[error("it is signed by the forge's key (allowed_signers `mneme-forge`), which signs only decisions made on the forge")]
+    ForgeOnly,
 }
 
 fn parse_line(line: &str, number: usize) -> Result<AllowedSigner, String> {

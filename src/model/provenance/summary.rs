@@ -226,7 +226,7 @@ pub fn summarize(
                 proposal: d.proposal.clone(),
                 subject: c.subject.clone(),
                 proposed_by: d.proposed_by.clone(),
-                rejected_by: d.reviewer.clone(),
+                rejected_by: d.reviewer_name(),
                 reason: d.reason.clone(),
                 commit: c.id.clone(),
             }),
@@ -259,7 +259,7 @@ impl Summary {
                 new,
                 replaced_by,
                 proposed_by: d.proposed_by.clone(),
-                approved_by: d.reviewer.clone(),
+                approved_by: d.reviewer_name(),
                 reason: d.reason.clone(),
                 commit: c.id.clone(),
             };

@@ -1,0 +1,153 @@
+//! The replies to a pull request's `/mneme` comment, in GitHub's Markdown. Nothing of the
+//! branch's text is shown outside a code span or a code block, and no line of a reply opens
+//! with a command.
+
+use std::fmt::Write as _;
+
+use mneme::model::forge::command::USAGE;
+use mneme::model::forge::event::{Refusal, Target};
+use mneme::model::provenance::decision::Verdict;
+use mneme::ops::audit::Verification;
+use mneme::ops::forge::{Failure, Outcome};
+
+use super::diff::{code, longest_run};
+use crate::cli::ui::short;
+use crate::cli::CliError;
+
+/// The marker that opens the summary comment mneme keeps on a pull request, one per pull
+/// request, updated in place.
+pub const SUMMARY_MARKER: &str = "<!-- mneme fact summary -->";
+
+/// A reply and the reaction to the command.
+pub struct Reply {
+    pub body: String,
+    /// `+1` when it was done, `confused` when it was not.
+    pub reaction: &'static str,
+}
+
+/// `text` in a code block no line of it can close.
+pub fn block(text: &str) -> String {
+    let fence = "`".repeat(longest_run(text, '`').max(2) + 1);
+    format!("{fence}text\n{}\n{fence}\n", text.trim_end())
+}
+
+/// Why nothing of a comment ran.
+pub fn refusal(login: &str, refusal: &Refusal) -> Reply {
+    let why = match refusal {
+        Refusal::Edited => "an edited comment is not a command: mneme acts on new comments only, so that what was decided is what was first written. Post the command again as a new comment.".to_owned(),
+        Refusal::Usage(why) => format!("the command cannot be read: {}. The commands:\n\n{}", code(why), block(USAGE)),
+        Refusal::Permission { level, .. } => format!(
+            "deciding needs write permission on this repository; yours is {}. Ask a maintainer to decide, or to grant you write access.",
+            code(level)
+        ),
+        Refusal::Fork { head } => format!(
+            "this pull request's branch is in {}, not in this repository, and mneme does not decide on a fork's branch with this repository's token. A maintainer can run `mneme review` on a checkout of the branch, or the author can push the branch to this repository.",
+            head.as_deref().map_or_else(|| "a deleted fork".to_owned(), code)
+        ),
+        Refusal::Closed => "this pull request is closed: reopen it to decide its proposals.".to_owned(),
+        Refusal::Mismatch(why) => format!("the workflow's inputs do not fit the comment ({why}); nothing was decided. This is a fault of the workflow, not of the command."),
+        Refusal::Help => format!("the commands:\n\n{}", block(USAGE)),
+    };
+    Reply {
+        body: format!("@{login}: nothing was decided: {why}\n"),
+        reaction: "confused",
+    }
+}
+
+/// What a comment's commands did: the decisions pushed, or why none were.
+pub fn outcome(
+    target: &Target,
+    outcome: Outcome,
+    verification: Option<&Verification>,
+    commit_url: &dyn Fn(&str) -> String,
+) -> Reply {
+    let login = &target.reviewer.login;
+    let mut body = String::new();
+    if let Some((i, failure)) = outcome.failed {
+        let line = i + 1;
+        let why = match failure {
+            Failure::HeadMoved { expected, found } => format!(
+                "the pull request's branch is at {} here, not at {} as GitHub said: it moved. Read the summary again and post the command again.\n",
+                code(short(&found)),
+                code(short(&expected))
+            ),
+            Failure::Drop(why) => block(&why),
+            Failure::Error(e) => block(&CliError::from(e).message),
+        };
+        let _ = write!(
+            body,
+            "@{login}: nothing was decided, and nothing was pushed: command {line} cannot apply.\n\n{why}"
+        );
+        return Reply {
+            body,
+            reaction: "confused",
+        };
+    }
+    let decided = !outcome.done.is_empty();
+    if !decided {
+        let _ = writeln!(body, "@{login}: nothing was decided: no pending proposal applies.");
+    } else {
+        let _ = writeln!(
+            body,
+            "@{login}: decided {} on `{}`, as {}:\n",
+            count(outcome.done.len(), "proposal"),
+            target.branch.replace('`', ""),
+            count(outcome.done.len(), "commit")
+        );
+        body.push_str("| proposal | decision | commit |\n| --- | --- | --- |\n");
+        for d in &outcome.done {
+            let verdict = match d.verdict {
+                Verdict::Approve => "approved",
+                Verdict::Reject => "rejected",
+            };
+            let _ = writeln!(
+                body,
+                "| {} | {verdict} | [{}]({}) |",
+                code(&d.proposal),
+                short(&d.committed.commit),
+                commit_url(&d.committed.commit)
+            );
+        }
+    }
+    if !outcome.left.is_empty() {
+        let _ = writeln!(body, "\nLeft pending, each with why:\n");
+        let why: String = outcome
+            .left
+            .into_iter()
+            .map(|(id, e)| format!("{id}: {}\n", CliError::from(e).message))
+            .collect();
+        body.push_str(&block(&why));
+    }
+    if let Some(v) = verification {
+        let _ = write!(
+            body,
+            "\n`mneme verify {}`: {}\n",
+            v.range.replace('`', ""),
+            if v.passes() {
+                "passes."
+            } else {
+                "fails; the workflow's log and annotations say where."
+            }
+        );
+    }
+    Reply {
+        body,
+        reaction: if decided { "+1" } else { "confused" },
+    }
+}
+
+/// The reply when the decisions could not be pushed: the branch moved while they were made.
+pub fn moved(target: &Target) -> String {
+    format!(
+        "@{}: nothing was decided, and nothing was pushed: the branch `{}` moved while the decisions were made. Read the summary again and post the command again.\n",
+        target.reviewer.login,
+        target.branch.replace('`', "")
+    )
+}
+
+fn count(n: usize, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
+    }
+}

@@ -1,0 +1,141 @@
+//! Deciding a pull request's proposals from its comment: the commands run on the checked-out
+//! head as the commenter, each decision a commit and a record that names them. What is pushed,
+//! and the replies, are the workflow's (docs/ci.md, "Deciding in the pull request").
+
+use crate::git::commit::Committed;
+use crate::git::history::resolve_commit;
+use crate::model::forge::command::Command;
+use crate::model::forge::event::Target;
+use crate::model::provenance::decision::Verdict;
+use crate::ops::review::{self, keep_operations, Approval, Pending};
+use crate::ops::{Error, Notes, Result, Workspace};
+
+/// A decision made.
+#[derive(Debug, Clone)]
+pub struct Done {
+    pub proposal: String,
+    pub verdict: Verdict,
+    pub committed: Committed,
+}
+
+/// What the comment's commands did. When `failed` is set nothing may be pushed: the comment's
+/// decisions are all or none.
+#[derive(Debug)]
+pub struct Outcome {
+    pub done: Vec<Done>,
+    /// Left pending by `approve all`: the proposal and why (a conflict, an invalid file, what
+    /// looks like a credential).
+    pub left: Vec<(String, Error)>,
+    /// The command that could not apply (its index in `commands`), and why.
+    pub failed: Option<(usize, Failure)>,
+}
+
+/// Why a command could not apply.
+#[derive(Debug)]
+pub enum Failure {
+    /// The checkout is not the head the API named: the branch moved.
+    HeadMoved { expected: String, found: String },
+    /// `drop` left nothing that holds.
+    Drop(String),
+    Error(Error),
+}
+
+/// Runs `target`'s commands in order on the checked-out head, as its reviewer. Stops at the
+/// first command that cannot apply.
+pub fn decide(ws: &mut Workspace, target: &Target, notes: &dyn Notes) -> Result<Outcome> {
+    let mut out = Outcome {
+        done: Vec::new(),
+        left: Vec::new(),
+        failed: None,
+    };
+    let found = resolve_commit(&ws.repo, "HEAD")?.to_string();
+    if found != target.head {
+        out.failed = Some((
+            0,
+            Failure::HeadMoved {
+                expected: target.head.clone(),
+                found,
+            },
+        ));
+        return Ok(out);
+    }
+    let (name, email) = target.reviewer.identity();
+    ws.repo.set_identity(&name, &email)?;
+    let how = Approval {
+        forge: Some(target.reviewer.clone()),
+        ..Approval::default()
+    };
+    for (i, command) in target.commands.iter().enumerate() {
+        if let Err(failure) = run(ws, command, &how, notes, &mut out) {
+            out.failed = Some((i, failure));
+            break;
+        }
+    }
+    Ok(out)
+}
+
+fn run(
+    ws: &Workspace,
+    command: &Command,
+    how: &Approval,
+    notes: &dyn Notes,
+    out: &mut Outcome,
+) -> std::result::Result<(), Failure> {
+    let ledger = ws.store.load().map_err(|e| Failure::Error(e.into()))?;
+    let items = review::pending(ws, &ledger).map_err(Failure::Error)?;
+    let find = |id: &str| review::find(&items, id).map_err(Failure::Error);
+    let mut record = |item: &Pending, verdict, committed| {
+        out.done.push(Done {
+            proposal: item.id.clone(),
+            verdict,
+            committed,
+        })
+    };
+    match command {
+        Command::Help => {}
+        Command::Approve(ids) => {
+            let named = ids.iter().map(|id| find(id)).collect::<Result<Vec<_>, _>>()?;
+            for item in named {
+                let c = review::approve(ws, item, how, notes).map_err(Failure::Error)?;
+                record(item, Verdict::Approve, c);
+            }
+        }
+        Command::ApproveAll => {
+            for item in &items {
+                match review::approve(ws, item, how, notes) {
+                    Ok(c) => record(item, Verdict::Approve, c),
+                    Err(
+                        e @ (Error::Conflict { .. }
+                        | Error::InvalidProposal { .. }
+                        | Error::Secret { .. }),
+                    ) => out.left.push((item.id.clone(), e)),
+                    Err(e) => return Err(Failure::Error(e)),
+                }
+            }
+        }
+        Command::Reject { id, reason } => {
+            let item = find(id)?;
+            let c = review::reject(ws, item, reason.clone(), false, how.forge.as_ref())
+                .map_err(Failure::Error)?;
+            record(item, Verdict::Reject, c);
+        }
+        Command::Drop { id, operations } => {
+            let mut item = find(id)?.clone();
+            let ops = item
+                .valid()
+                .map(|p| p.operations.clone())
+                .unwrap_or_default();
+            if let Some(n) = operations.iter().find(|n| **n > ops.len()) {
+                return Err(Failure::Drop(format!(
+                    "operation {n}: the proposal has operations 1 to {}",
+                    ops.len()
+                )));
+            }
+            let keep: Vec<bool> = (1..=ops.len()).map(|n| !operations.contains(&n)).collect();
+            keep_operations(&mut item, ops, &keep, &ledger).map_err(Failure::Drop)?;
+            let c = review::approve(ws, &item, how, notes).map_err(Failure::Error)?;
+            record(&item, Verdict::Approve, c);
+        }
+    }
+    Ok(())
+}
