@@ -13,6 +13,7 @@ mod context;
 mod corpus;
 mod docs;
 mod drift;
+mod forge;
 mod hostile;
 mod hostile_files;
 mod init;

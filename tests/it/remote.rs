@@ -15,6 +15,8 @@ use crate::common::{mneme_std, Repo};
 /// A bare repository served by `git daemon` (pushes enabled) on a free port of 127.0.0.1.
 pub struct Server {
     dir: TempDir,
+    /// The repository's path under the server's root: `srv.git`, `owner/name.git`.
+    name: String,
     port: u16,
     daemon: Option<Child>,
 }
@@ -22,14 +24,20 @@ pub struct Server {
 impl Server {
     /// Serves a bare copy of `seed`.
     pub fn start(seed: &Repo) -> Server {
+        Server::start_as(seed, "srv.git")
+    }
+
+    /// Serves a bare copy of `seed` as `name` (`owner/name.git`).
+    pub fn start_as(seed: &Repo, name: &str) -> Server {
         let dir = tempfile::Builder::new()
             .prefix("mneme-server-")
             .tempdir()
             .unwrap();
-        let bare = dir.path().join("srv.git");
+        let bare = dir.path().join(name);
         seed.git(&["clone", "-q", "--bare", ".", bare.to_str().unwrap()]);
         let mut server = Server {
             dir,
+            name: name.to_owned(),
             port: 0,
             daemon: None,
         };
@@ -37,12 +45,17 @@ impl Server {
         server
     }
 
-    fn bare(&self) -> PathBuf {
-        self.dir.path().join("srv.git")
+    pub fn bare(&self) -> PathBuf {
+        self.dir.path().join(&self.name)
+    }
+
+    /// `git://127.0.0.1:<port>`: the server's root.
+    pub fn root_url(&self) -> String {
+        format!("git://127.0.0.1:{}", self.port)
     }
 
     pub fn url(&self) -> String {
-        format!("git://127.0.0.1:{}/srv.git", self.port)
+        format!("{}/{}", self.root_url(), self.name)
     }
 
     pub fn file_url(&self) -> String {

@@ -10,8 +10,8 @@ use mneme::model::provenance::decision::Verdict;
 use mneme::ops::audit::Verification;
 use mneme::ops::forge::{Failure, Outcome};
 
-use super::diff::{code, longest_run};
-use crate::cli::ui::short;
+use super::diff::{code, longest_run, md};
+use crate::cli::ui::{esc1, short};
 use crate::cli::CliError;
 
 /// The marker that opens the summary comment mneme keeps on a pull request, one per pull
@@ -35,7 +35,8 @@ pub fn block(text: &str) -> String {
 pub fn refusal(login: &str, refusal: &Refusal) -> Reply {
     let why = match refusal {
         Refusal::Edited => "an edited comment is not a command: mneme acts on new comments only, so that what was decided is what was first written. Post the command again as a new comment.".to_owned(),
-        Refusal::Usage(why) => format!("the command cannot be read: {}. The commands:\n\n{}", code(why), block(USAGE)),
+        // The parser's own words: of the comment they quote only letters and digits.
+        Refusal::Usage(why) => format!("the command cannot be read: {why}. The commands:\n\n{}", block(USAGE)),
         Refusal::Permission { level, .. } => format!(
             "deciding needs write permission on this repository; yours is {}. Ask a maintainer to decide, or to grant you write access.",
             code(level)
@@ -95,6 +96,7 @@ pub fn outcome(
             count(outcome.done.len(), "commit")
         );
         body.push_str("| proposal | decision | commit |\n| --- | --- | --- |\n");
+        // The commit's subject says what changed: `ledger(pitfalls): add f-7f3c Never block…`.
         for d in &outcome.done {
             let verdict = match d.verdict {
                 Verdict::Approve => "approved",
@@ -102,10 +104,11 @@ pub fn outcome(
             };
             let _ = writeln!(
                 body,
-                "| {} | {verdict} | [{}]({}) |",
+                "| {} | {verdict} | [{}]({}) {} |",
                 code(&d.proposal),
                 short(&d.committed.commit),
-                commit_url(&d.committed.commit)
+                commit_url(&d.committed.commit),
+                md(&esc1(&d.committed.summary))
             );
         }
     }

@@ -1,0 +1,44 @@
+// An `issue_comment` event as GitHub sends it, for the forge tests: GitHub's own published
+// example (@octokit/webhooks-examples) with the test's values put in, checked against GitHub's
+// schema of that event (@octokit/webhooks-schemas). Prints the event; fails if it is not valid.
+//
+//   node webhook-event.mjs ACTION OVERRIDES_JSON
+//
+// OVERRIDES_JSON is merged into the example, object by object; `null` removes nothing, it sets
+// null.
+import { createRequire } from "node:module";
+import Ajv from "ajv";
+import addFormats from "ajv-formats";
+
+const require = createRequire(import.meta.url);
+const examples = require("@octokit/webhooks-examples/api.github.com/index.json");
+const schema = require("@octokit/webhooks-schemas/schema.json");
+const [action, overrides] = process.argv.slice(2);
+
+const ajv = new Ajv({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema(schema, "webhooks");
+const validate = ajv.compile({ $ref: `webhooks#/definitions/issue_comment$${action}` });
+// The first example of the action that its schema accepts: the oldest examples predate fields
+// the schema now requires.
+const example = examples
+  .find((e) => e.name === "issue_comment")
+  .examples.find((e) => e.action === action && validate(e));
+if (!example) {
+  process.stderr.write(`no valid issue_comment.${action} example\n`);
+  process.exit(1);
+}
+const event = structuredClone(example);
+function merge(into, from) {
+  for (const [k, v] of Object.entries(from)) {
+    if (v && typeof v === "object" && !Array.isArray(v) && into[k] && typeof into[k] === "object") merge(into[k], v);
+    else into[k] = v;
+  }
+}
+merge(event, JSON.parse(overrides));
+
+if (!validate(event)) {
+  process.stderr.write(`not a valid issue_comment.${action} event: ${ajv.errorsText(validate.errors)}\n`);
+  process.exit(1);
+}
+process.stdout.write(JSON.stringify(event, null, 2));
