@@ -96,7 +96,14 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         Sub::Summary(s) => {
             let ws = cx.workspace()?;
             let mut outputs = vec![];
-            summarise(&ws, &s.range, &s.repo_url, &s.comments, &s.out, &mut outputs)?;
+            summarise(
+                &ws,
+                &s.range,
+                &s.repo_url,
+                &s.comments,
+                &s.out,
+                &mut outputs,
+            )?;
             outputs
         }
     };
@@ -159,15 +166,30 @@ fn run_decide(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
     let push = done.failed.is_none() && !done.done.is_empty();
     let repo_url = event.repository.html_url.trim_end_matches('/').to_owned();
     let range = format!("{}..HEAD", target.base);
-    let verification = if push { Some(verify(&ws, Some(&range))?) } else { None };
+    let verification = if push {
+        Some(verify(&ws, Some(&range))?)
+    } else {
+        None
+    };
     let commit_url = |id: &str| format!("{repo_url}/commit/{id}");
     let reply = outcome(&target, done, verification.as_ref(), &commit_url);
     write_reply(&inputs.out, &reply)?;
     let mut outputs = vec![("push", json!(push))];
     if push {
         // The reply in case the push is refused: the branch moved while deciding.
-        write_body(&inputs.out, "moved.json", &json!({ "body": moved(&target) }))?;
-        summarise(&ws, &range, &repo_url, &inputs.comments, &inputs.out, &mut outputs)?;
+        write_body(
+            &inputs.out,
+            "moved.json",
+            &json!({ "body": moved(&target) }),
+        )?;
+        summarise(
+            &ws,
+            &range,
+            &repo_url,
+            &inputs.comments,
+            &inputs.out,
+            &mut outputs,
+        )?;
     }
     Ok(outputs)
 }
@@ -227,6 +249,9 @@ fn read_json<T: DeserializeOwned>(path: &Path, what: &str) -> Result<T> {
     let bytes = mneme::store::file::read_named(path, MAX_BYTES as u64)
         .map_err(|e| CliError::input(path, e))?;
     serde_json::from_slice(&bytes).map_err(|e| {
-        CliError::invalid_input(format!("{}: not {what} as GitHub sends it: {e}", path.display()))
+        CliError::invalid_input(format!(
+            "{}: not {what} as GitHub sends it: {e}",
+            path.display()
+        ))
     })
 }

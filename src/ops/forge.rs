@@ -34,7 +34,10 @@ pub struct Outcome {
 #[derive(Debug)]
 pub enum Failure {
     /// The checkout is not the head the API named: the branch moved.
-    HeadMoved { expected: String, found: String },
+    HeadMoved {
+        expected: String,
+        found: String,
+    },
     /// `drop` left nothing that holds.
     Drop(String),
     Error(Error),
@@ -94,7 +97,10 @@ fn run(
     match command {
         Command::Help => {}
         Command::Approve(ids) => {
-            let named = ids.iter().map(|id| find(id)).collect::<Result<Vec<_>, _>>()?;
+            let named = ids
+                .iter()
+                .map(|id| find(id))
+                .collect::<Result<Vec<_>, _>>()?;
             for item in named {
                 let c = review::approve(ws, item, how, notes).map_err(Failure::Error)?;
                 record(item, Verdict::Approve, c);

@@ -67,34 +67,60 @@ fn actionlint(file: &Path) {
 }
 
 #[test]
-fn the_workflow_passes_actionlint_and_shellcheck() {
-    let (repo, _, parsed) = workflow();
-    let file = repo.file(".github/workflows/mneme.yml");
-    actionlint(&file);
-
-    // Every `run:` script, with the expressions GitHub fills in replaced by a value.
+fn the_workflows_pass_actionlint_and_shellcheck() {
+    let (repo, _, _) = workflow();
     let scripts = repo.file("scripts");
     std::fs::create_dir_all(&scripts).unwrap();
-    let steps = parsed["jobs"]["ledger"]["steps"].as_array().unwrap();
     let mut files = Vec::new();
-    for (i, s) in steps.iter().enumerate() {
-        if let Some(run) = s["run"].as_str() {
-            let script = scripts.join(format!("step{i}.sh"));
-            let body = run.replace("${{ ", "x").replace(" }}", "x");
-            std::fs::write(&script, format!("#!/bin/bash\nset -e\n{body}")).unwrap();
-            files.push(script.to_str().unwrap().to_owned());
+    for name in ["mneme.yml", "mneme-decide.yml"] {
+        let file = repo.file(&format!(".github/workflows/{name}"));
+        actionlint(&file);
+        // Every `run:` script, with the expressions GitHub fills in replaced by a value.
+        let parsed: Value =
+            serde_saphyr::from_str(&repo.read(&format!(".github/workflows/{name}"))).unwrap();
+        for (job, spec) in parsed["jobs"].as_object().unwrap() {
+            for (i, s) in spec["steps"].as_array().unwrap().iter().enumerate() {
+                if let Some(run) = s["run"].as_str() {
+                    let script = scripts.join(format!("{name}-{job}-{i}.sh"));
+                    let body = run.replace("${{ ", "x").replace(" }}", "x");
+                    std::fs::write(&script, format!("#!/bin/bash\nset -e\n{body}")).unwrap();
+                    files.push(script.to_str().unwrap().to_owned());
+                }
+            }
         }
     }
-    assert!(files.len() >= 5, "{files:?}");
+    assert!(files.len() >= 11, "{files:?}");
     let mut args = vec!["--shell=bash"];
     args.extend(files.iter().map(String::as_str));
-    if let Some(out) = tool("shellcheck", &args, "the workflow's scripts") {
+    if let Some(out) = tool("shellcheck", &args, "the workflows' scripts") {
         assert!(
             out.status.success(),
             "{}",
             String::from_utf8_lossy(&out.stdout)
         );
     }
+}
+
+/// The decide workflow acts only on comments, with no more than it needs: it writes contents
+/// (the decision commits) and pull requests (replies, reactions, the summary), nothing else.
+#[test]
+fn the_decide_workflow_asks_for_the_least_it_needs() {
+    let (repo, _, _) = workflow();
+    let parsed: Value =
+        serde_saphyr::from_str(&repo.read(".github/workflows/mneme-decide.yml")).unwrap();
+    assert_eq!(
+        parsed["on"]["issue_comment"]["types"],
+        serde_json::json!(["created", "edited"])
+    );
+    assert_eq!(
+        parsed["permissions"],
+        serde_json::json!({"contents": "write", "pull-requests": "write"})
+    );
+    assert_eq!(parsed["concurrency"]["cancel-in-progress"], false);
+    let text = repo.read(".github/workflows/mneme-decide.yml");
+    // No step runs anything of the branch, and no push is forced.
+    assert!(!text.contains("--force"), "{text}");
+    assert!(!text.contains("pull_request_target"), "{text}");
 }
 
 /// The workflow runs on pushes to the repository's own branch: `master` where git made that.

@@ -69,7 +69,10 @@ fn event(action: &str, body: &str, login: &str, user_id: u64) -> Option<Value> {
         "repository": {"name": "r", "full_name": REPO, "html_url": format!("https://github.com/{REPO}")},
         "sender": {"login": login, "id": user_id},
     });
-    let out = node("webhook-event.mjs", &[action, &overrides.to_string()])?;
+    let out = node(
+        "webhook-event.mjs",
+        &["issue_comment", action, &overrides.to_string()],
+    )?;
     assert!(
         out.status.success(),
         "{}",
@@ -87,7 +90,11 @@ struct StandIn {
 
 impl StandIn {
     fn start(state: &Value) -> Option<StandIn> {
-        crate::ci::tool("node", &["--version"], "review on the forge against GitHub's API")?;
+        crate::ci::tool(
+            "node",
+            &["--version"],
+            "review on the forge against GitHub's API",
+        )?;
         if !harness().join("node_modules/@octokit/openapi").is_dir() {
             crate::skips::skip(
                 "GitHub's API description: `npm ci` in tests/it/harness",
@@ -260,7 +267,9 @@ impl Expr<'_> {
         {
             self.at += 1;
         }
-        let name = std::str::from_utf8(&self.s[start..self.at]).unwrap().to_owned();
+        let name = std::str::from_utf8(&self.s[start..self.at])
+            .unwrap()
+            .to_owned();
         if self.eat("(") {
             let mut args = Vec::new();
             while !self.eat(")") {
@@ -335,7 +344,8 @@ fn condition(text: &str, cx: &Value, failed: bool) -> bool {
 struct Pr {
     server: Server,
     api: StandIn,
-    workflow: Value,
+    /// The workflows by file name: `mneme.yml`, `mneme-decide.yml`.
+    workflows: BTreeMap<&'static str, Value>,
     forge_key: String,
     proposals: Vec<String>,
     state: Value,
@@ -355,7 +365,10 @@ impl Pr {
         seed.write("src/db.rs", "fn pool() {}\nconst SIZE: u32 = 10;\n");
         seed.git(&["add", "-A"]);
         seed.git(&["commit", "-q", "-m", "ci, keys, code"]);
-        seed.approve_new("architecture", "Every service stores its data in PostgreSQL.");
+        seed.approve_new(
+            "architecture",
+            "Every service stores its data in PostgreSQL.",
+        );
         let base = seed.head();
         // The agent's branch: code, and three proposals committed with it.
         seed.git(&["checkout", "-q", "-b", "agent/facts"]);
@@ -364,10 +377,25 @@ impl Pr {
             seed.propose_add(
                 "performance_rules",
                 "The pool holds twenty connections.",
-                &["--reason", "raised after the load test", "--evidence", "src/db.rs:2", "--agent", "claude"],
+                &[
+                    "--reason",
+                    "raised after the load test",
+                    "--evidence",
+                    "src/db.rs:2",
+                    "--agent",
+                    "claude",
+                ],
             ),
-            seed.propose_add("pitfalls", "Never block the executor.", &["--reason", "r", "--agent", "claude"]),
-            seed.propose_add("invariants", "Every migration is reversible.", &["--reason", "r", "--agent", "claude"]),
+            seed.propose_add(
+                "pitfalls",
+                "Never block the executor.",
+                &["--reason", "r", "--agent", "claude"],
+            ),
+            seed.propose_add(
+                "invariants",
+                "Every migration is reversible.",
+                &["--reason", "r", "--agent", "claude"],
+            ),
         ];
         seed.git(&["add", "-A"]);
         seed.git(&["commit", "-q", "-m", "raise the pool; propose facts"]);
@@ -389,11 +417,19 @@ impl Pr {
         });
         let api = StandIn::start(&state)?;
         api.requests();
-        let workflow = serde_saphyr::from_str(&seed.read(".github/workflows/mneme-decide.yml")).unwrap();
+        let workflows = ["mneme.yml", "mneme-decide.yml"]
+            .into_iter()
+            .map(|n| {
+                (
+                    n,
+                    serde_saphyr::from_str(&seed.read(&format!(".github/workflows/{n}"))).unwrap(),
+                )
+            })
+            .collect();
         Some(Pr {
             server,
             api,
-            workflow,
+            workflows,
             forge_key: std::fs::read_to_string(forge).unwrap(),
             proposals,
             state,
@@ -416,8 +452,28 @@ impl Pr {
     }
 
     /// Runs the decide workflow for `event` as GitHub would; `between` runs before each step.
-    fn comment(&self, event: &Value, mut between: impl FnMut(&str)) -> Run {
-        let job = &self.workflow["jobs"]["decide"];
+    fn comment(&self, event: &Value, between: impl FnMut(&str)) -> Run {
+        self.run_job(
+            "mneme-decide.yml",
+            "decide",
+            "issue_comment",
+            event,
+            between,
+        )
+    }
+
+    /// Runs `job` of `workflow` for the event `name` as GitHub would: its `if:`, then each step
+    /// whose `if:` holds, `run:` under bash with GitHub's variables, `actions/checkout` as a
+    /// clone of the server at the event's head. `between` runs before each step.
+    fn run_job(
+        &self,
+        workflow: &str,
+        job: &str,
+        name: &str,
+        event: &Value,
+        mut between: impl FnMut(&str),
+    ) -> Run {
+        let job = &self.workflows[workflow]["jobs"][job];
         let runner = tempfile::tempdir().unwrap();
         let temp = runner.path().join("temp");
         let workspace = runner.path().join("workspace");
@@ -426,20 +482,25 @@ impl Pr {
         let event_path = runner.path().join("event.json");
         std::fs::write(&event_path, event.to_string()).unwrap();
         let mut cx = json!({
-            "github": {"token": TOKEN, "event": event, "event_name": "issue_comment", "repository": REPO},
+            "github": {"token": TOKEN, "event": event, "event_name": name, "repository": REPO,
+                       "server_url": "https://github.com"},
             "runner": {"temp": temp},
             "secrets": {"MNEME_FORGE_SIGNING_KEY": self.forge_key},
             "steps": {},
         });
         let mut run = Run::default();
-        if !condition(job["if"].as_str().unwrap(), &cx, false) {
+        if !job["if"].as_str().is_none_or(|c| condition(c, &cx, false)) {
             return run;
         }
         let job_env: Vec<(String, String)> = env_of(&job["env"], &cx);
         let mut failed = false;
         let mut started = None;
         for step in job["steps"].as_array().unwrap() {
-            let name = step["name"].as_str().unwrap().to_owned();
+            let name = string(if step["name"].is_null() {
+                &step["uses"]
+            } else {
+                &step["name"]
+            });
             between(&name);
             let runs = step["if"]
                 .as_str()
@@ -451,6 +512,26 @@ impl Pr {
             if name.starts_with("Install mneme") {
                 // The release install is the one thing not run: mneme under test is on the PATH.
                 run.steps.push((name, Some(true)));
+                continue;
+            }
+            if step["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/checkout@"))
+            {
+                let head = string(&cx["github"]["event"]["pull_request"]["head"]["sha"]);
+                let out = Command::new("git")
+                    .args(["clone", "-q", &self.server.url(), "."])
+                    .current_dir(&workspace)
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{out:?}");
+                let ok = Command::new("git")
+                    .args(["checkout", "-q", &head])
+                    .current_dir(&workspace)
+                    .status()
+                    .unwrap()
+                    .success();
+                run.steps.push((name, Some(ok)));
                 continue;
             }
             started.get_or_insert_with(Instant::now);
@@ -468,6 +549,7 @@ impl Pr {
                 .env("NO_COLOR", "1")
                 .env("GITHUB_EVENT_PATH", &event_path)
                 .env("GITHUB_OUTPUT", &output)
+                .env("GITHUB_STEP_SUMMARY", runner.path().join("step-summary"))
                 .env("GITHUB_API_URL", self.api.url())
                 .env("GITHUB_SERVER_URL", self.server.root_url())
                 .env("GITHUB_REPOSITORY", REPO)
@@ -510,9 +592,9 @@ impl Pr {
         for r in requests {
             let template = r["template"].as_str().unwrap_or_default();
             match (r["method"].as_str().unwrap(), template) {
-                ("POST", t) if t.ends_with("/reactions") => {
-                    a.reactions.push(r["body"]["content"].as_str().unwrap().to_owned())
-                }
+                ("POST", t) if t.ends_with("/reactions") => a
+                    .reactions
+                    .push(r["body"]["content"].as_str().unwrap().to_owned()),
                 ("POST", t) if t.ends_with("/issues/{issue_number}/comments") => {
                     let body = r["body"]["body"].as_str().unwrap().to_owned();
                     if body.starts_with(MARKER) {
@@ -522,7 +604,12 @@ impl Pr {
                     }
                 }
                 ("PATCH", _) => a.summaries.push((
-                    r["path"].as_str().unwrap().rsplit('/').next().map(str::to_owned),
+                    r["path"]
+                        .as_str()
+                        .unwrap()
+                        .rsplit('/')
+                        .next()
+                        .map(str::to_owned),
                     r["body"]["body"].as_str().unwrap().to_owned(),
                 )),
                 ("GET", t) => a.read.push(t.to_owned()),
@@ -569,7 +656,9 @@ fn one_comment_takes_three_proposals_to_approved_signed_and_verified() {
         pr.short(1),
         pr.short(2)
     );
-    let Some(event) = event("created", &body, "grace", 42) else { return };
+    let Some(event) = event("created", &body, "grace", 42) else {
+        return;
+    };
     let run = pr.comment(&event, |_| {});
     assert_eq!(run.ran("Push the decisions"), Some(true), "{run:?}");
     eprintln!(
@@ -579,11 +668,18 @@ fn one_comment_takes_three_proposals_to_approved_signed_and_verified() {
 
     // Three decision commits on the branch, each the commenter's, each naming the comment.
     let clone = clone_of(&pr.server, "agent/facts");
-    let log = clone.git(&["log", "--format=%an <%ae>|%cn|%s", &format!("{before}..HEAD")]);
+    let log = clone.git(&[
+        "log",
+        "--format=%an <%ae>|%cn|%s",
+        &format!("{before}..HEAD"),
+    ]);
     let lines: Vec<&str> = log.lines().collect();
     assert_eq!(lines.len(), 3, "{log}");
     for line in &lines {
-        assert!(line.starts_with("grace <42+grace@users.noreply.github.com>|grace|ledger("), "{line}");
+        assert!(
+            line.starts_with("grace <42+grace@users.noreply.github.com>|grace|ledger("),
+            "{line}"
+        );
     }
     let url = format!("https://github.com/{REPO}/pull/{PR}#issuecomment-9999");
     assert_eq!(
@@ -592,42 +688,134 @@ fn one_comment_takes_three_proposals_to_approved_signed_and_verified() {
     );
     // Each record names the forge reviewer and is signed by the forge's key.
     let record = clone.head_record();
-    assert_eq!(record["forge"], json!({"site": "github.com", "login": "grace", "id": 42, "comment": url}));
-    assert!(record["signature"].as_str().unwrap().starts_with("-----BEGIN SSH SIGNATURE-----"));
+    assert_eq!(
+        record["forge"],
+        json!({"site": "github.com", "login": "grace", "id": 42, "comment": url})
+    );
+    assert!(record["signature"]
+        .as_str()
+        .unwrap()
+        .starts_with("-----BEGIN SSH SIGNATURE-----"));
     assert!(clone.proposals().is_empty());
 
     // verify holds the branch to the base's keys: the forge's key signs forge decisions.
-    let out = clone.mneme(&["verify", "origin/main..HEAD", "--json"]).output().unwrap();
+    let out = clone
+        .mneme(&["verify", "origin/main..HEAD", "--json"])
+        .output()
+        .unwrap();
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(out.status.success(), "{report}");
     assert_eq!(report["decisions"], 3);
-    let fact = clone.facts().into_iter().find(|(_, f)| f["text"] == "The pool holds twenty connections.").unwrap().0;
+    let fact = clone
+        .facts()
+        .into_iter()
+        .find(|(_, f)| f["text"] == "The pool holds twenty connections.")
+        .unwrap()
+        .0;
     let why = String::from_utf8(clone.mneme(&["why", &fact]).output().unwrap().stdout).unwrap();
-    assert!(why.contains(&format!("approved on GitHub by @grace ({url})")), "{why}");
+    assert!(
+        why.contains(&format!("approved on GitHub by @grace ({url})")),
+        "{why}"
+    );
     let log = String::from_utf8(clone.mneme(&["log"]).output().unwrap().stdout).unwrap();
     assert!(log.contains("(claude → @grace on GitHub)"), "{log}");
 
     // The API: who commented and on what was asked; the command got +1, the thread a reply,
     // and GitHub Actions' summary comment (not the forged one) was updated.
     let a = pr.answers();
-    assert!(a.read.contains(&"/repos/{owner}/{repo}/collaborators/{username}/permission".to_owned()), "{a:?}");
-    assert!(a.read.contains(&"/repos/{owner}/{repo}/pulls/{pull_number}".to_owned()));
+    assert!(
+        a.read
+            .contains(&"/repos/{owner}/{repo}/collaborators/{username}/permission".to_owned()),
+        "{a:?}"
+    );
+    assert!(a
+        .read
+        .contains(&"/repos/{owner}/{repo}/pulls/{pull_number}".to_owned()));
     assert_eq!(a.reactions, vec!["+1"]);
     assert_eq!(a.replies.len(), 1, "{a:?}");
     let reply = &a.replies[0];
-    assert!(reply.starts_with("@grace: decided 3 proposals on `agent/facts`, as 3 commits:"), "{reply}");
+    assert!(
+        reply.starts_with("@grace: decided 3 proposals on `agent/facts`, as 3 commits:"),
+        "{reply}"
+    );
     for id in &pr.proposals {
-        assert!(reply.contains(&format!("| `{id}` | approved | [")), "{reply}");
+        assert!(
+            reply.contains(&format!("| `{id}` | approved | [")),
+            "{reply}"
+        );
     }
     assert!(reply.contains("`mneme verify "), "{reply}");
     assert!(reply.contains("passes."), "{reply}");
     assert_eq!(a.summaries.len(), 1, "{a:?}");
     let (patched, summary) = &a.summaries[0];
     assert_eq!(patched.as_deref(), Some("501"));
-    assert!(summary.contains("The pool holds twenty connections."), "{summary}");
+    assert!(
+        summary.contains("The pool holds twenty connections."),
+        "{summary}"
+    );
     assert!(summary.contains("@grace on GitHub"), "{summary}");
     assert!(!summary.contains("### Pending proposals"), "{summary}");
     eprintln!("forge reply as posted:\n{reply}");
+}
+
+/// The pull request's own workflow keeps one summary comment: it shows each pending proposal
+/// with the comment that decides it, and updates GitHub Actions' comment in place.
+#[test]
+fn the_pull_request_s_summary_tells_reviewers_what_to_comment() {
+    let Some(pr) = Pr::open() else { return };
+    let pull = &pr.state["pulls"][PR.to_string()];
+    let overrides = json!({
+        "number": PR,
+        "pull_request": {
+            "number": PR,
+            "head": {"ref": pull["head"]["ref"], "sha": pull["head"]["sha"], "repo": {"full_name": REPO}},
+            "base": {"ref": pull["base"]["ref"], "sha": pull["base"]["sha"], "repo": {"full_name": REPO}},
+        },
+        "repository": {"name": "r", "full_name": REPO},
+    });
+    let Some(out) = node(
+        "webhook-event.mjs",
+        &["pull_request", "synchronize", &overrides.to_string()],
+    ) else {
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let event: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = pr.run_job("mneme.yml", "ledger", "pull_request", &event, |_| {});
+    assert!(run.steps.iter().all(|(_, ok)| *ok == Some(true)), "{run:?}");
+    let a = pr.answers();
+    assert!(a.replies.is_empty() && a.reactions.is_empty(), "{a:?}");
+    assert_eq!(a.summaries.len(), 1, "{a:?}");
+    let (patched, summary) = &a.summaries[0];
+    assert_eq!(
+        patched.as_deref(),
+        Some("501"),
+        "GitHub Actions' comment, not the forged one"
+    );
+    assert!(summary.starts_with(MARKER), "{summary}");
+    assert!(summary.contains("### Pending proposals (3)"), "{summary}");
+    for i in 0..3 {
+        let short = pr.short(i);
+        assert!(
+            summary.contains(&format!(
+                "decide: comment `/mneme approve {short}` or `/mneme reject {short} <reason>`"
+            )),
+            "{summary}"
+        );
+    }
+
+    // Without a summary of its own yet, the workflow posts one.
+    let mut fresh = pr.state.clone();
+    fresh["comments"][PR.to_string()] = json!([]);
+    pr.api.set_state(&fresh);
+    pr.run_job("mneme.yml", "ledger", "pull_request", &event, |_| {});
+    let a = pr.answers();
+    assert_eq!(a.summaries.len(), 1, "{a:?}");
+    assert_eq!(a.summaries[0].0, None);
 }
 
 /// Runs `body` by `login` (`action`: created or edited) and asserts that nothing was pushed
@@ -650,17 +838,31 @@ fn every_refused_command_is_answered_and_pushes_nothing() {
     let approve = format!("/mneme approve {}", pr.short(0));
 
     // A reader: their author association in the payload says OWNER; the API says read.
-    let Some(reply) = refused(&pr, "created", &approve, "rex") else { return };
-    assert!(reply.contains("@rex: nothing was decided: deciding needs write permission"), "{reply}");
+    let Some(reply) = refused(&pr, "created", &approve, "rex") else {
+        return;
+    };
+    assert!(
+        reply.contains("@rex: nothing was decided: deciding needs write permission"),
+        "{reply}"
+    );
 
     // An edited comment is never a command, whoever edited it.
     let reply = refused(&pr, "edited", &approve, "grace").unwrap();
-    assert!(reply.contains("an edited comment is not a command"), "{reply}");
+    assert!(
+        reply.contains("an edited comment is not a command"),
+        "{reply}"
+    );
 
     // Unknown ids, and a command that cannot be read.
     let reply = refused(&pr, "created", "/mneme approve zzzz9999", "grace").unwrap();
     assert!(reply.contains("unknown proposal `zzzz9999`"), "{reply}");
-    let reply = refused(&pr, "created", "/mneme approve all\n/mneme merge now", "grace").unwrap();
+    let reply = refused(
+        &pr,
+        "created",
+        "/mneme approve all\n/mneme merge now",
+        "grace",
+    )
+    .unwrap();
     assert!(reply.contains("`merge` is not a mneme command"), "{reply}");
 
     // All or none: the second of two commands cannot apply, so the first is not pushed.
@@ -672,13 +874,20 @@ fn every_refused_command_is_answered_and_pushes_nothing() {
     )
     .unwrap();
     assert!(reply.contains("command 2 cannot apply"), "{reply}");
-    assert!(reply.contains("operation 2: the proposal has operations 1 to 1"), "{reply}");
+    assert!(
+        reply.contains("operation 2: the proposal has operations 1 to 1"),
+        "{reply}"
+    );
 
     // A head that moved after GitHub answered: the checkout is not the head the API named.
     let mut stale = pr.state.clone();
     let tip = pr.tip("agent/facts");
     let parent = {
-        let out = Command::new("git").args(["rev-parse", &format!("{tip}~1")]).current_dir(pr.server.bare()).output().unwrap();
+        let out = Command::new("git")
+            .args(["rev-parse", &format!("{tip}~1")])
+            .current_dir(pr.server.bare())
+            .output()
+            .unwrap();
         String::from_utf8(out.stdout).unwrap().trim().to_owned()
     };
     stale["pulls"][PR.to_string()]["head"]["sha"] = json!(parent);
@@ -694,7 +903,10 @@ fn every_refused_command_is_answered_and_pushes_nothing() {
     let run = pr.comment(&event, |_| {});
     assert_eq!(run.ran("Check out"), None, "{run:?}");
     let a = pr.answers();
-    assert!(a.replies[0].contains("this pull request's branch is in `mallory/r`"), "{a:?}");
+    assert!(
+        a.replies[0].contains("this pull request's branch is in `mallory/r`"),
+        "{a:?}"
+    );
     assert_eq!(a.reactions, vec!["confused"]);
     pr.api.set_state(&pr.state);
 
@@ -716,14 +928,21 @@ fn every_refused_command_is_answered_and_pushes_nothing() {
     assert_ne!(moved, before);
     assert_eq!(pusher.head(), moved, "only the other push landed");
     let a = pr.answers();
-    assert!(a.replies[0].contains("moved while the decisions were made"), "{a:?}");
+    assert!(
+        a.replies[0].contains("moved while the decisions were made"),
+        "{a:?}"
+    );
     assert_eq!(a.reactions, vec!["confused"]);
     assert!(a.summaries.is_empty());
 
     // Comments that are not mneme's run nothing and say nothing.
-    let event = crate::forge::event("created", "Thanks, /mnemonic is a nice name", "grace", 42).unwrap();
+    let event =
+        crate::forge::event("created", "Thanks, /mnemonic is a nice name", "grace", 42).unwrap();
     let run = pr.comment(&event, |_| {});
-    assert!(run.steps.is_empty() || run.ran("Check out").is_none(), "{run:?}");
+    assert!(
+        run.steps.is_empty() || run.ran("Check out").is_none(),
+        "{run:?}"
+    );
     let a = pr.answers();
     assert!(a.replies.is_empty() && a.reactions.is_empty(), "{a:?}");
 }
@@ -733,7 +952,9 @@ fn every_refused_command_is_answered_and_pushes_nothing() {
 #[test]
 fn the_forge_key_and_forge_decisions_prove_only_each_other() {
     let repo = Repo::committed();
-    let Some((human, human_pub)) = keygen(&repo, "human") else { return };
+    let Some((human, human_pub)) = keygen(&repo, "human") else {
+        return;
+    };
     let (forge, forge_pub) = keygen(&repo, "forge").unwrap();
     sign_with(&repo, &human);
     // The forge's key is also listed, by a pattern, for the team's addresses.
@@ -748,10 +969,16 @@ fn the_forge_key_and_forge_decisions_prove_only_each_other() {
     // A person who holds the forge's key signs an ordinary approval with it.
     sign_with(&repo, &forge);
     repo.approve_new("pitfalls", "Never block the executor.");
-    let out = repo.mneme(&["verify", &format!("{base}..HEAD"), "--json"]).output().unwrap();
+    let out = repo
+        .mneme(&["verify", &format!("{base}..HEAD"), "--json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("signs only decisions made on the forge"), "{text}");
+    assert!(
+        text.contains("signs only decisions made on the forge"),
+        "{text}"
+    );
     repo.git(&["reset", "-q", "--hard", &base]);
 
     // A listed person's key signs a record that claims a forge reviewer.
@@ -761,15 +988,24 @@ fn the_forge_key_and_forge_decisions_prove_only_each_other() {
     std::fs::create_dir_all(&dir).unwrap();
     let head = repo.head();
     let files = [
-        ("event.json", json!({"action": "created",
+        (
+            "event.json",
+            json!({"action": "created",
             "comment": {"id": 1, "html_url": "https://github.com/o/r/pull/1#issuecomment-1",
                         "body": format!("/mneme approve {id}"), "user": {"login": "grace", "id": 42, "type": "User"}},
             "issue": {"number": 1, "pull_request": {}},
-            "repository": {"full_name": "o/r", "html_url": "https://github.com/o/r"}})),
-        ("pull.json", json!({"number": 1, "state": "open",
+            "repository": {"full_name": "o/r", "html_url": "https://github.com/o/r"}}),
+        ),
+        (
+            "pull.json",
+            json!({"number": 1, "state": "open",
             "head": {"ref": "main", "sha": head, "repo": {"full_name": "o/r"}},
-            "base": {"ref": "main", "sha": base, "repo": {"full_name": "o/r"}}})),
-        ("permission.json", json!({"permission": "write", "role_name": "write", "user": {"login": "grace"}})),
+            "base": {"ref": "main", "sha": base, "repo": {"full_name": "o/r"}}}),
+        ),
+        (
+            "permission.json",
+            json!({"permission": "write", "role_name": "write", "user": {"login": "grace"}}),
+        ),
     ];
     for (name, value) in &files {
         std::fs::write(dir.join(name), value.to_string()).unwrap();
@@ -777,15 +1013,30 @@ fn the_forge_key_and_forge_decisions_prove_only_each_other() {
     let arg = |n: &str| dir.join(n).to_str().unwrap().to_owned();
     let out = repo
         .mneme(&[
-            "forge", "decide", "--event", &arg("event.json"), "--pull", &arg("pull.json"),
-            "--permission", &arg("permission.json"), "--out", &arg("answer"),
+            "forge",
+            "decide",
+            "--event",
+            &arg("event.json"),
+            "--pull",
+            &arg("pull.json"),
+            "--permission",
+            &arg("permission.json"),
+            "--out",
+            &arg("answer"),
         ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "push=true\n");
     assert_eq!(repo.head_record()["forge"]["login"], "grace");
-    let out = repo.mneme(&["verify", &format!("{base}..HEAD"), "--json"]).output().unwrap();
+    let out = repo
+        .mneme(&["verify", &format!("{base}..HEAD"), "--json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("not for the committer mneme-forge"), "{text}");

@@ -815,7 +815,10 @@ fn the_comment_shows_what_approving_each_pending_proposal_would_do() {
         "{md}"
     );
     assert!(
-        md.contains(&format!("  - decide: `mneme review approve {add}` or `mneme review reject {add} --reason \"…\"`")),
+        md.contains(&format!(
+            "  - decide: comment `/mneme approve {short}` or `/mneme reject {short} <reason>` (in a terminal: `mneme review approve {add}` or `mneme review reject {add} --reason \"…\"`)",
+            short = add.rsplit_once('-').unwrap().1
+        )),
         "{md}"
     );
     // The token is refused, never shown, and the proposal can only be rejected.
@@ -830,7 +833,7 @@ fn the_comment_shows_what_approving_each_pending_proposal_would_do() {
     );
     assert!(
         forged_entry
-            .contains("  - decide: `mneme review reject 20261101T000000Z-0badc0de --reason \"…\"`"),
+            .contains("  - decide: comment `/mneme reject 0badc0de <reason>` (in a terminal: `mneme review reject 20261101T000000Z-0badc0de --reason \"…\"`)"),
         "{forged_entry}"
     );
     assert!(!forged_entry.contains("Fact diff"), "{forged_entry}");
@@ -882,7 +885,7 @@ fn the_comment_shows_what_approving_each_pending_proposal_would_do() {
     );
     assert!(
         entry.contains(&format!(
-            "  - decide: `mneme review reject {resize} --reason \"…\"`"
+            "(in a terminal: `mneme review reject {resize} --reason \"…\"`)"
         )),
         "{entry}"
     );

@@ -489,7 +489,6 @@ fn change_markdown(
     out
 }
 
-/// `s` as inline code, control characters escaped; backticks inside are dropped.
 /// What approving a pending proposal would do, for the pull request's reviewer: who proposed it
 /// and why, its evidence linked at the head, why it cannot be approved as it is, what reads
 /// alike or competes, the command that decides it, and the fact diff folded.
@@ -537,14 +536,19 @@ fn pending_review_markdown(
             code(&c.fact_id)
         );
     }
-    let decide = if r.problem.is_none() {
-        format!("`mneme review approve {id}` or ")
+    // A comment names a proposal by the random end of its id, which review finds as well.
+    let short = id.rsplit_once('-').map_or(id, |(_, random)| random);
+    let (comment, terminal) = if r.problem.is_none() {
+        (
+            format!("`/mneme approve {short}` or "),
+            format!("`mneme review approve {id}` or "),
+        )
     } else {
-        String::new()
+        (String::new(), String::new())
     };
     let _ = writeln!(
         out,
-        "  - decide: {decide}`mneme review reject {id} --reason \"…\"`"
+        "  - decide: comment {comment}`/mneme reject {short} <reason>` (in a terminal: {terminal}`mneme review reject {id} --reason \"…\"`)"
     );
     if !r.diff.is_empty() {
         let diff = esc(&r.diff);
@@ -567,6 +571,7 @@ pub(crate) fn longest_run(s: &str, c: char) -> usize {
     best
 }
 
+/// `s` as inline code, control characters escaped; backticks inside are dropped.
 pub(crate) fn code(s: &str) -> String {
     format!("`{}`", esc1(s).replace('`', ""))
 }

@@ -86,7 +86,10 @@ pub fn outcome(
     }
     let decided = !outcome.done.is_empty();
     if !decided {
-        let _ = writeln!(body, "@{login}: nothing was decided: no pending proposal applies.");
+        let _ = writeln!(
+            body,
+            "@{login}: nothing was decided: no pending proposal applies."
+        );
     } else {
         let _ = writeln!(
             body,

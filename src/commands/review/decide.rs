@@ -6,9 +6,9 @@ use mneme::model::views::{ApprovedAll, Decided, LeftPending};
 use mneme::ops::review::{self, Approval, Pending};
 use mneme::ops::{Error as OpsError, Notes, Workspace};
 
-use mneme::ops::review::keep_operations;
 use crate::cli::render::review::committed_line;
 use crate::cli::{CliError, Cx, ExitStatus, Result};
+use mneme::ops::review::keep_operations;
 
 /// `review approve ID --drop N,…`: the proposal less those operations.
 pub(super) fn approve_dropping(

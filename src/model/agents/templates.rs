@@ -40,13 +40,18 @@ pub fn github_workflow(branch: &str) -> String {
 /// The workflow that decides proposals from a pull request's `/mneme` comments, written with
 /// [`github_workflow`].
 pub fn github_decide_workflow() -> String {
-    with_install(include_str!("../../../templates/github-decide-workflow.yml"))
+    with_install(include_str!(
+        "../../../templates/github-decide-workflow.yml"
+    ))
 }
 
 /// `workflow` with its step that installs this release of mneme.
 fn with_install(workflow: &str) -> String {
     workflow
-        .replace("{{install}}", include_str!("../../../templates/github-install-step.yml"))
+        .replace(
+            "{{install}}",
+            include_str!("../../../templates/github-install-step.yml"),
+        )
         .replace("{{releases}}", RELEASES)
         .replace("{{version}}", env!("CARGO_PKG_VERSION"))
 }

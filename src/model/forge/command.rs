@@ -27,9 +27,15 @@ pub enum Command {
     Approve(Vec<String>),
     /// Approve every pending proposal that applies; those that do not stay pending.
     ApproveAll,
-    Reject { id: String, reason: Option<String> },
+    Reject {
+        id: String,
+        reason: Option<String>,
+    },
     /// Approve the proposal less these operations (numbered from 1, as shown).
-    Drop { id: String, operations: Vec<usize> },
+    Drop {
+        id: String,
+        operations: Vec<usize>,
+    },
     Help,
 }
 
@@ -58,7 +64,11 @@ pub fn parse(body: &str) -> Result<Vec<Command>, String> {
         if let Some((c, n)) = fence_marker(trimmed).filter(|_| indent <= 3) {
             fence = match fence {
                 None => Some((c, n)),
-                Some((open, len)) if open == c && n >= len && trimmed.trim_end().chars().all(|x| x == c) => None,
+                Some((open, len))
+                    if open == c && n >= len && trimmed.trim_end().chars().all(|x| x == c) =>
+                {
+                    None
+                }
                 still => still,
             };
             continue;
@@ -102,7 +112,9 @@ fn parse_line(line: &str) -> Result<Command, String> {
                     Err(format!("one `approve` names at most {MAX_IDS} proposals"))
                 }
                 ids => Ok(Command::Approve(
-                    ids.iter().map(|id| proposal_id(id)).collect::<Result<_, _>>()?,
+                    ids.iter()
+                        .map(|id| proposal_id(id))
+                        .collect::<Result<_, _>>()?,
                 )),
             }
         }
@@ -134,7 +146,9 @@ fn parse_line(line: &str) -> Result<Command, String> {
                 .map(|n| n.parse::<usize>().ok().filter(|n| *n > 0))
                 .collect::<Option<Vec<_>>>()
                 .filter(|ops| !ops.is_empty())
-                .ok_or("`drop` needs the numbers of the operations to leave out, such as `2` or `1,3`")?;
+                .ok_or(
+                    "`drop` needs the numbers of the operations to leave out, such as `2` or `1,3`",
+                )?;
             Ok(Command::Drop {
                 id: proposal_id(id)?,
                 operations,
@@ -142,7 +156,11 @@ fn parse_line(line: &str) -> Result<Command, String> {
         }
         other => Err(format!(
             "`{}` is not a mneme command",
-            other.chars().filter(|c| c.is_ascii_alphanumeric()).take(20).collect::<String>()
+            other
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric())
+                .take(20)
+                .collect::<String>()
         )),
     }
 }

@@ -192,7 +192,9 @@ pub fn gate(event: &CommentEvent, pull: &Pull, permission: &Permission) -> Gate 
         return Gate::Refuse(Refusal::Help);
     }
     let reviewer = ForgeReviewer {
-        site: site(&event.repository.html_url).unwrap_or_default().to_owned(),
+        site: site(&event.repository.html_url)
+            .unwrap_or_default()
+            .to_owned(),
         login: login.clone(),
         id: event.comment.user.id,
         comment: event.comment.html_url.clone(),
@@ -232,7 +234,9 @@ fn is_branch(s: &str) -> bool {
         && !s.contains("..")
         && !s.contains("@{")
         && !s.ends_with(".lock")
-        && s.chars().all(|c| !c.is_control() && !matches!(c, ' ' | '~' | '^' | ':' | '?' | '*' | '[' | '\\'))
+        && s.chars().all(|c| {
+            !c.is_control() && !matches!(c, ' ' | '~' | '^' | ':' | '?' | '*' | '[' | '\\')
+        })
 }
 
 fn is_sha(s: &str) -> bool {
@@ -266,13 +270,19 @@ mod tests {
     }
 
     fn permission(level: &str) -> Permission {
-        serde_json::from_value(json!({"permission": level, "role_name": level, "user": {"login": "grace"}}))
-            .unwrap()
+        serde_json::from_value(
+            json!({"permission": level, "role_name": level, "user": {"login": "grace"}}),
+        )
+        .unwrap()
     }
 
     #[test]
     fn a_writer_s_new_command_on_the_repository_s_own_branch_runs() {
-        let Gate::Decide(t) = gate(&event("created", "/mneme approve all"), &pull(Some("o/r"), "open"), &permission("write")) else {
+        let Gate::Decide(t) = gate(
+            &event("created", "/mneme approve all"),
+            &pull(Some("o/r"), "open"),
+            &permission("write"),
+        ) else {
             panic!()
         };
         assert_eq!(t.branch, "agent/facts");
@@ -286,27 +296,77 @@ mod tests {
         let ok = pull(Some("o/r"), "open");
         let w = permission("write");
         let cases: Vec<(Gate, Gate)> = vec![
-            (gate(&event("edited", "/mneme approve all"), &ok, &w), Gate::Refuse(Refusal::Edited)),
-            (gate(&event("deleted", "/mneme approve all"), &ok, &w), Gate::Ignore("the comment was not created")),
-            (gate(&event("created", "thanks!"), &ok, &w), Gate::Ignore("the comment gives no mneme command")),
-            (gate(&event("created", "/mneme approve all"), &ok, &permission("read")),
-             Gate::Refuse(Refusal::Permission { login: "Grace".into(), level: "read".into() })),
-            (gate(&event("created", "/mneme approve all"), &pull(Some("mallory/r"), "open"), &w),
-             Gate::Refuse(Refusal::Fork { head: Some("mallory/r".into()) })),
-            (gate(&event("created", "/mneme approve all"), &pull(None, "open"), &w),
-             Gate::Refuse(Refusal::Fork { head: None })),
-            (gate(&event("created", "/mneme approve all"), &pull(Some("o/r"), "closed"), &w),
-             Gate::Refuse(Refusal::Closed)),
-            (gate(&event("created", "/mneme help"), &ok, &w), Gate::Refuse(Refusal::Help)),
+            (
+                gate(&event("edited", "/mneme approve all"), &ok, &w),
+                Gate::Refuse(Refusal::Edited),
+            ),
+            (
+                gate(&event("deleted", "/mneme approve all"), &ok, &w),
+                Gate::Ignore("the comment was not created"),
+            ),
+            (
+                gate(&event("created", "thanks!"), &ok, &w),
+                Gate::Ignore("the comment gives no mneme command"),
+            ),
+            (
+                gate(
+                    &event("created", "/mneme approve all"),
+                    &ok,
+                    &permission("read"),
+                ),
+                Gate::Refuse(Refusal::Permission {
+                    login: "Grace".into(),
+                    level: "read".into(),
+                }),
+            ),
+            (
+                gate(
+                    &event("created", "/mneme approve all"),
+                    &pull(Some("mallory/r"), "open"),
+                    &w,
+                ),
+                Gate::Refuse(Refusal::Fork {
+                    head: Some("mallory/r".into()),
+                }),
+            ),
+            (
+                gate(
+                    &event("created", "/mneme approve all"),
+                    &pull(None, "open"),
+                    &w,
+                ),
+                Gate::Refuse(Refusal::Fork { head: None }),
+            ),
+            (
+                gate(
+                    &event("created", "/mneme approve all"),
+                    &pull(Some("o/r"), "closed"),
+                    &w,
+                ),
+                Gate::Refuse(Refusal::Closed),
+            ),
+            (
+                gate(&event("created", "/mneme help"), &ok, &w),
+                Gate::Refuse(Refusal::Help),
+            ),
         ];
         for (got, want) in cases {
             assert_eq!(got, want);
         }
         // The permission must be the commenter's own.
-        let other: Permission = serde_json::from_value(json!({"permission": "admin", "role_name": "admin", "user": {"login": "mallory"}})).unwrap();
-        assert!(matches!(gate(&event("created", "/mneme approve all"), &ok, &other), Gate::Refuse(Refusal::Mismatch(_))));
+        let other: Permission = serde_json::from_value(
+            json!({"permission": "admin", "role_name": "admin", "user": {"login": "mallory"}}),
+        )
+        .unwrap();
+        assert!(matches!(
+            gate(&event("created", "/mneme approve all"), &ok, &other),
+            Gate::Refuse(Refusal::Mismatch(_))
+        ));
         let mut issue = event("created", "/mneme approve all");
         issue.issue.pull_request = None;
-        assert_eq!(gate(&issue, &ok, &w), Gate::Ignore("the comment is not on a pull request"));
+        assert_eq!(
+            gate(&issue, &ok, &w),
+            Gate::Ignore("the comment is not on a pull request")
+        );
     }
 }

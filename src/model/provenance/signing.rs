@@ -110,9 +110,9 @@ impl AllowedSigners {
 
     /// Whether a line lists `key` for `principal` by name, not by a pattern.
     pub fn lists_exactly(&self, key: &PublicKey, principal: &str) -> bool {
-        self.signers
-            .iter()
-            .any(|s| s.key.key_data() == key.key_data() && s.principals.iter().any(|p| p == principal))
+        self.signers.iter().any(|s| {
+            s.key.key_data() == key.key_data() && s.principals.iter().any(|p| p == principal)
+        })
     }
 
     /// Checks that `signature` is a good SSH signature of `payload` by a key listed for
@@ -178,10 +178,7 @@ impl AllowedSigners {
             .key
             .verify(NAMESPACE, payload, &sig)
             .map_err(|_| SignatureProblem::Bad)?;
-        let for_email: Vec<&AllowedSigner> = listed
-            .into_iter()
-            .filter(|s| listed_for(s))
-            .collect();
+        let for_email: Vec<&AllowedSigner> = listed.into_iter().filter(|s| listed_for(s)).collect();
         let Some(first) = for_email.first() else {
             return Err(SignatureProblem::NotListedFor(email.to_owned()));
         };

@@ -1,8 +1,8 @@
-// An `issue_comment` event as GitHub sends it, for the forge tests: GitHub's own published
-// example (@octokit/webhooks-examples) with the test's values put in, checked against GitHub's
-// schema of that event (@octokit/webhooks-schemas). Prints the event; fails if it is not valid.
+// An event as GitHub sends it, for the forge tests: GitHub's own published example
+// (@octokit/webhooks-examples) with the test's values put in, checked against GitHub's schema of
+// that event (@octokit/webhooks-schemas). Prints the event; fails if it is not valid.
 //
-//   node webhook-event.mjs ACTION OVERRIDES_JSON
+//   node webhook-event.mjs EVENT ACTION OVERRIDES_JSON      (EVENT: issue_comment, pull_request)
 //
 // OVERRIDES_JSON is merged into the example, object by object; `null` removes nothing, it sets
 // null.
@@ -13,19 +13,19 @@ import addFormats from "ajv-formats";
 const require = createRequire(import.meta.url);
 const examples = require("@octokit/webhooks-examples/api.github.com/index.json");
 const schema = require("@octokit/webhooks-schemas/schema.json");
-const [action, overrides] = process.argv.slice(2);
+const [name, action, overrides] = process.argv.slice(2);
 
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats(ajv);
 ajv.addSchema(schema, "webhooks");
-const validate = ajv.compile({ $ref: `webhooks#/definitions/issue_comment$${action}` });
+const validate = ajv.compile({ $ref: `webhooks#/definitions/${name}$${action}` });
 // The first example of the action that its schema accepts: the oldest examples predate fields
 // the schema now requires.
 const example = examples
-  .find((e) => e.name === "issue_comment")
+  .find((e) => e.name === name)
   .examples.find((e) => e.action === action && validate(e));
 if (!example) {
-  process.stderr.write(`no valid issue_comment.${action} example\n`);
+  process.stderr.write(`no valid ${name}.${action} example\n`);
   process.exit(1);
 }
 const event = structuredClone(example);
@@ -38,7 +38,7 @@ function merge(into, from) {
 merge(event, JSON.parse(overrides));
 
 if (!validate(event)) {
-  process.stderr.write(`not a valid issue_comment.${action} event: ${ajv.errorsText(validate.errors)}\n`);
+  process.stderr.write(`not a valid ${name}.${action} event: ${ajv.errorsText(validate.errors)}\n`);
   process.exit(1);
 }
 process.stdout.write(JSON.stringify(event, null, 2));
