@@ -22,9 +22,9 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 /// `summary.json` (the pull request's summary comment).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
-  mneme forge gate --event \"$GITHUB_EVENT_PATH\" --pull pull.json --permission permission.json --out answer
-  mneme forge decide --event \"$GITHUB_EVENT_PATH\" --pull pull.json --permission permission.json --out answer --comments comments.json
-  mneme forge summary \"$BASE..$HEAD\" --repo-url https://github.com/acme/app --comments comments.json --out answer
+  mneme forge gate --event e.json --pull pull.json --permission perm.json --out answer
+  mneme forge decide --event e.json --pull pull.json --permission perm.json --out answer
+  mneme forge summary \"$BASE..$HEAD\" --repo-url \"$URL\" --out answer --comments page1.json
 
 The commands a reviewer comments, one per line:
   /mneme approve <id>…          approve these proposals (all or none)
@@ -44,22 +44,22 @@ enum Sub {
     /// `decide=true` with the branch, its head and the base, or `decide=false`; a refused
     /// command gets a reply. Reads nothing of the branch.
     #[command(after_help = "Examples:
-  mneme forge gate --event \"$GITHUB_EVENT_PATH\" --pull pull.json --permission permission.json --out answer >> \"$GITHUB_OUTPUT\"
-  mneme forge gate --event event.json --pull pull.json --permission permission.json --out answer --json")]
+  mneme forge gate --event e.json --pull pull.json --permission perm.json --out answer
+  mneme forge gate --event e.json --pull pull.json --permission perm.json --out answer --json")]
     Gate(Inputs),
     /// Runs the comment's commands on the checked-out head of the pull request's branch, as the
     /// commenter: each decision a commit and a decision record that names them, signed where
     /// the ledger requires it. Prints `push=true` when there are decisions to push; a command
     /// that cannot apply decides nothing.
     #[command(after_help = "Examples:
-  mneme forge decide --event \"$GITHUB_EVENT_PATH\" --pull pull.json --permission permission.json --out answer --comments comments-1.json >> \"$GITHUB_OUTPUT\"
+  mneme forge decide --event e.json --pull pull.json --permission perm.json --out answer
   git push origin \"HEAD:refs/heads/$BRANCH\"   # when it printed push=true")]
     Decide(Inputs),
     /// Writes the pull request's summary comment (`diff --format markdown` under mneme's
     /// marker) and prints the id of the one to update, if there is one.
     #[command(after_help = "Examples:
-  mneme forge summary \"$BASE..$HEAD\" --repo-url https://github.com/acme/app --out answer --comments comments-1.json
-  mneme forge summary origin/main..HEAD --repo-url https://github.com/acme/app --out answer --json")]
+  mneme forge summary \"$BASE..$HEAD\" --repo-url \"$URL\" --out answer --comments page1.json
+  mneme forge summary origin/main..HEAD --repo-url https://github.com/acme/app --out answer")]
     Summary(SummaryArgs),
 }
 

@@ -4,8 +4,9 @@
 
 use crate::git::commit::Committed;
 use crate::git::history::resolve_commit;
-use crate::model::forge::command::Command;
+use crate::model::forge::command::{Command, Named};
 use crate::model::forge::event::Target;
+use crate::model::proposals::proposal::Proposal;
 use crate::model::provenance::decision::Verdict;
 use crate::ops::review::{self, keep_operations, Approval, Pending};
 use crate::ops::{Error, Notes, Result, Workspace};
@@ -40,6 +41,13 @@ pub enum Failure {
     },
     /// `drop` left nothing that holds.
     Drop(String),
+    /// The proposal is not the text the command's pin names: it changed after the summary the
+    /// reviewer read.
+    Changed {
+        id: String,
+        pin: String,
+        now: String,
+    },
     Error(Error),
 }
 
@@ -86,7 +94,18 @@ fn run(
 ) -> std::result::Result<(), Failure> {
     let ledger = ws.store.load().map_err(|e| Failure::Error(e.into()))?;
     let items = review::pending(ws, &ledger).map_err(Failure::Error)?;
-    let find = |id: &str| review::find(&items, id).map_err(Failure::Error);
+    let find = |named: &Named| {
+        let item = review::find(&items, &named.id).map_err(Failure::Error)?;
+        let now = item.valid().map(Proposal::pin);
+        match &named.pin {
+            Some(pin) if now.as_ref() != Some(pin) => Err(Failure::Changed {
+                id: item.id.clone(),
+                pin: pin.clone(),
+                now: now.unwrap_or_else(|| "invalid".into()),
+            }),
+            _ => Ok(item),
+        }
+    };
     let mut record = |item: &Pending, verdict, committed| {
         out.done.push(Done {
             proposal: item.id.clone(),
@@ -119,14 +138,14 @@ fn run(
                 }
             }
         }
-        Command::Reject { id, reason } => {
-            let item = find(id)?;
+        Command::Reject { named, reason } => {
+            let item = find(named)?;
             let c = review::reject(ws, item, reason.clone(), false, how.forge.as_ref())
                 .map_err(Failure::Error)?;
             record(item, Verdict::Reject, c);
         }
-        Command::Drop { id, operations } => {
-            let mut item = find(id)?.clone();
+        Command::Drop { named, operations } => {
+            let mut item = find(named)?.clone();
             let ops = item
                 .valid()
                 .map(|p| p.operations.clone())

@@ -348,6 +348,8 @@ struct Pr {
     workflows: BTreeMap<&'static str, Value>,
     forge_key: String,
     proposals: Vec<String>,
+    /// Each proposal's pin, as the summary shows it.
+    pins: Vec<String>,
     state: Value,
 }
 
@@ -400,6 +402,19 @@ impl Pr {
         seed.git(&["add", "-A"]);
         seed.git(&["commit", "-q", "-m", "raise the pool; propose facts"]);
         let head = seed.head();
+        let diff = seed.json(&["diff", "main..agent/facts", "--json"]);
+        let pins = proposals
+            .iter()
+            .map(|id| {
+                let p = diff["pending"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|p| p["id"] == id.as_str())
+                    .unwrap();
+                p["review"]["pin"].as_str().unwrap().to_owned()
+            })
+            .collect();
         seed.git(&["checkout", "-q", "main"]);
         let server = Server::start_as(&seed, &format!("{REPO}.git"));
         let state = json!({
@@ -432,6 +447,7 @@ impl Pr {
             workflows,
             forge_key: std::fs::read_to_string(forge).unwrap(),
             proposals,
+            pins,
             state,
         })
     }
@@ -439,6 +455,11 @@ impl Pr {
     /// The short id a reviewer types: the random part of a proposal's id.
     fn short(&self, i: usize) -> &str {
         self.proposals[i].rsplit_once('-').unwrap().1
+    }
+
+    /// A proposal as the summary's command names it: its short id and its pin.
+    fn pinned(&self, i: usize) -> String {
+        format!("{}@{}", self.short(i), self.pins[i])
     }
 
     /// The branch's tip on the server.
@@ -652,9 +673,9 @@ fn one_comment_takes_three_proposals_to_approved_signed_and_verified() {
     let before = pr.tip("agent/facts");
     let body = format!(
         "Read them all, these hold.\n/mneme approve {} {} {}\n",
-        pr.short(0),
-        pr.short(1),
-        pr.short(2)
+        pr.pinned(0),
+        pr.pinned(1),
+        pr.pinned(2)
     );
     let Some(event) = event("created", &body, "grace", 42) else {
         return;
@@ -799,10 +820,10 @@ fn the_pull_request_s_summary_tells_reviewers_what_to_comment() {
     assert!(summary.starts_with(MARKER), "{summary}");
     assert!(summary.contains("### Pending proposals (3)"), "{summary}");
     for i in 0..3 {
-        let short = pr.short(i);
+        let (short, pinned) = (pr.short(i), pr.pinned(i));
         assert!(
             summary.contains(&format!(
-                "decide: comment `/mneme approve {short}` or `/mneme reject {short} <reason>`"
+                "decide: comment `/mneme approve {pinned}` or `/mneme reject {short} <reason>`"
             )),
             "{summary}"
         );
@@ -850,6 +871,23 @@ fn every_refused_command_is_answered_and_pushes_nothing() {
     let reply = refused(&pr, "edited", &approve, "grace").unwrap();
     assert!(
         reply.contains("an edited comment is not a command"),
+        "{reply}"
+    );
+
+    // A proposal that changed after the summary was read: its pin no longer names it.
+    let reply = refused(
+        &pr,
+        "created",
+        &format!("/mneme approve {}@0badc0de", pr.short(0)),
+        "grace",
+    )
+    .unwrap();
+    assert!(
+        reply.contains("changed after the summary you read was written"),
+        "{reply}"
+    );
+    assert!(
+        reply.contains(&format!("it is now `{}`", pr.pins[0])),
         "{reply}"
     );
 

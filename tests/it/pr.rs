@@ -816,8 +816,17 @@ fn the_comment_shows_what_approving_each_pending_proposal_would_do() {
     );
     assert!(
         md.contains(&format!(
-            "  - decide: comment `/mneme approve {short}` or `/mneme reject {short} <reason>` (in a terminal: `mneme review approve {add}` or `mneme review reject {add} --reason \"…\"`)",
-            short = add.rsplit_once('-').unwrap().1
+            "  - decide: comment `/mneme approve {short}@{pin}` or `/mneme reject {short} <reason>` (in a terminal: `mneme review approve {add}` or `mneme review reject {add} --reason \"…\"`)",
+            short = add.rsplit_once('-').unwrap().1,
+            pin = repo.json(&["diff", &format!("{base}..HEAD"), "--json"])["pending"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["id"] == add.as_str())
+                .unwrap()["review"]["pin"]
+                .as_str()
+                .unwrap()
+                .to_owned()
         )),
         "{md}"
     );

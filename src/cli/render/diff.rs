@@ -538,9 +538,10 @@ fn pending_review_markdown(
     }
     // A comment names a proposal by the random end of its id, which review finds as well.
     let short = id.rsplit_once('-').map_or(id, |(_, random)| random);
+    // The pin: an approval by this comment is of the text shown here, or refused.
     let (comment, terminal) = if r.problem.is_none() {
         (
-            format!("`/mneme approve {short}` or "),
+            format!("`/mneme approve {short}@{}` or ", r.pin),
             format!("`mneme review approve {id}` or "),
         )
     } else {

@@ -73,6 +73,12 @@ pub fn outcome(
                 code(short(&expected))
             ),
             Failure::Drop(why) => block(&why),
+            Failure::Changed { id, pin, now } => format!(
+                "{} changed after the summary you read was written: you named it as {}, and it is now {}. Read it again in the summary, and comment its new command.\n",
+                code(&id),
+                code(&pin),
+                code(&now)
+            ),
             Failure::Error(e) => block(&CliError::from(e).message),
         };
         let _ = write!(

@@ -20,20 +20,28 @@ const MAX_IDS: usize = 100;
 /// The longest reason a rejection may give.
 const MAX_REASON: usize = 1000;
 
+/// A proposal as a command names it: its id or a unique part of it, and optionally the pin of
+/// the text the reviewer read (`04f8cb48@1a2b3c4d`, as the summary writes its commands).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    pub id: String,
+    pub pin: Option<String>,
+}
+
 /// What a reviewer asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
-    /// Approve these proposals (ids or unique starts of them), all or none.
-    Approve(Vec<String>),
+    /// Approve these proposals, all or none.
+    Approve(Vec<Named>),
     /// Approve every pending proposal that applies; those that do not stay pending.
     ApproveAll,
     Reject {
-        id: String,
+        named: Named,
         reason: Option<String>,
     },
     /// Approve the proposal less these operations (numbered from 1, as shown).
     Drop {
-        id: String,
+        named: Named,
         operations: Vec<usize>,
     },
     Help,
@@ -47,7 +55,8 @@ impl Command {
 }
 
 /// How the commands are written, for replies and `--help`.
-pub const USAGE: &str = "/mneme approve <id>…        approve these proposals (all or none)
+pub const USAGE: &str = "/mneme approve <id>…        approve these proposals (all or none);
+                            <id>@<pin>, as the summary writes it, only as it read there
 /mneme approve all          approve every pending proposal that applies
 /mneme reject <id> [reason] reject a proposal, saying why
 /mneme drop <id> <n>[,<n>…] approve a proposal less its operations n, …
@@ -132,7 +141,7 @@ fn parse_line(line: &str) -> Result<Command, String> {
                 return Err(format!("the reason holds {hidden}"));
             }
             Ok(Command::Reject {
-                id: proposal_id(id)?,
+                named: proposal_id(id)?,
                 reason: (!reason.is_empty()).then(|| reason.to_owned()),
             })
         }
@@ -150,7 +159,7 @@ fn parse_line(line: &str) -> Result<Command, String> {
                     "`drop` needs the numbers of the operations to leave out, such as `2` or `1,3`",
                 )?;
             Ok(Command::Drop {
-                id: proposal_id(id)?,
+                named: proposal_id(id)?,
                 operations,
             })
         }
@@ -165,14 +174,24 @@ fn parse_line(line: &str) -> Result<Command, String> {
     }
 }
 
-/// A proposal's id, or a start of one: letters, digits and `-`, at most 64.
-fn proposal_id(word: &str) -> Result<String, String> {
-    let ok = (1..=64).contains(&word.len())
-        && word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-    if ok {
-        Ok(word.to_owned())
+/// A proposal's id, or a start of one: letters, digits and `-`, at most 64; then, optionally,
+/// `@` and the 8 hex digits of a pin.
+fn proposal_id(word: &str) -> Result<Named, String> {
+    let (id, pin) = match word.split_once('@') {
+        Some((id, pin)) => (id, Some(pin)),
+        None => (word, None),
+    };
+    let id_ok =
+        (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    let pin_ok = pin
+        .is_none_or(|p| p.len() == 8 && p.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')));
+    if id_ok && pin_ok {
+        Ok(Named {
+            id: id.to_owned(),
+            pin: pin.map(str::to_owned),
+        })
     } else {
-        Err("a proposal's id is letters, digits and `-` (as the summary shows it)".into())
+        Err("a proposal's id is letters, digits and `-`, then optionally `@` and 8 hex digits (as the summary shows it)".into())
     }
 }
 
@@ -182,18 +201,25 @@ mod tests {
 
     #[test]
     fn each_command_reads_back() {
-        let body = "Looks right.\n/mneme approve 3f9a 04f8cb48\n  /mneme approve all\n/mneme reject 3f9a duplicates f-7f3c, see   above\n/mneme drop 3f9a 1, 3\n/mneme\n";
+        let body = "Looks right.\n/mneme approve 3f9a 04f8cb48@1a2b3c4d\n  /mneme approve all\n/mneme reject 3f9a duplicates f-7f3c, see   above\n/mneme drop 3f9a 1, 3\n/mneme\n";
+        let named = |id: &str, pin: Option<&str>| Named {
+            id: id.into(),
+            pin: pin.map(Into::into),
+        };
         assert_eq!(
             parse(body).unwrap(),
             vec![
-                Command::Approve(vec!["3f9a".into(), "04f8cb48".into()]),
+                Command::Approve(vec![
+                    named("3f9a", None),
+                    named("04f8cb48", Some("1a2b3c4d"))
+                ]),
                 Command::ApproveAll,
                 Command::Reject {
-                    id: "3f9a".into(),
+                    named: named("3f9a", None),
                     reason: Some("duplicates f-7f3c, see   above".into())
                 },
                 Command::Drop {
-                    id: "3f9a".into(),
+                    named: named("3f9a", None),
                     operations: vec![1, 3]
                 },
                 Command::Help,
@@ -216,7 +242,10 @@ mod tests {
         }
         assert_eq!(
             parse("```\n/mneme approve a\n```\n/mneme approve bb\n").unwrap(),
-            vec![Command::Approve(vec!["bb".into()])]
+            vec![Command::Approve(vec![Named {
+                id: "bb".into(),
+                pin: None
+            }])]
         );
     }
 
@@ -225,6 +254,7 @@ mod tests {
         for (body, why) in [
             ("/mneme approve", "needs the proposals' ids"),
             ("/mneme approve a`b", "letters, digits"),
+            ("/mneme approve ab@xyz", "8 hex digits"),
             ("/mneme reject", "needs a proposal's id"),
             ("/mneme reject ab why\u{e0041}", "U+E0041"),
             ("/mneme drop ab", "numbers of the operations"),

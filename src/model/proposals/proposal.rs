@@ -372,6 +372,13 @@ impl ProposalError {
 const MAX_BEFORE: usize = 64 * 1024;
 
 impl Proposal {
+    /// A short hash of what the proposal says (the first 8 hex digits of the SHA-256 of its
+    /// canonical JSON): a reviewer's command that names it approves exactly the text they read.
+    pub fn pin(&self) -> String {
+        let json = serde_json::to_vec(self).expect("a proposal serializes");
+        sha256_hex(&json).get(..8).unwrap_or_default().to_owned()
+    }
+
     /// Reads a proposal file's JSON; the fields are checked by [`Proposal::validate`].
     pub fn parse(json: &str) -> Result<Proposal, ProposalError> {
         // Straight into the struct: a queue of thousands is read on every listing.

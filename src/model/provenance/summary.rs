@@ -81,6 +81,9 @@ fn withheld_summary(op: &Operation) -> String {
 /// to the facts at the pull request's head, and what else says the same.
 #[derive(Debug, Clone, Serialize)]
 pub struct PendingReview {
+    /// [`Proposal::pin`]: the summary's commands name it, so that an approval by comment is of
+    /// the text the summary showed.
+    pub pin: String,
     pub reason: String,
     /// Every citation of the proposal and its operations, each once.
     pub evidence: Vec<String>,
@@ -109,6 +112,7 @@ impl PendingReview {
         let competing = competing(&targets(proposal), &proposal.id, queue.parsed());
         if let Err(e) = proposal.validate(&ledger.limits()) {
             return PendingReview {
+                pin: proposal.pin(),
                 reason: proposal.reason.clone(),
                 evidence,
                 status: Status::Invalid,
@@ -146,6 +150,7 @@ impl PendingReview {
             Err(conflict) => (Some(conflict.to_string()), String::new()),
         };
         PendingReview {
+            pin: proposal.pin(),
             reason: proposal.reason.clone(),
             evidence,
             status: p.status(),
