@@ -133,8 +133,8 @@ pub fn outcome(
     if let Some(v) = verification {
         let _ = write!(
             body,
-            "\n`mneme verify {}`: {}\n",
-            v.range.replace('`', ""),
+            "\n`mneme verify {}..HEAD`: {}\n",
+            short(&target.base),
             if v.passes() {
                 "passes."
             } else {
