@@ -16,7 +16,9 @@ use crate::cli::{Cx, ExitStatus, Result};
     after_help = "Examples:\n  mneme init\n  mneme init --ci github\n  mneme init --agents-file CLAUDE.md   # the same block in Claude Code's own file\n  mneme -C path/to/repo init --json"
 )]
 pub struct Args {
-    /// Also write a CI workflow that runs `mneme check`, `verify` and `diff`.
+    /// Also write the CI workflows: one runs `mneme check`, `verify` and `diff` and keeps a
+    /// summary comment on each pull request; the other decides proposals from reviewers'
+    /// `/mneme approve <id>` comments.
     #[arg(long, value_enum, value_name = "PROVIDER")]
     ci: Option<Ci>,
     /// The instructions file that gets the mneme block, relative to the repository root;
@@ -66,6 +68,15 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         paths::GITATTRIBUTES,
         paths::ALLOWED_SIGNERS
     ));
+    if args.ci.is_some() {
+        out.push_str(&format!(
+            "The workflows check every push and pull request, keep one summary comment on each \
+             pull request, and let a reviewer with write access decide proposals by commenting \
+             `/mneme approve <id>` ({}); where decisions are signed, the secret \
+             MNEME_FORGE_SIGNING_KEY signs them (docs/ci.md, \"Deciding in the pull request\").\n",
+            paths::GITHUB_DECIDE_WORKFLOW
+        ));
+    }
     cx.ui.out(&out)?;
     Ok(ExitStatus::Success)
 }

@@ -50,7 +50,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             .iter()
             .map(|r| {
                 let texts = if args.patch { texts(r) } else { String::new() };
-                format!("{}{texts}", line(r))
+                format!("{}{}{texts}", line(r), forge_line(r, "    "))
             })
             .collect();
         cx.ui.out(&text)?;
@@ -78,6 +78,14 @@ pub fn texts(r: &Recorded) -> String {
         ));
     }
     out
+}
+
+/// `approved on GitHub by @grace (<comment URL>)` on a line of its own, for a decision made on
+/// the forge; empty otherwise.
+pub fn forge_line(r: &Recorded, indent: &str) -> String {
+    r.forge.as_ref().map_or_else(String::new, |f| {
+        format!("{indent}{}\n", paint(DIM, esc1(&f.describe(r.verdict))))
+    })
 }
 
 /// `2026-11-22 a1b2c3d4e5 approve add f-7f3c (claude → Grace <g@x>) edited rebased`

@@ -71,9 +71,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             paint(DIM, "proposal:"),
             esc1(&r.proposal)
         ));
-        if let Some(forge) = &r.forge {
-            out.push_str(&format!("  {}\n", esc1(&forge.describe(r.verdict))));
-        }
+        out.push_str(&super::log::forge_line(r, "  "));
         if let Some(record) = &r.record {
             out.push_str(&format!(
                 "  {} {} {}\n",

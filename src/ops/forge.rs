@@ -111,15 +111,12 @@ fn run(
             proposal: item.id.clone(),
             verdict,
             committed,
-        })
+        });
     };
     match command {
         Command::Help => {}
-        Command::Approve(ids) => {
-            let named = ids
-                .iter()
-                .map(|id| find(id))
-                .collect::<Result<Vec<_>, _>>()?;
+        Command::Approve(names) => {
+            let named = names.iter().map(&find).collect::<Result<Vec<_>, _>>()?;
             for item in named {
                 let c = review::approve(ws, item, how, notes).map_err(Failure::Error)?;
                 record(item, Verdict::Approve, c);

@@ -160,6 +160,8 @@ struct Run {
     steps: Vec<(String, Option<bool>)>,
     /// The time from the first step after mneme's install to the end of the push step.
     to_push: Option<Duration>,
+    /// What each failed step printed.
+    failures: Vec<String>,
 }
 
 impl Run {
@@ -582,11 +584,11 @@ impl Pr {
             let out = cmd.output().unwrap();
             let ok = out.status.success();
             if !ok {
-                eprintln!(
-                    "step {name} failed:\n{}{}",
+                run.failures.push(format!(
+                    "{name}:\n{}{}",
                     String::from_utf8_lossy(&out.stdout),
                     String::from_utf8_lossy(&out.stderr)
-                );
+                ));
             }
             failed |= !ok;
             if let Some(id) = step["id"].as_str() {
@@ -682,10 +684,7 @@ fn one_comment_takes_three_proposals_to_approved_signed_and_verified() {
     };
     let run = pr.comment(&event, |_| {});
     assert_eq!(run.ran("Push the decisions"), Some(true), "{run:?}");
-    eprintln!(
-        "forge: from the comment's first step to the pushed decisions: {:?}",
-        run.to_push.unwrap()
-    );
+    let to_push = run.to_push.unwrap();
 
     // Three decision commits on the branch, each the commenter's, each naming the comment.
     let clone = clone_of(&pr.server, "agent/facts");
@@ -740,6 +739,10 @@ fn one_comment_takes_three_proposals_to_approved_signed_and_verified() {
     );
     let log = String::from_utf8(clone.mneme(&["log"]).output().unwrap().stdout).unwrap();
     assert!(log.contains("(claude → @grace on GitHub)"), "{log}");
+    assert!(
+        log.contains(&format!("    approved on GitHub by @grace ({url})")),
+        "{log}"
+    );
 
     // The API: who commented and on what was asked; the command got +1, the thread a reply,
     // and GitHub Actions' summary comment (not the forged one) was updated.
@@ -776,7 +779,12 @@ fn one_comment_takes_three_proposals_to_approved_signed_and_verified() {
     );
     assert!(summary.contains("@grace on GitHub"), "{summary}");
     assert!(!summary.contains("### Pending proposals"), "{summary}");
-    eprintln!("forge reply as posted:\n{reply}");
+    // For scripts/bench-forge and the docs: how long, and what the reviewer reads.
+    std::fs::write(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("forge-decide.txt"),
+        format!("comment to pushed decisions: {to_push:?}\n\n{reply}"),
+    )
+    .unwrap();
 }
 
 /// The pull request's own workflow keeps one summary comment: it shows each pending proposal
@@ -983,6 +991,47 @@ fn every_refused_command_is_answered_and_pushes_nothing() {
     );
     let a = pr.answers();
     assert!(a.replies.is_empty() && a.reactions.is_empty(), "{a:?}");
+
+    // Two competing updates of one fact, pushed to the branch: approving both conflicts on the
+    // second, so neither is pushed.
+    pusher.git(&["pull", "-q", "--no-rebase", "origin", "agent/facts"]);
+    let fact = pusher
+        .facts()
+        .into_iter()
+        .find(|(_, f)| f["text"] == "Every service stores its data in PostgreSQL.")
+        .unwrap()
+        .0;
+    let first = pusher.propose_update(
+        &fact,
+        "Every service stores its data in PostgreSQL 16.",
+        &["--reason", "r"],
+    );
+    let second = pusher.propose_update(
+        &fact,
+        "Every service stores its data in SQLite.",
+        &["--reason", "r"],
+    );
+    pusher.git(&["add", "-A"]);
+    pusher.git(&["commit", "-q", "-m", "two competing updates"]);
+    pusher.git(&["push", "-q", "origin", "agent/facts"]);
+    let mut competing = pr.state.clone();
+    competing["pulls"][PR.to_string()]["head"]["sha"] = json!(pusher.head());
+    pr.api.set_state(&competing);
+    let short = |id: &str| id.rsplit_once('-').unwrap().1.to_owned();
+    let reply = refused(
+        &pr,
+        "created",
+        &format!("/mneme approve {} {}", short(&first), short(&second)),
+        "grace",
+    )
+    .unwrap();
+    assert!(reply.contains("command 1 cannot apply"), "{reply}");
+    assert!(
+        reply.contains(&format!(
+            "proposal `{second}` conflicts with the current facts"
+        )),
+        "{reply}"
+    );
 }
 
 /// Where decisions are signed, the forge's key signs only forge decisions, and a forge decision

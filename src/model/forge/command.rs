@@ -167,7 +167,7 @@ fn parse_line(line: &str) -> Result<Command, String> {
             "`{}` is not a mneme command",
             other
                 .chars()
-                .filter(|c| c.is_ascii_alphanumeric())
+                .filter(char::is_ascii_alphanumeric)
                 .take(20)
                 .collect::<String>()
         )),
