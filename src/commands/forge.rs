@@ -1,6 +1,6 @@
 use std::path::{Path, PathBuf};
 
-use mneme::model::forge::event::{gate, CommentEvent, Gate, Permission, Pull, MAX_BYTES};
+use mneme::model::forge::event::{gate, CommentEvent, Gate, Permission, Pull, Target, MAX_BYTES};
 use mneme::ops::audit::{diff, verify};
 use mneme::ops::forge::decide;
 use mneme::ops::{Notes, Workspace};
@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use crate::cli::render::diff::{markdown, Links};
-use crate::cli::render::forge::{moved, outcome, refusal, Reply, SUMMARY_MARKER};
+use crate::cli::render::forge::{failed, moved, outcome, refusal, Reply, SUMMARY_MARKER};
 use crate::cli::{CliError, Cx, ExitStatus, Result};
 
 /// Review on the forge: run the `/mneme` commands of a pull request's comment.
@@ -170,8 +170,20 @@ fn run_decide(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
     let Gate::Decide(target) = verdict else {
         return Ok(vec![("push", json!(false))]);
     };
+    decide_and_answer(cx, inputs, &event, &target).inspect_err(|e| {
+        // The reviewer is answered even when mneme itself cannot go on.
+        let _ = write_reply(&inputs.out, &failed(&target, e));
+    })
+}
+
+fn decide_and_answer(
+    cx: &Cx,
+    inputs: &Inputs,
+    event: &CommentEvent,
+    target: &Target,
+) -> Result<Outputs> {
     let mut ws = cx.workspace()?;
-    let done = decide(&mut ws, &target, cx.ui)?;
+    let done = decide(&mut ws, target, cx.ui)?;
     let push = done.failed.is_none() && !done.done.is_empty();
     let repo_url = event.repository.html_url.trim_end_matches('/').to_owned();
     let range = format!("{}..HEAD", target.base);
@@ -181,16 +193,12 @@ fn run_decide(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
         None
     };
     let commit_url = |id: &str| format!("{repo_url}/commit/{id}");
-    let reply = outcome(&target, done, verification.as_ref(), &commit_url);
+    let reply = outcome(target, done, verification.as_ref(), &commit_url);
     write_reply(&inputs.out, &reply)?;
     let mut outputs = vec![("push", json!(push))];
     if push {
         // The reply in case the push is refused: the branch moved while deciding.
-        write_body(
-            &inputs.out,
-            "moved.json",
-            &json!({ "body": moved(&target) }),
-        )?;
+        write_body(&inputs.out, "moved.json", &json!({ "body": moved(target) }))?;
         summarise(
             &ws,
             &range,

@@ -348,7 +348,8 @@ struct Pr {
     api: StandIn,
     /// The workflows by file name: `mneme.yml`, `mneme-decide.yml`.
     workflows: BTreeMap<&'static str, Value>,
-    forge_key: String,
+    /// The secret the workflow signs with; a test may take it away.
+    forge_key: std::cell::RefCell<String>,
     proposals: Vec<String>,
     /// Each proposal's pin, as the summary shows it.
     pins: Vec<String>,
@@ -447,7 +448,7 @@ impl Pr {
             server,
             api,
             workflows,
-            forge_key: std::fs::read_to_string(forge).unwrap(),
+            forge_key: std::fs::read_to_string(forge).unwrap().into(),
             proposals,
             pins,
             state,
@@ -508,7 +509,7 @@ impl Pr {
             "github": {"token": TOKEN, "event": event, "event_name": name, "repository": REPO,
                        "server_url": "https://github.com"},
             "runner": {"temp": temp},
-            "secrets": {"MNEME_FORGE_SIGNING_KEY": self.forge_key},
+            "secrets": {"MNEME_FORGE_SIGNING_KEY": *self.forge_key.borrow()},
             "steps": {},
         });
         let mut run = Run::default();
@@ -898,6 +899,12 @@ fn every_refused_command_is_answered_and_pushes_nothing() {
         reply.contains(&format!("it is now `{}`", pr.pins[0])),
         "{reply}"
     );
+
+    // A signed ledger, and a workflow without the forge's key: nothing can be signed.
+    let key = pr.forge_key.replace(String::new());
+    let reply = refused(&pr, "created", &approve, "grace").unwrap();
+    assert!(reply.contains("could not sign: add the forge's key as the repository secret `MNEME_FORGE_SIGNING_KEY`"), "{reply}");
+    pr.forge_key.replace(key);
 
     // Unknown ids, and a command that cannot be read.
     let reply = refused(&pr, "created", "/mneme approve zzzz9999", "grace").unwrap();

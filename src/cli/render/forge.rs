@@ -4,11 +4,13 @@
 
 use std::fmt::Write as _;
 
+use mneme::git;
 use mneme::model::forge::command::USAGE;
 use mneme::model::forge::event::{Refusal, Target};
 use mneme::model::provenance::decision::Verdict;
 use mneme::ops::audit::Verification;
 use mneme::ops::forge::{Failure, Outcome};
+use mneme::ops::Error;
 
 use super::diff::{code, longest_run, md};
 use crate::cli::ui::{esc1, short};
@@ -79,6 +81,10 @@ pub fn outcome(
                 code(&pin),
                 code(&now)
             ),
+            Failure::Error(Error::Git(git::Error::Signing(why))) => format!(
+                "{}This ledger requires signed decisions (`.ledger/allowed_signers`), and the workflow could not sign: add the forge's key as the repository secret `MNEME_FORGE_SIGNING_KEY` and list its public key for `mneme-forge` in `allowed_signers` (docs/ci.md, \"Signed ledgers\").\n",
+                block(&why)
+            ),
             Failure::Error(e) => block(&CliError::from(e).message),
         };
         let _ = write!(
@@ -145,6 +151,22 @@ pub fn outcome(
     Reply {
         body,
         reaction: if decided { "+1" } else { "confused" },
+    }
+}
+
+/// The reply when mneme stopped with an error before it could decide.
+pub fn failed(target: &Target, e: &CliError) -> Reply {
+    let mut why = e.message.clone();
+    if let Some(hint) = &e.hint {
+        why.push_str(&format!("\n{hint}"));
+    }
+    Reply {
+        body: format!(
+            "@{}: nothing was decided, and nothing was pushed: mneme stopped with an error. The workflow's log has the details.\n\n{}",
+            target.reviewer.login,
+            block(&why)
+        ),
+        reaction: "confused",
     }
 }
 
