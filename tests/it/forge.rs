@@ -162,6 +162,8 @@ struct Run {
     to_push: Option<Duration>,
     /// What each failed step printed.
     failures: Vec<String>,
+    /// How long each `run:` step took.
+    times: Vec<(String, Duration)>,
 }
 
 impl Run {
@@ -559,6 +561,7 @@ impl Pr {
                 continue;
             }
             started.get_or_insert_with(Instant::now);
+            let step_start = Instant::now();
             let output = runner.path().join("output");
             std::fs::write(&output, "").unwrap();
             let mut cmd = Command::new("bash");
@@ -604,6 +607,7 @@ impl Pr {
             if name.starts_with("Push the decisions") {
                 run.to_push = started.map(|s| s.elapsed());
             }
+            run.times.push((name.clone(), step_start.elapsed()));
             run.steps.push((name, Some(ok)));
         }
         run
@@ -783,7 +787,14 @@ fn one_comment_takes_three_proposals_to_approved_signed_and_verified() {
     // For scripts/bench-forge and the docs: how long, and what the reviewer reads.
     std::fs::write(
         Path::new(env!("CARGO_TARGET_TMPDIR")).join("forge-decide.txt"),
-        format!("comment to pushed decisions: {to_push:?}\n\n{reply}"),
+        format!(
+            "comment to pushed decisions: {to_push:?} ({})\n\n{reply}",
+            run.times
+                .iter()
+                .map(|(n, t)| format!("{n}: {t:?}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
     )
     .unwrap();
 }
