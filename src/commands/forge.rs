@@ -186,7 +186,12 @@ fn decide_and_answer(
     let done = decide(&mut ws, target, cx.ui)?;
     let push = done.failed.is_none() && !done.done.is_empty();
     let repo_url = event.repository.html_url.trim_end_matches('/').to_owned();
-    let range = format!("{}..HEAD", target.base);
+    // The summary names the commits, as the pull request's own workflow does.
+    let head = done
+        .done
+        .last()
+        .map_or("HEAD", |d| d.committed.commit.as_str());
+    let range = format!("{}..{head}", target.base);
     let verification = if push {
         Some(verify(&ws, Some(&range))?)
     } else {

@@ -783,6 +783,11 @@ fn one_comment_takes_three_proposals_to_approved_signed_and_verified() {
         "{summary}"
     );
     assert!(summary.contains("@grace on GitHub"), "{summary}");
+    std::fs::write(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("forge-summary-after.md"),
+        summary,
+    )
+    .unwrap();
     assert!(!summary.contains("### Pending proposals"), "{summary}");
     // For scripts/bench-forge and the docs: how long, and what the reviewer reads.
     std::fs::write(
@@ -838,6 +843,12 @@ fn the_pull_request_s_summary_tells_reviewers_what_to_comment() {
         "GitHub Actions' comment, not the forged one"
     );
     assert!(summary.starts_with(MARKER), "{summary}");
+    // As a reviewer reads it, for the docs.
+    std::fs::write(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("forge-summary.md"),
+        summary,
+    )
+    .unwrap();
     assert!(summary.contains("### Pending proposals (3)"), "{summary}");
     for i in 0..3 {
         let (short, pinned) = (pr.short(i), pr.pinned(i));
