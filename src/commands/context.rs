@@ -1,5 +1,5 @@
 use mneme::model::agents::briefing::{render, HOOK_BUDGET};
-use mneme::ops::context::context;
+use mneme::ops::context::{context, facts_about, repo_relative};
 
 use mneme::model::agents::runtimes::Runtime;
 
@@ -14,6 +14,8 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// recently verified facts come first and what does not fit is named in a closing line, never
 /// cut in the middle of a fact.
 ///
+/// `--files PATH…` gives only the facts about those files (their evidence cites one).
+///
 /// `--for <runtime>` prints it in the shape that runtime's hook expects (what `mneme setup`
 /// installs); it never fails the agent's session: outside a ledger, or on any error, it prints a
 /// short explanation in that shape and exits 0.
@@ -22,6 +24,7 @@ use crate::cli::{Cx, ExitStatus, Result};
   mneme context
   mneme context --max-chars 4000
   mneme context --json | jq '.files[].facts[].id'
+  mneme context --files src/db.rs          # the facts about these files
   mneme context --for claude              # what Claude Code's SessionStart hook runs")]
 pub struct Args {
     /// At most this many characters of text (a hook's default: 9000).
@@ -39,6 +42,9 @@ pub struct Args {
         default_value = "SessionStart"
     )]
     event: String,
+    /// Only the facts about these files: those whose evidence cites one of them.
+    #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with = "runtime")]
+    files: Vec<String>,
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
@@ -48,7 +54,16 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     }
     let ws = cx.workspace()?;
     let max_chars = args.max_chars.filter(|_| !cx.ui.json);
-    let context = context(&ws, cx.ui, max_chars)?;
+    let context = if args.files.is_empty() {
+        context(&ws, cx.ui, max_chars)?
+    } else {
+        let files: Vec<String> = args
+            .files
+            .iter()
+            .map(|f| repo_relative(&ws, &cx.cwd, f).unwrap_or_else(|| f.clone()))
+            .collect();
+        facts_about(&ws, cx.ui, &files)?
+    };
     if cx.ui.json {
         cx.ui.json(&context)?;
     } else {

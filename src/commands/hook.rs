@@ -5,9 +5,12 @@
 use std::io::{IsTerminal, Read};
 
 use clap::builder::TypedValueParser;
-use mneme::model::agents::briefing::render;
+use mneme::model::agents::briefing::{about_files, render, shown_ids};
 use mneme::model::agents::runtimes::{HookInput, Runtime, Step};
-use mneme::ops::context::{context, history_holds, remember_session, session_holds};
+use mneme::ops::context::{
+    delivered, facts_about, history_holds, remember_session, repo_relative, session_context,
+    session_holds,
+};
 use mneme::ops::tasks::env_agent;
 use mneme::ops::Workspace;
 
@@ -42,12 +45,15 @@ pub fn run(cx: &Cx, runtime: Runtime, event: &str, budget: usize) -> Result<Exit
     Ok(ExitStatus::Success)
 }
 
-/// What the runtime says on stdin: its session, the event's source and the transcript. Read
-/// only where mneme uses it (Codex, Gemini CLI: a runtime that sends nothing may leave stdin
-/// open), never from a terminal (a person trying the hook by hand), and at most 1 MiB.
+/// What the runtime says on stdin: its session, the event's source, the transcript, the files a
+/// tool touched. Read only where mneme uses it (Claude Code, Codex, Gemini CLI: a runtime that
+/// sends nothing may leave stdin open), never from a terminal (a person trying the hook by
+/// hand), and at most 1 MiB.
 fn hook_input(runtime: Runtime) -> HookInput {
     let stdin = std::io::stdin();
-    if !matches!(runtime, Runtime::Codex | Runtime::Gemini) || stdin.is_terminal() {
+    if !matches!(runtime, Runtime::Claude | Runtime::Codex | Runtime::Gemini)
+        || stdin.is_terminal()
+    {
         return HookInput::default();
     }
     let mut text = String::new();
@@ -70,6 +76,7 @@ fn briefing(
     let session = input.session_id.as_deref();
     match runtime.on(event, input.source.as_deref()) {
         Step::Skip => return Ok(None),
+        Step::AboutFiles => return about(cx, &ws, runtime, input, budget),
         Step::InjectIfNew if session.is_some_and(|s| session_holds(&ws, name, s)) => {
             return Ok(None)
         }
@@ -82,11 +89,55 @@ fn briefing(
         runtime.identity_hint()
     };
     let budget = budget.saturating_sub(hint.len());
-    let context = context(&ws, cx.ui, Some(budget))?;
+    let context = session_context(&ws, cx.ui, budget)?;
     let mut text = render(&context, Some(budget));
     text.push_str(&hint);
     if let Some(session) = session {
-        remember_session(&ws, name, session)?;
+        // A new, cleared or compacted session's history holds exactly these facts: those a
+        // compaction dropped come again when the agent touches their files. A resumed one
+        // still holds what it was given before.
+        let fresh = input.source.as_deref() != Some("resume");
+        remember_session(&ws, name, session, &shown_ids(&text), fresh)?;
+    }
+    Ok(Some(text))
+}
+
+/// After a tool read or edited files: the facts about them that the session was not given,
+/// each once; nothing when there are none.
+fn about(
+    cx: &Cx,
+    ws: &Workspace,
+    runtime: Runtime,
+    input: &HookInput,
+    budget: usize,
+) -> Result<Option<String>, CliError> {
+    let files: Vec<String> = input
+        .files
+        .iter()
+        .filter_map(|f| repo_relative(ws, &cx.cwd, f))
+        .collect();
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let name = runtime.as_str();
+    let given = input
+        .session_id
+        .as_deref()
+        .map(|s| delivered(ws, name, s))
+        .unwrap_or_default();
+    let context = facts_about(ws, cx.ui, &files)?;
+    let facts: Vec<_> = context
+        .files
+        .iter()
+        .flat_map(|f| &f.facts)
+        .filter(|f| f.id.as_ref().is_none_or(|id| !given.contains(id)))
+        .collect();
+    if facts.is_empty() {
+        return Ok(None);
+    }
+    let text = about_files(&files, &facts, budget);
+    if let Some(session) = input.session_id.as_deref() {
+        remember_session(ws, name, session, &shown_ids(&text), false)?;
     }
     Ok(Some(text))
 }

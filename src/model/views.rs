@@ -244,6 +244,22 @@ pub struct Context {
     /// those shown; not part of the JSON.
     #[serde(skip)]
     pub code_changed: HashMap<String, usize>,
+    /// With `scoped_delivery`, in a runtime's session start: the facts left out because they
+    /// cite files, counted by the directory of the first file each cites. They come when the
+    /// agent reads or edits a file they cite.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scoped: Vec<ScopedDir>,
+    /// The ledger's `scoped_delivery`: a session's start leaves out the facts about files.
+    #[serde(skip)]
+    pub scoped_delivery: bool,
+}
+
+/// Facts about files in one directory, left out of a session's start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ScopedDir {
+    /// `src/db/`, or `./` for the repository's root.
+    pub dir: String,
+    pub facts: usize,
 }
 
 impl Context {
@@ -478,6 +494,8 @@ impl Context {
             budget: Budget::of(ledger),
             tasks,
             code_changed: HashMap::new(),
+            scoped: Vec::new(),
+            scoped_delivery: false,
         }
     }
 }

@@ -1,9 +1,11 @@
 //! `context`: what an agent reads at session start.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
 
 use crate::git::drift::last_changed;
 use crate::model::agents::briefing::{render, HEADING};
+use crate::model::agents::scope;
 use crate::model::agents::runtimes::{transcript_holds, HookInput};
 use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
@@ -23,7 +25,7 @@ pub fn history_holds(input: &HookInput) -> bool {
     let in_prompt = input.prompt.as_deref().is_some_and(|p| p.contains(HEADING));
     in_prompt
         || input.transcript_path.as_deref().is_some_and(|path| {
-            store::file::read_local_text(std::path::Path::new(path))
+            store::file::read_local_text(Path::new(path))
                 .is_ok_and(|text| transcript_holds(&text, HEADING))
         })
 }
@@ -36,25 +38,91 @@ pub fn session_holds(ws: &Workspace, runtime: &str, session: &str) -> bool {
 /// How long a session's marker is kept: a session resumed later gets the facts once more.
 const SESSION_MARKER_DAYS: u64 = 30;
 
-/// Records that `runtime`'s session `session` got the facts. A new session's marker also clears
-/// the markers of sessions older than [`SESSION_MARKER_DAYS`], so they do not pile up.
-pub fn remember_session(ws: &Workspace, runtime: &str, session: &str) -> Result<()> {
+/// The facts `runtime`'s session `session` was given, by id (none when it got nothing yet).
+pub fn delivered(ws: &Workspace, runtime: &str, session: &str) -> BTreeSet<String> {
+    store::file::read_local_text(&session_path(ws, runtime, session))
+        .map(|text| {
+            text.lines()
+                .filter(|l| is_fact_id(l))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Records that `runtime`'s session `session` got the facts `ids`: in place of what it held
+/// (`replace`: a session's start or a compaction leaves its history with exactly what was
+/// injected), or besides it. A new session's marker also clears the markers of sessions older
+/// than [`SESSION_MARKER_DAYS`], so they do not pile up.
+pub fn remember_session(
+    ws: &Workspace,
+    runtime: &str,
+    session: &str,
+    ids: &[String],
+    replace: bool,
+) -> Result<()> {
     let path = session_path(ws, runtime, session);
     let Some(dir) = path.parent() else {
         return Ok(());
     };
     let new = !path.exists();
+    let mut held = if replace {
+        BTreeSet::new()
+    } else {
+        delivered(ws, runtime, session)
+    };
+    held.extend(ids.iter().cloned());
+    let text: String = held.iter().map(|id| format!("{id}\n")).collect();
     std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
-    write_atomic(&path, b"")?;
+    write_atomic(&path, text.as_bytes())?;
     if new {
         forget_old_sessions(dir);
     }
     Ok(())
 }
 
+/// `path` as a tool named it (absolute, or from `cwd`) from the repository's root, `/`-separated;
+/// `None` outside the work tree.
+pub fn repo_relative(ws: &Workspace, cwd: &Path, path: &str) -> Option<String> {
+    let path = Path::new(path);
+    let full = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        cwd.join(path)
+    };
+    let root = ws.repo.root();
+    let rel = full.strip_prefix(root).ok().map(Path::to_owned).or_else(|| {
+        let full = full.canonicalize().ok()?;
+        let root = root.canonicalize().ok()?;
+        full.strip_prefix(root).ok().map(Path::to_owned)
+    })?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    (!parts.is_empty() && !parts.iter().any(|p| p == "..")).then(|| parts.join("/"))
+}
+
+/// The facts about `files` (from the repository's root), as the context shows them.
+pub fn facts_about(ws: &Workspace, notes: &dyn Notes, files: &[String]) -> Result<Context> {
+    let mut c = context(ws, notes, None)?;
+    scope::about(&mut c, files);
+    Ok(c)
+}
+
+/// The context a runtime's session starts with, for a text of at most `max_chars`: with
+/// `scoped_delivery` on, without the facts about files (they come as the agent touches them).
+pub fn session_context(ws: &Workspace, notes: &dyn Notes, max_chars: usize) -> Result<Context> {
+    let mut c = context(ws, notes, Some(max_chars))?;
+    if c.scoped_delivery {
+        scope::leave_scoped_out(&mut c);
+    }
+    Ok(c)
+}
+
 /// Removes the markers older than [`SESSION_MARKER_DAYS`]. Best effort: a marker left behind
 /// costs a few bytes, and a concurrent hook may remove the same one.
-fn forget_old_sessions(dir: &std::path::Path) {
+fn forget_old_sessions(dir: &Path) {
     let max_age = std::time::Duration::from_secs(SESSION_MARKER_DAYS * 24 * 60 * 60);
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -127,6 +195,7 @@ fn build(
         .mark_unapproved(&unapproved)
         .mark_drifted(&drifted);
     context.config_error = config_error;
+    context.scoped_delivery = ledger.config.scoped_delivery;
     if max_chars.is_some_and(|limit| render(&context, None).chars().count() > limit) {
         // Ranking is a nicety: without history the facts are ranked without it.
         context.code_changed = code_changed(ws, &ledger).unwrap_or_default();

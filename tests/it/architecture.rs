@@ -380,7 +380,7 @@ const DOMAINS: [(&str, &[&str]); 12] = [
             "base",
         ],
     ),
-    ("agents", &["views", "facts", "base"]),
+    ("agents", &["views", "evidence", "facts", "base"]),
     (
         "interchange",
         &["agents", "proposals", "evidence", "facts", "base"],

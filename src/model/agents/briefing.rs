@@ -49,6 +49,9 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
         ));
     }
     let omitted_facts = facts_section(c, &mut out);
+    if !c.scoped.is_empty() {
+        out.always(&scoped_line(c));
+    }
     for name in &c.unresolved {
         out.always(&format!(
             "\n{} has an unresolved merge conflict; its facts are not shown until it is resolved (see `mneme check`)\n",
@@ -112,6 +115,60 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
     }
     out.always(&tail);
     out.text
+}
+
+/// The line that says which facts about files a scoped session start left out, and how they
+/// come.
+fn scoped_line(c: &Context) -> String {
+    let total: usize = c.scoped.iter().map(|d| d.facts).sum();
+    let dirs: Vec<String> = c
+        .scoped
+        .iter()
+        .map(|d| format!("{} ({})", escape_line(&d.dir), d.facts))
+        .collect();
+    format!(
+        "\n{total} more fact(s) are about specific files and come when you read or edit one of them: {}. `mneme context --files PATH…` gives them now.\n",
+        dirs.join(", ")
+    )
+}
+
+/// The facts about the files an agent just read or edited, as a runtime's tool hook adds them:
+/// a heading naming the files, then each fact's line, within `max_chars` (what does not fit is
+/// counted). `facts` are those not yet given to the session.
+pub fn about_files(files: &[String], facts: &[&FactView], max_chars: usize) -> String {
+    let names: Vec<String> = files.iter().map(|f| format!("`{}`", escape_line(f))).collect();
+    let mut out = Budget::new(max_chars.saturating_sub(CLOSING_RESERVE));
+    out.always(&format!(
+        "{ABOUT_HEADING}{}) — verified by humans; they outrank conversation history\n",
+        names.join(", ")
+    ));
+    let mut left = 0;
+    for fact in facts {
+        if !out.fits(&fact_line(fact)) {
+            left += 1;
+        }
+    }
+    if left > 0 {
+        out.always(&format!(
+            "{left} more fact(s) about these files did not fit: `mneme context --files {}`\n",
+            files.iter().map(|f| escape_line(f)).collect::<Vec<_>>().join(" ")
+        ));
+    }
+    out.text
+}
+
+/// How the facts a tool hook adds start.
+pub const ABOUT_HEADING: &str = "# Project facts about the files you touched (";
+
+/// The ids of the facts a rendered context or [`about_files`] text shows: its fact lines are
+/// `- <id> …` and nothing else starts so ([`fact_line`]).
+pub fn shown_ids(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .filter_map(|l| l.split(' ').next())
+        .filter(|id| crate::model::facts::file::is_fact_id(id))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Text under construction: `fits` adds a piece only while the budget allows it.

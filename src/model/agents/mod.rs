@@ -1,11 +1,12 @@
 //! Agents: what the agent runtimes are given and how. The briefing an agent reads, each
-//! runtime's hooks and settings, whether a runtime will run them, the AGENTS.md block, and the
-//! files `init` writes.
+//! runtime's hooks and settings, whether a runtime will run them, the AGENTS.md block, the
+//! files `init` writes, and which facts are about which files.
 //!
-//! Uses `views`, `facts` and `base`.
+//! Uses `views`, `evidence` (the files a fact cites), `facts` and `base`.
 
 pub mod agents_md;
 pub mod briefing;
 pub mod runtimes;
+pub mod scope;
 pub mod templates;
 pub mod trust;

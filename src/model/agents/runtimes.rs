@@ -77,6 +77,7 @@ impl Runtime {
             // transcript shows them gone from the history (a compression replaced it).
             (Runtime::Gemini, "PreCompress") => Step::Skip,
             (Runtime::Gemini, "SessionStart" | "BeforeAgent") => Step::IfAbsent,
+            (Runtime::Claude, "PostToolUse") => Step::AboutFiles,
             _ => Step::Inject,
         }
     }
@@ -105,6 +106,8 @@ pub enum Step {
     InjectIfNew,
     /// Inject unless the session's transcript shows the facts in its current history.
     IfAbsent,
+    /// After a tool read or edited files: the facts about them the session was not given yet.
+    AboutFiles,
     Skip,
 }
 
@@ -120,6 +123,8 @@ pub struct HookInput {
     /// The turn's prompt (Gemini CLI's BeforeAgent), which carries SessionStart's context at a
     /// session's first turn.
     pub prompt: Option<String>,
+    /// The files a tool read or edited, as the runtime gives them (`tool_input.file_path`).
+    pub files: Vec<String>,
 }
 
 impl HookInput {
@@ -135,11 +140,21 @@ impl HookInput {
         };
         // An id or a source longer than this is nothing a runtime sends.
         let short = |k: &str| text(k).filter(|s| s.len() <= 256);
+        // Claude Code's Read, Edit, Write and MultiEdit name their file `file_path`.
+        let files = v
+            .get("tool_input")
+            .and_then(|t| t.get("file_path"))
+            .and_then(Value::as_str)
+            .filter(|p| !p.is_empty() && p.len() <= 4096)
+            .map(str::to_owned)
+            .into_iter()
+            .collect();
         HookInput {
             session_id: short("session_id"),
             source: short("source"),
             transcript_path: text("transcript_path"),
             prompt: text("prompt"),
+            files,
         }
     }
 }
@@ -178,7 +193,11 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
         command: hook_command(runtime, event),
     };
     match runtime {
-        Runtime::Claude => vec![hook("SessionStart", Some("startup|resume|clear|compact"))],
+        // PostToolUse after the tools that read or edit one file: the facts about it.
+        Runtime::Claude => vec![
+            hook("SessionStart", Some("startup|resume|clear|compact")),
+            hook("PostToolUse", Some(TOUCHING_TOOLS)),
+        ],
         Runtime::Codex => vec![hook("SessionStart", Some("startup|resume|clear|compact"))],
         // Gemini compares lifecycle matchers as exact strings; no matcher matches every source.
         Runtime::Gemini => vec![hook("SessionStart", None), hook("BeforeAgent", None)],
@@ -186,6 +205,9 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
         Runtime::Opencode => Vec::new(),
     }
 }
+
+/// Claude Code's tools that read or edit a file: its `PostToolUse` hook's matcher.
+pub const TOUCHING_TOOLS: &str = "Read|Edit|Write|MultiEdit";
 
 /// What the agent reads when the hook finds no `mneme` to run.
 pub const NOT_INSTALLED: &str = "mneme is not installed where this hook runs (no `mneme` on its PATH or in the project node_modules/.bin), so the approved facts of this project were not loaded into this session. Read the Markdown files in .ledger/facts/ before you change code: they outrank the conversation. Tell the user that mneme needs installing; `mneme doctor` then checks the setup.";
@@ -210,7 +232,8 @@ fn find_mneme() -> String {
 pub fn hook_command(runtime: Runtime, event: &str) -> String {
     let find = find_mneme();
     let run = format!(r#""$m" context --for {} --event {event}"#, runtime.as_str());
-    if event == "BeforeAgent" {
+    // Hooks that run every turn or tool call: a notice there would pile up.
+    if matches!(event, "BeforeAgent" | "PostToolUse") {
         return format!(r#"{find}; if [ -x "$m" ]; then {run}; fi"#);
     }
     let notice = shell_quote(&runtime.output(event, NOT_INSTALLED));

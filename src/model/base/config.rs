@@ -28,6 +28,10 @@ pub struct Config {
     pub claims_remote: Option<String>,
     /// How long a remote claim holds without an `update` by its holder, such as `2h`.
     pub claim_lease: String,
+    /// Facts that cite files reach an agent when it reads or edits one of those files (the
+    /// runtimes' tool hooks `mneme setup` writes), not at session start, which lists them by
+    /// directory instead. Marked facts (stale, contested, unapproved) always come at the start.
+    pub scoped_delivery: bool,
 }
 
 impl Default for Config {
@@ -42,6 +46,7 @@ impl Default for Config {
             decision_records: false,
             claims_remote: None,
             claim_lease: DEFAULT_LEASE.to_owned(),
+            scoped_delivery: false,
         }
     }
 }
