@@ -33,7 +33,7 @@ pub struct Args {
     /// Print for an agent runtime's hook: claude, codex, gemini, cursor or opencode.
     #[arg(long = "for", value_name = "RUNTIME", value_parser = hook::runtime_parser())]
     runtime: Option<Runtime>,
-    /// The hook event that runs it (`SessionStart`, `BeforeAgent`; the `PostCompact`,
+    /// The hook event that runs it (`SessionStart`, `BeforeAgent`, `PostToolUse`; the `PostCompact`,
     /// `UserPromptSubmit` and `PreCompress` hooks of older setups do nothing); with --for.
     #[arg(
         long,

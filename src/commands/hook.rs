@@ -51,8 +51,7 @@ pub fn run(cx: &Cx, runtime: Runtime, event: &str, budget: usize) -> Result<Exit
 /// hand), and at most 1 MiB.
 fn hook_input(runtime: Runtime) -> HookInput {
     let stdin = std::io::stdin();
-    if !matches!(runtime, Runtime::Claude | Runtime::Codex | Runtime::Gemini)
-        || stdin.is_terminal()
+    if !matches!(runtime, Runtime::Claude | Runtime::Codex | Runtime::Gemini) || stdin.is_terminal()
     {
         return HookInput::default();
     }

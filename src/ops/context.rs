@@ -5,8 +5,8 @@ use std::path::Path;
 
 use crate::git::drift::last_changed;
 use crate::model::agents::briefing::{render, HEADING};
-use crate::model::agents::scope;
 use crate::model::agents::runtimes::{transcript_holds, HookInput};
+use crate::model::agents::scope;
 use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
 use crate::model::base::text::first_chars;
@@ -91,11 +91,15 @@ pub fn repo_relative(ws: &Workspace, cwd: &Path, path: &str) -> Option<String> {
         cwd.join(path)
     };
     let root = ws.repo.root();
-    let rel = full.strip_prefix(root).ok().map(Path::to_owned).or_else(|| {
-        let full = full.canonicalize().ok()?;
-        let root = root.canonicalize().ok()?;
-        full.strip_prefix(root).ok().map(Path::to_owned)
-    })?;
+    let rel = full
+        .strip_prefix(root)
+        .ok()
+        .map(Path::to_owned)
+        .or_else(|| {
+            let full = full.canonicalize().ok()?;
+            let root = root.canonicalize().ok()?;
+            full.strip_prefix(root).ok().map(Path::to_owned)
+        })?;
     let parts: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())

@@ -834,3 +834,125 @@ fn setup_says_to_install_mneme_only_when_it_is_missing() {
     let without = std::path::Path::new("/usr/bin");
     assert!(notes(without.as_os_str()).contains("install it with"));
 }
+
+/// A repository whose ledger delivers facts about files as Claude Code touches them: one fact
+/// about `src/db.rs`, one about `src/other.rs`, one about no file.
+fn scoped_repo() -> (Repo, [String; 3]) {
+    let repo = Repo::committed();
+    repo.write("src/db.rs", "fn pool() {}\n");
+    repo.write("src/other.rs", "fn other() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "code"]);
+    let db = repo.approve_new_with(
+        "pitfalls",
+        "The pool holds ten connections.",
+        &["--reason", "r", "--evidence", "src/db.rs:1"],
+    );
+    let other = repo.approve_new_with(
+        "pitfalls",
+        "Other stays alone.",
+        &["--reason", "r", "--evidence", "./src/other.rs"],
+    );
+    let global = repo.approve_new("pitfalls", "Every change is reviewed.");
+    let config = repo.read(".ledger/config.yaml");
+    repo.write(
+        ".ledger/config.yaml",
+        &format!("{config}scoped_delivery: true\n"),
+    );
+    (repo, [db, other, global])
+}
+
+fn claude_tool(repo: &Repo, session: &str, file: &str) -> String {
+    let input = json!({"session_id": session, "hook_event_name": "PostToolUse", "tool_name": "Read",
+                       "tool_input": {"file_path": file}});
+    hook_with(repo, "claude", "PostToolUse", input)
+}
+
+fn claude_start(repo: &Repo, session: &str, source: &str) -> String {
+    let input = json!({"session_id": session, "hook_event_name": "SessionStart", "source": source});
+    additional_context(&hook_with(repo, "claude", "SessionStart", input))
+}
+
+/// With scoped delivery, a session starts with the facts about no file and an index of the
+/// others; a fact about a file comes once per session when the agent reads or edits the file,
+/// again after a compaction dropped it, and never for another file.
+#[test]
+fn facts_about_a_file_come_when_the_agent_touches_it_once_per_session() {
+    let (repo, [db, other, global]) = scoped_repo();
+    let start = claude_start(&repo, "s1", "startup");
+    assert!(start.contains(&global), "{start}");
+    assert!(!start.contains(&db) && !start.contains(&other), "{start}");
+    assert!(start.contains("2 more fact(s) are about specific files and come when you read or edit one of them: src/ (2)"), "{start}");
+
+    let absolute = repo.file("src/db.rs").display().to_string();
+    let first = additional_context(&claude_tool(&repo, "s1", &absolute));
+    assert!(
+        first.starts_with("# Project facts about the files you touched (`src/db.rs`)"),
+        "{first}"
+    );
+    assert!(
+        first.contains(&db) && !first.contains(&other) && !first.contains(&global),
+        "{first}"
+    );
+    // Once per session: the same file again, or by a relative path, adds nothing.
+    assert_eq!(claude_tool(&repo, "s1", &absolute), "");
+    assert_eq!(claude_tool(&repo, "s1", "src/db.rs"), "");
+    // Another session gets it; a file no fact cites, or one outside the repository, gets nothing.
+    assert!(claude_tool(&repo, "s2", "src/db.rs").contains(&db));
+    assert_eq!(claude_tool(&repo, "s1", "README.md"), "");
+    assert_eq!(claude_tool(&repo, "s1", "/etc/hostname"), "");
+    // A resumed session still holds it; a compaction drops it, and the file brings it again.
+    claude_start(&repo, "s1", "resume");
+    assert_eq!(claude_tool(&repo, "s1", &absolute), "");
+    claude_start(&repo, "s1", "compact");
+    assert!(claude_tool(&repo, "s1", &absolute).contains(&db));
+
+    // The full briefing and `--files` still give everything asked for.
+    let all = String::from_utf8(repo.mneme(&["context"]).output().unwrap().stdout).unwrap();
+    assert!(all.contains(&db) && all.contains(&other), "{all}");
+    let files = String::from_utf8(
+        repo.mneme(&["context", "--files", "src/other.rs"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        files.contains(&other) && !files.contains(&db) && !files.contains(&global),
+        "{files}"
+    );
+}
+
+/// A marked fact comes at the start whatever it cites, and without scoped delivery every fact
+/// does; setup writes the PostToolUse hook for the tools that touch one file.
+#[test]
+fn marked_facts_and_unscoped_ledgers_start_with_everything() {
+    let (repo, [db, _, _]) = scoped_repo();
+    // The cited code changes: the fact is stale, and a stale fact is never held back.
+    repo.write("src/db.rs", "fn pool() { grow() }\n");
+    repo.git(&["commit", "-q", "-am", "grow the pool"]);
+    let start = claude_start(&repo, "s1", "startup");
+    assert!(start.contains(&format!("{db} [stale")), "{start}");
+    let config = repo
+        .read(".ledger/config.yaml")
+        .replace("scoped_delivery: true\n", "");
+    repo.write(".ledger/config.yaml", &config);
+    let start = claude_start(&repo, "s2", "startup");
+    assert!(!start.contains("are about specific files"), "{start}");
+
+    repo.mneme(&["setup", "claude"]).assert().success();
+    let settings: Value = serde_json::from_str(&repo.read(".claude/settings.json")).unwrap();
+    let post = &settings["hooks"]["PostToolUse"][0];
+    assert_eq!(post["matcher"], "Read|Edit|Write|MultiEdit");
+    assert!(post["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .contains("context --for claude --event PostToolUse"));
+    repo.mneme(&["setup", "claude", "--remove"])
+        .assert()
+        .success();
+    assert!(
+        !repo.file(".claude/settings.json").exists()
+            || !repo.read(".claude/settings.json").contains("PostToolUse")
+    );
+}

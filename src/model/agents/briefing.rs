@@ -136,7 +136,10 @@ fn scoped_line(c: &Context) -> String {
 /// a heading naming the files, then each fact's line, within `max_chars` (what does not fit is
 /// counted). `facts` are those not yet given to the session.
 pub fn about_files(files: &[String], facts: &[&FactView], max_chars: usize) -> String {
-    let names: Vec<String> = files.iter().map(|f| format!("`{}`", escape_line(f))).collect();
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| format!("`{}`", escape_line(f)))
+        .collect();
     let mut out = Budget::new(max_chars.saturating_sub(CLOSING_RESERVE));
     out.always(&format!(
         "{ABOUT_HEADING}{}) — verified by humans; they outrank conversation history\n",
@@ -151,7 +154,11 @@ pub fn about_files(files: &[String], facts: &[&FactView], max_chars: usize) -> S
     if left > 0 {
         out.always(&format!(
             "{left} more fact(s) about these files did not fit: `mneme context --files {}`\n",
-            files.iter().map(|f| escape_line(f)).collect::<Vec<_>>().join(" ")
+            files
+                .iter()
+                .map(|f| escape_line(f))
+                .collect::<Vec<_>>()
+                .join(" ")
         ));
     }
     out.text

@@ -63,3 +63,100 @@ pub fn leave_scoped_out(c: &mut Context) {
         .map(|(dir, facts)| ScopedDir { dir, facts })
         .collect();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::agents::briefing::{about_files, render, shown_ids};
+    use crate::model::base::time::Timestamp;
+    use crate::model::facts::ledger::tests::ledger;
+    use crate::model::facts::standing::Standings;
+    use crate::model::views::{Proposals, TaskSummary};
+
+    fn context() -> Context {
+        let l = ledger(&[(
+            "a.md",
+            "- **f-db** Pool of ten. <!-- since: 2026-11-01; evidence: src/db.rs:4-9 https://x.org/a -->\n\
+             - **f-two** Both. <!-- since: 2026-11-01; evidence: ./src/db/mod.rs#L3 src/db.rs -->\n\
+             - **f-top** Root file. <!-- since: 2026-11-01; evidence: Cargo.toml -->\n\
+             - **f-none** Everywhere. <!-- since: 2026-11-01; evidence: 1a2b3c4d t-ab12 -->\n\
+             - **f-old** Look again. <!-- state: stale; since: 2026-11-01; evidence: src/db.rs -->\n",
+        )]);
+        let today = Timestamp::parse("2026-11-23").unwrap();
+        Context::build(
+            &l,
+            &Standings::of(&l, today),
+            Proposals::default(),
+            TaskSummary::default(),
+        )
+    }
+
+    fn ids(c: &Context) -> Vec<String> {
+        shown_ids(&render(c, None))
+    }
+
+    #[test]
+    fn a_fact_is_about_the_files_its_evidence_cites() {
+        let c = context();
+        let fact = |id: &str| {
+            c.files[0]
+                .facts
+                .iter()
+                .find(|f| f.id.as_deref() == Some(id))
+                .unwrap()
+        };
+        assert_eq!(cited_files(fact("f-db")), ["src/db.rs"]);
+        assert_eq!(cited_files(fact("f-two")), ["src/db/mod.rs", "src/db.rs"]);
+        assert!(
+            cited_files(fact("f-none")).is_empty(),
+            "commits and tasks are no files"
+        );
+        let mut about_db = c.clone();
+        about(&mut about_db, &["src/db.rs".into()]);
+        assert_eq!(ids(&about_db), ["f-old", "f-db", "f-two"], "marked first");
+    }
+
+    #[test]
+    fn a_scoped_start_keeps_unscoped_and_marked_facts_and_counts_the_rest_by_directory() {
+        let mut c = context();
+        leave_scoped_out(&mut c);
+        assert_eq!(ids(&c), ["f-old", "f-none"]);
+        assert_eq!(
+            c.scoped,
+            [
+                ScopedDir {
+                    dir: "./".into(),
+                    facts: 1
+                },
+                ScopedDir {
+                    dir: "src/".into(),
+                    facts: 1
+                },
+                ScopedDir {
+                    dir: "src/db/".into(),
+                    facts: 1
+                },
+            ]
+        );
+        assert!(render(&c, None).contains(
+            "3 more fact(s) are about specific files and come when you read or edit one of them: ./ (1), src/ (1), src/db/ (1)."
+        ));
+    }
+
+    #[test]
+    fn what_a_tool_hook_adds_names_the_files_and_fits_its_budget() {
+        let c = context();
+        let facts: Vec<&FactView> = c.files[0].facts.iter().collect();
+        let text = about_files(&["src/db.rs".into()], &facts, 10_000);
+        assert!(text.starts_with("# Project facts about the files you touched (`src/db.rs`)"));
+        assert_eq!(shown_ids(&text).len(), facts.len());
+        let small = about_files(&["src/db.rs".into()], &facts, 700);
+        assert!(shown_ids(&small).len() < facts.len(), "{small}");
+        assert!(
+            small.contains(
+                "more fact(s) about these files did not fit: `mneme context --files src/db.rs`"
+            ),
+            "{small}"
+        );
+    }
+}
