@@ -9,7 +9,7 @@ use mneme::model::agents::briefing::{about_files, render, shown_ids};
 use mneme::model::agents::runtimes::{HookInput, Runtime, Step};
 use mneme::ops::context::{
     delivered, facts_about, history_holds, remember_session, repo_relative, session_context,
-    session_holds,
+    session_holds, shown_in_history,
 };
 use mneme::ops::tasks::env_agent;
 use mneme::ops::Workspace;
@@ -119,12 +119,23 @@ fn about(
         return Ok(None);
     }
     let name = runtime.as_str();
-    let given = input
+    let mut given = input
         .session_id
         .as_deref()
         .map(|s| delivered(ws, name, s))
         .unwrap_or_default();
     let context = facts_about(ws, cx.ui, &files)?;
+    if runtime == Runtime::Gemini {
+        // Gemini CLI starts a new session id for each resumed run: its transcript tells what
+        // the current history holds.
+        let ids: Vec<&str> = context
+            .files
+            .iter()
+            .flat_map(|f| &f.facts)
+            .filter_map(|f| f.id.as_deref())
+            .collect();
+        given.extend(shown_in_history(input, &ids));
+    }
     let facts: Vec<_> = context
         .files
         .iter()

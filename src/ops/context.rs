@@ -30,6 +30,23 @@ pub fn history_holds(input: &HookInput) -> bool {
         })
 }
 
+/// The ids among `ids` whose fact lines (`- <id> `) the session's current history shows, as its
+/// transcript tells (Gemini CLI: a resumed run is a new session id, and a compression drops
+/// what was given). None when there is no transcript to read.
+pub fn shown_in_history(input: &HookInput, ids: &[&str]) -> Vec<String> {
+    let Some(text) = input
+        .transcript_path
+        .as_deref()
+        .and_then(|path| store::file::read_local_text(Path::new(path)).ok())
+    else {
+        return Vec::new();
+    };
+    ids.iter()
+        .filter(|id| transcript_holds(&text, &format!("- {id} ")))
+        .map(|id| (*id).to_owned())
+        .collect()
+}
+
 /// Whether `runtime`'s session `session` already got the facts in its history.
 pub fn session_holds(ws: &Workspace, runtime: &str, session: &str) -> bool {
     session_path(ws, runtime, session).exists()

@@ -275,7 +275,7 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
         (
             "gemini",
             ".gemini/settings.json",
-            vec!["SessionStart", "BeforeAgent"],
+            vec!["SessionStart", "BeforeAgent", "AfterTool"],
         ),
     ] {
         let report = repo.json(&["setup", runtime, "--json"]);

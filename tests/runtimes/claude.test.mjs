@@ -9,14 +9,16 @@ import { startMessages } from './standins/messages.mjs';
 import {
   carriesWhole,
   count,
+  DB_MARK,
+  OTHER_MARK,
   fillToBudget,
   hookContext,
   pathWithoutMneme,
   repoWithFacts,
+  repoWithScopedFacts,
   runAsync,
   runtimeBin,
   sendsNothingWithoutSetup,
-  sh,
   strings,
 } from './lib.mjs';
 
@@ -140,21 +142,7 @@ test('Claude Code calls the MCP server: context, then a proposal that lands as a
 });
 
 test('a fact about a file reaches the model when the agent first reads it, once, and once more after a compaction', async () => {
-  const ctx = repoWithFacts([FACT], { setup: 'claude' });
-  const git = (...args) => sh('git', args, { cwd: ctx.repo });
-  const mneme = (...args) => sh('mneme', args, { cwd: ctx.repo });
-  fs.mkdirSync(path.join(ctx.repo, 'src'));
-  fs.writeFileSync(path.join(ctx.repo, 'src/db.rs'), 'fn pool() {}\n');
-  fs.writeFileSync(path.join(ctx.repo, 'src/other.rs'), 'fn other() {}\n');
-  git('add', '-A');
-  git('commit', '-qm', 'code');
-  mneme('propose', 'add', '-f', 'pitfalls', 'The pool holds ten connections and every query borrows one of them (marker QX9-DB).', '--reason', 'r', '--evidence', 'src/db.rs:1', '--agent', 'test');
-  mneme('propose', 'add', '-f', 'pitfalls', 'The other module is left alone by every change to the pool code (marker QX9-OTHER).', '--reason', 'r', '--evidence', 'src/other.rs', '--agent', 'test');
-  mneme('review', 'approve', '--all');
-  fs.appendFileSync(path.join(ctx.repo, '.ledger/config.yaml'), 'scoped_delivery: true\n');
-  git('add', '-A');
-  git('commit', '-qm', 'scoped delivery');
-  const db = path.join(ctx.repo, 'src/db.rs');
+  const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'claude' });
   // The model reads the file, later edits it, and reads it again after a compaction; a tool's
   // result gets a one-word answer, and a compaction's request a summary free of the facts.
   const api = await startMessages((body) => {
@@ -173,21 +161,21 @@ test('a fact about a file reaches the model when the agent first reads it, once,
     await claude(ctx, api, ['Please read the pool code.', ...tools]);
     const first = api.requests[0];
     assert.equal(count(first, MARK), 1, 'the fact about no file is in the session start');
-    assert.equal(count(first, 'QX9-DB'), 0, 'the fact about src/db.rs waits for the file');
+    assert.equal(count(first, DB_MARK), 0, 'the fact about src/db.rs waits for the file');
     assert.match(JSON.stringify(first), /more fact\(s\) are about specific files/, 'the start says they exist');
     const afterRead = api.requests.at(-1);
-    assert.equal(count(afterRead, 'QX9-DB'), 1, 'after the first read, the fact is there once');
+    assert.equal(count(afterRead, DB_MARK), 1, 'after the first read, the fact is there once');
 
     await claude(ctx, api, ['--continue', 'Now widen the pool.', ...tools]);
     assert.equal(fs.readFileSync(db, 'utf8'), 'fn pool() { }\n', 'the edit ran');
-    assert.equal(count(api.requests.at(-1), 'QX9-DB'), 1, 'the edit does not repeat it');
+    assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'the edit does not repeat it');
 
     await claude(ctx, api, ['--continue', '/compact']);
     const compacted = api.requests.length;
     await claude(ctx, api, ['--continue', 'Please read the pool code again.', ...tools]);
-    assert.equal(count(api.requests[compacted], 'QX9-DB'), 0, 'the compaction dropped it');
-    assert.equal(count(api.requests.at(-1), 'QX9-DB'), 1, 'reading the file again brings it back, once');
-    for (const r of api.requests) assert.equal(count(r, 'QX9-OTHER'), 0, 'a fact about another file never comes');
+    assert.equal(count(api.requests[compacted], DB_MARK), 0, 'the compaction dropped it');
+    assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'reading the file again brings it back, once');
+    for (const r of api.requests) assert.equal(count(r, OTHER_MARK), 0, 'a fact about another file never comes');
   } finally {
     await api.close();
     ctx.cleanup();

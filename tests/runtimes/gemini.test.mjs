@@ -8,14 +8,18 @@ import { startGemini } from './standins/gemini.mjs';
 import {
   carriesWhole,
   count,
+  DB_MARK,
   doctor,
   fillToBudget,
   hookContext,
+  OTHER_MARK,
   pathWithoutMneme,
   repoWithFacts,
+  repoWithScopedFacts,
   runAsync,
   runtimeBin,
   sendsNothingWithoutSetup,
+  strings,
   terminal,
 } from './lib.mjs';
 
@@ -179,3 +183,86 @@ test('a folder trusted in trustedFolders.json runs the hooks, and doctor reads t
 
 test('a repository without setup sends nothing of the ledger', () =>
   sendsNothingWithoutSetup(FACT, MARK, startGemini, (ctx, api) => gemini(ctx, api, ['-p', 'hello'])));
+
+test('a fact about a file reaches the model after the agent first reads it, once, and never for another file', async () => {
+  const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'gemini' });
+  // The model reads the file, and in a later turn writes it; a function's result gets a short
+  // answer.
+  const api = await startGemini((body) => {
+    const last = body.contents?.at(-1);
+    if (last?.parts?.some((p) => p.functionResponse)) return 'Done.';
+    const text = strings(last?.parts ?? []).join('\n');
+    if (text.includes('read the pool')) return { tool: 'read_file', args: { file_path: db } };
+    if (text.includes('widen the pool')) {
+      return { tool: 'replace', args: { file_path: db, old_string: 'fn pool() {}', new_string: 'fn pool() { }', instruction: 'widen' } };
+    }
+    return 'OK.';
+  });
+  try {
+    const first = await gemini(ctx, api, ['-p', 'Please read the pool code.', '--approval-mode', 'yolo']);
+    assert.doesNotMatch(first.stderr, /timed out|failed for event/i, first.stderr);
+    const start = api.requests[0];
+    assert.equal(count(start, MARK), 1, 'the fact about no file is in the first request');
+    assert.equal(count(start, DB_MARK), 0, 'the fact about src/db.rs waits for the file');
+    assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'after the read, the fact is there once');
+
+    const resumed = api.requests.length;
+    await gemini(ctx, api, ['--resume', 'latest', '-p', 'Now widen the pool.', '--approval-mode', 'yolo']);
+    assert.equal(fs.readFileSync(db, 'utf8'), 'fn pool() { }\n', 'the edit ran');
+    // Gemini CLI's resume repeats the earlier tool result in the history it rebuilds (its own
+    // doing: two copies before the edit); the edit adds none.
+    const beforeEdit = count(api.requests[resumed], DB_MARK);
+    assert.ok(beforeEdit >= 1, 'the resumed history still holds it');
+    assert.equal(count(api.requests.at(-1), DB_MARK), beforeEdit, 'the edit does not repeat it');
+    assert.equal(count(api.requests.at(-1).contents.at(-1), DB_MARK), 0, "the edit's result carries no copy");
+    for (const r of api.requests) assert.equal(count(r, OTHER_MARK), 0, 'a fact about another file never comes');
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+// The compression is driven in the interactive UI, as above.
+test('after /compress, reading the file again brings its fact back once', async () => {
+  const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'gemini' });
+  const long = Array.from({ length: 3000 }, (_, i) => `word${i % 97}`).join(' ');
+  const summary = '<state_snapshot>Summary of the conversation so far.</state_snapshot>';
+  // After the compression every request holds the summary: the turn's own message decides first.
+  const api = await startGemini((body) => {
+    const last = body.contents?.at(-1);
+    if (last?.parts?.some((p) => p.functionResponse)) return long;
+    if (strings(last?.parts ?? []).join('\n').includes('read the pool')) return { tool: 'read_file', args: { file_path: db } };
+    return JSON.stringify(body).includes('state_snapshot') ? summary : long;
+  });
+  const ui = terminal(`mneme-gemini-jit-${process.pid}`, path.join(runtimeBin('gemini'), 'gemini'), ['--approval-mode', 'yolo'], {
+    cwd: ctx.repo,
+    env: { ...geminiEnv(ctx, api), TERM: 'xterm-256color' },
+  });
+  const turn = async (prompt) => {
+    const before = api.requests.length;
+    await ui.type(prompt);
+    const deadline = Date.now() + 60_000;
+    while (api.requests.length === before) {
+      if (Date.now() > deadline) throw new Error(`no request for ${prompt}:\n${ui.screen()}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await ui.settle(/Type your message/);
+    return before;
+  };
+  try {
+    await ui.settle(/Type your message/);
+    const first = await turn('Please read the pool code.');
+    assert.equal(count(api.requests[first], DB_MARK), 0, 'not before the read');
+    assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'once after the read');
+    await ui.type('/compress');
+    await ui.waitFor(/Chat history compressed/);
+    const again = await turn('Please read the pool code again.');
+    assert.equal(count(api.requests[again], DB_MARK), 0, 'the compression dropped it');
+    assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'reading the file again brings it back, once');
+    for (const r of api.requests) assert.equal(count(r, OTHER_MARK), 0, 'a fact about another file never comes');
+  } finally {
+    ui.close();
+    await api.close();
+    ctx.cleanup();
+  }
+});

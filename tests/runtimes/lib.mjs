@@ -92,6 +92,38 @@ export function repoWithFacts(facts, { setup } = {}) {
   return { root, repo, home, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
 }
 
+/** The fact about `src/db.rs` and the fact about `src/other.rs` of [`repoWithScopedFacts`]. */
+export const DB_MARK = 'QX9-DB';
+export const OTHER_MARK = 'QX9-OTHER';
+
+/**
+ * A repository as `repoWithFacts(facts, { setup })` makes it, with `scoped_delivery` on, code in
+ * `src/db.rs` and `src/other.rs`, and a fact citing each (marked `DB_MARK`, `OTHER_MARK`; long
+ * enough that a decision commit's subject, which runtimes show among recent commits, never
+ * carries the marker). Returns the context and the absolute path of `src/db.rs`.
+ */
+export function repoWithScopedFacts(facts, { setup }) {
+  const ctx = repoWithFacts(facts, { setup });
+  const git = (...args) => sh('git', args, { cwd: ctx.repo });
+  const mneme = (...args) => sh('mneme', args, { cwd: ctx.repo });
+  fs.mkdirSync(path.join(ctx.repo, 'src'));
+  fs.writeFileSync(path.join(ctx.repo, 'src/db.rs'), 'fn pool() {}\n');
+  fs.writeFileSync(path.join(ctx.repo, 'src/other.rs'), 'fn other() {}\n');
+  git('add', '-A');
+  git('commit', '-qm', 'code');
+  for (const [text, cites] of [
+    [`The pool holds ten connections and every query borrows one of them (marker ${DB_MARK}).`, 'src/db.rs:1'],
+    [`The other module is left alone by every change to the pool code (marker ${OTHER_MARK}).`, 'src/other.rs'],
+  ]) {
+    mneme('propose', 'add', '-f', 'pitfalls', text, '--reason', 'r', '--evidence', cites, '--agent', 'test');
+  }
+  mneme('review', 'approve', '--all');
+  fs.appendFileSync(path.join(ctx.repo, '.ledger/config.yaml'), 'scoped_delivery: true\n');
+  git('add', '-A');
+  git('commit', '-qm', 'scoped delivery');
+  return { ctx, db: path.join(ctx.repo, 'src/db.rs') };
+}
+
 /** How many times `needle` occurs in the JSON of a recorded request. */
 export function count(request, needle) {
   return JSON.stringify(request).split(needle).length - 1;

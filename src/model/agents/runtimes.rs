@@ -77,7 +77,7 @@ impl Runtime {
             // transcript shows them gone from the history (a compression replaced it).
             (Runtime::Gemini, "PreCompress") => Step::Skip,
             (Runtime::Gemini, "SessionStart" | "BeforeAgent") => Step::IfAbsent,
-            (Runtime::Claude, "PostToolUse") => Step::AboutFiles,
+            (Runtime::Claude, "PostToolUse") | (Runtime::Gemini, "AfterTool") => Step::AboutFiles,
             _ => Step::Inject,
         }
     }
@@ -140,7 +140,8 @@ impl HookInput {
         };
         // An id or a source longer than this is nothing a runtime sends.
         let short = |k: &str| text(k).filter(|s| s.len() <= 256);
-        // Claude Code's Read, Edit, Write and MultiEdit name their file `file_path`.
+        // Claude Code's Read, Edit, Write and MultiEdit, and Gemini CLI's read_file, write_file
+        // and replace, name their file `file_path`.
         let files = v
             .get("tool_input")
             .and_then(|t| t.get("file_path"))
@@ -200,7 +201,12 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
         ],
         Runtime::Codex => vec![hook("SessionStart", Some("startup|resume|clear|compact"))],
         // Gemini compares lifecycle matchers as exact strings; no matcher matches every source.
-        Runtime::Gemini => vec![hook("SessionStart", None), hook("BeforeAgent", None)],
+        // AfterTool after the tools that read or write one file (a regex over tool names).
+        Runtime::Gemini => vec![
+            hook("SessionStart", None),
+            hook("BeforeAgent", None),
+            hook("AfterTool", Some(GEMINI_TOUCHING_TOOLS)),
+        ],
         Runtime::Cursor => vec![hook("sessionStart", None)],
         Runtime::Opencode => Vec::new(),
     }
@@ -208,6 +214,9 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
 
 /// Claude Code's tools that read or edit a file: its `PostToolUse` hook's matcher.
 pub const TOUCHING_TOOLS: &str = "Read|Edit|Write|MultiEdit";
+
+/// Gemini CLI's tools that read or edit one file: its `AfterTool` hook's matcher.
+pub const GEMINI_TOUCHING_TOOLS: &str = "read_file|write_file|replace";
 
 /// What the agent reads when the hook finds no `mneme` to run.
 pub const NOT_INSTALLED: &str = "mneme is not installed where this hook runs (no `mneme` on its PATH or in the project node_modules/.bin), so the approved facts of this project were not loaded into this session. Read the Markdown files in .ledger/facts/ before you change code: they outrank the conversation. Tell the user that mneme needs installing; `mneme doctor` then checks the setup.";
@@ -233,7 +242,7 @@ pub fn hook_command(runtime: Runtime, event: &str) -> String {
     let find = find_mneme();
     let run = format!(r#""$m" context --for {} --event {event}"#, runtime.as_str());
     // Hooks that run every turn or tool call: a notice there would pile up.
-    if matches!(event, "BeforeAgent" | "PostToolUse") {
+    if matches!(event, "BeforeAgent" | "PostToolUse" | "AfterTool") {
         return format!(r#"{find}; if [ -x "$m" ]; then {run}; fi"#);
     }
     let notice = shell_quote(&runtime.output(event, NOT_INSTALLED));

@@ -8,11 +8,20 @@ import { json, serve } from './server.mjs';
 /** About as many tokens as the request has words. */
 const tokens = (body) => Math.ceil(JSON.stringify(body).length / 4);
 
-/** Starts the stand-in; `reply(body)` gives the text of an answer. */
+/**
+ * Starts the stand-in; `reply(body)` gives the answer: text, or `{ tool, args }` for a function
+ * call the CLI is to make.
+ */
 export function startGemini(reply = () => 'OK.') {
   return serve((url, body, res) => {
-    const answer = (text) => ({
-      candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
+    const answer = (a) => ({
+      candidates: [
+        {
+          content: { role: 'model', parts: [typeof a === 'string' ? { text: a } : { functionCall: { name: a.tool, args: a.args } }] },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
       usageMetadata: { promptTokenCount: tokens(body), candidatesTokenCount: 2, totalTokenCount: tokens(body) + 2 },
     });
     if (url.includes(':countTokens')) {
