@@ -219,8 +219,10 @@ fn the_readme_runs_as_written() {
 /// Inline mentions of commands in the docs (`` `mneme …` ``), made runnable: notation
 /// (`[optional]`, `a|b`, `…`, placeholders) replaced by example values.
 fn inline_commands(markdown: &str) -> Vec<String> {
-    const PLACEHOLDERS: [(&str, &str); 18] = [
+    const PLACEHOLDERS: [(&str, &str); 20] = [
         ("<runtime>", "claude"),
+        ("<path>", "src/db.rs"),
+        ("PATH…", "src/db.rs"),
         ("<event>", "SessionStart"),
         ("<shell>", "bash"),
         ("<fact-id>", "f-xxxx"),
