@@ -2,7 +2,9 @@
 //
 // Keeps the project's facts in OpenCode's context: they are added once to the system prompt of
 // every request an agent works from, read once per session and again after a compaction (so
-// the facts approved meanwhile arrive). Title and compaction requests get none: a summary that
+// the facts approved meanwhile arrive). After a tool reads or edits a file, the facts about it
+// that the session was not given follow the tool's output, once per session and again after a
+// compaction. Title and compaction requests get none: a summary that
 // copied them would carry a second copy, stale once the facts change. Runs the `mneme` on the
 // PATH, else the project's node_modules/.bin/mneme (`npm install -D mneme-ledger`); without
 // either the session goes on, and OpenCode's log says why.
@@ -28,12 +30,14 @@ export const Mneme = async ({ $, directory, worktree, client }) => {
     const local = join(worktree || directory, "node_modules", ".bin", "mneme");
     return existsSync(local) ? local : "mneme";
   };
-  const briefing = async () => {
+  // Runs `mneme context --for opencode --event EVENT`, with `input` as JSON on stdin when given;
+  // its output, or "" (and why, in OpenCode's log).
+  const run = async (event, input) => {
     try {
-      const out = await $`${mneme()} context --for opencode --event session`
-        .cwd(directory)
-        .quiet()
-        .nothrow();
+      const command = input === undefined
+        ? $`${mneme()} context --for opencode --event ${event}`
+        : $`${mneme()} context --for opencode --event ${event} < ${Buffer.from(JSON.stringify(input))}`;
+      const out = await command.cwd(directory).quiet().nothrow();
       if (out.exitCode !== 0) {
         const why = out.stderr.toString().trim() || `exit code ${out.exitCode}`;
         log(`the project facts were not loaded: ${why}. Install mneme on OpenCode's PATH or in the project (npm install -D mneme-ledger); \`mneme doctor\` checks the setup.`);
@@ -45,6 +49,7 @@ export const Mneme = async ({ $, directory, worktree, client }) => {
       return "";
     }
   };
+  const briefing = () => run("session");
   const sessions = new Map();
   return {
     "experimental.chat.system.transform": async (input, output) => {
@@ -56,8 +61,22 @@ export const Mneme = async ({ $, directory, worktree, client }) => {
       const text = sessions.get(key);
       if (text) output.system.push(text);
     },
+    // After a tool that reads or edits one file: the facts about it the session was not given
+    // yet, after the tool's output, where they stay in the conversation.
+    "tool.execute.after": async (input, output) => {
+      const file = input?.args?.filePath;
+      if (!["read", "edit", "write"].includes(input?.tool) || typeof file !== "string") return;
+      if (typeof output?.output !== "string") return;
+      const text = await run("tool.execute.after", {
+        session_id: input.sessionID,
+        tool_input: { file_path: file },
+      });
+      if (text) output.output += `\n\n${text}`;
+    },
     "experimental.session.compacting": async (input) => {
       sessions.delete(input?.sessionID ?? "");
+      // The compaction drops what the tools brought: the files bring it again.
+      await run("session.compacting", { session_id: input?.sessionID });
     },
   };
 };

@@ -6,7 +6,9 @@ use std::io::{IsTerminal, Read};
 
 use clap::builder::TypedValueParser;
 use mneme::model::agents::briefing::{about_files, render, shown_ids};
-use mneme::model::agents::runtimes::{HookInput, Runtime, Step};
+use mneme::model::agents::runtimes::{
+    HookInput, Runtime, Step, OPENCODE_COMPACTING_EVENT, OPENCODE_TOOL_EVENT,
+};
 use mneme::ops::context::{
     delivered, facts_about, history_holds, remember_session, repo_relative, session_context,
     session_holds, shown_in_history,
@@ -23,7 +25,7 @@ pub fn runtime_parser() -> impl TypedValueParser<Value = Runtime> {
 }
 
 pub fn run(cx: &Cx, runtime: Runtime, event: &str, budget: usize) -> Result<ExitStatus> {
-    let input = hook_input(runtime);
+    let input = hook_input(runtime, event);
     // Never an empty context in silence: any failure, a panic included, is explained.
     let text = match panic::catch(|| briefing(cx, runtime, event, &input, budget)) {
         Ok(Some(text)) => text,
@@ -46,13 +48,17 @@ pub fn run(cx: &Cx, runtime: Runtime, event: &str, budget: usize) -> Result<Exit
 }
 
 /// What the runtime says on stdin: its session, the event's source, the transcript, the files a
-/// tool touched. Read only where mneme uses it (Claude Code, Codex, Gemini CLI: a runtime that
-/// sends nothing may leave stdin open), never from a terminal (a person trying the hook by
-/// hand), and at most 1 MiB.
-fn hook_input(runtime: Runtime) -> HookInput {
+/// tool touched. Read only where mneme uses it (Claude Code, Codex, Gemini CLI, and OpenCode's
+/// tool and compaction events: a runtime that sends nothing may leave stdin open), never from
+/// a terminal (a person trying the hook by hand), and at most 1 MiB.
+fn hook_input(runtime: Runtime, event: &str) -> HookInput {
     let stdin = std::io::stdin();
-    if !matches!(runtime, Runtime::Claude | Runtime::Codex | Runtime::Gemini) || stdin.is_terminal()
-    {
+    let sends = match runtime {
+        Runtime::Claude | Runtime::Codex | Runtime::Gemini => true,
+        Runtime::Opencode => matches!(event, OPENCODE_TOOL_EVENT | OPENCODE_COMPACTING_EVENT),
+        Runtime::Cursor => false,
+    };
+    if !sends || stdin.is_terminal() {
         return HookInput::default();
     }
     let mut text = String::new();
@@ -76,6 +82,12 @@ fn briefing(
     match runtime.on(event, input.source.as_deref()) {
         Step::Skip => return Ok(None),
         Step::AboutFiles => return about(cx, &ws, runtime, input, budget),
+        Step::Forget => {
+            if let Some(session) = session {
+                remember_session(&ws, name, session, &[], true)?;
+            }
+            return Ok(None);
+        }
         Step::InjectIfNew if session.is_some_and(|s| session_holds(&ws, name, s)) => {
             return Ok(None)
         }

@@ -12,14 +12,18 @@ import { startMessages } from './standins/messages.mjs';
 import {
   carriesWhole,
   count,
+  DB_MARK,
   fillToBudget,
   hookContext,
   pathWithMneme,
+  OTHER_MARK,
   pathWithoutMneme,
   repoWithFacts,
+  repoWithScopedFacts,
   runtimeBin,
   sendsNothingWithoutSetup,
   sh,
+  strings,
 } from './lib.mjs';
 
 const FACT = 'The cache keeps entries for 5 minutes (marker QX7-CACHE).';
@@ -240,3 +244,45 @@ test('a repository without setup sends nothing of the ledger', () =>
       await oc.close();
     }
   }));
+
+test('a fact about a file follows the tool that first reads it, once, and once more after a compaction', async () => {
+  const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'opencode' });
+  // The last user turn decides: read, edit, or a plain answer (and a summary for a compaction).
+  const api = await startMessages((body) => {
+    if (JSON.stringify(body.messages).includes('<conversation>')) return 'Summary of the conversation so far.';
+    const last = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user');
+    if (Array.isArray(last?.content) && last.content.some((b) => b.type === 'tool_result')) return 'Done.';
+    const text = strings(last?.content ?? []).join('\n');
+    if (text.includes('read the pool')) return { tool: 'read', input: { filePath: db } };
+    if (text.includes('widen the pool')) {
+      return { tool: 'edit', input: { filePath: db, oldString: 'fn pool() {}', newString: 'fn pool() { }' } };
+    }
+    return 'OK.';
+  });
+  const oc = await serve(ctx, api);
+  try {
+    const session = await oc.call('POST', '/session', {});
+    const start = api.requests.length;
+    await say(oc, session, 'Please read the pool code.');
+    const turn = working({ requests: api.requests.slice(start) });
+    assert.equal(count(turn[0], MARK), 1, 'the fact about no file is in the system prompt');
+    assert.equal(count(turn[0], DB_MARK), 0, 'the fact about src/db.rs waits for the file');
+    assert.equal(count(turn.at(-1), DB_MARK), 1, 'after the read, it follows the tool output once');
+
+    await say(oc, session, 'Now widen the pool.');
+    assert.equal(fs.readFileSync(db, 'utf8'), 'fn pool() { }\n', 'the edit ran');
+    assert.equal(count(working(api).at(-1), DB_MARK), 1, 'the edit does not repeat it');
+
+    await oc.call('POST', `/session/${session.id}/summarize`, MODEL);
+    const after = api.requests.length;
+    await say(oc, session, 'Please read the pool code again.');
+    const again = working({ requests: api.requests.slice(after) });
+    assert.equal(count(again[0], DB_MARK), 0, 'the compaction dropped it');
+    assert.equal(count(again.at(-1), DB_MARK), 1, 'reading the file again brings it back, once');
+    for (const r of api.requests) assert.equal(count(r, OTHER_MARK), 0, 'a fact about another file never comes');
+  } finally {
+    await oc.close();
+    await api.close();
+    ctx.cleanup();
+  }
+});

@@ -77,7 +77,10 @@ impl Runtime {
             // transcript shows them gone from the history (a compression replaced it).
             (Runtime::Gemini, "PreCompress") => Step::Skip,
             (Runtime::Gemini, "SessionStart" | "BeforeAgent") => Step::IfAbsent,
-            (Runtime::Claude, "PostToolUse") | (Runtime::Gemini, "AfterTool") => Step::AboutFiles,
+            (Runtime::Claude, "PostToolUse")
+            | (Runtime::Gemini, "AfterTool")
+            | (Runtime::Opencode, OPENCODE_TOOL_EVENT) => Step::AboutFiles,
+            (Runtime::Opencode, OPENCODE_COMPACTING_EVENT) => Step::Forget,
             _ => Step::Inject,
         }
     }
@@ -108,6 +111,9 @@ pub enum Step {
     IfAbsent,
     /// After a tool read or edited files: the facts about them the session was not given yet.
     AboutFiles,
+    /// A compaction is about to drop what the session was given (OpenCode, whose facts ride
+    /// on each request's system prompt): forget it, so the files bring their facts again.
+    Forget,
     Skip,
 }
 
@@ -214,6 +220,11 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
 
 /// Claude Code's tools that read or edit a file: its `PostToolUse` hook's matcher.
 pub const TOUCHING_TOOLS: &str = "Read|Edit|Write|MultiEdit";
+
+/// The events mneme's OpenCode plugin runs `mneme context` for besides the session's facts: after
+/// a tool, and when a compaction starts. It gives them the session and file on stdin.
+pub const OPENCODE_TOOL_EVENT: &str = "tool.execute.after";
+pub const OPENCODE_COMPACTING_EVENT: &str = "session.compacting";
 
 /// Gemini CLI's tools that read or edit one file: its `AfterTool` hook's matcher.
 pub const GEMINI_TOUCHING_TOOLS: &str = "read_file|write_file|replace";
