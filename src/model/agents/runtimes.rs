@@ -669,6 +669,48 @@ mod tests {
     }
 
     #[test]
+    fn tool_hooks_read_the_touched_file_and_never_pile_up_notices() {
+        let input = HookInput::parse(
+            r#"{"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "Read",
+                "tool_input": {"file_path": "/repo/src/db.rs", "offset": 3}}"#,
+        );
+        assert_eq!(input.files, ["/repo/src/db.rs"]);
+        assert_eq!(input.session_id.as_deref(), Some("s"));
+        for odd in [
+            r#"{"tool_input": {"file_path": ""}}"#,
+            r#"{"tool_input": {"path": "a"}}"#,
+            "[]",
+        ] {
+            assert!(HookInput::parse(odd).files.is_empty(), "{odd}");
+        }
+        for (runtime, event) in [
+            (Runtime::Claude, "PostToolUse"),
+            (Runtime::Gemini, "AfterTool"),
+        ] {
+            assert_eq!(runtime.on(event, None), Step::AboutFiles);
+            // A notice after every tool call would pile up: a missing mneme adds nothing.
+            assert!(!hook_command(runtime, event).contains("not installed"));
+        }
+        // OpenCode's plugin runs mneme itself, and logs a missing one.
+        assert_eq!(
+            Runtime::Opencode.on(OPENCODE_TOOL_EVENT, None),
+            Step::AboutFiles
+        );
+        assert_eq!(
+            Runtime::Opencode.on(OPENCODE_COMPACTING_EVENT, None),
+            Step::Forget
+        );
+        let claude = hooks(Runtime::Claude);
+        assert!(claude
+            .iter()
+            .any(|h| h.event == "PostToolUse" && h.matcher == Some(TOUCHING_TOOLS)));
+        let gemini = hooks(Runtime::Gemini);
+        assert!(gemini
+            .iter()
+            .any(|h| h.event == "AfterTool" && h.matcher == Some(GEMINI_TOUCHING_TOOLS)));
+    }
+
+    #[test]
     fn output_is_the_runtime_shape() {
         let out: Value =
             serde_json::from_str(&Runtime::Claude.output("SessionStart", "facts")).unwrap();
