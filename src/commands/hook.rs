@@ -138,8 +138,9 @@ fn about(
         .unwrap_or_default();
     let context = facts_about(ws, cx.ui, &files)?;
     if runtime == Runtime::Gemini {
-        // Gemini CLI starts a new session id for each resumed run: its transcript tells what
-        // the current history holds.
+        // Gemini CLI's BeforeAgent puts the session's facts back whenever the transcript's
+        // current history lacks them (a resume rebuilds it), which starts the session's set
+        // afresh: the transcript tells what the history still holds.
         let ids: Vec<&str> = context
             .files
             .iter()

@@ -31,8 +31,8 @@ pub fn history_holds(input: &HookInput) -> bool {
 }
 
 /// The ids among `ids` whose fact lines (`- <id> `) the session's current history shows, as its
-/// transcript tells (Gemini CLI: a resumed run is a new session id, and a compression drops
-/// what was given). None when there is no transcript to read.
+/// transcript tells (Gemini CLI: a resume rebuilds the history, and a compression drops what
+/// was given). None when there is no transcript to read.
 pub fn shown_in_history(input: &HookInput, ids: &[&str]) -> Vec<String> {
     let Some(text) = input
         .transcript_path
