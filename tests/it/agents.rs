@@ -371,7 +371,12 @@ fn setup_opencode_writes_a_plugin_and_remove_keeps_a_hand_edited_one() {
     assert_eq!(report["files"][0]["action"], "created");
     let plugin = repo.file(".opencode/plugins/mneme.js");
     let text = repo.read(".opencode/plugins/mneme.js");
-    assert!(text.contains("} context --for opencode --event session"));
+    assert!(text.contains("} context --for opencode --event ${event}"));
+    assert!(text.contains(r#"run("session")"#));
+    // The events mneme reads the session and file of, on stdin.
+    assert!(text.contains(r#""tool.execute.after": async"#));
+    assert!(text.contains(r#"run("tool.execute.after", {"#));
+    assert!(text.contains(r#"run("session.compacting", {"#));
     assert!(
         text.contains("node_modules"),
         "finds a project's npm install"
