@@ -249,9 +249,6 @@ pub struct Context {
     /// agent reads or edits a file they cite.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scoped: Vec<ScopedDir>,
-    /// The ledger's `scoped_delivery`: a session's start leaves out the facts about files.
-    #[serde(skip)]
-    pub scoped_delivery: bool,
 }
 
 /// Facts about files in one directory, left out of a session's start.
@@ -495,7 +492,6 @@ impl Context {
             tasks,
             code_changed: HashMap::new(),
             scoped: Vec::new(),
-            scoped_delivery: false,
         }
     }
 }

@@ -134,11 +134,7 @@ pub fn facts_about(ws: &Workspace, notes: &dyn Notes, files: &[String]) -> Resul
 /// The context a runtime's session starts with, for a text of at most `max_chars`: with
 /// `scoped_delivery` on, without the facts about files (they come as the agent touches them).
 pub fn session_context(ws: &Workspace, notes: &dyn Notes, max_chars: usize) -> Result<Context> {
-    let mut c = context(ws, notes, Some(max_chars))?;
-    if c.scoped_delivery {
-        scope::leave_scoped_out(&mut c);
-    }
-    Ok(c)
+    context_for(ws, notes, Some(max_chars), true)
 }
 
 /// Removes the markers older than [`SESSION_MARKER_DAYS`]. Best effort: a marker left behind
@@ -170,6 +166,16 @@ fn session_path(ws: &Workspace, runtime: &str, session: &str) -> std::path::Path
 /// The context, for a text of at most `max_chars` characters when given: when it does not all
 /// fit, which facts cite recently changed code is found too, to rank them.
 pub fn context(ws: &Workspace, notes: &dyn Notes, max_chars: Option<usize>) -> Result<Context> {
+    context_for(ws, notes, max_chars, false)
+}
+
+/// [`context`], as a session's start has it when `session_start`.
+fn context_for(
+    ws: &Workspace,
+    notes: &dyn Notes,
+    max_chars: Option<usize>,
+    session_start: bool,
+) -> Result<Context> {
     // With thousands of tasks, checking the task index against the task files takes as long as
     // the rest: both at once.
     std::thread::scope(|scope| {
@@ -180,7 +186,7 @@ pub fn context(ws: &Workspace, notes: &dyn Notes, max_chars: Option<usize>) -> R
             tasks::warn_broken(ws, notes, &board.broken);
             Ok(board.summary)
         };
-        build(ws, tasks, max_chars)
+        build(ws, tasks, max_chars, session_start)
     })
 }
 
@@ -188,6 +194,7 @@ fn build(
     ws: &Workspace,
     tasks: impl FnOnce() -> Result<TaskSummary>,
     max_chars: Option<usize>,
+    session_start: bool,
 ) -> Result<Context> {
     // A typo in the config must not cost agents their facts: the defaults, and the error said.
     let (ledger, config_error) = ws.store.load_lenient()?;
@@ -216,7 +223,10 @@ fn build(
         .mark_unapproved(&unapproved)
         .mark_drifted(&drifted);
     context.config_error = config_error;
-    context.scoped_delivery = ledger.config.scoped_delivery;
+    // Left out before the fit is judged: the facts that stay may need no ranking.
+    if session_start && ledger.config.scoped_delivery {
+        scope::leave_scoped_out(&mut context);
+    }
     if max_chars.is_some_and(|limit| render(&context, None).chars().count() > limit) {
         // Ranking is a nicety: without history the facts are ranked without it.
         context.code_changed = code_changed(ws, &ledger).unwrap_or_default();
