@@ -8,7 +8,7 @@ use crate::model::forge::command::{Command, Named};
 use crate::model::forge::event::Target;
 use crate::model::proposals::proposal::Proposal;
 use crate::model::provenance::decision::Verdict;
-use crate::ops::review::{self, keep_operations, Approval, Pending};
+use crate::ops::review::{self, Approval, Pending};
 use crate::ops::{Error, Notes, Result, Workspace};
 
 /// A decision made.
@@ -126,11 +126,7 @@ fn run(
             for item in &items {
                 match review::approve(ws, item, how, notes) {
                     Ok(c) => record(item, Verdict::Approve, c),
-                    Err(
-                        e @ (Error::Conflict { .. }
-                        | Error::InvalidProposal { .. }
-                        | Error::Secret { .. }),
-                    ) => out.left.push((item.id.clone(), e)),
+                    Err(e) if e.leaves_pending() => out.left.push((item.id.clone(), e)),
                     Err(e) => return Err(Failure::Error(e)),
                 }
             }
@@ -142,19 +138,8 @@ fn run(
             record(item, Verdict::Reject, c);
         }
         Command::Drop { named, operations } => {
-            let mut item = find(named)?.clone();
-            let ops = item
-                .valid()
-                .map(|p| p.operations.clone())
-                .unwrap_or_default();
-            if let Some(n) = operations.iter().find(|n| **n > ops.len()) {
-                return Err(Failure::Drop(format!(
-                    "operation {n}: the proposal has operations 1 to {}",
-                    ops.len()
-                )));
-            }
-            let keep: Vec<bool> = (1..=ops.len()).map(|n| !operations.contains(&n)).collect();
-            keep_operations(&mut item, ops, &keep, &ledger).map_err(Failure::Drop)?;
+            let item = review::less_operations(find(named)?, operations, &ledger, "operation")
+                .map_err(Failure::Drop)?;
             let c = review::approve(ws, &item, how, notes).map_err(Failure::Error)?;
             record(&item, Verdict::Approve, c);
         }

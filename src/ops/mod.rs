@@ -166,6 +166,18 @@ impl Notes for Quiet {
 }
 
 /// The repository and its ledger, found once per run.
+impl Error {
+    /// Whether an approval refused with this leaves its proposal pending among others that
+    /// apply (`approve --all`, `/mneme approve all`): a conflict, an invalid proposal, what looks
+    /// like a credential. Any other error stops.
+    pub fn leaves_pending(&self) -> bool {
+        matches!(
+            self,
+            Error::Conflict { .. } | Error::InvalidProposal { .. } | Error::Secret { .. }
+        )
+    }
+}
+
 pub struct Workspace {
     pub repo: Repo,
     pub store: Store,

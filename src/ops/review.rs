@@ -111,6 +111,31 @@ impl Focus {
     }
 }
 
+/// `item` less its operations numbered `drop` (from 1, as review shows them), for an approval
+/// of the rest. `Err` says why it cannot be; a number out of range is named as `{label} {n}`
+/// (`--drop 3`, `operation 3`).
+pub fn less_operations(
+    item: &Pending,
+    drop: &[usize],
+    ledger: &Ledger,
+    label: &str,
+) -> std::result::Result<Pending, String> {
+    let ops = item
+        .valid()
+        .map(|p| p.operations.clone())
+        .unwrap_or_default();
+    if let Some(n) = drop.iter().find(|n| **n == 0 || **n > ops.len()) {
+        return Err(format!(
+            "{label} {n}: the proposal has operations 1 to {}",
+            ops.len()
+        ));
+    }
+    let keep: Vec<bool> = (1..=ops.len()).map(|n| !drop.contains(&n)).collect();
+    let mut item = item.clone();
+    keep_operations(&mut item, ops, &keep, ledger)?;
+    Ok(item)
+}
+
 /// Makes the proposal `ops` (its operations, some edited) less those `keep` marks false: the
 /// reviewer's version, aimed at the facts as they are. `Err` says why it cannot be.
 pub fn keep_operations(

@@ -4,11 +4,10 @@
 use mneme::git::commit::Committed;
 use mneme::model::views::{ApprovedAll, Decided, LeftPending};
 use mneme::ops::review::{self, Approval, Pending};
-use mneme::ops::{Error as OpsError, Notes, Workspace};
+use mneme::ops::{Notes, Workspace};
 
 use crate::cli::render::review::committed_line;
 use crate::cli::{CliError, Cx, ExitStatus, Result};
-use mneme::ops::review::keep_operations;
 
 /// `review approve ID --drop N,…`: the proposal less those operations.
 pub(super) fn approve_dropping(
@@ -23,19 +22,8 @@ pub(super) fn approve_dropping(
     };
     let ledger = ws.store.load()?;
     let items = review::pending(ws, &ledger)?;
-    let mut item = review::find(&items, id)?.clone();
-    let ops = item
-        .valid()
-        .map(|p| p.operations.clone())
-        .unwrap_or_default();
-    if let Some(n) = drop.iter().find(|n| **n == 0 || **n > ops.len()) {
-        return Err(CliError::invalid_input(format!(
-            "--drop {n}: the proposal has operations 1 to {}",
-            ops.len()
-        )));
-    }
-    let keep: Vec<bool> = (1..=ops.len()).map(|n| !drop.contains(&n)).collect();
-    keep_operations(&mut item, ops, &keep, &ledger).map_err(CliError::invalid_input)?;
+    let item = review::less_operations(review::find(&items, id)?, drop, &ledger, "--drop")
+        .map_err(CliError::invalid_input)?;
     let committed = review::approve(ws, &item, how, cx.ui)?;
     if cx.ui.json {
         cx.ui.json(&[decided(&item, committed)])?;
@@ -66,11 +54,7 @@ pub(super) fn approve_each(
                 }
                 done.approved.push(decided(item, c));
             }
-            Err(
-                e @ (OpsError::Conflict { .. }
-                | OpsError::InvalidProposal { .. }
-                | OpsError::Secret { .. }),
-            ) => {
+            Err(e) if e.leaves_pending() => {
                 let e = CliError::from(e);
                 if !cx.ui.json {
                     cx.ui.warn(&format!("left pending: {}", e.message));
