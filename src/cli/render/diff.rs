@@ -553,7 +553,7 @@ fn pending_review_markdown(
     );
     if !r.diff.is_empty() {
         let diff = esc(&r.diff);
-        let fence = "`".repeat(longest_run(&diff, '`').max(2) + 1);
+        let fence = fence_for(&diff);
         let _ = write!(
             out,
             "\n  <details><summary>Fact diff</summary>\n\n  {fence}diff\n{}  {fence}\n\n  </details>\n\n",
@@ -562,8 +562,13 @@ fn pending_review_markdown(
     }
 }
 
+/// A code fence that `s` cannot close: longer than any run of backticks in it.
+pub(crate) fn fence_for(s: &str) -> String {
+    "`".repeat(longest_run(s, '`').max(2) + 1)
+}
+
 /// The longest run of `c` in `s`: a code fence must be longer to hold `s`.
-pub(crate) fn longest_run(s: &str, c: char) -> usize {
+fn longest_run(s: &str, c: char) -> usize {
     let (mut best, mut run) = (0, 0);
     for ch in s.chars() {
         run = if ch == c { run + 1 } else { 0 };

@@ -12,7 +12,7 @@ use mneme::ops::audit::Verification;
 use mneme::ops::forge::{Failure, Outcome};
 use mneme::ops::Error;
 
-use super::diff::{code, longest_run, md};
+use super::diff::{code, fence_for, md};
 use crate::cli::ui::{esc1, short};
 use crate::cli::CliError;
 
@@ -29,7 +29,7 @@ pub struct Reply {
 
 /// `text` in a code block no line of it can close.
 pub fn block(text: &str) -> String {
-    let fence = "`".repeat(longest_run(text, '`').max(2) + 1);
+    let fence = fence_for(text);
     format!("{fence}text\n{}\n{fence}\n", text.trim_end())
 }
 
