@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
-use crate::common::{path_with_mneme, Repo};
+use crate::common::{path_with_mneme, succeeded, Repo};
 use crate::remote::Server;
 use crate::signing::{keygen, sign_with};
 
@@ -69,16 +69,13 @@ fn event(action: &str, body: &str, login: &str, user_id: u64) -> Option<Value> {
         "repository": {"name": "r", "full_name": REPO, "html_url": format!("https://github.com/{REPO}")},
         "sender": {"login": login, "id": user_id},
     });
-    let out = node(
-        "webhook-event.mjs",
-        &["issue_comment", action, &overrides.to_string()],
-    )?;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(serde_json::from_slice(&out.stdout).unwrap())
+    webhook("issue_comment", action, &overrides)
+}
+
+/// GitHub's example of the event `name`.`action` with `overrides`, valid against its schema.
+fn webhook(name: &str, action: &str, overrides: &Value) -> Option<Value> {
+    let out = node("webhook-event.mjs", &[name, action, &overrides.to_string()])?;
+    Some(serde_json::from_slice(&succeeded(out).stdout).unwrap())
 }
 
 /// The API stand-in, serving `state` (read again on each request).
@@ -819,18 +816,9 @@ fn the_pull_request_s_summary_tells_reviewers_what_to_comment() {
         },
         "repository": {"name": "r", "full_name": REPO},
     });
-    let Some(out) = node(
-        "webhook-event.mjs",
-        &["pull_request", "synchronize", &overrides.to_string()],
-    ) else {
+    let Some(event) = webhook("pull_request", "synchronize", &overrides) else {
         return;
     };
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let event: Value = serde_json::from_slice(&out.stdout).unwrap();
     let run = pr.run_job("mneme.yml", "ledger", "pull_request", &event, |_| {});
     assert!(run.steps.iter().all(|(_, ok)| *ok == Some(true)), "{run:?}");
     let a = pr.answers();
@@ -1142,12 +1130,10 @@ fn the_forge_key_and_forge_decisions_prove_only_each_other() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    assert_eq!(
+        String::from_utf8_lossy(&succeeded(out).stdout),
+        "push=true\n"
     );
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "push=true\n");
     assert_eq!(repo.head_record()["forge"]["login"], "grace");
     let out = repo
         .mneme(&["verify", &format!("{base}..HEAD"), "--json"])
