@@ -55,6 +55,34 @@ function gemini(ctx, api, args, env = {}) {
   });
 }
 
+// Long answers give a compression something to shrink; its summary never has the facts.
+const LONG = Array.from({ length: 3000 }, (_, i) => `word${i % 97}`).join(' ');
+const SUMMARY = '<state_snapshot>Summary of the conversation so far.</state_snapshot>';
+
+/**
+ * Gemini CLI's interactive UI in tmux (session `name`), against `api`. `turn(prompt)` types a
+ * prompt, waits for the model's answer and the prompt to come back, and returns how many
+ * requests there were before it.
+ */
+function interactive(ctx, api, name, args = []) {
+  const ui = terminal(`${name}-${process.pid}`, path.join(runtimeBin('gemini'), 'gemini'), args, {
+    cwd: ctx.repo,
+    env: { ...geminiEnv(ctx, api), TERM: 'xterm-256color' },
+  });
+  const turn = async (prompt) => {
+    const before = api.requests.length;
+    await ui.type(prompt);
+    const deadline = Date.now() + 60_000;
+    while (api.requests.length === before) {
+      if (Date.now() > deadline) throw new Error(`no request for ${prompt}:\n${ui.screen()}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await ui.settle(/Type your message/);
+    return before;
+  };
+  return { ui, turn };
+}
+
 test('the facts reach the model at session start and once in later turns, with no hook timing out', async () => {
   const ctx = repoWithFacts([FACT], { setup: 'gemini' });
   const api = await startGemini();
@@ -76,25 +104,8 @@ test('the facts reach the model at session start and once in later turns, with n
 // Headless `/compress` is sent as a prompt: the compression is driven in the interactive UI.
 test('after /compress in the terminal UI, the facts are in the next request once, the old turns gone', async () => {
   const ctx = repoWithFacts([FACT], { setup: 'gemini' });
-  // Long answers give the compression something to shrink; its summary never has the facts.
-  const long = Array.from({ length: 3000 }, (_, i) => `word${i % 97}`).join(' ');
-  const summary = '<state_snapshot>Summary of the conversation so far.</state_snapshot>';
-  const api = await startGemini((body) => (JSON.stringify(body).includes('state_snapshot') ? summary : long));
-  const ui = terminal(`mneme-gemini-${process.pid}`, path.join(runtimeBin('gemini'), 'gemini'), [], {
-    cwd: ctx.repo,
-    env: { ...geminiEnv(ctx, api), TERM: 'xterm-256color' },
-  });
-  /** Types `prompt` and waits for the model's answer and the prompt to come back. */
-  const turn = async (prompt) => {
-    const before = api.requests.length;
-    await ui.type(prompt);
-    const deadline = Date.now() + 60_000;
-    while (api.requests.length === before) {
-      if (Date.now() > deadline) throw new Error(`no request for ${prompt}:\n${ui.screen()}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    await ui.settle(/Type your message/);
-  };
+  const api = await startGemini((body) => (JSON.stringify(body).includes('state_snapshot') ? SUMMARY : LONG));
+  const { ui, turn } = interactive(ctx, api, 'mneme-gemini');
   try {
     await ui.settle(/Type your message/);
     await turn('first question about the build');
@@ -225,30 +236,14 @@ test('a fact about a file reaches the model after the agent first reads it, once
 // The compression is driven in the interactive UI, as above.
 test('after /compress, reading the file again brings its fact back once', async () => {
   const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'gemini' });
-  const long = Array.from({ length: 3000 }, (_, i) => `word${i % 97}`).join(' ');
-  const summary = '<state_snapshot>Summary of the conversation so far.</state_snapshot>';
   // After the compression every request holds the summary: the turn's own message decides first.
   const api = await startGemini((body) => {
     const last = body.contents?.at(-1);
-    if (last?.parts?.some((p) => p.functionResponse)) return long;
+    if (last?.parts?.some((p) => p.functionResponse)) return LONG;
     if (strings(last?.parts ?? []).join('\n').includes('read the pool')) return { tool: 'read_file', args: { file_path: db } };
-    return JSON.stringify(body).includes('state_snapshot') ? summary : long;
+    return JSON.stringify(body).includes('state_snapshot') ? SUMMARY : LONG;
   });
-  const ui = terminal(`mneme-gemini-jit-${process.pid}`, path.join(runtimeBin('gemini'), 'gemini'), ['--approval-mode', 'yolo'], {
-    cwd: ctx.repo,
-    env: { ...geminiEnv(ctx, api), TERM: 'xterm-256color' },
-  });
-  const turn = async (prompt) => {
-    const before = api.requests.length;
-    await ui.type(prompt);
-    const deadline = Date.now() + 60_000;
-    while (api.requests.length === before) {
-      if (Date.now() > deadline) throw new Error(`no request for ${prompt}:\n${ui.screen()}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    await ui.settle(/Type your message/);
-    return before;
-  };
+  const { ui, turn } = interactive(ctx, api, 'mneme-gemini-jit', ['--approval-mode', 'yolo']);
   try {
     await ui.settle(/Type your message/);
     const first = await turn('Please read the pool code.');
