@@ -100,7 +100,7 @@ fn briefing(
         runtime.identity_hint()
     };
     let budget = budget.saturating_sub(hint.len());
-    let context = session_context(&ws, cx.ui, budget)?;
+    let context = session_context(&ws, cx.ui, budget, runtime.delivers_about_files())?;
     let mut text = render(&context, Some(budget));
     text.push_str(&hint);
     if let Some(session) = session {

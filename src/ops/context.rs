@@ -132,9 +132,15 @@ pub fn facts_about(ws: &Workspace, notes: &dyn Notes, files: &[String]) -> Resul
 }
 
 /// The context a runtime's session starts with, for a text of at most `max_chars`: with
-/// `scoped_delivery` on, without the facts about files (they come as the agent touches them).
-pub fn session_context(ws: &Workspace, notes: &dyn Notes, max_chars: usize) -> Result<Context> {
-    context_for(ws, notes, Some(max_chars), true)
+/// `scoped_delivery` on and a runtime whose hooks `deliver_about_files`, without the facts
+/// about files (they come as the agent touches them).
+pub fn session_context(
+    ws: &Workspace,
+    notes: &dyn Notes,
+    max_chars: usize,
+    deliver_about_files: bool,
+) -> Result<Context> {
+    context_for(ws, notes, Some(max_chars), deliver_about_files)
 }
 
 /// Removes the markers older than [`SESSION_MARKER_DAYS`]. Best effort: a marker left behind
@@ -169,12 +175,12 @@ pub fn context(ws: &Workspace, notes: &dyn Notes, max_chars: Option<usize>) -> R
     context_for(ws, notes, max_chars, false)
 }
 
-/// [`context`], as a session's start has it when `session_start`.
+/// [`context`], less the facts about files when `scoped` and the ledger's config says so.
 fn context_for(
     ws: &Workspace,
     notes: &dyn Notes,
     max_chars: Option<usize>,
-    session_start: bool,
+    scoped: bool,
 ) -> Result<Context> {
     // With thousands of tasks, checking the task index against the task files takes as long as
     // the rest: both at once.
@@ -186,7 +192,7 @@ fn context_for(
             tasks::warn_broken(ws, notes, &board.broken);
             Ok(board.summary)
         };
-        build(ws, tasks, max_chars, session_start)
+        build(ws, tasks, max_chars, scoped)
     })
 }
 
@@ -194,7 +200,7 @@ fn build(
     ws: &Workspace,
     tasks: impl FnOnce() -> Result<TaskSummary>,
     max_chars: Option<usize>,
-    session_start: bool,
+    scoped: bool,
 ) -> Result<Context> {
     // A typo in the config must not cost agents their facts: the defaults, and the error said.
     let (ledger, config_error) = ws.store.load_lenient()?;
@@ -224,7 +230,7 @@ fn build(
         .mark_drifted(&drifted);
     context.config_error = config_error;
     // Left out before the fit is judged: the facts that stay may need no ranking.
-    if session_start && ledger.config.scoped_delivery {
+    if scoped && ledger.config.scoped_delivery {
         scope::leave_scoped_out(&mut context);
     }
     if max_chars.is_some_and(|limit| render(&context, None).chars().count() > limit) {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::model::agents::runtimes::{Runtime, PROJECT_MNEME};
+use crate::model::agents::runtimes::{hooks, Runtime, PROJECT_MNEME};
 use crate::model::agents::trust::{codex_trust, gemini_folder_trusted, in_tested_range, tested};
 use crate::model::base::paths;
 use crate::ops::setup::UserDirs;
@@ -116,7 +116,13 @@ fn check_codex(root: &Path, dirs: &UserDirs, found: &mut Findings) -> Result<()>
     let file = dirs.path(paths::CODEX_CONFIG);
     let label = file.display().to_string();
     let config = read_optional_text(&file, &label)?.unwrap_or_default();
-    let trust = codex_trust(&config, root, &root.join(".codex").join("hooks.json"));
+    let events: Vec<&str> = hooks(Runtime::Codex).iter().map(|h| h.event).collect();
+    let trust = codex_trust(
+        &config,
+        root,
+        &root.join(".codex").join("hooks.json"),
+        &events,
+    );
     if !trust.project {
         found.problem(
             format!("Codex does not trust this project, so it ignores its .codex/ files and mneme's hook ({label})"),
@@ -126,11 +132,13 @@ fn check_codex(root: &Path, dirs: &UserDirs, found: &mut Findings) -> Result<()>
             ),
         );
     }
-    if !trust.hook {
+    if !trust.untrusted.is_empty() {
+        let names = trust.untrusted.join(" and ");
         found.problem(
-            "Codex has not trusted mneme's SessionStart hook, and skips it without a word".into(),
-            "start `codex` in this repository, run `/hooks` and trust mneme's SessionStart hook"
-                .into(),
+            format!("Codex has not trusted mneme's {names} hook(s), and skips them without a word"),
+            format!(
+                "start `codex` in this repository, run `/hooks` and trust mneme's {names} hook(s)"
+            ),
         );
     }
     Ok(())

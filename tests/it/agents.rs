@@ -271,7 +271,11 @@ fn setup_merges_into_existing_settings_and_remove_restores_them() {
     assert_eq!(back, serde_json::from_str::<Value>(existing).unwrap());
 
     for (runtime, file, events) in [
-        ("codex", ".codex/hooks.json", vec!["SessionStart"]),
+        (
+            "codex",
+            ".codex/hooks.json",
+            vec!["SessionStart", "PostToolUse"],
+        ),
         (
             "gemini",
             ".gemini/settings.json",
@@ -746,12 +750,26 @@ fn doctor_checks_that_the_runtimes_will_run_the_hooks() {
     // Trusted as the runtimes record it; a tested Codex, a Gemini of another series (found by
     // its npm package, as npm installs it), and an old mneme first on the PATH.
     std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    let trusted = |event: &str| {
+        format!(
+            "[hooks.state.\"{}/.codex/hooks.json:{event}:0:0\"]\ntrusted_hash = \"sha256:00\"\n",
+            root.display()
+        )
+    };
+    let codex_config = format!(
+        "[projects.\"{}\"]\ntrust_level = \"trusted\"\n\n{}",
+        root.display(),
+        trusted("session_start")
+    );
+    std::fs::write(home.path().join(".codex/config.toml"), &codex_config).unwrap();
+    let problems = doctor(&[&mneme_dir])["problems"].to_string();
+    assert!(
+        problems.contains("Codex has not trusted mneme's PostToolUse hook(s)"),
+        "{problems}"
+    );
     std::fs::write(
         home.path().join(".codex/config.toml"),
-        format!(
-            "[projects.\"{0}\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"{0}/.codex/hooks.json:session_start:0:0\"]\ntrusted_hash = \"sha256:00\"\n",
-            root.display()
-        ),
+        codex_config + &trusted("post_tool_use"),
     )
     .unwrap();
     std::fs::create_dir_all(home.path().join(".gemini")).unwrap();

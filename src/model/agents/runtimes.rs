@@ -77,12 +77,19 @@ impl Runtime {
             // transcript shows them gone from the history (a compression replaced it).
             (Runtime::Gemini, "PreCompress") => Step::Skip,
             (Runtime::Gemini, "SessionStart" | "BeforeAgent") => Step::IfAbsent,
-            (Runtime::Claude, "PostToolUse")
+            (Runtime::Claude | Runtime::Codex, "PostToolUse")
             | (Runtime::Gemini, "AfterTool")
             | (Runtime::Opencode, OPENCODE_TOOL_EVENT) => Step::AboutFiles,
             (Runtime::Opencode, OPENCODE_COMPACTING_EVENT) => Step::Forget,
             _ => Step::Inject,
         }
+    }
+
+    /// Whether mneme's hooks give this runtime the facts about a file when its agent reads or
+    /// edits it. Cursor's hooks cannot add to the agent's context after a tool: its sessions
+    /// start with every fact.
+    pub fn delivers_about_files(self) -> bool {
+        self != Runtime::Cursor
     }
 
     /// What the hook prints: the runtime's JSON (`hookSpecificOutput.additionalContext`), or the
@@ -146,16 +153,20 @@ impl HookInput {
         };
         // An id or a source longer than this is nothing a runtime sends.
         let short = |k: &str| text(k).filter(|s| s.len() <= 256);
+        let tool_input = |k: &str| {
+            v.get("tool_input")
+                .and_then(|t| t.get(k))
+                .and_then(Value::as_str)
+        };
         // Claude Code's Read, Edit, Write and MultiEdit, and Gemini CLI's read_file, write_file
-        // and replace, name their file `file_path`.
-        let files = v
-            .get("tool_input")
-            .and_then(|t| t.get("file_path"))
-            .and_then(Value::as_str)
-            .filter(|p| !p.is_empty() && p.len() <= 4096)
-            .map(str::to_owned)
+        // and replace, name their file `file_path`; Codex's shell and apply_patch give their
+        // `command`.
+        let mut files: Vec<String> = tool_input("file_path")
             .into_iter()
+            .map(str::to_owned)
             .collect();
+        files.extend(tool_input("command").map(command_files).unwrap_or_default());
+        files.retain(|p| !p.is_empty() && p.len() <= 4096);
         HookInput {
             session_id: short("session_id"),
             source: short("source"),
@@ -165,6 +176,39 @@ impl HookInput {
         }
     }
 }
+
+/// The paths a Codex tool's `command` may name: the files an `apply_patch` patch updates, adds,
+/// deletes or moves to (its `*** Update File: <path>` lines), and the words of a shell command
+/// (`sed -n 1,80p src/db.rs`), the first [`MAX_COMMAND_WORDS`] of them. Which of them are files
+/// that facts cite is the caller's to see: any other word matches none.
+fn command_files(command: &str) -> Vec<String> {
+    const HEADERS: [&str; 4] = [
+        "*** Update File: ",
+        "*** Add File: ",
+        "*** Delete File: ",
+        "*** Move to: ",
+    ];
+    let headers = command
+        .lines()
+        .filter_map(|l| HEADERS.iter().find_map(|h| l.strip_prefix(h)))
+        .map(str::trim);
+    let words = command
+        .split(|c: char| c.is_whitespace() || ";|&<>()`".contains(c))
+        .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
+        .filter(|w| !w.starts_with('-') && !w.starts_with('$'))
+        .take(MAX_COMMAND_WORDS);
+    let mut files: Vec<String> = Vec::new();
+    for path in headers.chain(words) {
+        if !path.is_empty() && !files.iter().any(|f| f == path) {
+            files.push(path.to_owned());
+        }
+    }
+    files
+}
+
+/// How many words of a shell command [`command_files`] looks at: a heredoc's body is no list
+/// of files.
+const MAX_COMMAND_WORDS: usize = 64;
 
 /// Whether a Gemini CLI transcript's current history holds `needle`. The transcript is JSON
 /// lines: a message record appends to the history, a `$set` of `messages` replaces it (a
@@ -205,7 +249,11 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
             hook("SessionStart", Some("startup|resume|clear|compact")),
             hook("PostToolUse", Some(TOUCHING_TOOLS)),
         ],
-        Runtime::Codex => vec![hook("SessionStart", Some("startup|resume|clear|compact"))],
+        // PostToolUse after the shell and apply_patch, whose commands name the files.
+        Runtime::Codex => vec![
+            hook("SessionStart", Some("startup|resume|clear|compact")),
+            hook("PostToolUse", Some(CODEX_TOUCHING_TOOLS)),
+        ],
         // Gemini compares lifecycle matchers as exact strings; no matcher matches every source.
         // AfterTool after the tools that read or write one file (a regex over tool names).
         Runtime::Gemini => vec![
@@ -220,6 +268,9 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
 
 /// Claude Code's tools that read or edit a file: its `PostToolUse` hook's matcher.
 pub const TOUCHING_TOOLS: &str = "Read|Edit|Write|MultiEdit";
+
+/// Codex's tools that read or edit files: its shell (`Bash` to hooks) and `apply_patch`.
+pub const CODEX_TOUCHING_TOOLS: &str = "Bash|apply_patch";
 
 /// The events mneme's OpenCode plugin runs `mneme context` for besides the session's facts: after
 /// a tool, and when a compaction starts. It gives them the session and file on stdin.
@@ -567,7 +618,7 @@ mod tests {
             serde_json::from_str(&edit_settings("", Runtime::Codex, "AGENTS.md", false).unwrap())
                 .unwrap();
         let events: Vec<&String> = v["hooks"].as_object().unwrap().keys().collect();
-        assert_eq!(events, ["SessionStart"]);
+        assert_eq!(events, ["SessionStart", "PostToolUse"], "no PostCompact");
         assert_eq!(Runtime::Codex.on("PostCompact", None), Step::Skip);
         assert_eq!(
             Runtime::Codex.on("SessionStart", Some("resume")),
@@ -683,8 +734,34 @@ mod tests {
         ] {
             assert!(HookInput::parse(odd).files.is_empty(), "{odd}");
         }
+        // Codex gives its shell's command and apply_patch's patch; any word may be a file.
+        let codex = |command: &str| {
+            HookInput::parse(
+                &json!({"tool_name": "Bash", "tool_input": {"command": command}}).to_string(),
+            )
+            .files
+        };
+        assert_eq!(
+            codex("sed -n '1,80p' src/db.rs | nl -ba"),
+            ["sed", "1,80p", "src/db.rs", "nl"]
+        );
+        assert_eq!(
+            codex("cat \"src/a b.rs\">/tmp/x;rg -n pool src/db.rs $HOME"),
+            ["cat", "src/a", "b.rs", "/tmp/x", "rg", "pool", "src/db.rs"]
+        );
+        let patch = "*** Begin Patch\n*** Update File: src/a b.rs\n*** Move to: src/c.rs\n@@\n-x\n+y\n*** Add File: new.rs\n+z\n*** Delete File: old.rs\n*** End Patch\n";
+        assert_eq!(
+            &codex(patch)[..4],
+            ["src/a b.rs", "src/c.rs", "new.rs", "old.rs"]
+        );
+        let long = format!("cat src/db.rs <<'EOF'\n{}\nEOF", "word ".repeat(10_000));
+        assert!(
+            codex(&long).len() <= 64,
+            "a heredoc's body is no list of files"
+        );
         for (runtime, event) in [
             (Runtime::Claude, "PostToolUse"),
+            (Runtime::Codex, "PostToolUse"),
             (Runtime::Gemini, "AfterTool"),
         ] {
             assert_eq!(runtime.on(event, None), Step::AboutFiles);
@@ -704,6 +781,9 @@ mod tests {
         assert!(claude
             .iter()
             .any(|h| h.event == "PostToolUse" && h.matcher == Some(TOUCHING_TOOLS)));
+        assert!(hooks(Runtime::Codex)
+            .iter()
+            .any(|h| h.event == "PostToolUse" && h.matcher == Some(CODEX_TOUCHING_TOOLS)));
         let gemini = hooks(Runtime::Gemini);
         assert!(gemini
             .iter()

@@ -46,14 +46,14 @@ pub fn in_tested_range(tested: &str, found: &str) -> bool {
 }
 
 /// What Codex's `config.toml` records for a repository: whether the project is trusted (its
-/// `.codex/` files load only then), and whether the user trusted the `SessionStart` hook of
-/// `hooks_json` (`/hooks` writes `[hooks.state."<hooks.json>:session_start:…"] trusted_hash`).
-/// Codex runs a hook only while that hash matches its definition; that it still does is for
-/// Codex to say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CodexTrust {
+/// `.codex/` files load only then), and which of the hook `events` (`SessionStart`) of
+/// `hooks_json` the user has not trusted (`/hooks` writes
+/// `[hooks.state."<hooks.json>:session_start:…"] trusted_hash` for each it trusts). Codex runs a
+/// hook only while that hash matches its definition; that it still does is for Codex to say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodexTrust<'e> {
     pub project: bool,
-    pub hook: bool,
+    pub untrusted: Vec<&'e str>,
 }
 
 /// The table at `item`, if it is one.
@@ -61,22 +61,26 @@ fn table(item: Option<&toml_edit::Item>) -> Option<&dyn toml_edit::TableLike> {
     item.and_then(toml_edit::Item::as_table_like)
 }
 
-pub fn codex_trust(config: &str, repo: &Path, hooks_json: &Path) -> CodexTrust {
-    let Ok(doc) = config.parse::<toml_edit::DocumentMut>() else {
-        return CodexTrust {
-            project: false,
-            hook: false,
-        };
-    };
-    let project = table(doc.get("projects"))
+pub fn codex_trust<'e>(
+    config: &str,
+    repo: &Path,
+    hooks_json: &Path,
+    events: &[&'e str],
+) -> CodexTrust<'e> {
+    let doc = config.parse::<toml_edit::DocumentMut>().ok();
+    let doc = doc.as_ref();
+    let project = doc
+        .and_then(|d| table(d.get("projects")))
         .and_then(|p| table(p.get(&repo.to_string_lossy())))
         .and_then(|p| p.get("trust_level"))
         .and_then(toml_edit::Item::as_str)
         == Some("trusted");
-    let prefix = format!("{}:session_start:", hooks_json.to_string_lossy());
-    let hook = table(doc.get("hooks"))
-        .and_then(|h| table(h.get("state")))
-        .is_some_and(|state| {
+    let state = doc
+        .and_then(|d| table(d.get("hooks")))
+        .and_then(|h| table(h.get("state")));
+    let trusted = |event: &str| {
+        let prefix = format!("{}:{}:", hooks_json.to_string_lossy(), snake_case(event));
+        state.is_some_and(|state| {
             state.iter().any(|(key, entry)| {
                 key.starts_with(&prefix)
                     && entry
@@ -85,8 +89,24 @@ pub fn codex_trust(config: &str, repo: &Path, hooks_json: &Path) -> CodexTrust {
                         .and_then(toml_edit::Item::as_str)
                         .is_some_and(|h| !h.is_empty())
             })
-        });
-    CodexTrust { project, hook }
+        })
+    };
+    CodexTrust {
+        project,
+        untrusted: events.iter().copied().filter(|e| !trusted(e)).collect(),
+    }
+}
+
+/// `PostToolUse` as Codex keys its state: `post_tool_use`.
+fn snake_case(event: &str) -> String {
+    let mut out = String::new();
+    for c in event.chars() {
+        if c.is_ascii_uppercase() && !out.is_empty() {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
 }
 
 /// Whether Gemini CLI trusts the folder `repo` (project hooks are off in an untrusted one), from
@@ -157,25 +177,32 @@ mod tests {
     fn codex_trust_is_read_from_its_config() {
         let repo = Path::new("/work/app");
         let hooks = Path::new("/work/app/.codex/hooks.json");
-        let none = codex_trust("model = \"gpt-5\"\n", repo, hooks);
+        let events = ["SessionStart", "PostToolUse"];
+        let none = codex_trust("model = \"gpt-5\"\n", repo, hooks, &events);
         assert_eq!(
             none,
             CodexTrust {
                 project: false,
-                hook: false
+                untrusted: events.to_vec()
             }
         );
-        let both = "[projects.\"/work/app\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"/work/app/.codex/hooks.json:session_start:0:0\"]\ntrusted_hash = \"sha256:ab\"\n";
+        let one = "[projects.\"/work/app\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"/work/app/.codex/hooks.json:session_start:0:0\"]\ntrusted_hash = \"sha256:ab\"\n";
         assert_eq!(
-            codex_trust(both, repo, hooks),
+            codex_trust(one, repo, hooks, &events),
             CodexTrust {
                 project: true,
-                hook: true
+                untrusted: vec!["PostToolUse"]
             }
         );
-        let other = both.replace("/work/app\"]", "/work/other\"]");
-        assert!(!codex_trust(&other, repo, hooks).project);
-        assert_eq!(codex_trust("[oops", repo, hooks), none);
+        let both = format!(
+            "{one}[hooks.state.\"/work/app/.codex/hooks.json:post_tool_use:1:0\"]\ntrusted_hash = \"sha256:cd\"\n"
+        );
+        assert!(codex_trust(&both, repo, hooks, &events)
+            .untrusted
+            .is_empty());
+        let other = one.replace("/work/app\"]", "/work/other\"]");
+        assert!(!codex_trust(&other, repo, hooks, &events).project);
+        assert_eq!(codex_trust("[oops", repo, hooks, &events), none);
     }
 
     #[test]
