@@ -202,8 +202,14 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
             .as_deref()
             != Some(settings.as_str())
         {
+            // Older setups lack the hooks that bring the facts a scoped start leaves out.
+            let missing = if config.scoped_delivery {
+                ": with scoped_delivery on, its sessions may never get the facts about files"
+            } else {
+                ""
+            };
             problem(
-                format!("{rel} does not hold mneme's current hooks"),
+                format!("{rel} does not hold mneme's current hooks{missing}"),
                 &format!("mneme setup {}", runtime.as_str()),
             );
         }

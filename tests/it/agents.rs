@@ -979,3 +979,44 @@ fn marked_facts_and_unscoped_ledgers_start_with_everything() {
             || !repo.read(".claude/settings.json").contains("PostToolUse")
     );
 }
+
+/// Codex's PostToolUse names no file: the files come from its shell command or patch. Cursor
+/// has no hook after a tool, so its session starts with every fact. A setup without the file
+/// hooks is a problem `doctor` names.
+#[test]
+fn codex_finds_files_in_its_commands_and_cursor_starts_with_every_fact() {
+    let (repo, [db, other, global]) = scoped_repo();
+    let codex = |tool: &str, command: &str| {
+        let input = json!({"session_id": "c1", "hook_event_name": "PostToolUse",
+                           "tool_name": tool, "tool_input": {"command": command}});
+        hook_with(&repo, "codex", "PostToolUse", input)
+    };
+    let read = additional_context(&codex("Bash", "sed -n '1,80p' src/db.rs | nl -ba"));
+    assert!(read.contains(&db) && !read.contains(&other), "{read}");
+    assert_eq!(codex("Bash", "cat src/db.rs"), "", "once per session");
+    let patch = "*** Begin Patch\n*** Update File: src/other.rs\n@@\n-fn other() {}\n+fn other() { }\n*** End Patch\n";
+    let edit = additional_context(&codex("apply_patch", patch));
+    assert!(edit.contains(&other) && !edit.contains(&db), "{edit}");
+    assert_eq!(codex("Bash", "ls -la; git status"), "");
+
+    let cursor = hook(&repo, "cursor", "sessionStart");
+    for id in [&db, &other, &global] {
+        assert!(cursor.contains(id.as_str()), "{cursor}");
+    }
+    assert!(!cursor.contains("are about specific files"), "{cursor}");
+
+    repo.mneme(&["setup", "claude"]).assert().success();
+    let mut settings: Value = serde_json::from_str(&repo.read(".claude/settings.json")).unwrap();
+    settings["hooks"]
+        .as_object_mut()
+        .unwrap()
+        .remove("PostToolUse");
+    repo.write(".claude/settings.json", &settings.to_string());
+    let out = repo.mneme(&["--json", "doctor"]).output().unwrap();
+    let problems = json(&out)["problems"].to_string();
+    assert!(
+        problems.contains(".claude/settings.json does not hold mneme's current hooks: with scoped_delivery on, its sessions may never get the facts about files")
+            && problems.contains("mneme setup claude"),
+        "{problems}"
+    );
+}
