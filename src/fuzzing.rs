@@ -180,7 +180,7 @@ fn lint_input<'a>(
 
 fn lint_and_fix(ledger: &Ledger, entry: &FactFileEntry) {
     let input = lint_input(vec![FileInput::Parsed(entry)], Vec::new(), &ledger.config);
-    for finding in lint::check(&input, |_, _| true) {
+    for finding in lint::check(&input, |_, _| true, |_| true) {
         shown(&finding.message);
     }
     let mut taken: BTreeSet<String> = ledger.facts().filter_map(|(_, f)| f.id.clone()).collect();
@@ -406,6 +406,7 @@ pub fn proposal(text: &str, ledger_text: &str) {
     let _ = lint::check(
         &lint_input(Vec::new(), proposals, &ledger.config),
         |_, _| true,
+        |_| true,
     );
 }
 
@@ -422,6 +423,11 @@ pub fn apply_one(selector: u8, file_text: &str, statement: &str) {
         .collect();
     let file = "a.md".to_owned();
     let target = ids.get(usize::from(selector / 4) % ids.len().max(1));
+    let scope = if selector & 0x80 == 0 {
+        Vec::new()
+    } else {
+        vec!["src/**".to_owned()]
+    };
     let op = match (selector % 4, target) {
         (1, Some((id, before))) => Operation::Update {
             evidence: Vec::new(),
@@ -430,6 +436,7 @@ pub fn apply_one(selector: u8, file_text: &str, statement: &str) {
             before: before.clone(),
             text: statement.to_owned(),
             relations: Default::default(),
+            scope,
         },
         (2, Some((id, before))) => Operation::Remove {
             file,
@@ -444,6 +451,7 @@ pub fn apply_one(selector: u8, file_text: &str, statement: &str) {
             new_fact_id: "f-new1".into(),
             text: statement.to_owned(),
             relations: Default::default(),
+            scope,
         },
         _ => Operation::Add {
             file,
@@ -451,6 +459,7 @@ pub fn apply_one(selector: u8, file_text: &str, statement: &str) {
             text: statement.to_owned(),
             relations: Default::default(),
             evidence: Vec::new(),
+            scope,
             state: None,
             by: None,
         },

@@ -238,6 +238,21 @@ impl Split {
     }
 }
 
+/// Every path the index tracks, `/`-separated: what a fact's scope globs are matched against.
+pub fn tracked_paths(repo: &Repo) -> Result<Vec<String>> {
+    let git = repo.gix();
+    let path = git.index_path();
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let index = gix::index::File::at(&path, git.object_hash(), true, Default::default())?;
+    Ok(index
+        .entries()
+        .iter()
+        .map(|e| e.path(&index).to_str_lossy().into_owned())
+        .collect())
+}
+
 /// `file name → contents` of the files directly in `dir/` whose index entry differs from HEAD:
 /// HEAD's version (`before`) and the index's (`after`), i.e. what committing the index would
 /// change there.

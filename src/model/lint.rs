@@ -14,6 +14,7 @@ use crate::model::base::text::{first_chars, first_hidden, normalize, truncate};
 use crate::model::base::time::Timestamp;
 use crate::model::evidence::drift::Drifted;
 use crate::model::evidence::refs::{classify, Evidence};
+use crate::model::facts::fields::check_scope;
 use crate::model::facts::file::{conflict_marker_line, Fact, Relation, State, FACT_PREFIX};
 use crate::model::facts::ledger::{FactFileEntry, Limits};
 use crate::model::facts::standing;
@@ -61,6 +62,8 @@ pub enum Code {
     RelationInactive,
     Contradiction,
     EvidenceDrift,
+    /// A scope glob matches no file git tracks.
+    ScopeUnmatched,
     TaskFactMissing,
     HiddenText,
     InvalidRecord,
@@ -68,7 +71,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 32] = [
+    pub const ALL: [Code; 33] = [
         Code::FactFileParse,
         Code::ConflictMarkers,
         Code::Secret,
@@ -97,6 +100,7 @@ impl Code {
         Code::RelationInactive,
         Code::Contradiction,
         Code::EvidenceDrift,
+        Code::ScopeUnmatched,
         Code::TaskFactMissing,
         Code::HiddenText,
         Code::InvalidRecord,
@@ -133,6 +137,7 @@ impl Code {
             Code::RelationInactive => "relation_inactive",
             Code::Contradiction => "contradiction",
             Code::EvidenceDrift => "evidence_drift",
+            Code::ScopeUnmatched => "scope_unmatched",
             Code::TaskFactMissing => "task_fact_missing",
             Code::HiddenText => "hidden_text",
             Code::InvalidRecord => "invalid_record",
@@ -241,8 +246,12 @@ struct Located<'a> {
 }
 
 /// Runs every rule. `evidence_exists(path, line)` says whether a repository file (and line)
-/// exists.
-pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> bool) -> Vec<Finding> {
+/// exists; `scope_matches(glob)` whether a valid scope glob matches a file git tracks.
+pub fn check(
+    input: &Input,
+    evidence_exists: impl Fn(&str, Option<usize>) -> bool,
+    scope_matches: impl Fn(&str) -> bool,
+) -> Vec<Finding> {
     let mut out = Findings::default();
     let default_config = Config::default();
     let config = config_rule(input, &mut out).unwrap_or(&default_config);
@@ -308,6 +317,7 @@ pub fn check(input: &Input, evidence_exists: impl Fn(&str, Option<usize>) -> boo
         relation_rules(f, &states, &mut out);
         date_rules(f, config, input.now, &mut out);
         evidence_rule(f, &evidence_exists, &task_ids, &mut out);
+        scope_rule(f, &scope_matches, &mut out);
         drift_rule(f, input.drift, &mut out);
         for secret in secrets::find(&f.fact.text) {
             out.push(
@@ -576,6 +586,21 @@ fn evidence_rule(
                 );
             }
         }
+    }
+}
+
+/// A scope glob is one `propose --scope` accepts, and matches a file git tracks.
+fn scope_rule(f: &Located, matches: &impl Fn(&str) -> bool, out: &mut Findings) {
+    for glob in &f.fact.meta.scope {
+        let message = match check_scope(glob) {
+            Err(e) => (Code::InvalidMetadata, e.to_string()),
+            Ok(_) if !matches(glob) => (
+                Code::ScopeUnmatched,
+                format!("scope `{glob}` matches no file git tracks, so the fact reaches no agent through it; propose an update with the scope it should have (`--scope`)"),
+            ),
+            Ok(_) => continue,
+        };
+        out.push(message.0, &f.path, Some(f.fact.line), message.1);
     }
 }
 
@@ -878,12 +903,33 @@ mod tests {
             now: now(),
             drift: &[],
         };
-        check(&input, |path, line| {
-            path == "src/ok.rs" && line.is_none_or(|l| l <= 10)
-        })
+        check(
+            &input,
+            |path, line| path == "src/ok.rs" && line.is_none_or(|l| l <= 10),
+            |glob| glob == "src/**",
+        )
         .into_iter()
         .map(|f| (f.severity, f.code.as_str(), f.line))
         .collect()
+    }
+
+    #[test]
+    fn a_scope_that_matches_no_tracked_file_is_a_warning_and_a_malformed_one_invalid() {
+        let f = run(
+            &[(
+                "a.md",
+                "# A\n- **f-aaaa** One. <!-- since: 2026-11-01; scope: src/** docs/** /etc/* -->\n",
+            )],
+            &[],
+            &Config::default(),
+        );
+        assert_eq!(
+            f,
+            [
+                (Severity::Warning, "scope_unmatched", Some(2)),
+                (Severity::Warning, "invalid_metadata", Some(2)),
+            ]
+        );
     }
 
     #[test]
@@ -945,6 +991,7 @@ mod tests {
                     before: "x".into(),
                 },
                 Operation::Supersede {
+                    scope: Vec::new(),
                     evidence: Vec::new(),
                     file: "a.md".into(),
                     fact_id: "f-yyyy".into(),
@@ -958,6 +1005,7 @@ mod tests {
         let invalid = proposal(
             "20200101T000000Z-00000001",
             vec![Operation::Add {
+                scope: Vec::new(),
                 file: "nope.md".into(),
                 fact_id: "f-new1".into(),
                 text: "t".into(),
@@ -1015,7 +1063,7 @@ mod tests {
                 code.severity()
             );
         }
-        let json = serde_json::to_value(Code::ALL).unwrap();
+        let json = serde_json::to_value(Code::ALL.as_slice()).unwrap();
         let names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
         assert_eq!(json, serde_json::json!(names));
     }

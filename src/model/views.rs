@@ -38,6 +38,10 @@ pub struct FactView {
     pub since: Option<String>,
     pub verified: Option<String>,
     pub evidence: Vec<String>,
+    /// Globs of the files the fact is about besides those its evidence cites (left out when
+    /// none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scope: Vec<String>,
     /// The relations the fact holds: `{"depends_on": ["f-k2a9"]}`.
     pub relations: Relations,
     /// The relations other facts hold to this one.
@@ -64,6 +68,7 @@ impl FactView {
             since: fact.meta.since.clone(),
             verified: fact.meta.verified.clone(),
             evidence: fact.meta.evidence.clone(),
+            scope: fact.meta.scope.clone(),
             relations: fact.meta.relations.clone(),
             related_from: fact
                 .id
@@ -245,8 +250,8 @@ pub struct Context {
     #[serde(skip)]
     pub code_changed: HashMap<String, usize>,
     /// With `scoped_delivery`, in a runtime's session start: the facts left out because they
-    /// cite files, counted by the directory of the first file each cites. They come when the
-    /// agent reads or edits a file they cite.
+    /// are about files, counted by the directory of the first file each cites or scope glob
+    /// names. They come when the agent reads or edits one of those files.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scoped: Vec<ScopedDir>,
 }

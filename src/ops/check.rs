@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::git::config::merge_driver_configured;
+use crate::git::index::tracked_paths;
+use crate::model::agents::scope::glob_matches;
 use crate::model::agents::templates;
 use crate::model::base::paths;
 use crate::model::base::time::Timestamp;
@@ -109,9 +111,18 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
         broken_records,
         state,
     };
-    Ok(lint::check(&input, |path, line| {
-        evidence_exists(store.root(), path, line)
-    }))
+    // Read only when a fact has a scope: a large repository's index is most of the cost.
+    let tracked = std::cell::OnceCell::new();
+    let scope_matches = |glob: &str| match tracked.get_or_init(|| tracked_paths(&ws.repo)) {
+        Ok(paths) => paths.iter().any(|p: &String| glob_matches(glob, p)),
+        // Without the index nothing can be said: no warning.
+        Err(_) => true,
+    };
+    Ok(lint::check(
+        &input,
+        |path, line| evidence_exists(store.root(), path, line),
+        scope_matches,
+    ))
 }
 
 /// The parsed facts whose cited files changed since they were vouched for.

@@ -99,6 +99,7 @@ fn operation(file: &FactFile, pick: usize, kind: u8, text: u8) -> Operation {
     let new_text = format!("A new statement {text}.");
     if facts.is_empty() || kind == 0 {
         return Operation::Add {
+            scope: Vec::new(),
             file: "a.md".into(),
             fact_id: "f-new1".into(),
             text: new_text,
@@ -112,6 +113,7 @@ fn operation(file: &FactFile, pick: usize, kind: u8, text: u8) -> Operation {
     let (fact_id, before) = (fact.id.clone().unwrap(), fact.text.clone());
     match kind {
         1 => Operation::Update {
+            scope: Vec::new(),
             evidence: Vec::new(),
             file: "a.md".into(),
             fact_id,
@@ -125,6 +127,7 @@ fn operation(file: &FactFile, pick: usize, kind: u8, text: u8) -> Operation {
             before,
         },
         _ => Operation::Supersede {
+            scope: Vec::new(),
             evidence: Vec::new(),
             file: "a.md".into(),
             fact_id,

@@ -15,7 +15,9 @@ pub(super) enum Op {
     /// Propose a new fact in a fact file.
     #[command(after_help = "Examples:
   mneme propose add --file architecture \"We use PostgreSQL 16, not SQLite.\" --reason \"ADR 3\"
-  mneme propose add -f pitfalls --stdin --reason \"incident 42\" < statement.txt")]
+  mneme propose add -f pitfalls --stdin --reason \"incident 42\" < statement.txt
+  mneme propose add -f pitfalls \"Migrations never drop a column.\" --scope 'migrations/**' \\
+      --reason \"incident 42\"")]
     Add {
         /// Fact file, such as `architecture` (see `mneme facts`).
         #[arg(long, short)]
@@ -24,6 +26,8 @@ pub(super) enum Op {
         text: Text,
         #[command(flatten)]
         links: Links,
+        #[command(flatten)]
+        scope: Scope,
     },
     /// Propose new text for an existing fact.
     #[command(after_help = "Examples:
@@ -36,6 +40,8 @@ pub(super) enum Op {
         text: Text,
         #[command(flatten)]
         links: Links,
+        #[command(flatten)]
+        scope: Scope,
     },
     /// Propose removing a fact.
     #[command(after_help = "Examples:
@@ -55,6 +61,8 @@ pub(super) enum Op {
         text: Text,
         #[command(flatten)]
         links: Links,
+        #[command(flatten)]
+        scope: Scope,
     },
     /// Propose confirming a fact as still true (its approval sets `verified` and the evidence).
     ///
@@ -151,6 +159,22 @@ impl Links {
     }
 }
 
+/// The files a fact is about besides those its evidence cites.
+#[derive(Debug, clap::Args)]
+pub(super) struct Scope {
+    /// A glob of files the fact is about, from the repository's root (`src/db/**`,
+    /// `migrations/*.sql`; `*` stays within a directory). Agents get the fact when they read or
+    /// edit a matching file. Repeat for more; on update and supersede, replaces the fact's own.
+    #[arg(long, value_name = "GLOB")]
+    scope: Vec<OsString>,
+}
+
+impl Scope {
+    fn globs(&self) -> Result<Vec<String>> {
+        self.scope.iter().map(|g| utf8("--scope", g)).collect()
+    }
+}
+
 #[derive(Debug, clap::Args)]
 pub(super) struct Text {
     /// The statement (one fact).
@@ -180,21 +204,29 @@ impl Text {
 pub(super) fn operation(op: &Op) -> Result<RequestOp> {
     let id = |s: &OsString| utf8("the fact id", s);
     Ok(match op {
-        Op::Add { file, text, links } => RequestOp::Add {
+        Op::Add {
+            file,
+            text,
+            links,
+            scope,
+        } => RequestOp::Add {
             file: utf8("--file", file)?,
             text: text.read()?,
             relations: links.relations()?,
             evidence: Vec::new(),
+            scope: scope.globs()?,
         },
         Op::Update {
             fact_id,
             text,
             links,
+            scope,
         } => RequestOp::Update {
             fact_id: id(fact_id)?,
             text: text.read()?,
             relations: links.relations()?,
             evidence: Vec::new(),
+            scope: scope.globs()?,
         },
         Op::Remove { fact_id } => RequestOp::Remove {
             fact_id: id(fact_id)?,
@@ -203,11 +235,13 @@ pub(super) fn operation(op: &Op) -> Result<RequestOp> {
             fact_id,
             text,
             links,
+            scope,
         } => RequestOp::Supersede {
             fact_id: id(fact_id)?,
             text: text.read()?,
             relations: links.relations()?,
             evidence: Vec::new(),
+            scope: scope.globs()?,
         },
         Op::Verify { fact_id } => RequestOp::Verify {
             fact_id: id(fact_id)?,

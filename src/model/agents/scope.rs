@@ -1,10 +1,14 @@
 //! Which facts are about which files: a fact is about the repository files its evidence cites
-//! (`src/db.rs:40-52` is about `src/db.rs`). What a runtime's tool hook delivers when the agent
-//! reads or edits a file, and what a scoped session start leaves out.
+//! (`src/db.rs:40-52` is about `src/db.rs`) and those its scope globs match (`src/db/**`). What
+//! a runtime's tool hook delivers when the agent reads or edits a file, and what a scoped
+//! session start leaves out.
 
 use std::collections::BTreeMap;
 
+use gix_glob::wildmatch::Mode;
+
 use crate::model::evidence::refs::{classify, Evidence};
+use crate::model::facts::fields::check_scope;
 use crate::model::views::{Context, FactView, ScopedDir};
 
 /// The repository files `fact` cites, each once, in its evidence's order.
@@ -21,11 +25,35 @@ pub fn cited_files(fact: &FactView) -> Vec<&str> {
     files
 }
 
+/// Whether the scope glob `glob` matches `path` (from the repository's root), as git matches a
+/// pathspec: `*` within a directory, `**` across them. A glob that is not a valid scope (a
+/// hand-edited fact file may hold anything) matches nothing.
+pub fn glob_matches(glob: &str, path: &str) -> bool {
+    check_scope(glob).is_ok()
+        && gix_glob::wildmatch(glob.into(), path.into(), Mode::NO_MATCH_SLASH_LITERAL)
+}
+
 /// Whether `fact` is about one of `files` (paths from the repository's root).
 pub fn is_about(fact: &FactView, files: &[String]) -> bool {
-    cited_files(fact)
+    let cited = cited_files(fact);
+    files
         .iter()
-        .any(|c| files.iter().any(|f| f.trim_start_matches("./") == *c))
+        .map(|f| f.trim_start_matches("./"))
+        .any(|f| cited.contains(&f) || fact.scope.iter().any(|g| glob_matches(g, f)))
+}
+
+/// The directory a scope glob names before its first wildcard: `src/db/` of `src/db/**`.
+fn glob_dir(glob: &str) -> String {
+    let parts: Vec<&str> = glob.split('/').collect();
+    let literal = parts[..parts.len() - 1]
+        .iter()
+        .take_while(|p| !p.contains(['*', '?', '[']));
+    let dir: Vec<&str> = literal.copied().collect();
+    if dir.is_empty() {
+        "./".to_owned()
+    } else {
+        format!("{}/", dir.join("/"))
+    }
 }
 
 /// `c` with only the facts about `files`; files left without facts are dropped.
@@ -36,24 +64,31 @@ pub fn about(c: &mut Context, files: &[String]) {
     c.files.retain(|f| !f.facts.is_empty());
 }
 
-/// Leaves out of `c` the facts that cite files and carry no mark (stale, contested,
-/// unapproved: those come at the start whatever they cite), counting them by the directory of
-/// the first file each cites. What a session starts with when facts about files come as the
-/// agent touches them.
+/// Leaves out of `c` the facts about files that carry no mark (stale, contested, unapproved:
+/// those come at the start whatever they cite), counting them by the directory of the first
+/// file each cites or, citing none, of its first valid scope glob. What a session starts with
+/// when facts about files come as the agent touches them.
 pub fn leave_scoped_out(c: &mut Context) {
     let mut dirs: BTreeMap<String, usize> = BTreeMap::new();
     for file in &mut c.files {
         file.facts.retain(|f| {
-            let cited = cited_files(f);
-            let Some(first) = cited.first() else {
+            let cited = cited_files(f).first().map(|first| {
+                first
+                    .rsplit_once('/')
+                    .map_or_else(|| "./".to_owned(), |(d, _)| format!("{d}/"))
+            });
+            let scoped = || {
+                f.scope
+                    .iter()
+                    .find(|g| check_scope(g).is_ok())
+                    .map(|g| glob_dir(g))
+            };
+            let Some(dir) = cited.or_else(scoped) else {
                 return true;
             };
             if f.standing_note().is_some() {
                 return true;
             }
-            let dir = first
-                .rsplit_once('/')
-                .map_or_else(|| "./".to_owned(), |(d, _)| format!("{d}/"));
             *dirs.entry(dir).or_default() += 1;
             false
         });
@@ -80,7 +115,9 @@ mod tests {
              - **f-two** Both. <!-- since: 2026-11-01; evidence: ./src/db/mod.rs#L3 src/db.rs -->\n\
              - **f-top** Root file. <!-- since: 2026-11-01; evidence: Cargo.toml -->\n\
              - **f-none** Everywhere. <!-- since: 2026-11-01; evidence: 1a2b3c4d t-ab12 -->\n\
-             - **f-old** Look again. <!-- state: stale; since: 2026-11-01; evidence: src/db.rs -->\n",
+             - **f-old** Look again. <!-- state: stale; since: 2026-11-01; evidence: src/db.rs -->\n\
+             - **f-mig** Reversible. <!-- since: 2026-11-01; scope: migrations/**/*.sql -->\n\
+             - **f-bad** Hostile. <!-- since: 2026-11-01; evidence: https://x.org; scope: /etc/* ../** -->\n",
         )]);
         let today = Timestamp::parse("2026-11-23").unwrap();
         Context::build(
@@ -114,18 +151,44 @@ mod tests {
         let mut about_db = c.clone();
         about(&mut about_db, &["src/db.rs".into()]);
         assert_eq!(ids(&about_db), ["f-old", "f-db", "f-two"], "marked first");
+        // Scope globs: `*` within a directory, `**` across them; an invalid glob matches nothing.
+        let about_ids = |files: &[&str]| {
+            let mut c = c.clone();
+            about(
+                &mut c,
+                &files.iter().map(|f| f.to_string()).collect::<Vec<_>>(),
+            );
+            ids(&c)
+        };
+        assert_eq!(about_ids(&["migrations/2026/01_init.sql"]), ["f-mig"]);
+        assert_eq!(about_ids(&["./migrations/01.sql"]), ["f-mig"]);
+        assert!(about_ids(&["migrations/01.rs", "/etc/passwd", "etc/x", "x"]).is_empty());
+        assert!(glob_matches("src/*.rs", "src/db.rs") && !glob_matches("src/*.rs", "src/a/b.rs"));
+        assert!(glob_matches("*.md", "README.md") && !glob_matches("*.md", "docs/a.md"));
+        assert!(
+            !glob_matches("/etc/*", "/etc/passwd"),
+            "never an absolute glob"
+        );
     }
 
     #[test]
     fn a_scoped_start_keeps_unscoped_and_marked_facts_and_counts_the_rest_by_directory() {
         let mut c = context();
         leave_scoped_out(&mut c);
-        assert_eq!(ids(&c), ["f-old", "f-none"]);
+        assert_eq!(
+            ids(&c),
+            ["f-old", "f-none", "f-bad"],
+            "an invalid scope is none"
+        );
         assert_eq!(
             c.scoped,
             [
                 ScopedDir {
                     dir: "./".into(),
+                    facts: 1
+                },
+                ScopedDir {
+                    dir: "migrations/".into(),
                     facts: 1
                 },
                 ScopedDir {
@@ -139,7 +202,7 @@ mod tests {
             ]
         );
         assert!(render(&c, None).contains(
-            "3 more fact(s) are about specific files and come when you read or edit one of them: ./ (1), src/ (1), src/db/ (1)."
+            "4 more fact(s) are about specific files and come when you read or edit one of them: ./ (1), migrations/ (1), src/ (1), src/db/ (1)."
         ));
     }
 

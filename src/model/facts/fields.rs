@@ -144,6 +144,66 @@ pub fn check_evidence(e: &str) -> Result<String, TextError> {
     })
 }
 
+/// A scope glob (`src/db/**`, `migrations/*.sql`): a path pattern from the repository's root,
+/// stored in fact metadata like evidence, so one token; never absolute, never out of the
+/// repository.
+pub fn check_scope(glob: &str) -> Result<String, TextError> {
+    let invalid = |why: &str| TextError::Invalid {
+        what: "scope",
+        why: format!(
+            "`{}`: {why}",
+            crate::model::base::text::escape_line(glob.trim())
+        ),
+    };
+    let glob = check_evidence(glob).map_err(|e| match e {
+        TextError::Invalid { why, .. } => TextError::Invalid {
+            what: "scope",
+            why: why
+                .replace("--evidence", "--scope")
+                .replace("reference", "glob"),
+        },
+        other => other,
+    })?;
+    if glob.chars().count() > MAX_SCOPE {
+        Err(invalid(&format!("longer than {MAX_SCOPE} characters")))
+    } else if glob.starts_with('/') || glob.starts_with('!') || glob.contains('\\') {
+        Err(invalid(
+            "use a path pattern from the repository's root, with `/`, such as `src/db/**`",
+        ))
+    } else if glob.split('/').any(|part| part == ".." || part == ".") {
+        Err(invalid("`.` and `..` are not allowed in a scope"))
+    } else {
+        Ok(glob)
+    }
+}
+
+/// Longest scope glob: a path pattern, not a program.
+pub const MAX_SCOPE: usize = 200;
+
+/// Most scope globs one fact holds.
+pub const MAX_SCOPES: usize = 16;
+
+/// A fact's scope globs, each checked, each once, at most [`MAX_SCOPES`].
+pub fn check_scopes(scope: &[String]) -> Result<Vec<String>, TextError> {
+    let mut out: Vec<String> = Vec::new();
+    for glob in scope {
+        let glob = check_scope(glob)?;
+        if !out.contains(&glob) {
+            out.push(glob);
+        }
+    }
+    if out.len() > MAX_SCOPES {
+        return Err(TextError::Invalid {
+            what: "scope",
+            why: format!(
+                "{} globs, more than {MAX_SCOPES}; use broader ones",
+                out.len()
+            ),
+        });
+    }
+    Ok(out)
+}
+
 /// A fact file name as the ledger stores it: `name.md`, no path, no leading dot.
 pub fn is_fact_file_name(name: &str) -> bool {
     name.strip_suffix(".md").is_some_and(|stem| {
@@ -171,6 +231,22 @@ mod tests {
         assert!(check_reason("esc \u{1b}[2J").is_err());
         assert!(check_evidence("a;b").is_err());
         assert!(check_evidence("src/a.rs:3").is_ok());
+        assert_eq!(check_scope(" src/db/** ").unwrap(), "src/db/**");
+        for bad in [
+            "",
+            "/etc/*",
+            "../x/*",
+            "src/./a",
+            "a b",
+            "a;b",
+            "!src",
+            "src\\a",
+            "a\u{202e}b",
+        ] {
+            let err = check_scope(bad).unwrap_err().to_string();
+            assert!(err.starts_with("invalid scope"), "{bad}: {err}");
+        }
+        assert!(check_scope(&"a".repeat(201)).is_err());
         let err = check_evidence("\u{1b}[2J").unwrap_err().to_string();
         assert!(!err.contains('\u{1b}'), "{err}");
     }

@@ -63,6 +63,8 @@ pub struct Meta {
     pub since: Option<String>,
     pub verified: Option<String>,
     pub evidence: Vec<String>,
+    /// Globs of the files the fact is about besides those its evidence cites (`src/db/**`).
+    pub scope: Vec<String>,
     /// Links to other facts, each kind under its own key (`depends_on: f-a f-b`).
     pub relations: Relations,
     /// Keys mneme does not know, kept so that rendering does not drop them.
@@ -263,6 +265,9 @@ impl Meta {
                 "evidence" => meta
                     .evidence
                     .extend(value.split_whitespace().map(str::to_owned)),
+                "scope" => meta
+                    .scope
+                    .extend(value.split_whitespace().map(str::to_owned)),
                 _ => match Relation::parse(key) {
                     Some(r) => meta
                         .relations
@@ -292,6 +297,9 @@ impl Meta {
         push("verified", &self.verified);
         if !self.evidence.is_empty() {
             parts.push(format!("evidence: {}", self.evidence.join(" ")));
+        }
+        if !self.scope.is_empty() {
+            parts.push(format!("scope: {}", self.scope.join(" ")));
         }
         for (relation, ids) in self.relations.iter().filter(|(_, ids)| !ids.is_empty()) {
             let ids: Vec<&str> = ids.iter().map(String::as_str).collect();

@@ -323,6 +323,7 @@ pub fn plan(
             text,
             relations,
             evidence,
+            scope: Vec::new(),
             state,
             by,
         };

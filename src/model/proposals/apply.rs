@@ -238,6 +238,11 @@ fn apply_op(
     let new_meta = |old: &Meta, relations: &Relations| Meta {
         since: Some(today.to_owned()),
         evidence: evidence_or(old),
+        scope: if op.scope().is_empty() {
+            old.scope.clone()
+        } else {
+            op.scope().to_vec()
+        },
         relations: related(&old.relations, relations, &Relations::new()),
         ..old.clone()
     };
@@ -302,9 +307,11 @@ fn apply_op(
             if !old_raw.ends_with('\n') {
                 old_raw.push_str(eol);
             }
-            // The replacement cites what the old fact cited, unless the proposal says otherwise.
+            // The replacement cites what the old fact cited, and is about what it was about,
+            // unless the proposal says otherwise.
             let cited = Meta {
                 evidence: fact.meta.evidence.clone(),
+                scope: fact.meta.scope.clone(),
                 ..Meta::default()
             };
             let item = render_fact(
@@ -553,6 +560,7 @@ mod tests {
     #[test]
     fn an_add_with_its_own_evidence_and_state_writes_them_into_the_metadata() {
         let op = Operation::Add {
+            scope: Vec::new(),
             file: "architecture.md".into(),
             fact_id: "f-new1".into(),
             text: "Old way.".into(),
@@ -585,6 +593,7 @@ mod tests {
 
     fn add(text: &str) -> Operation {
         Operation::Add {
+            scope: Vec::new(),
             file: "architecture.md".into(),
             fact_id: "f-new1".into(),
             text: text.into(),
@@ -612,6 +621,7 @@ mod tests {
     fn add_goes_where_its_id_sorts_in_the_last_list() {
         let src = "# A\n\n- **f-0001** Elsewhere.\n\nText.\n\n* **f-aaaa** One.\n* **f-cccc** Three.\n  More.\n* **f-eeee** Five.\n";
         let op = |id: &str| Operation::Add {
+            scope: Vec::new(),
             file: "architecture.md".into(),
             fact_id: id.into(),
             text: "New.".into(),
@@ -676,6 +686,7 @@ mod tests {
     #[test]
     fn update_rewrites_only_that_fact() {
         let op = Operation::Update {
+            scope: Vec::new(),
             evidence: Vec::new(),
             file: "architecture.md".into(),
             fact_id: "f-bbbb".into(),
@@ -710,6 +721,7 @@ mod tests {
     #[test]
     fn supersede_keeps_the_old_fact_marked_and_links_the_new_one() {
         let op = Operation::Supersede {
+            scope: Vec::new(),
             evidence: Vec::new(),
             file: "architecture.md".into(),
             fact_id: "f-aaaa".into(),
@@ -752,6 +764,7 @@ mod tests {
     #[test]
     fn conflicts() {
         let upd = |before: &str| Operation::Update {
+            scope: Vec::new(),
             evidence: Vec::new(),
             file: "architecture.md".into(),
             fact_id: "f-aaaa".into(),
@@ -770,6 +783,7 @@ mod tests {
             matches!(one(ARCH, add("we use postgresql 16")), Err(Conflict::AlreadyPresent { id }) if id == "f-aaaa")
         );
         let taken = Operation::Add {
+            scope: Vec::new(),
             file: "architecture.md".into(),
             fact_id: "f-aaaa".into(),
             text: "Fresh.".into(),
@@ -780,6 +794,7 @@ mod tests {
         };
         assert!(matches!(one(ARCH, taken), Err(Conflict::IdTaken { .. })));
         let missing = Operation::Add {
+            scope: Vec::new(),
             file: "gone.md".into(),
             fact_id: "f-new1".into(),
             text: "Fresh.".into(),
@@ -851,6 +866,7 @@ mod tests {
             })
         );
         let supersede = |new: &str| Operation::Supersede {
+            scope: Vec::new(),
             evidence: Vec::new(),
             file: "architecture.md".into(),
             fact_id: "f-aaaa".into(),

@@ -10,7 +10,7 @@ use crate::model::base::paths;
 use crate::model::base::text::{first_chars, most_similar, normalize, Words};
 use crate::model::base::time::Timestamp;
 use crate::model::facts::fields::{
-    check_evidence, check_line, check_reason, check_text, TextError, MAX_NAME,
+    check_evidence, check_line, check_reason, check_scopes, check_text, TextError, MAX_NAME,
 };
 use crate::model::facts::file::{Fact, Relations, State, FACT_PREFIX};
 use crate::model::facts::ledger::{FactFileEntry, Ledger, LookupError};
@@ -123,6 +123,10 @@ pub enum RequestOp {
         /// proposal of one operation gives it the proposal's evidence.
         #[serde(default)]
         evidence: Vec<String>,
+        /// Globs of the files the fact is about besides those its evidence cites
+        /// (`src/db/**`): agents get it when they read or edit one of them.
+        #[serde(default)]
+        scope: Vec<String>,
     },
     /// New text for a fact, keeping its id.
     Update {
@@ -135,6 +139,10 @@ pub enum RequestOp {
         /// own (a proposal of one operation gives it the proposal's).
         #[serde(default)]
         evidence: Vec<String>,
+        /// Globs of the files the fact is about (`src/db/**`), in place of its own; without
+        /// them, it keeps its own.
+        #[serde(default)]
+        scope: Vec<String>,
     },
     /// Take a fact out.
     Remove { fact_id: String },
@@ -149,6 +157,10 @@ pub enum RequestOp {
         /// cites what the old one did (a proposal of one operation gives it the proposal's).
         #[serde(default)]
         evidence: Vec<String>,
+        /// Globs of the files the new fact is about (`src/db/**`); without them, the old
+        /// fact's.
+        #[serde(default)]
+        scope: Vec<String>,
     },
     /// Confirm a fact as still true: approval sets its `verified` date (and evidence).
     Verify {
@@ -423,12 +435,14 @@ fn plan_op(
             text,
             relations,
             evidence,
+            scope,
         } => Operation::Add {
             file: ledger.resolve_file(&file)?.name.clone(),
             text: check_text(&text, max)?,
             relations: check_related(ledger, None, relations)?,
             fact_id: new_id(),
             evidence: check_all_evidence(&evidence)?,
+            scope: check_scopes(&scope)?,
             state: None,
             by: None,
         },
@@ -437,6 +451,7 @@ fn plan_op(
             text,
             relations,
             evidence,
+            scope,
         } => {
             let (file, fact) = target(ledger, &fact_id, Allow::Current)?;
             let text = check_text(&text, max)?;
@@ -451,6 +466,7 @@ fn plan_op(
                 text,
                 relations,
                 evidence: check_all_evidence(&evidence)?,
+                scope: check_scopes(&scope)?,
             }
         }
         RequestOp::Remove { fact_id } => {
@@ -466,6 +482,7 @@ fn plan_op(
             text,
             relations,
             evidence,
+            scope,
         } => {
             let (file, fact) = target(ledger, &fact_id, Allow::Current)?;
             Operation::Supersede {
@@ -476,6 +493,7 @@ fn plan_op(
                 fact_id,
                 new_fact_id: new_id(),
                 evidence: check_all_evidence(&evidence)?,
+                scope: check_scopes(&scope)?,
             }
         }
         RequestOp::Verify { fact_id, evidence } => {
@@ -732,6 +750,7 @@ mod tests {
     /// A request to add `text` to `file`, with no relations or evidence of its own.
     fn add_op(file: &str, text: &str) -> RequestOp {
         RequestOp::Add {
+            scope: Vec::new(),
             file: file.into(),
             text: text.into(),
             relations: Relations::new(),
@@ -742,6 +761,7 @@ mod tests {
     /// A request for new `text` of `fact_id`.
     fn update_op(fact_id: &str, text: &str) -> RequestOp {
         RequestOp::Update {
+            scope: Vec::new(),
             fact_id: fact_id.into(),
             text: text.into(),
             relations: Relations::new(),
@@ -790,6 +810,7 @@ mod tests {
                 ),
                 update_op("f-aaaa", "We use PostgreSQL 17."),
                 RequestOp::Supersede {
+                    scope: Vec::new(),
                     evidence: Vec::new(),
                     fact_id: "f-bbbb".into(),
                     text: "Use spawn_blocking.".into(),
@@ -853,6 +874,7 @@ mod tests {
         ));
         assert!(matches!(
             run(vec![RequestOp::Add {
+                scope: Vec::new(),
                 evidence: Vec::new(),
                 file: "pitfalls".into(),
                 text: "x".repeat(1001),

@@ -9,8 +9,8 @@ use crate::model::base::ids::sha256_hex;
 use crate::model::base::text::{escape_controls, first_chars};
 use crate::model::base::time::Timestamp;
 use crate::model::facts::fields::{
-    check_evidence, check_line, check_reason, check_text, has_control, is_fact_file_name,
-    TextError, MAX_NAME,
+    check_evidence, check_line, check_reason, check_scopes, check_text, has_control,
+    is_fact_file_name, TextError, MAX_NAME,
 };
 use crate::model::facts::file::{is_fact_id, Relations, State};
 use crate::model::facts::ledger::Limits;
@@ -49,6 +49,10 @@ pub enum Operation {
         /// an import cites the line each fact came from.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         evidence: Vec<String>,
+        /// Globs of the files the fact is about besides those its evidence cites; on an
+        /// update or supersession, none keeps the fact's own.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        scope: Vec<String>,
         /// The state the fact starts in, when not `active`: an import keeps the source's.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         state: Option<State>,
@@ -68,6 +72,9 @@ pub enum Operation {
         /// Evidence for this fact alone ([`Proposal::evidence_of`]).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         evidence: Vec<String>,
+        /// Globs of the files the fact is about ([`Operation::Add`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        scope: Vec<String>,
     },
     Remove {
         file: String,
@@ -86,6 +93,9 @@ pub enum Operation {
         /// Evidence for this fact alone ([`Proposal::evidence_of`]).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         evidence: Vec<String>,
+        /// Globs of the files the fact is about ([`Operation::Add`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        scope: Vec<String>,
     },
     /// Confirms the fact as still true: approval sets `verified` (and the evidence, when the
     /// proposal gives some for it) and clears a `stale` state; the text stays.
@@ -274,6 +284,16 @@ impl Operation {
             | Operation::Update { evidence, .. }
             | Operation::Supersede { evidence, .. }
             | Operation::Verify { evidence, .. } => evidence,
+            _ => &[],
+        }
+    }
+
+    /// The scope globs the operation gives its fact: none keeps the fact's own.
+    pub fn scope(&self) -> &[String] {
+        match self {
+            Operation::Add { scope, .. }
+            | Operation::Update { scope, .. }
+            | Operation::Supersede { scope, .. } => scope,
             _ => &[],
         }
     }
@@ -546,6 +566,16 @@ fn validate_op(
     for e in op.own_evidence() {
         unchanged(&field("evidence"), e, check_evidence(e))?;
     }
+    match check_scopes(op.scope()) {
+        Ok(checked) if checked == op.scope() => {}
+        Ok(_) => {
+            return Err(ProposalError::invalid(
+                field("scope"),
+                "not in the form `propose` writes (spaces, or a glob twice)",
+            ))
+        }
+        Err(e) => return Err(ProposalError::invalid(field("scope"), e)),
+    }
     if let Operation::Add {
         state, by, fact_id, ..
     } = op
@@ -696,6 +726,7 @@ mod tests {
                 reason: "imported".into(),
                 evidence: Vec::new(),
                 operations: vec![Operation::Add {
+                    scope: Vec::new(),
                     file: "pitfalls.md".into(),
                     fact_id: "f-new1".into(),
                     text: "A fact.".into(),

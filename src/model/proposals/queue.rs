@@ -651,6 +651,7 @@ pub(crate) mod tests {
             reason: "because".into(),
             evidence: vec![],
             operations: vec![Operation::Add {
+                scope: Vec::new(),
                 file: "pitfalls.md".into(),
                 fact_id: format!("f-{}", id.get(id.len() - 4..).unwrap()),
                 text: text.into(),

@@ -616,6 +616,7 @@ mod tests {
             reason: "decided in the storage review".into(),
             evidence: vec!["docs/adr/3.md".into()],
             operations: vec![Operation::Add {
+                scope: Vec::new(),
                 file: "architecture.md".into(),
                 fact_id: "f-7f3c".into(),
                 text: "We use PostgreSQL 16, not SQLite, for every service that stores relational data.".into(),
@@ -655,6 +656,7 @@ mod tests {
     fn rejection_message_and_reading_back() {
         let mut p = proposal();
         p.operations.push(Operation::Supersede {
+            scope: Vec::new(),
             evidence: Vec::new(),
             file: "pitfalls.md".into(),
             fact_id: "f-old1".into(),

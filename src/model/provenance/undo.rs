@@ -65,6 +65,7 @@ pub fn undo(d: &Recorded, ledger: &Ledger) -> Result<Vec<RequestOp>, UndoError> 
                     fact_id: fact,
                     text: old,
                     relations: Default::default(),
+                    scope: Vec::new(),
                 }),
                 _ => {}
             },
@@ -75,6 +76,7 @@ pub fn undo(d: &Recorded, ledger: &Ledger) -> Result<Vec<RequestOp>, UndoError> 
                         text: old,
                         relations: Default::default(),
                         evidence: Vec::new(),
+                        scope: Vec::new(),
                     });
                 }
             }
