@@ -1020,3 +1020,81 @@ fn codex_finds_files_in_its_commands_and_cursor_starts_with_every_fact() {
         "{problems}"
     );
 }
+
+/// A scope glob a proposal sets: the reviewer sees it, the approval writes it, the hook delivers
+/// the fact for a matching file, `check` warns while it matches nothing tracked, and a glob that
+/// could reach outside the repository is refused with nothing written.
+#[test]
+fn a_scope_glob_is_reviewed_written_delivered_and_checked() {
+    let (repo, _) = scoped_repo();
+    let text = "Migrations never drop a column in the same release.";
+    let proposal = repo.propose_add(
+        "pitfalls",
+        text,
+        &["--scope", "migrations/**/*.sql", "--reason", "r"],
+    );
+    let p: Value =
+        serde_json::from_str(&repo.read(&format!(".ledger/proposals/{proposal}.json"))).unwrap();
+    assert_eq!(p["operations"][0]["scope"], json!(["migrations/**/*.sql"]));
+    let shown = String::from_utf8(
+        repo.mneme(&["review", "show", &proposal])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        shown.contains(
+            "scope:    migrations/**/*.sql (agents get the fact when they read or edit a match)"
+        ) && shown.contains("scope: migrations/**/*.sql -->"),
+        "the header and the diff show it: {shown}"
+    );
+    let fact = repo.new_fact_id(&proposal);
+    repo.approve(&proposal);
+    assert!(repo
+        .read(".ledger/facts/pitfalls.md")
+        .contains(&format!("**{fact}** {text} <!-- since: ")));
+    assert_eq!(repo.facts()[&fact]["scope"], json!(["migrations/**/*.sql"]));
+
+    let findings = |repo: &Repo| {
+        let out = repo.mneme(&["--json", "check"]).output().unwrap();
+        json(&out)["findings"].to_string()
+    };
+    assert!(findings(&repo).contains("scope `migrations/**/*.sql` matches no file git tracks"));
+    repo.write("migrations/2026/001_init.sql", "create table t ();\n");
+    repo.git(&["add", "-A"]);
+    assert!(!findings(&repo).contains("scope_unmatched"));
+
+    let start = claude_start(&repo, "s1", "startup");
+    assert!(!start.contains(&fact), "{start}");
+    assert!(start.contains("migrations/ (1)"), "{start}");
+    let touched = claude_tool(&repo, "s1", "migrations/2026/001_init.sql");
+    assert!(touched.contains(&fact), "{touched}");
+    assert_eq!(claude_tool(&repo, "s1", "migrations/README.md"), "");
+
+    // An update without --scope keeps it; with one, replaces it.
+    let kept = repo.propose_update(&fact, "Migrations never drop a column.", &["--reason", "r"]);
+    repo.approve(&kept);
+    assert_eq!(repo.facts()[&fact]["scope"], json!(["migrations/**/*.sql"]));
+    let moved = repo.propose_update(
+        &fact,
+        "Migrations never drop columns.",
+        &["--scope", "db/**", "--reason", "r"],
+    );
+    repo.approve(&moved);
+    assert_eq!(repo.facts()[&fact]["scope"], json!(["db/**"]));
+
+    for bad in ["/etc/*", "../**", "src/a b", "src/\u{202e}x"] {
+        let before = repo.proposals();
+        let out = repo
+            .mneme(&[
+                "propose", "add", "-f", "pitfalls", "Another.", "--reason", "r", "--scope", bad,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("invalid scope"), "{bad}: {err}");
+        assert_eq!(repo.proposals(), before, "nothing written");
+    }
+}

@@ -169,6 +169,11 @@ pub fn proposal_screen(
             String::new()
         };
         out.push_str(&field("change:  ", &format!("{n}{}", esc1(&op.summary()))));
+        if !op.scope().is_empty() {
+            let globs = esc1(&op.scope().join(", ")).into_owned();
+            let about = format!("{globs} (agents get the fact when they read or edit a match)");
+            out.push_str(&field("scope:   ", &about));
+        }
     }
     for change in &preview.evidence {
         let cites = |e: &[String]| match e {
