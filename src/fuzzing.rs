@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::git::history::decision_in;
-use crate::model::agents::briefing;
+use crate::model::agents::{briefing, scope};
 use crate::model::agents::runtimes::Runtime;
 use crate::model::base::codec::Writer;
 use crate::model::base::config::Config;
@@ -208,6 +208,23 @@ fn brief(ledger: &Ledger) {
         TaskSummary::default(),
     );
     read_back(&context);
+    // A scoped start and a tool hook's delivery: the index line and the facts about the files
+    // each fact cites, or a file its scope could match, show nothing hidden either.
+    let mut scoped = context.clone();
+    scope::leave_scoped_out(&mut scoped);
+    let start = briefing::render(&scoped, Some(9000));
+    assert!(first_hidden(&start).is_none(), "{start:?}");
+    let files: Vec<String> = ledger
+        .facts()
+        .flat_map(|(_, f)| f.meta.evidence.iter().chain(&f.meta.scope))
+        .map(|e| e.replace(['*', '?', '['], "x"))
+        .take(64)
+        .collect();
+    let mut about = context.clone();
+    scope::about(&mut about, &files);
+    let facts: Vec<&FactView> = about.files.iter().flat_map(|f| &f.facts).collect();
+    let text = briefing::about_files(&files, &facts, 3000);
+    assert!(!has_control(&text) && first_hidden(&text).is_none(), "{text:?}");
     for budget in [None, Some(0), Some(300), Some(9000)] {
         let text = briefing::render(&context, budget);
         assert!(!has_control(&text), "{text:?}");
