@@ -7,8 +7,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::git::history::decision_in;
-use crate::model::agents::{briefing, scope};
 use crate::model::agents::runtimes::Runtime;
+use crate::model::agents::{briefing, scope};
 use crate::model::base::codec::Writer;
 use crate::model::base::config::Config;
 use crate::model::base::text::{escape_controls, escape_line, first_hidden};
@@ -224,7 +224,10 @@ fn brief(ledger: &Ledger) {
     scope::about(&mut about, &files);
     let facts: Vec<&FactView> = about.files.iter().flat_map(|f| &f.facts).collect();
     let text = briefing::about_files(&files, &facts, 3000);
-    assert!(!has_control(&text) && first_hidden(&text).is_none(), "{text:?}");
+    assert!(
+        !has_control(&text) && first_hidden(&text).is_none(),
+        "{text:?}"
+    );
     for budget in [None, Some(0), Some(300), Some(9000)] {
         let text = briefing::render(&context, budget);
         assert!(!has_control(&text), "{text:?}");

@@ -137,6 +137,7 @@ fn summary<'a>(source: Source, dry_run: bool, i: &'a Imported) -> ImportSummary<
                 file,
                 text,
                 state,
+                scope,
                 ..
             } => Some(ImportedOperation {
                 fact_id,
@@ -144,6 +145,7 @@ fn summary<'a>(source: Source, dry_run: bool, i: &'a Imported) -> ImportSummary<
                 text,
                 source,
                 state: state.as_ref().map(State::as_str),
+                scope,
             }),
             _ => None,
         })

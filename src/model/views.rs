@@ -890,6 +890,9 @@ pub struct ImportedOperation<'a> {
     /// The state it starts in, when not active.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<&'a str>,
+    /// The files it is about, as the source said (a Cursor rule's globs).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub scope: &'a [String],
 }
 
 /// A source location (or file) and what became of it.

@@ -556,6 +556,17 @@ fn fixtures_written_from_each_specification_are_validated_and_imported() {
         3,
         "front matter skipped, .cursorrules read"
     );
+    let scoped: Vec<&serde_json::Value> = cursor["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["scope"] == serde_json::json!(["backend/**/*.py"]))
+        .collect();
+    assert_eq!(
+        scoped.len(),
+        2,
+        "a rule's globs are its facts' scope: {cursor}"
+    );
     let bank = import(&repo, &["memory-bank", "memory-bank"]);
     assert_eq!(bank["operations"].as_array().unwrap().len(), 3);
     let agents = import(&repo, &["agents", "AGENTS.md"]);

@@ -11,6 +11,8 @@ pub struct Found {
     pub source: String,
     /// The evidence the source gives for it.
     pub evidence: Vec<String>,
+    /// The files the source says it applies to, as scope globs (a Cursor rule's `globs`).
+    pub scope: Vec<String>,
     /// What the source says about where it belongs: a heading, a tag or a namespace.
     pub hint: Option<String>,
     /// The state it starts in, when the source says it is not current.

@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::Serialize;
 
 use crate::model::base::text::normalize;
-use crate::model::facts::fields::{check_evidence, check_reason, check_text};
+use crate::model::facts::fields::{
+    check_evidence, check_reason, check_scope, check_text, MAX_SCOPES,
+};
 use crate::model::facts::file::{is_fact_id, Relations, State};
 use crate::model::facts::ledger::Ledger;
 use crate::model::interchange::found::Found;
@@ -317,13 +319,23 @@ pub fn plan(
                     .push((f.source.clone(), format!("evidence dropped: {why}"))),
             }
         }
+        let mut scope = Vec::new();
+        for glob in f.scope.iter().take(MAX_SCOPES) {
+            match check_scope(glob) {
+                Ok(g) if !scope.contains(&g) => scope.push(g),
+                Ok(_) => {}
+                Err(why) => out
+                    .unresolved
+                    .push((f.source.clone(), format!("scope dropped: {why}"))),
+            }
+        }
         let op = Operation::Add {
             file,
             fact_id: id,
             text,
             relations,
             evidence,
-            scope: Vec::new(),
+            scope,
             state,
             by,
         };

@@ -25,9 +25,15 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
     let mut in_comment = false;
     let lines: Vec<&str> = text.lines().collect();
     let mut start = 0;
+    let mut scope = Vec::new();
     if lines.first().is_some_and(|l| l.trim_end() == "---") {
         if let Some(end) = lines.iter().skip(1).position(|l| l.trim_end() == "---") {
             start = end + 2;
+            scope = lines[1..=end]
+                .iter()
+                .find_map(|l| l.strip_prefix("globs:"))
+                .map(cursor_globs)
+                .unwrap_or_default();
         }
     }
     let flush_items = |items: &mut Vec<(usize, String, usize, bool, Piece)>,
@@ -143,6 +149,9 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
     }
     flush_items(&mut items, &mut out, &heading, 0);
     out.sort_by_key(|f| line_of(&f.source));
+    for f in out.iter_mut().filter(|f| f.skipped.is_none()) {
+        f.scope.clone_from(&scope);
+    }
     out
 }
 
@@ -277,6 +286,26 @@ fn push(
         hint: heading.clone(),
         ..Found::default()
     });
+}
+
+/// A Cursor rule's `globs` (`src/**/*.ts, *.sql`, or a YAML list) as scope globs: Cursor
+/// matches a glob without a `/` at any depth, as `**/` does.
+fn cursor_globs(value: &str) -> Vec<String> {
+    value
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+        .map(|g| g.trim().trim_matches(|c| c == '"' || c == '\''))
+        .filter(|g| !g.is_empty())
+        .map(|g| {
+            if g.contains('/') {
+                g.to_owned()
+            } else {
+                format!("**/{g}")
+            }
+        })
+        .collect()
 }
 
 /// A piece of the file the reader does not take as a statement, listed with why.
@@ -516,6 +545,10 @@ This service stores orders in PostgreSQL 16.
             .iter()
             .all(|f| f.text == "The importer reads every file once."));
         assert_eq!(found[0].source, ".cursor/rules/x.mdc:10");
+        assert_eq!(found[0].scope, ["**/*.rs"], "a Cursor glob is a scope");
+        let list = "---\nglobs: [src/db/**, 'migrations/*.sql']\n---\n- Pools are shared.\n";
+        let found = statements(".cursor/rules/db.mdc", list);
+        assert_eq!(found[0].scope, ["src/db/**", "migrations/*.sql"]);
     }
 
     #[test]
