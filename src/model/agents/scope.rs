@@ -156,7 +156,7 @@ mod tests {
             let mut c = c.clone();
             about(
                 &mut c,
-                &files.iter().map(|f| f.to_string()).collect::<Vec<_>>(),
+                &files.iter().map(ToString::to_string).collect::<Vec<_>>(),
             );
             ids(&c)
         };
