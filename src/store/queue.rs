@@ -27,8 +27,8 @@ use crate::store::{file, read_proposals, Result, Store};
 const MAGIC: &[u8; 12] = b"mneme-queue\n";
 /// Raised when the layout or what makes a proposal valid changes between releases of one
 /// version (2: a repeated key makes a proposal invalid; 3: the summary; 4: the status first;
-/// 5: the facts proposals contest; 6: the facts they act on).
-const REVISION: u32 = 6;
+/// 5: the facts proposals contest; 6: the facts they act on; 7: operations may carry a scope).
+const REVISION: u32 = 7;
 
 /// How many files an index may lack before a run rewrites it even though the next run will
 /// list the directory anyway.
