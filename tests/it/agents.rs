@@ -931,15 +931,9 @@ fn facts_about_a_file_come_when_the_agent_touches_it_once_per_session() {
     assert!(claude_tool(&repo, "s1", &absolute).contains(&db));
 
     // The full briefing and `--files` still give everything asked for.
-    let all = String::from_utf8(repo.mneme(&["context"]).output().unwrap().stdout).unwrap();
+    let all = repo.stdout(&["context"]);
     assert!(all.contains(&db) && all.contains(&other), "{all}");
-    let files = String::from_utf8(
-        repo.mneme(&["context", "--files", "src/other.rs"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let files = repo.stdout(&["context", "--files", "src/other.rs"]);
     assert!(
         files.contains(&other) && !files.contains(&db) && !files.contains(&global),
         "{files}"
@@ -1036,13 +1030,7 @@ fn a_scope_glob_is_reviewed_written_delivered_and_checked() {
     let p: Value =
         serde_json::from_str(&repo.read(&format!(".ledger/proposals/{proposal}.json"))).unwrap();
     assert_eq!(p["operations"][0]["scope"], json!(["migrations/**/*.sql"]));
-    let shown = String::from_utf8(
-        repo.mneme(&["review", "show", &proposal])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let shown = repo.stdout(&["review", "show", &proposal]);
     assert!(
         shown.contains(
             "scope:    migrations/**/*.sql (agents get the fact when they read or edit a match)"

@@ -351,6 +351,11 @@ impl Repo {
         json(&out)["findings"].as_array().unwrap().clone()
     }
 
+    /// Runs `mneme ARGS`; its stdout, whatever its exit code.
+    pub fn stdout(&self, args: &[&str]) -> String {
+        String::from_utf8(self.mneme(args).output().unwrap().stdout).unwrap()
+    }
+
     /// Runs `mneme ARGS`, expects success, parses stdout as JSON.
     pub fn json(&self, args: &[&str]) -> Value {
         self.json_in(self.path(), args)

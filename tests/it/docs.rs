@@ -330,7 +330,7 @@ fn every_command_the_docs_mention_parses() {
     let mut checked = 0;
     let mut wrong = Vec::new();
     // The examples of every verb's --help, too.
-    let pages = String::from_utf8(repo.mneme(&["man", "--list"]).output().unwrap().stdout).unwrap();
+    let pages = repo.stdout(&["man", "--list"]);
     let mut help = Vec::new();
     for page in pages.lines() {
         let verb: Vec<&str> = page.split('-').skip(1).collect();

@@ -734,12 +734,12 @@ fn one_comment_takes_three_proposals_to_approved_signed_and_verified() {
         .find(|(_, f)| f["text"] == "The pool holds twenty connections.")
         .unwrap()
         .0;
-    let why = String::from_utf8(clone.mneme(&["why", &fact]).output().unwrap().stdout).unwrap();
+    let why = clone.stdout(&["why", &fact]);
     assert!(
         why.contains(&format!("approved on GitHub by @grace ({url})")),
         "{why}"
     );
-    let log = String::from_utf8(clone.mneme(&["log"]).output().unwrap().stdout).unwrap();
+    let log = clone.stdout(&["log"]);
     assert!(log.contains("(claude → @grace on GitHub)"), "{log}");
     assert!(
         log.contains(&format!("    approved on GitHub by @grace ({url})")),

@@ -125,7 +125,7 @@ fn states_are_proposed_and_context_marks_or_leaves_out_the_fact() {
         (keep["state"].as_str(), keep["recorded_state"].as_str()),
         (Some("stale"), Some("stale"))
     );
-    let text = String::from_utf8(repo.mneme(&["context"]).output().unwrap().stdout).unwrap();
+    let text = repo.stdout(&["context"]);
     assert!(text.contains("- f-keep [stale] Kept fact."), "{text}");
 
     let id = repo.propose(&["state", "f-gone", "archived", "--reason", "service retired"]);
@@ -139,7 +139,7 @@ fn states_are_proposed_and_context_marks_or_leaves_out_the_fact() {
         .contains("state f-gone archived"));
     assert!(in_context(&repo, "f-gone").is_none());
     assert_eq!(repo.json(&["context", "--json"])["archived"], 1);
-    let text = String::from_utf8(repo.mneme(&["context"]).output().unwrap().stdout).unwrap();
+    let text = repo.stdout(&["context"]);
     assert!(text.contains("1 archived fact(s) not shown"), "{text}");
     // An archived fact is not current: it takes no update until it is restored.
     let out = repo
@@ -191,12 +191,12 @@ fn a_pending_or_approved_contradiction_marks_both_facts_contested_until_resolved
         assert_eq!(v["disputed_in"], serde_json::json!([id]));
         assert_eq!(v["contested_by"], serde_json::json!([]));
     }
-    let shown = String::from_utf8(repo.mneme(&["show", "f-ten"]).output().unwrap().stdout).unwrap();
+    let shown = repo.stdout(&["show", "f-ten"]);
     assert!(
         shown.contains(&format!("contested: contradicted by pending proposal {id}")),
         "{shown}"
     );
-    let briefing = String::from_utf8(repo.mneme(&["context"]).output().unwrap().stdout).unwrap();
+    let briefing = repo.stdout(&["context"]);
     assert!(briefing.contains("- f-twenty [contested"), "{briefing}");
     // A new fact proposed as contradicting one disputes it too; rejected, the dispute ends.
     let other = repo.propose_add(
@@ -238,10 +238,9 @@ fn a_pending_or_approved_contradiction_marks_both_facts_contested_until_resolved
         twenty["related_from"],
         serde_json::json!([{"fact_id": "f-ten", "relation": "contradicts"}])
     );
-    let shown =
-        String::from_utf8(repo.mneme(&["show", "f-twenty"]).output().unwrap().stdout).unwrap();
+    let shown = repo.stdout(&["show", "f-twenty"]);
     assert!(shown.contains("contradicted by: f-ten"), "{shown}");
-    let why = String::from_utf8(repo.mneme(&["why", "f-ten"]).output().unwrap().stdout).unwrap();
+    let why = repo.stdout(&["why", "f-ten"]);
     assert!(why.contains("contradicts: f-twenty"), "{why}");
 
     // Resolved by a person: the relation is removed, both are active again.

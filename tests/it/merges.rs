@@ -45,23 +45,17 @@ fn a_squash_merge_of_approvals_passes_verify_by_their_records() {
         assert_eq!(fact["unreviewed"], false, "{net:#}");
         assert_eq!(fact["steps"][0]["how"], "recorded", "{net:#}");
     }
-    let markdown = String::from_utf8(
-        repo.mneme(&["diff", &range, "--format", "markdown"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let markdown = repo.stdout(&["diff", &range, "--format", "markdown"]);
     assert!(
         !markdown.contains("WARNING") && !markdown.contains("revert"),
         "{markdown}"
     );
-    let text = String::from_utf8(repo.mneme(&["diff", &range]).output().unwrap().stdout).unwrap();
+    let text = repo.stdout(&["diff", &range]);
     assert!(text.contains("its decision records approve it"), "{text}");
     let by_commit = repo.json(&["diff", &range, "--by-commit", "--format", "json"]);
     assert_eq!(by_commit["unreviewed_commits"], 0, "{by_commit:#}");
     // why and log know the approval by its record, though history lost its decision commit.
-    let why = String::from_utf8(repo.mneme(&["why", &a]).output().unwrap().stdout).unwrap();
+    let why = repo.stdout(&["why", &a]);
     assert!(!why.contains("written by hand"), "{why}");
     assert!(
         why.contains("decision record") && why.contains("approve"),
@@ -141,13 +135,7 @@ fn a_merge_that_drops_an_approved_fact_fails_verify_naming_it() {
     assert_eq!(issues.len(), 1, "{v:#}");
     assert_eq!(issues[0]["kind"], "missing");
     assert_eq!(issues[0]["fact"], theirs.as_str());
-    let text = String::from_utf8(
-        repo.mneme(&["verify", &format!("{base}..HEAD")])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let text = repo.stdout(&["verify", &format!("{base}..HEAD")]);
     assert!(text.contains(&format!("{theirs} was approved")), "{text}");
 }
 

@@ -536,20 +536,14 @@ fn diff_shows_the_net_change_of_each_fact_with_its_history() {
         "Tabs beat spaces."
     );
 
-    let md = String::from_utf8(
-        repo.mneme(&[
-            "diff",
-            &format!("{base}..HEAD"),
-            "--format",
-            "markdown",
-            "--repo-url",
-            "https://github.com/acme/app/",
-        ])
-        .output()
-        .unwrap()
-        .stdout,
-    )
-    .unwrap();
+    let md = repo.stdout(&[
+        "diff",
+        &format!("{base}..HEAD"),
+        "--format",
+        "markdown",
+        "--repo-url",
+        "https://github.com/acme/app/",
+    ]);
     let head = repo.head();
     assert!(md.contains("### Superseded (1)"), "{md}");
     assert!(md.contains(&format!("- `{f}` · `architecture.md` → `{g}`\n  - before: We use PostgreSQL 15.\n  - after: We use PostgreSQL 17.\n")), "{md}");
@@ -573,13 +567,7 @@ fn diff_shows_the_net_change_of_each_fact_with_its_history() {
     assert!(md.contains("  - `"), "{md}");
     assert!(md.contains("Tabs beat spaces."), "{md}");
     // The terminal view says the same.
-    let text = String::from_utf8(
-        repo.mneme(&["diff", &format!("{base}..HEAD")])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let text = repo.stdout(&["diff", &format!("{base}..HEAD")]);
     assert!(text.contains("WRITTEN WHILE RESOLVING A MERGE:"), "{text}");
     assert!(text.contains("- We use PostgreSQL 15.\n"), "{text}");
 }

@@ -185,7 +185,7 @@ fn context_lists_the_newest_proposals_and_counts_the_rest() {
         first_op.ends_with("Statement 22 about part 174218."),
         "{first_op}"
     );
-    let text = String::from_utf8(repo.mneme(&["context"]).output().unwrap().stdout).unwrap();
+    let text = repo.stdout(&["context"]);
     assert!(text.contains("## Pending proposals (23)"), "{text}");
     assert!(
         text.contains("3 more pending proposals: `mneme review list`"),

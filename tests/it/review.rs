@@ -1194,13 +1194,7 @@ fn competing_proposals_are_named_by_propose_and_review() {
 
     let shown = repo.json(&["review", "show", &update, "--json"]);
     assert_eq!(shown["competing"].as_array().unwrap().len(), 2, "{shown:#}");
-    let text = String::from_utf8(
-        repo.mneme(&["review", "show", &update])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let text = repo.stdout(&["review", "show", &update]);
     assert_eq!(text.matches("competes:").count(), 2, "{text}");
 }
 
@@ -1218,13 +1212,7 @@ fn an_approval_can_drop_operations_and_says_which() {
     let id = v["proposals"][0]["id"].as_str().unwrap().to_owned();
     let ops = v["operations"].as_array().unwrap();
     let second = ops[1]["fact_id"].as_str().unwrap().to_owned();
-    let shown = String::from_utf8(
-        repo.mneme(&["review", "show", &id])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let shown = repo.stdout(&["review", "show", &id]);
     assert!(shown.contains("2. add"), "{shown}");
 
     for bad in [&["--drop", "4"][..], &["--drop", "1,2,3"]] {

@@ -258,13 +258,7 @@ fn evidence_is_given_per_operation_and_never_dropped_unseen() {
         serde_json::json!([{"fact": pool, "before": ["src/db.rs:40-52"], "after": ["src/db.rs:41"]}]),
         "{show:#}"
     );
-    let screen = String::from_utf8(
-        repo.mneme(&["review", "show", &id])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let screen = repo.stdout(&["review", "show", &id]);
     assert!(
         screen.contains(&format!("cites:    {pool}: src/db.rs:40-52 → src/db.rs:41")),
         "{screen}"
