@@ -105,7 +105,7 @@ fn tag_char(c: char) -> bool {
     c.is_alphanumeric() && !c.is_uppercase()
 }
 
-/// The tag of a fact file: its stem's words, lowercased, joined by hyphens. Lowercasing can
+/// The tag of a fact file (or a state): its words, lowercased, joined by hyphens. Lowercasing can
 /// give a combining mark (`İ` → `i̇`) or leave an uppercase letter that has no lowercase, so
 /// the words are cut after it.
 fn tag_of(stem: &str) -> String {
@@ -145,7 +145,8 @@ pub fn render(item: &Item, supersedes: &[&str], fallback: &str) -> MemoryFile {
     for tag in [
         "mneme",
         &tag_of(item.stem()),
-        &format!("state-{}", item.state.as_str()),
+        // An unknown state a hand edit wrote (`state: Stale now`) as far as a tag can say it.
+        &format!("state-{}", tag_of(item.state.as_str())),
     ] {
         y.push_str(&format!("  - {}\n", quoted(tag)));
     }
