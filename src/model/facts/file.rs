@@ -486,8 +486,11 @@ impl Fact {
         let content = strip_eol(first);
         let eol = first.get(content.len()..).unwrap_or("");
         let mut head = content.trim_end();
+        // The comment is found as parsing found it: a line ending `<!--->` holds a `<!--`
+        // after the one the metadata starts at.
         if !self.meta.is_empty() {
-            if let Some((before, _)) = head.rsplit_once("<!--") {
+            if let Some((before, _)) = head.strip_suffix("-->").and_then(|h| h.rsplit_once("<!--"))
+            {
                 head = before.trim_end();
             }
         }
@@ -953,6 +956,15 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].text, "Line one\n\nline two");
         assert_eq!(f[0].meta, meta);
+    }
+
+    #[test]
+    fn rewriting_metadata_finds_the_comment_parsing_found() {
+        let f = facts("- **f-a1** Text. <!-- since: 2026-01-01; scope: a/** -<!--->\n");
+        assert_eq!(f[0].text, "Text.");
+        let again = facts(&f[0].raw_with_meta(&f[0].meta));
+        assert_eq!(again[0].text, "Text.");
+        assert_eq!(again[0].meta, f[0].meta);
     }
 
     #[test]
