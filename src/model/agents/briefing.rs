@@ -73,7 +73,8 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
             escape_line(&listing(&c.drifted, "mneme stale"))
         ));
     }
-    if facts == 0 {
+    // With every fact about files left for later, the index line above says where they are.
+    if facts == 0 && c.scoped.is_empty() {
         out.always("\nNo facts yet.\n");
     }
     let (omitted_in_progress, omitted_ready) = tasks_section(c, &mut out);

@@ -207,6 +207,25 @@ mod tests {
     }
 
     #[test]
+    fn a_start_with_every_fact_about_files_says_where_they_are_not_that_there_are_none() {
+        let mut c = context();
+        for file in &mut c.files {
+            file.facts
+                .retain(|f| matches!(f.id.as_deref(), Some("f-db" | "f-mig")));
+        }
+        leave_scoped_out(&mut c);
+        let text = render(&c, None);
+        assert!(shown_ids(&text).is_empty(), "{text}");
+        assert!(
+            text.contains("2 more fact(s) are about specific files"),
+            "{text}"
+        );
+        assert!(!text.contains("No facts yet"), "{text}");
+        c.scoped.clear();
+        assert!(render(&c, None).contains("No facts yet"));
+    }
+
+    #[test]
     fn what_a_tool_hook_adds_names_the_files_and_fits_its_budget() {
         let c = context();
         let facts: Vec<&FactView> = c.files[0].facts.iter().collect();
