@@ -592,7 +592,7 @@ fn evidence_rule(
 /// A scope glob is one `propose --scope` accepts, and matches a file git tracks.
 fn scope_rule(f: &Located, matches: &impl Fn(&str) -> bool, out: &mut Findings) {
     for glob in &f.fact.meta.scope {
-        let message = match check_scope(glob) {
+        let (code, message) = match check_scope(glob) {
             Err(e) => (Code::InvalidMetadata, e.to_string()),
             Ok(_) if !matches(glob) => (
                 Code::ScopeUnmatched,
@@ -600,7 +600,7 @@ fn scope_rule(f: &Located, matches: &impl Fn(&str) -> bool, out: &mut Findings) 
             ),
             Ok(_) => continue,
         };
-        out.push(message.0, &f.path, Some(f.fact.line), message.1);
+        out.push(code, &f.path, Some(f.fact.line), message);
     }
 }
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::git::config::merge_driver_configured;
 use crate::git::index::tracked_paths;
-use crate::model::agents::scope::glob_matches;
+use crate::model::agents::scope::matches_any;
 use crate::model::agents::templates;
 use crate::model::base::paths;
 use crate::model::base::time::Timestamp;
@@ -114,7 +114,7 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
     // Read only when a fact has a scope: a large repository's index is most of the cost.
     let tracked = std::cell::OnceCell::new();
     let scope_matches = |glob: &str| match tracked.get_or_init(|| tracked_paths(&ws.repo)) {
-        Ok(paths) => paths.iter().any(|p: &String| glob_matches(glob, p)),
+        Ok(paths) => matches_any(glob, paths.iter().map(String::as_str)),
         // Without the index nothing can be said: no warning.
         Err(_) => true,
     };

@@ -1044,14 +1044,11 @@ fn a_scope_glob_is_reviewed_written_delivered_and_checked() {
         .contains(&format!("**{fact}** {text} <!-- since: ")));
     assert_eq!(repo.facts()[&fact]["scope"], json!(["migrations/**/*.sql"]));
 
-    let findings = |repo: &Repo| {
-        let out = repo.mneme(&["--json", "check"]).output().unwrap();
-        json(&out)["findings"].to_string()
-    };
-    assert!(findings(&repo).contains("scope `migrations/**/*.sql` matches no file git tracks"));
+    let findings = || Value::from(repo.findings()).to_string();
+    assert!(findings().contains("scope `migrations/**/*.sql` matches no file git tracks"));
     repo.write("migrations/2026/001_init.sql", "create table t ();\n");
     repo.git(&["add", "-A"]);
-    assert!(!findings(&repo).contains("scope_unmatched"));
+    assert!(!findings().contains("scope_unmatched"));
 
     let start = claude_start(&repo, "s1", "startup");
     assert!(!start.contains(&fact), "{start}");

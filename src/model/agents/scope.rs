@@ -29,26 +29,44 @@ pub fn cited_files(fact: &FactView) -> Vec<&str> {
 /// pathspec: `*` within a directory, `**` across them. A glob that is not a valid scope (a
 /// hand-edited fact file may hold anything) matches nothing.
 pub fn glob_matches(glob: &str, path: &str) -> bool {
-    check_scope(glob).is_ok()
-        && gix_glob::wildmatch(glob.into(), path.into(), Mode::NO_MATCH_SLASH_LITERAL)
+    matches_any(glob, [path])
+}
+
+/// Whether the scope glob `glob` matches one of `paths`: [`glob_matches`], with the glob checked
+/// once however many paths there are (`check` matches each against every tracked file).
+pub fn matches_any<'p>(glob: &str, paths: impl IntoIterator<Item = &'p str>) -> bool {
+    check_scope(glob).is_ok() && paths.into_iter().any(|p| wildmatch(glob, p))
+}
+
+fn wildmatch(glob: &str, path: &str) -> bool {
+    gix_glob::wildmatch(glob.into(), path.into(), Mode::NO_MATCH_SLASH_LITERAL)
+}
+
+/// The globs of `fact`'s scope that are valid scopes: the others match nothing.
+fn valid_scope(fact: &FactView) -> impl Iterator<Item = &str> {
+    fact.scope
+        .iter()
+        .map(String::as_str)
+        .filter(|g| check_scope(g).is_ok())
 }
 
 /// Whether `fact` is about one of `files` (paths from the repository's root).
 pub fn is_about(fact: &FactView, files: &[String]) -> bool {
     let cited = cited_files(fact);
+    let globs: Vec<&str> = valid_scope(fact).collect();
     files
         .iter()
         .map(|f| f.trim_start_matches("./"))
-        .any(|f| cited.contains(&f) || fact.scope.iter().any(|g| glob_matches(g, f)))
+        .any(|f| cited.contains(&f) || globs.iter().any(|g| wildmatch(g, f)))
 }
 
 /// The directory a scope glob names before its first wildcard: `src/db/` of `src/db/**`.
 fn glob_dir(glob: &str) -> String {
-    let parts: Vec<&str> = glob.split('/').collect();
-    let literal = parts[..parts.len() - 1]
-        .iter()
-        .take_while(|p| !p.contains(['*', '?', '[']));
-    let dir: Vec<&str> = literal.copied().collect();
+    let dir: Vec<&str> = glob.rsplit_once('/').map_or_else(Vec::new, |(dirs, _)| {
+        dirs.split('/')
+            .take_while(|p| !p.contains(['*', '?', '[']))
+            .collect()
+    });
     if dir.is_empty() {
         "./".to_owned()
     } else {
@@ -77,12 +95,7 @@ pub fn leave_scoped_out(c: &mut Context) {
                     .rsplit_once('/')
                     .map_or_else(|| "./".to_owned(), |(d, _)| format!("{d}/"))
             });
-            let scoped = || {
-                f.scope
-                    .iter()
-                    .find(|g| check_scope(g).is_ok())
-                    .map(|g| glob_dir(g))
-            };
+            let scoped = || valid_scope(f).next().map(glob_dir);
             let Some(dir) = cited.or_else(scoped) else {
                 return true;
             };

@@ -122,58 +122,58 @@ pub fn check_line(what: &'static str, s: &str, max: usize) -> Result<String, Tex
 /// metadata, so no spaces, `;` or comment markers.
 pub fn check_evidence(e: &str) -> Result<String, TextError> {
     let e = e.trim();
-    let why = if e.is_empty() {
-        "it is empty".to_owned()
-    } else if e.chars().count() > MAX_EVIDENCE {
-        format!("longer than {MAX_EVIDENCE} characters")
-    } else if e
-        .chars()
-        .any(|c| c.is_whitespace() || c.is_control() || c == ';')
-    {
-        "use one reference per --evidence, without spaces or `;`".to_owned()
-    } else if e.contains("<!--") || e.contains("-->") {
-        "it contains an HTML comment marker".to_owned()
-    } else if let Some(why) = hidden(e) {
-        why
-    } else {
-        return Ok(e.to_owned());
-    };
-    Err(TextError::Invalid {
-        what: "evidence reference",
-        why: format!("`{}`: {why}", crate::model::base::text::escape_line(e)),
-    })
+    match token_problem(e, MAX_EVIDENCE, "one reference per --evidence") {
+        Some(why) => Err(invalid_token("evidence reference", e, &why)),
+        None => Ok(e.to_owned()),
+    }
 }
 
 /// A scope glob (`src/db/**`, `migrations/*.sql`): a path pattern from the repository's root,
 /// stored in fact metadata like evidence, so one token; never absolute, never out of the
 /// repository.
 pub fn check_scope(glob: &str) -> Result<String, TextError> {
-    let invalid = |why: &str| TextError::Invalid {
-        what: "scope",
-        why: format!(
-            "`{}`: {why}",
-            crate::model::base::text::escape_line(glob.trim())
-        ),
-    };
-    let glob = check_evidence(glob).map_err(|e| match e {
-        TextError::Invalid { why, .. } => TextError::Invalid {
-            what: "scope",
-            why: why
-                .replace("--evidence", "--scope")
-                .replace("reference", "glob"),
-        },
-        other => other,
-    })?;
-    if glob.chars().count() > MAX_SCOPE {
-        Err(invalid(&format!("longer than {MAX_SCOPE} characters")))
-    } else if glob.starts_with('/') || glob.starts_with('!') || glob.contains('\\') {
-        Err(invalid(
-            "use a path pattern from the repository's root, with `/`, such as `src/db/**`",
-        ))
-    } else if glob.split('/').any(|part| part == ".." || part == ".") {
-        Err(invalid("`.` and `..` are not allowed in a scope"))
+    let glob = glob.trim();
+    let why = token_problem(glob, MAX_SCOPE, "one glob per --scope").or_else(|| {
+        if glob.starts_with('/') || glob.starts_with('!') || glob.contains('\\') {
+            Some(
+                "use a path pattern from the repository's root, with `/`, such as `src/db/**`"
+                    .to_owned(),
+            )
+        } else if glob.split('/').any(|part| part == ".." || part == ".") {
+            Some("`.` and `..` are not allowed in a scope".to_owned())
+        } else {
+            None
+        }
+    });
+    match why {
+        Some(why) => Err(invalid_token("scope", glob, &why)),
+        None => Ok(glob.to_owned()),
+    }
+}
+
+/// Why `s` cannot be one token of fact metadata of at most `max` characters, if it cannot;
+/// `one` says what one token is (`one reference per --evidence`).
+fn token_problem(s: &str, max: usize, one: &str) -> Option<String> {
+    if s.is_empty() {
+        Some("it is empty".to_owned())
+    } else if s.chars().count() > max {
+        Some(format!("longer than {max} characters"))
+    } else if s
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == ';')
+    {
+        Some(format!("use {one}, without spaces or `;`"))
+    } else if s.contains("<!--") || s.contains("-->") {
+        Some("it contains an HTML comment marker".to_owned())
     } else {
-        Ok(glob)
+        hidden(s)
+    }
+}
+
+fn invalid_token(what: &'static str, s: &str, why: &str) -> TextError {
+    TextError::Invalid {
+        what,
+        why: format!("`{}`: {why}", crate::model::base::text::escape_line(s)),
     }
 }
 
