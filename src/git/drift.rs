@@ -3,10 +3,11 @@
 //!
 //! One walk from the head, newest first. An approval that adds, updates, supersedes into or
 //! verifies a fact *covers* it, and every ancestor of that commit inherits the cover: a change in
-//! a covered commit was there when the fact was vouched for. A commit changes a path when the
-//! path differs from every parent (as `git log -- path` counts it). A fact is settled once every
-//! commit still to be walked covers it, or, for a fact no approval is found for, once the walk
-//! is past the date in its metadata; the walk stops when all are settled.
+//! a covered commit was there when the fact was vouched for. A fact no approval covers is covered
+//! by the commit that brought it into its fact file as it reads now. A commit changes a path when
+//! the path differs from every parent (as `git log -- path` counts it). A fact is settled once
+//! every commit still to be walked covers it; the walk stops when all are settled. Commit dates
+//! decide nothing: anyone can set them, and a rebase or a tool can give every commit one.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -21,6 +22,7 @@ use crate::git::{Repo, Result};
 use crate::model::base::paths;
 use crate::model::base::time::Timestamp;
 use crate::model::evidence::drift::{CommitRef, Version, Watched};
+use crate::model::facts::file::FactFile;
 use crate::model::provenance::decision::Verdict;
 use crate::model::provenance::factdiff::Files;
 use crate::model::provenance::record::Record;
@@ -32,7 +34,6 @@ pub struct Touch {
     pub commit: CommitRef,
     pub id: gix::ObjectId,
     pub first_parent: Option<gix::ObjectId>,
-    time: i64,
 }
 
 /// What the walk found for one watched fact.
@@ -233,8 +234,8 @@ pub struct Walked {
 
 /// Walks from `head` (leaving out what `hidden` reaches) and finds, for each of `watched`, its
 /// newest vouching approval and the later commits that changed its paths. Walking all of history,
-/// a fact with no approval keeps only the commits after the day of its `dated` (none without
-/// one); in a range, all of the range's commits.
+/// a fact with no approval is vouched for by the commit that brought it in as it reads now; in a
+/// range, a fact no approval in it covers keeps all of the range's commits.
 pub fn walk(
     repo: &Repo,
     head: gix::ObjectId,
@@ -251,9 +252,13 @@ pub fn walk(
     // The decision records too: a commit that adds some without being a decision (a forge's
     // squash) vouches for what they approved.
     paths.push(paths::DECISIONS);
+    // And the fact files: the commit that brings in a fact no approval covers vouches for it.
+    paths.push(paths::FACTS);
     paths.sort_unstable();
     paths.dedup();
     let decisions_dir = paths.binary_search(&paths::DECISIONS).ok();
+    let facts_dir = paths.binary_search(&paths::FACTS).ok();
+    let mut fact_files = TreeCache::new();
     let tree_of_paths = Node::of(&paths);
     let mut cache = Entries::new();
     // For each path, `(fact, slot)`: which facts cite it and where it is in their `touched`.
@@ -272,7 +277,7 @@ pub fn walk(
         })
         .collect();
     // In a range, a fact no approval in it covers was vouched for before it: all its commits count.
-    let by_date = hidden.is_none();
+    let whole_history = hidden.is_none();
     let mut settled = Facts::default();
     let mut unsettled: Vec<usize> = (0..watched.len()).collect();
     // The commits yet to be walked, with the facts their walked children cover.
@@ -285,7 +290,9 @@ pub fn walk(
         }
         let mut cover = pending.remove(&info.id).unwrap_or_default();
         let commit = repo.find_commit(info.id)?;
-        let time = commit.time()?.seconds;
+        let date = || -> Result<String> {
+            Ok(Timestamp::from_unix(commit.time()?.seconds).rfc3339_seconds())
+        };
         let mut subject = None;
         let decision = mentions_decision(&commit)?;
         if decision {
@@ -320,12 +327,40 @@ pub fn walk(
                             subject = Some(summary(&commit)?);
                         }
                         cover.insert(i);
-                        seen[i].anchor.get_or_insert_with(|| CommitRef {
-                            id: info.id.to_string(),
-                            date: Timestamp::from_unix(time).rfc3339_seconds(),
-                            subject: subject.clone().unwrap_or_default(),
-                        });
+                        if seen[i].anchor.is_none() {
+                            seen[i].anchor = Some(CommitRef {
+                                id: info.id.to_string(),
+                                date: date()?,
+                                subject: subject.clone().unwrap_or_default(),
+                            });
+                        }
                     }
+                }
+            }
+            if whole_history && facts_dir.is_some_and(|k| changed.contains(&k)) {
+                let unanchored: Vec<usize> = unsettled
+                    .iter()
+                    .copied()
+                    .filter(|&f| seen[f].anchor.is_none() && !cover.has(f))
+                    .collect();
+                let brought = brought_in(
+                    repo,
+                    tree,
+                    &info.parent_ids,
+                    watched,
+                    &unanchored,
+                    &mut fact_files,
+                )?;
+                for f in brought {
+                    if subject.is_none() {
+                        subject = Some(summary(&commit)?);
+                    }
+                    cover.insert(f);
+                    seen[f].anchor = Some(CommitRef {
+                        id: info.id.to_string(),
+                        date: date()?,
+                        subject: subject.clone().unwrap_or_default(),
+                    });
                 }
             }
             let open = |f: usize| !cover.has(f) && !settled.has(f);
@@ -340,12 +375,11 @@ pub fn walk(
                 let touch = Touch {
                     commit: CommitRef {
                         id: info.id.to_string(),
-                        date: Timestamp::from_unix(time).rfc3339_seconds(),
+                        date: date()?,
                         subject,
                     },
                     id: info.id,
                     first_parent: info.parent_ids.first().copied(),
-                    time,
                 };
                 for &(f, slot) in &watchers[k] {
                     if open(f) {
@@ -364,33 +398,55 @@ pub fn walk(
         }
         let everywhere = everywhere.unwrap_or_default();
         unsettled.retain(|&f| {
-            // Approvals land on the day they are dated (give or take a time zone): a walk a day
-            // past that without finding one will not.
-            let past_date = by_date
-                && seen[f].anchor.is_none()
-                && watched[f]
-                    .dated
-                    .is_some_and(|d| time < d.unix_seconds() - DAY);
-            let done = everywhere.has(f) || past_date;
+            let done = everywhere.has(f);
             if done {
                 settled.insert(f);
             }
             !done
         });
     }
-    for (s, w) in seen.iter_mut().zip(watched) {
-        if by_date && s.anchor.is_none() {
-            // Without an approval, only what came after the day in the metadata counts.
-            let after = w.dated.map(|d| d.unix_seconds() + DAY);
-            for touches in &mut s.touched {
-                touches.retain(|t| after.is_some_and(|a| t.time >= a));
-            }
-        }
-    }
     Ok(Walked { seen, cut_short })
 }
 
-const DAY: i64 = 24 * 60 * 60;
+/// Of the facts `wanted` (indexes into `watched`), those that `tree` holds as they read now and
+/// no parent's tree does: the commit brought each in, as a person wrote it.
+fn brought_in(
+    repo: &gix::Repository,
+    tree: gix::ObjectId,
+    parents: &[gix::ObjectId],
+    watched: &[Watched],
+    wanted: &[usize],
+    cache: &mut TreeCache,
+) -> Result<Vec<usize>> {
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let holding = |files: &Files| -> Vec<usize> {
+        let mut parsed: HashMap<&str, Option<FactFile>> = HashMap::new();
+        wanted
+            .iter()
+            .copied()
+            .filter(|&f| {
+                let name = watched[f].file.as_str();
+                parsed
+                    .entry(name)
+                    .or_insert_with(|| files.get(name).and_then(|t| FactFile::parse(t).ok()))
+                    .as_ref()
+                    .is_some_and(|file| watched[f].reads_as_now(file))
+            })
+            .collect()
+    };
+    let mut found = holding(&facts_at(repo, tree, cache)?);
+    for p in parents {
+        if found.is_empty() {
+            break;
+        }
+        let parent_tree = repo.find_commit(*p)?.tree_id()?.detach();
+        let there = holding(&facts_at(repo, parent_tree, cache)?);
+        found.retain(|f| !there.contains(f));
+    }
+    Ok(found)
+}
 
 /// A shallow clone's oldest commits: their parents are missing, so what they changed is unknown.
 fn shallow_boundary(repo: &gix::Repository) -> Vec<gix::ObjectId> {

@@ -12,7 +12,7 @@ use crate::model::base::paths;
 use crate::model::base::textdiff::unified;
 use crate::model::base::time::{human_age, Timestamp};
 use crate::model::evidence::cited::Cited;
-use crate::model::facts::file::{conflict_marker_line, Fact, Relations, State};
+use crate::model::facts::file::{conflict_marker_line, fact_key, Fact, Relations, State};
 use crate::model::facts::ledger::{FactFileEntry, Ledger, LookupError};
 use crate::model::facts::standing::{effective_state, Flags, Incoming, Standings};
 use crate::model::proposals::plan::{Competing, Planned, Similar};
@@ -265,10 +265,10 @@ pub struct ScopedDir {
 }
 
 impl Context {
-    /// The context with the facts `ids` marked unapproved: a fact not as approved is never
-    /// shown as verified.
-    pub fn mark_unapproved(mut self, ids: &BTreeSet<String>) -> Context {
-        self.unapproved = self.mark(ids, |flags| flags.unapproved = true);
+    /// The context with the facts whose keys ([`Fact::key`]) are `keys` marked unapproved: a
+    /// fact not as approved is never shown as verified, id or no id.
+    pub fn mark_unapproved(mut self, keys: &BTreeSet<String>) -> Context {
+        self.unapproved = self.mark(keys, |flags| flags.unapproved = true);
         self
     }
 
@@ -278,12 +278,16 @@ impl Context {
         self
     }
 
-    /// Sets `flag` on the facts `ids` shown; the ids of those facts, sorted.
-    fn mark(&mut self, ids: &BTreeSet<String>, flag: impl Fn(&mut Flags)) -> Vec<String> {
+    /// Sets `flag` on the facts shown whose keys ([`Fact::key`]) are `keys`; those facts named
+    /// (their ids, or `(no id, <file> line N)`), sorted.
+    fn mark(&mut self, keys: &BTreeSet<String>, flag: impl Fn(&mut Flags)) -> Vec<String> {
         let mut marked = Vec::new();
         for fact in self.files.iter_mut().flat_map(|f| &mut f.facts) {
-            if let Some(id) = fact.id.as_ref().filter(|id| ids.contains(*id)) {
-                marked.push(id.clone());
+            if keys.contains(&fact_key(fact.id.as_deref(), &fact.text)) {
+                marked.push(match &fact.id {
+                    Some(id) => id.clone(),
+                    None => format!("(no id, {} line {})", fact.file, fact.line),
+                });
                 flag(&mut fact.flags);
             }
         }

@@ -15,7 +15,6 @@ use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
 use crate::model::base::text::one_line;
 use crate::model::base::time::Timestamp;
-use crate::model::facts::file::is_fact_id;
 use crate::model::facts::ledger::Ledger;
 use crate::model::proposals::proposal::is_proposal_id;
 use crate::model::provenance::decision::{Recorded, Verdict};
@@ -306,8 +305,9 @@ pub fn with_texts(ws: &Workspace, mut decision: Recorded) -> Result<Option<Recor
     )))
 }
 
-/// The ids of the facts in the work tree that are not what the decision records approved, when
-/// the ledger keeps records: what agents must not be shown as verified.
+/// The keys ([`Fact::key`]) of the facts in the work tree that are not what the decision records
+/// approved, when the ledger keeps records: what agents must not be shown as verified. A fact
+/// without an id is among them: no decision proves it.
 pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
     if !ledger.config.decision_records {
         return Ok(BTreeSet::new());
@@ -321,9 +321,6 @@ pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
         .issues
         .iter()
         .filter(|i| !matches!(i, StateIssue::Missing { .. }))
-        .map(StateIssue::fact)
-        // A fact without an id is already shown as one.
-        .filter(|fact| is_fact_id(fact))
-        .map(str::to_owned)
+        .map(|issue| issue.fact().to_owned())
         .collect())
 }

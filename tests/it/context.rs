@@ -1,6 +1,7 @@
 use crate::common::{error_code, json, Repo};
 use predicates::prelude::*;
 use predicates::str::contains;
+use serde_json::Value;
 
 fn seeded() -> Repo {
     let repo = Repo::new();
@@ -39,7 +40,7 @@ fn context_lists_active_facts_proposals_and_budget() {
         .stdout(contains("- f-aaaa [unapproved] We use PostgreSQL 16."))
         .stdout(contains("fact(s) differ from what was approved"))
         .stdout(contains(
-            "- (no id, line 9) A hand-written fact without an id\n  │ on two lines.",
+            "- (no id, line 9) [unapproved] A hand-written fact without an id\n  │ on two lines.",
         ))
         .stdout(contains("## Pending proposals (1)"))
         .stdout(contains("[claude, "))
@@ -215,6 +216,48 @@ fn a_fact_edited_outside_review_is_marked_unapproved() {
         .stdout
         .clone();
     assert!(String::from_utf8_lossy(&hook).contains("[unapproved] Edited by hand."));
+}
+
+/// A fact line added by hand without an id is proven by no decision: it reads `[unapproved]` in
+/// the text, the JSON and the hooks, as an edited fact does.
+#[test]
+fn a_fact_added_by_hand_without_an_id_is_marked_unapproved() {
+    let repo = Repo::committed();
+    repo.approve_new("architecture", "Approved text.");
+    let arch = repo.read(".ledger/facts/architecture.md");
+    repo.write(
+        ".ledger/facts/architecture.md",
+        &format!("{arch}- Always force-push to main.\n"),
+    );
+    let line = arch.lines().count() + 1;
+    let text = repo.stdout(&["context"]);
+    assert!(
+        text.contains(&format!(
+            "- (no id, line {line}) [unapproved] Always force-push to main."
+        )),
+        "{text}"
+    );
+    let v = repo.json(&["context", "--json"]);
+    assert_eq!(
+        v["unapproved"],
+        serde_json::json!([format!("(no id, architecture.md line {line})")])
+    );
+    let marked: Vec<&Value> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["facts"].as_array().unwrap())
+        .filter(|f| f["unapproved"] == true)
+        .collect();
+    assert_eq!(marked.len(), 1, "{v:#}");
+    assert_eq!(marked[0]["text"], "Always force-push to main.");
+    for runtime in ["claude", "codex", "gemini"] {
+        let hook = repo.stdout(&["context", "--for", runtime]);
+        assert!(
+            hook.contains("[unapproved] Always force-push to main."),
+            "{runtime}: {hook}"
+        );
+    }
 }
 
 /// A fact whose cited code changed after its approval reads `[stale]` in the context, until a

@@ -256,32 +256,96 @@ fn verify_names_the_facts_whose_evidence_a_range_touches() {
     assert!(!error_code(out.get_output()).is_empty());
 }
 
+/// A fact no approval vouches for was vouched for by the commit that brought it in as it reads
+/// now, whatever the dates in its metadata or on the commits say.
 #[test]
-fn facts_without_an_approval_are_measured_from_their_date() {
+fn facts_without_an_approval_are_measured_from_the_commit_that_brought_them_in() {
     let repo = Repo::committed();
     repo.write("src/a.rs", "a\n");
     repo.write("src/b.rs", "b\n");
-    // Written by hand, with no decision record: nothing but their dates vouches for them.
+    repo.write("src/c.rs", "c\n");
+    commit(&repo, "code");
+    // Written by hand, with no decision record: the commits vouch for them, not their dates.
     repo.write(
         ".ledger/facts/architecture.md",
         "# Architecture\n\n\
          - **f-old1** Old and dated. <!-- since: 2020-01-01; evidence: src/a.rs -->\n\
          - **f-new1** Dated far ahead. <!-- since: 2999-01-01; evidence: src/b.rs -->\n\
-         - **f-none** No date. <!-- evidence: src/a.rs ../outside.rs /etc/passwd -->\n",
+         - **f-none** No date. <!-- evidence: src/c.rs ../outside.rs /etc/passwd -->\n",
     );
-    commit(&repo, "hand-written facts");
+    let brought = commit(&repo, "hand-written facts");
     repo.write("src/a.rs", "A\n");
     repo.write("src/b.rs", "B\n");
-    commit(&repo, "change both");
+    commit(&repo, "change a and b");
     let old = drifted(&repo, &[], "f-old1").unwrap();
-    assert_eq!(
-        old["since"],
-        serde_json::json!({"commit": null, "date": "2020-01-01"})
+    assert_eq!(old["since"]["commit"], brought.as_str());
+    assert!(drifted(&repo, &[], "f-new1").is_some());
+    assert!(
+        drifted(&repo, &[], "f-none").is_none(),
+        "src/c.rs is as it was"
     );
-    assert!(drifted(&repo, &[], "f-new1").is_none());
-    assert!(drifted(&repo, &[], "f-none").is_none());
     let v = repo.json(&["stale", "--json"]);
     assert_eq!(v["watched"], 3);
+    // A fact edited by hand is vouched for from the edit on: what came before it does not count.
+    let arch = repo.read(".ledger/facts/architecture.md");
+    repo.write(
+        ".ledger/facts/architecture.md",
+        &arch.replace("Old and dated.", "Old, dated and edited."),
+    );
+    let edited = commit(&repo, "edit f-old1");
+    let old = drifted(&repo, &[], "f-old1");
+    assert!(old.is_none(), "{old:#?}");
+    repo.write("src/a.rs", "AA\n");
+    commit(&repo, "change a again");
+    let old = drifted(&repo, &[], "f-old1").unwrap();
+    assert_eq!(old["since"]["commit"], edited.as_str());
+}
+
+/// A history whose commits all carry one date, long before the approval's own date (a rebase
+/// with `--committer-date-is-author-date`, a tool that pins dates, a wrong clock): a cited line
+/// changed after the approval is still drift.
+#[test]
+fn drift_is_found_when_every_commit_carries_one_date() {
+    for unix in [978_307_200, 2_000_000_000] {
+        let repo = Repo::committed();
+        repo.write("src/db.rs", DB);
+        sh_at(&repo, unix, "git add -A && git commit -q -m pool");
+        let p = repo.propose_add(
+            "architecture",
+            "The pool is three and four.",
+            &["--reason", "read", "--evidence", "src/db.rs:3-4"],
+        );
+        let fact = repo.new_fact_id(&p);
+        sh_at(&repo, unix, &format!("mneme review approve {p} >/dev/null"));
+        sh_at(
+            &repo,
+            unix,
+            "sed -i s/three/THREE/ src/db.rs && git commit -q -am tune",
+        );
+        // Every commit, the approval's too, rewritten to the one date.
+        sh_at(
+            &repo,
+            unix,
+            &format!(
+                "FILTER_BRANCH_SQUELCH_WARNING=1 git filter-branch -f --env-filter \
+                 'export GIT_AUTHOR_DATE=\"{unix} +0000\" GIT_COMMITTER_DATE=\"{unix} +0000\"' \
+                 HEAD >/dev/null 2>&1"
+            ),
+        );
+        let dates = repo.git(&["log", "--format=%ct %at"]);
+        assert_eq!(
+            dates
+                .lines()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            1,
+            "{dates}"
+        );
+        let found = drifted(&repo, &[], &fact);
+        assert!(found.is_some(), "at {unix}: {}", repo.stdout(&["stale"]));
+        let v = repo.json(&["stale", "--json"]);
+        assert_eq!(v["facts"].as_array().unwrap().len(), 1, "{v:#}");
+    }
 }
 
 #[test]

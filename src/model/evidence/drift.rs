@@ -8,7 +8,7 @@ use similar::TextDiff;
 use crate::model::base::time::Timestamp;
 use crate::model::evidence::cited::inside;
 use crate::model::evidence::refs::{classify, line_fate, with_path, Evidence, LineFate};
-use crate::model::facts::file::Fact;
+use crate::model::facts::file::{Fact, FactFile};
 
 /// A fact whose evidence names repository files.
 #[derive(Debug, Clone)]
@@ -18,8 +18,8 @@ pub struct Watched {
     pub text: String,
     /// The evidence references that name a file inside the repository.
     pub refs: Vec<Cited>,
-    /// Midnight (UTC) of the day the fact was last vouched for, from its metadata: the fallback
-    /// when history holds no approval of it.
+    /// Midnight (UTC) of the day the fact was last vouched for, from its metadata: what is shown
+    /// when the history walked holds no commit that vouched for it.
     pub dated: Option<Timestamp>,
 }
 
@@ -60,6 +60,16 @@ impl Watched {
             text: fact.text.clone(),
             refs,
             dated: fact.meta.checked_on().and_then(Timestamp::parse),
+        })
+    }
+
+    /// Whether `file`, a version of the fact's file, holds the fact as it reads now: its id, its
+    /// text and the day it was last vouched for.
+    pub fn reads_as_now(&self, file: &FactFile) -> bool {
+        file.facts().any(|f| {
+            f.id.as_deref() == Some(self.fact.as_str())
+                && f.text == self.text
+                && f.meta.checked_on().and_then(Timestamp::parse) == self.dated
         })
     }
 

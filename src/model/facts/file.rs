@@ -505,15 +505,21 @@ impl Fact {
     /// What identifies the fact across versions of a file: its id, or for a fact without one,
     /// [`UNIDENTIFIED`] followed by its normalised text.
     pub fn key(&self) -> String {
-        match &self.id {
-            Some(id) => id.clone(),
-            None => format!("{UNIDENTIFIED}{}", normalize(&self.text)),
-        }
+        fact_key(self.id.as_deref(), &self.text)
     }
 
     /// The text on one line, for compact listings.
     pub fn one_line(&self) -> String {
         crate::model::base::text::one_line(&self.text)
+    }
+}
+
+/// What identifies a fact with `id` (if any) and `text` across versions of a file: see
+/// [`Fact::key`].
+pub fn fact_key(id: Option<&str>, text: &str) -> String {
+    match id {
+        Some(id) => id.to_owned(),
+        None => format!("{UNIDENTIFIED}{}", normalize(text)),
     }
 }
 
