@@ -74,7 +74,7 @@ fn context_json_shape() {
         arch["facts"][0]["evidence"],
         serde_json::json!(["docs/adr.md"])
     );
-    assert_eq!(arch["facts"][1]["id"], serde_json::Value::Null);
+    assert_eq!(arch["facts"][1]["id"], Value::Null);
     assert_eq!(v["superseded"], 1);
     assert_eq!(v["proposals"]["count"], 1);
     assert_eq!(v["proposals"]["items"][0]["agent"], "claude");
