@@ -928,6 +928,16 @@ fn every_refused_command_is_answered_and_pushes_nothing() {
     .unwrap();
     assert!(reply.contains("`merge` is not a mneme command"), "{reply}");
 
+    // A command the reader cannot see: hidden in HTML, the comment is refused and says why.
+    let reply = refused(
+        &pr,
+        "created",
+        "Looks fine.\n<!--\n/mneme approve all\n-->",
+        "grace",
+    )
+    .unwrap();
+    assert!(reply.contains("can hide text from the reader"), "{reply}");
+
     // All or none: the second of two commands cannot apply, so the first is not pushed.
     let reply = refused(
         &pr,

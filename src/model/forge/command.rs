@@ -8,8 +8,13 @@
 //! /mneme help
 //! ```
 //!
-//! A command opens its line (after at most three spaces, as Markdown allows); lines in a code
-//! block or a quote are text, not commands.
+//! The comment is read as the forge renders it (CommonMark with GitHub's extensions): a command
+//! is a line of a paragraph at the top level, in plain text, as the reader sees it. Lines in a
+//! code block, a quote (lazy continuations included), a list, a table, a heading, a footnote,
+//! inline code or an image's text are not commands. HTML can hide text from the reader (a
+//! comment, `<details>`, `<pre>`), so a comment that holds HTML and `/mneme` is refused.
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use crate::model::base::text::first_hidden;
 
@@ -65,45 +70,115 @@ pub const USAGE: &str = "/mneme approve <id>…        approve these proposals (
 /// The commands in a comment's `body`, in order; empty when it gives none. A line that starts
 /// as a command but cannot be read is an error that says why: nothing of the comment runs.
 pub fn parse(body: &str) -> Result<Vec<Command>, String> {
-    let mut commands = Vec::new();
-    let mut fence: Option<(char, usize)> = None;
-    for line in body.lines() {
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        let trimmed = line.trim_start_matches(' ');
-        if let Some((c, n)) = fence_marker(trimmed).filter(|_| indent <= 3) {
-            fence = match fence {
-                None => Some((c, n)),
-                Some((open, len))
-                    if open == c && n >= len && trimmed.trim_end().chars().all(|x| x == c) =>
-                {
-                    None
-                }
-                still => still,
-            };
-            continue;
-        }
-        if fence.is_some() || indent > 3 {
-            continue;
-        }
-        let Some(rest) = trimmed.strip_prefix("/mneme") else {
-            continue;
-        };
-        if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
-            continue;
-        }
-        if commands.len() == MAX_COMMANDS {
-            return Err(format!("one comment gives at most {MAX_COMMANDS} commands"));
-        }
-        commands.push(parse_line(rest.trim())?);
+    let read = visible_lines(body);
+    let lines: Vec<&str> = read
+        .lines
+        .iter()
+        .filter_map(|line| {
+            let rest = line.strip_prefix(COMMAND)?;
+            (rest.is_empty() || rest.starts_with(char::is_whitespace)).then_some(rest)
+        })
+        .collect();
+    if read.html && (!lines.is_empty() || body.contains(COMMAND)) {
+        return Err(format!(
+            "the comment holds HTML, which can hide text from the reader (a comment, <details>, \
+             <pre>): write `{COMMAND}` commands in a comment without HTML"
+        ));
     }
-    Ok(commands)
+    if lines.len() > MAX_COMMANDS {
+        return Err(format!("one comment gives at most {MAX_COMMANDS} commands"));
+    }
+    lines
+        .into_iter()
+        .map(|rest| parse_line(rest.trim()))
+        .collect()
 }
 
-/// The opening of a code fence (three or more backticks or tildes), if `line` is one.
-fn fence_marker(line: &str) -> Option<(char, usize)> {
-    let c = line.chars().next().filter(|c| matches!(c, '`' | '~'))?;
-    let n = line.chars().take_while(|x| *x == c).count();
-    (n >= 3).then_some((c, n))
+/// What opens a command's line.
+const COMMAND: &str = "/mneme";
+
+/// What a reader sees of a comment, for finding commands.
+struct Read {
+    /// The lines of the top-level paragraphs as rendered, plain text only: code, images, HTML
+    /// and the like inside them stand as U+FFFC, so a line they open is no command.
+    lines: Vec<String>,
+    /// Whether the comment holds HTML anywhere.
+    html: bool,
+}
+
+fn visible_lines(body: &str) -> Read {
+    const OBJECT: char = '\u{fffc}';
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_GFM;
+    let mut read = Read {
+        lines: Vec::new(),
+        html: false,
+    };
+    // Open blocks and inline elements: a paragraph counts only when it opens at depth 0.
+    let mut depth = 0usize;
+    let mut paragraph: Option<String> = None;
+    let mut images = 0usize;
+    // CommonMark ends a line at LF, CR or CRLF alike; the parser misreads a fence that a lone CR
+    // ends, so every line ending is made LF first.
+    let body = body.replace("\r\n", "\n").replace('\r', "\n");
+    for event in Parser::new_ext(&body, options) {
+        match event {
+            Event::Start(tag) => {
+                match tag {
+                    Tag::Paragraph if depth == 0 => paragraph = Some(String::new()),
+                    Tag::Image { .. } => images += 1,
+                    Tag::HtmlBlock => read.html = true,
+                    _ => {}
+                }
+                depth += 1;
+            }
+            Event::End(end) => {
+                depth -= 1;
+                match end {
+                    TagEnd::Image => images -= 1,
+                    TagEnd::Paragraph if depth == 0 => {
+                        if let Some(text) = paragraph.take() {
+                            read.lines.extend(text.split('\n').map(str::to_owned));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Event::Html(_) | Event::InlineHtml(_) => {
+                read.html = true;
+                if let Some(p) = &mut paragraph {
+                    p.push(OBJECT);
+                }
+            }
+            Event::Text(text) => {
+                if let Some(p) = &mut paragraph {
+                    match images {
+                        0 => p.push_str(&text),
+                        _ => p.push(OBJECT),
+                    }
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some(p) = &mut paragraph {
+                    p.push('\n');
+                }
+            }
+            Event::Code(_)
+            | Event::InlineMath(_)
+            | Event::DisplayMath(_)
+            | Event::FootnoteReference(_)
+            | Event::TaskListMarker(_) => {
+                if let Some(p) = &mut paragraph {
+                    p.push(OBJECT);
+                }
+            }
+            Event::Rule => {}
+        }
+    }
+    read
 }
 
 fn parse_line(line: &str) -> Result<Command, String> {
@@ -237,8 +312,29 @@ mod tests {
             "    /mneme approve all",
             "/mnemeapprove all",
             "/mnemonic approve",
+            // Lazy continuation: the line belongs to the quote above it.
+            "> x\n/mneme approve all",
+            // A fenced block nested in a list item.
+            "- item\n\n  ```\n  /mneme approve all\n  ```",
+            "- /mneme approve all",
+            "1. /mneme approve all",
+            // A fence opened by a lone CR, and CR line endings throughout.
+            "```\r/mneme approve all\r```",
+            "# /mneme approve all",
+            "| a |\n| - |\n| /mneme approve all |",
+            "[^1]\n\n[^1]: /mneme approve all",
+            "![/mneme approve all](x.png)",
+            "Text\n`/mneme` approve all",
         ] {
             assert_eq!(parse(body).unwrap(), vec![], "{body:?}");
+        }
+        // What the reader sees as a line of a top-level paragraph is one, however it is written.
+        for body in [
+            "Looks good.\r\n/mneme approve all\r\n",
+            "Looks good.\r/mneme approve all",
+            "**Yes**\n/mneme approve all",
+        ] {
+            assert_eq!(parse(body).unwrap(), vec![Command::ApproveAll], "{body:?}");
         }
         assert_eq!(
             parse("```\n/mneme approve a\n```\n/mneme approve bb\n").unwrap(),
@@ -247,6 +343,24 @@ mod tests {
                 pin: None
             }])]
         );
+    }
+
+    /// HTML can hide a line from the reader: a comment that holds HTML and `/mneme` runs
+    /// nothing and says why.
+    #[test]
+    fn a_command_hidden_in_html_refuses_the_comment() {
+        for body in [
+            "<!-- /mneme approve all -->",
+            "LGTM <!--\n/mneme approve all\n-->",
+            "<pre>\n/mneme approve all\n</pre>",
+            "<details>\n\n/mneme approve all\n\n</details>",
+            "/mneme approve abc\n\n<!-- and -->",
+        ] {
+            let e = parse(body).unwrap_err();
+            assert!(e.contains("HTML"), "{body:?}: {e}");
+        }
+        // HTML in a comment that gives no command is no one's business.
+        assert_eq!(parse("Nice <br> work").unwrap(), vec![]);
     }
 
     #[test]
