@@ -114,6 +114,13 @@ impl ForgeReviewer {
         )
     }
 
+    /// [`ForgeReviewer::identity`] as `Name <email>`: the only reviewer a decision made on a
+    /// forge may name, in its record's `by` and its commit's trailer alike.
+    pub fn by(&self) -> String {
+        let (name, email) = self.identity();
+        format!("{name} <{email}>")
+    }
+
     /// `GitHub`, or the server's host.
     pub fn forge_name(&self) -> &str {
         match self.site.as_str() {
@@ -576,6 +583,12 @@ impl Recorded {
                 _ => {}
             }
         }
+        // A decision made on a forge names the forge's account, never someone else.
+        if let Some(f) = &r.forge {
+            if r.reviewer.as_deref() != Some(f.by().as_str()) {
+                r.malformed.push(format!("{FORGE}: {}", f.trailer()));
+            }
+        }
         Some(r)
     }
 
@@ -720,6 +733,33 @@ mod tests {
             .map(|l| l.split_once(": ").unwrap())
             .collect();
         Recorded::from_trailers(subject, body, pairs).unwrap()
+    }
+
+    /// A decision commit made on a forge names the forge's account as its reviewer; naming
+    /// anyone else makes its trailers unreadable, so it counts for nothing.
+    #[test]
+    fn a_forge_decision_commit_names_the_forge_account_or_is_malformed() {
+        let p = proposal();
+        let grace = ForgeReviewer {
+            site: "github.com".into(),
+            login: "grace".into(),
+            id: 42,
+            comment: "https://github.com/o/r/pull/1#issuecomment-1".into(),
+        };
+        let decision = |reviewer: String| Decision {
+            verdict: Verdict::Approve,
+            proposal: &p,
+            reviewer,
+            note: None,
+            rebased: false,
+            original: None,
+            forge: Some(&grace),
+        };
+        let r = read_back(&decision(grace.by()).message());
+        assert!(r.malformed.is_empty(), "{:?}", r.malformed);
+        assert_eq!(r.reviewer_name().unwrap(), "@grace on GitHub");
+        let r = read_back(&decision("The CTO <cto@example.com>".into()).message());
+        assert_eq!(r.malformed.len(), 1, "{:?}", r.malformed);
     }
 
     #[test]

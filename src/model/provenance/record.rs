@@ -375,8 +375,20 @@ impl Record {
         if Timestamp::parse(&self.at).is_none() {
             return Err(field("at", "not an RFC 3339 time"));
         }
-        if let Some(why) = self.forge.as_ref().and_then(ForgeReviewer::problem) {
-            return Err(field("forge", why));
+        if let Some(forge) = &self.forge {
+            if let Some(why) = forge.problem() {
+                return Err(field("forge", why));
+            }
+            // Whoever holds the forge key signs for the forge's accounts, and no one else.
+            if self.by != forge.by() {
+                return Err(field(
+                    "by",
+                    format!(
+                        "a decision made on a forge names its account, `{}`",
+                        forge.by()
+                    ),
+                ));
+            }
         }
         for f in &self.facts {
             if !is_fact_id(&f.id) {
@@ -776,6 +788,29 @@ mod tests {
         let removed = approve("20261124T120000Z-0000000c", 2, &two, &one);
         let all = [records.clone(), vec![removed]].concat();
         assert!(check_state(&all, &one).is_empty());
+    }
+
+    /// Whoever holds the forge key must not sign for anyone the forge did not name: a record of a
+    /// forge decision names the forge's account as its reviewer, and no one else.
+    #[test]
+    fn a_forge_record_names_the_forge_account_or_is_refused() {
+        let before = files(&[("a.md", "# A\n")]);
+        let after = files(&[("a.md", "# A\n\n- **f-0001** One.\n")]);
+        let (_, mut r) = approve(P1, 0, &before, &after);
+        let grace = ForgeReviewer {
+            site: "github.com".into(),
+            login: "grace".into(),
+            id: 42,
+            comment: "https://github.com/o/r/pull/1#issuecomment-1".into(),
+        };
+        r.forge = Some(grace.clone());
+        r.by = grace.by();
+        assert_eq!(Record::parse(&r.id(), &r.render()).unwrap(), r);
+        r.by = "The CTO <cto@example.com>".into();
+        let e = Record::parse(&r.id(), &r.render()).unwrap_err();
+        assert!(e.to_string().contains("names its account"), "{e}");
+        r.by = "grace <42+grace@users.noreply.github.com.evil>".into();
+        assert!(Record::parse(&r.id(), &r.render()).is_err());
     }
 
     #[test]
