@@ -23,7 +23,12 @@ pub fn cited(ws: &Workspace, evidence: &[String]) -> Vec<Cited> {
                     evidence: e.clone(),
                     path: path.to_owned(),
                 },
-                // Missing, not a regular file, or a link out of the work tree.
+                // Through a link that leads out of the work tree.
+                Err(store::Error::UnsafeLedger { .. }) => Cited::Outside {
+                    evidence: e.clone(),
+                    path: path.to_owned(),
+                },
+                // Missing, or not a regular file.
                 Ok(None) | Err(_) => cite(e, None),
             }
         })

@@ -258,7 +258,7 @@ impl Store {
 
     /// Fails when `path` exists and resolves outside the work tree (through a symlink).
     pub fn check_inside(&self, path: &Path) -> Result<()> {
-        if self.plainly_inside(path) {
+        if file::plainly_inside(&self.root, path) {
             return Ok(());
         }
         let Ok(target) = path.canonicalize() else {
@@ -272,28 +272,6 @@ impl Store {
                 target,
             })
         }
-    }
-
-    /// Whether `path` is under the root with no link or `..` on the way: then it cannot lead out,
-    /// which a few `lstat`s tell faster than resolving every ancestor.
-    fn plainly_inside(&self, path: &Path) -> bool {
-        let Ok(rel) = path.strip_prefix(&self.root) else {
-            return false;
-        };
-        let mut at = self.root.clone();
-        for c in rel.components() {
-            let std::path::Component::Normal(c) = c else {
-                return false;
-            };
-            at.push(c);
-            match fs::symlink_metadata(&at) {
-                Ok(meta) if meta.file_type().is_symlink() => return false,
-                Ok(_) => {}
-                // Nothing beyond a missing component exists to lead out.
-                Err(_) => return true,
-            }
-        }
-        true
     }
 
     /// Creates `rel` (and its parents) inside the work tree, refusing to go through a link that

@@ -31,6 +31,9 @@ enum Shape {
     DevZero,
     /// A link to a readable file outside the repository.
     Outside,
+    /// The file's directory a link to a directory outside the repository that holds a readable
+    /// file of that name (a committed `docs/etc -> /etc`); at the root, as `Outside`.
+    OutsideDir,
     Directory,
     /// A regular file of 20 MiB, past every limit.
     Huge,
@@ -40,10 +43,11 @@ enum Shape {
     Deep,
 }
 
-const SHAPES: [Shape; 7] = [
+const SHAPES: [Shape; 8] = [
     Shape::Fifo,
     Shape::DevZero,
     Shape::Outside,
+    Shape::OutsideDir,
     Shape::Directory,
     Shape::Huge,
     Shape::Binary,
@@ -92,6 +96,16 @@ fn put(repo: &Repo, slot: &str, shape: Shape, outside: &std::path::Path) {
         }
         Shape::DevZero => symlink("/dev/zero", &path).unwrap(),
         Shape::Outside => symlink(outside, &path).unwrap(),
+        Shape::OutsideDir if !slot.contains('/') => symlink(outside, &path).unwrap(),
+        Shape::OutsideDir => {
+            // Beside the outside file, a directory holding a readable file of each slot's name.
+            let away = outside.with_extension("dir");
+            fs::create_dir_all(&away).unwrap();
+            fs::copy(outside, away.join(path.file_name().unwrap())).unwrap();
+            let dir = path.parent().unwrap();
+            fs::remove_dir_all(dir).unwrap();
+            symlink(&away, dir).unwrap();
+        }
         Shape::Directory => fs::create_dir(&path).unwrap(),
         Shape::Huge => fs::write(&path, "-\n".repeat(10 << 20)).unwrap(),
         Shape::Binary => {
@@ -130,13 +144,14 @@ fn bounded(repo: &Repo, args: &[&str]) -> (Output, Duration) {
 
 #[test]
 fn no_file_a_branch_can_place_hangs_exhausts_or_crashes_a_verb() {
-    let outside = tempfile::NamedTempFile::new().unwrap();
-    fs::write(outside.path(), "SECRET-OUTSIDE-THE-REPOSITORY\n").unwrap();
+    let away = tempfile::tempdir().unwrap();
+    let outside = away.path().join("outside");
+    fs::write(&outside, "SECRET-OUTSIDE-THE-REPOSITORY\n").unwrap();
     let mut problems = Vec::new();
     for slot in SLOTS {
         for shape in SHAPES {
             let repo = repo();
-            put(&repo, slot, shape, outside.path());
+            put(&repo, slot, shape, &outside);
             for verb in VERBS {
                 let (out, took) = bounded(&repo, verb);
                 let case = format!("{slot} as {shape:?}: mneme {}", verb.join(" "));
@@ -168,6 +183,53 @@ fn no_file_a_branch_can_place_hangs_exhausts_or_crashes_a_verb() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Evidence cited through a committed link to a directory outside the repository is not read:
+/// `review show`, text and JSON, says it cannot be, and prints nothing of it.
+#[test]
+fn evidence_through_a_linked_directory_is_never_read_outside_the_repository() {
+    let repo = repo();
+    let away = tempfile::tempdir().unwrap();
+    fs::write(
+        away.path().join("passwd"),
+        "SECRET-OUTSIDE-THE-REPOSITORY
+line 2
+line 3
+",
+    )
+    .unwrap();
+    fs::create_dir_all(repo.file("docs")).unwrap();
+    symlink(away.path(), repo.file("docs/etclink")).unwrap();
+    // A link inside the repository is followed as git would show the file.
+    symlink("../src", repo.file("docs/srclink")).unwrap();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "links"]);
+    let id = repo.propose_add(
+        "pitfalls",
+        "The accounts are listed.",
+        &["--reason", "r", "--evidence", "docs/etclink/passwd:1-3"],
+    );
+    for args in [
+        vec!["review", "show", &id],
+        vec!["review", "show", &id, "--json"],
+    ] {
+        let out = repo.mneme(&args).output().unwrap();
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!printed.contains("SECRET-OUTSIDE"), "{args:?}: {printed}");
+        assert!(printed.contains("outside"), "{args:?} says why: {printed}");
+    }
+    let inside = repo.propose_add(
+        "pitfalls",
+        "The pool is in db.rs.",
+        &["--reason", "r", "--evidence", "docs/srclink/db.rs:1"],
+    );
+    let shown = repo.stdout(&["review", "show", &inside]);
+    assert!(shown.contains("fn pool() {}"), "{shown}");
 }
 
 /// The same limits hold for history: a branch that commits a huge fact file fails `verify` with
