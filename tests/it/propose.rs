@@ -541,6 +541,64 @@ fn usage_errors_exit_2() {
     .code(2);
 }
 
+/// Password-style secrets, in every syntax a team writes them, are refused by `propose` and
+/// found by `check` in a fact file; placeholders pass.
+#[test]
+fn password_style_secrets_never_become_memory() {
+    let repo = Repo::committed();
+    let before = repo.snapshot();
+    for text in [
+        "Staging uses password: hunter2hunter2 for the admin.",
+        "Run it with PASSWORD=letmein99 set.",
+        "The old box had passwd: s3cr3t!pass in its config.",
+        "Django: secret_key = 'k3y-for-sessions-9' in settings.py.",
+        "The cache is redis://:p4ssw0rdXYZ@cache:6379/0 in staging.",
+    ] {
+        let out = repo
+            .mneme(&[
+                "--json", "propose", "add", "-f", "pitfalls", text, "--reason", "r",
+            ])
+            .assert()
+            .code(1)
+            .get_output()
+            .clone();
+        assert_eq!(error_code(&out), "secret", "{text}");
+    }
+    assert_eq!(repo.snapshot(), before);
+    for text in [
+        "Set password: <your password> in .env, never in the repository.",
+        "The example config says PASSWORD=changeme; production overrides it.",
+        "The password comes from ${DB_PASSWORD} at start.",
+    ] {
+        repo.propose_add("pitfalls", text, &["--reason", "r"]);
+    }
+    // Written into a fact file by hand, `check` finds it.
+    let pitfalls = repo.read(".ledger/facts/pitfalls.md");
+    repo.write(
+        ".ledger/facts/pitfalls.md",
+        &format!("{pitfalls}- **f-pw01** The admin password: hunter2hunter2 works.\n"),
+    );
+    let check = json(
+        &repo
+            .mneme(&["check", "--json"])
+            .assert()
+            .code(1)
+            .get_output()
+            .clone(),
+    );
+    let secrets: Vec<&Value> = check["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "secret")
+        .collect();
+    assert_eq!(secrets.len(), 1, "{check:#}");
+    assert!(
+        !check.to_string().contains("hunter2hunter2"),
+        "the value is never repeated whole"
+    );
+}
+
 #[test]
 fn credentials_never_become_memory() {
     let repo = Repo::committed();

@@ -67,6 +67,9 @@ pub fn find(text: &str) -> Vec<Secret> {
     if text.contains("hooks.slack.com/services/") {
         found.push(secret("a Slack webhook", "hooks.slack.com/services/"));
     }
+    for value in assigned_passwords(text) {
+        found.push(secret("a password", value));
+    }
     for token in tokens(text) {
         if let Some(kind) = known_format(token) {
             found.push(secret(kind, token));
@@ -117,7 +120,143 @@ fn is_jwt(token: &str) -> bool {
         })
 }
 
-/// `scheme://user:password@host`.
+/// Names of a password-like value, after the keyword group of gitleaks' generic rule
+/// (`passw(or)?d`, `secret`, `credential`); token and key formats have rules of their own.
+const PASSWORD_WORDS: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "pwd",
+    "secret",
+    "credential",
+];
+
+/// Values assigned to a password-like name, shaped as gitleaks' generic rule reads them: the
+/// name (within a longer identifier, `DB_PASSWORD`, `secret_key`), at most 20 more identifier
+/// characters, an assignment (`=`, `:`, `:=`, `=>`, `?=`), then the value. A value that stands
+/// written as a literal (quoted, or `NAME=value`) counts from 6 characters; one in prose
+/// (`password: …`) from 8, and only when it is not a plain word or a reference (letters and
+/// also digits or symbols, no path, call or template). Placeholders never count.
+fn assigned_passwords(text: &str) -> Vec<&str> {
+    let lower = text.to_ascii_lowercase();
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    // The next place of each word at or after `from`: each is searched for again only once
+    // passed, so the text is read once per word however many names it holds.
+    let mut next: Vec<Option<usize>> = PASSWORD_WORDS.iter().map(|w| lower.find(w)).collect();
+    let mut from = 0;
+    loop {
+        for (k, w) in PASSWORD_WORDS.iter().enumerate() {
+            if next[k].is_some_and(|at| at < from) {
+                next[k] = lower[from..].find(w).map(|i| from + i);
+            }
+        }
+        let Some((at, k)) = next
+            .iter()
+            .enumerate()
+            .filter_map(|(k, at)| at.map(|at| (at, k)))
+            .min()
+        else {
+            break;
+        };
+        let end = at + PASSWORD_WORDS[k].len();
+        from = end;
+        if let Some(value) = assigned_at(text, bytes, PASSWORD_WORDS[k], end) {
+            found.push(value);
+        }
+    }
+    found
+}
+
+/// The value assigned after the password-like name `word` that ends at `i`, if it looks like a
+/// password.
+fn assigned_at<'t>(text: &'t str, bytes: &[u8], word: &str, mut i: usize) -> Option<&'t str> {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
+    let quote = |b: u8| matches!(b, b'"' | b'\'' | b'`');
+    let skip = |i: &mut usize, max: usize, what: &dyn Fn(u8) -> bool| {
+        let start = *i;
+        while *i < bytes.len() && *i - start < max && what(bytes[*i]) {
+            *i += 1;
+        }
+    };
+    let name_end = i;
+    skip(&mut i, 20, &ident);
+    // The name is the secret itself (`password`, `secret_key`), not something about it
+    // (`secret_type`, `credential_accessed_at`, `passwords`).
+    let suffix = text[name_end..i]
+        .trim_start_matches(['_', '-', '.'])
+        .to_ascii_lowercase();
+    if !matches!(suffix.as_str(), "" | "key" | "value") {
+        return None;
+    }
+    let password_word = suffix.is_empty() && !matches!(word, "secret" | "credential");
+    skip(&mut i, 3, &|b| matches!(b, b' ' | b'\t') || quote(b));
+    let rest = &bytes[i..];
+    let op = [&b":="[..], b"=>", b"?=", b"="]
+        .into_iter()
+        .find(|op| rest.starts_with(op))
+        .or_else(|| {
+            (rest.first() == Some(&b':') && rest.get(1) != Some(&b':')).then_some(&b":"[..])
+        })?;
+    i += op.len();
+    if bytes.get(i) == Some(&b'=') {
+        return None; // `==`: a comparison
+    }
+    let after_op = i;
+    skip(&mut i, 5, &|b| matches!(b, b' ' | b'\t' | b'=') || quote(b));
+    let opened = bytes[after_op..i]
+        .iter()
+        .rev()
+        .find(|b| quote(**b))
+        .copied();
+    let start = i;
+    let ends = |b: u8| match opened {
+        // A quoted value runs to its quote, spaces and all.
+        Some(q) => b == q || b == b'\n',
+        None => b.is_ascii_whitespace() || quote(b) || b == b';',
+    };
+    while i < bytes.len() && !ends(bytes[i]) {
+        i += 1;
+    }
+    let literal = match opened {
+        Some(q) => bytes.get(i) == Some(&q),
+        None => op == b"=" && start == after_op,
+    };
+    let mut value = text.get(start..i)?;
+    if !literal {
+        value = value.trim_end_matches(['.', ',', ')', ':', '!', '?']);
+    }
+    looks_like_password(value, literal, password_word).then_some(value)
+}
+
+/// Whether `value`, assigned to a password-like name, looks like a password: not a placeholder,
+/// a URL (connection strings have their own rule) or an identifier, and at least 6 characters
+/// written as a literal, 8 in prose. Letters with digits or symbols count; letters alone only
+/// as a literal given to a password's own name (`PASSWORD=sunshine`, `passphrase: "correct
+/// horse"`), never a snake- or kebab-case name. In prose the value
+/// is one run of letters, digits and symbols: no path, call or template.
+fn looks_like_password(value: &str, literal: bool, password_word: bool) -> bool {
+    let len = value.chars().count();
+    if len < if literal { 6 } else { 8 }
+        || len > 150
+        || is_placeholder(value)
+        || value.contains("://")
+    {
+        return false;
+    }
+    let symbol = |c: char| "=!@#%^&*+~".contains(c);
+    let letters = value.chars().any(|c| c.is_alphabetic());
+    let complex = letters && value.chars().any(|c| c.is_ascii_digit() || symbol(c));
+    if !literal {
+        return complex
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || symbol(c) || matches!(c, '_' | '.' | '-'));
+    }
+    complex || (password_word && letters && !value.contains(['_', '-', '.']))
+}
+
+/// `scheme://user:password@host`, or `scheme://:password@host` (a password and no user).
 fn has_password(token: &str) -> bool {
     let Some((_, rest)) = token.split_once("://") else {
         return false;
@@ -126,14 +265,30 @@ fn has_password(token: &str) -> bool {
     let Some((credentials, host)) = authority.rsplit_once('@') else {
         return false;
     };
-    matches!(credentials.split_once(':'), Some((user, password)) if !user.is_empty() && !password.is_empty() && !is_placeholder(password))
+    matches!(credentials.split_once(':'), Some((_, password)) if !password.is_empty() && !is_placeholder(password))
         && !host.is_empty()
 }
 
 /// A stand-in for a password, not one: `${DB_PASSWORD}`, `$DB_PASSWORD`, `%DB_PASSWORD%`,
-/// `%(password)s`, `{{password}}`, `{password}`, `<password>`, `***`, `xxxx`, or a word that
-/// names what goes there (`password`, `changeme`, …).
+/// `%(password)s`, `{{password}}`, `{password}`, `<password>` (or the start of one that goes on
+/// past a space, `<your`), an environment variable's name (`DB_PASSWORD`), `***`, `xxxx`, or a
+/// word that names what goes there (`password`, `changeme`, …).
 fn is_placeholder(password: &str) -> bool {
+    let template = password.starts_with(['<', '{', '$', '%', '[']);
+    // What describes the value rather than being it: `provide-password-here`, `your secret`.
+    let lower = password.to_ascii_lowercase();
+    let described = ["password", "passwd", "secret"]
+        .iter()
+        .any(|w| lower.contains(w))
+        && password.contains(['-', '_', ' ']);
+    let env_name = password.len() >= 3
+        && password.starts_with(|c: char| c.is_ascii_uppercase())
+        && password
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    if template || env_name || described {
+        return true;
+    }
     let name = |s: &str| {
         !s.is_empty()
             && s.chars()
@@ -145,10 +300,13 @@ fn is_placeholder(password: &str) -> bool {
             .and_then(|rest| rest.strip_suffix(close))
             .is_some_and(name)
     };
-    let masked = password.len() >= 3
+    let masked = (password.len() >= 3
         && password
             .chars()
-            .all(|c| c == '*' || c == 'x' || c == 'X' || c == '.');
+            .all(|c| c == '*' || c == 'x' || c == 'X' || c == '.'))
+        || ["xxxxxxxx", "XXXXXXXX", "********"]
+            .iter()
+            .any(|run| password.contains(run));
     let word = [
         "password",
         "passwd",
@@ -156,7 +314,14 @@ fn is_placeholder(password: &str) -> bool {
         "pwd",
         "secret",
         "changeme",
+        "changeit",
         "yourpassword",
+        "example",
+        "dummy",
+        "redacted",
+        "placeholder",
+        "none",
+        "null",
     ]
     .iter()
     .any(|w| password.eq_ignore_ascii_case(w));
@@ -248,6 +413,30 @@ mod tests {
         );
     }
 
+    /// Password-style assignments, as gitleaks' generic rule finds them, whatever the syntax.
+    #[test]
+    fn assigned_passwords_are_found() {
+        for text in [
+            "password: hunter2hunter2",
+            "PASSWORD=letmein99",
+            "PASSWORD=sunshine",
+            "export DB_PASSWORD='correct horse'",
+            "passwd: s3cr3t!pass",
+            "secret_key = 'k3y-for-sessions'",
+            "\"client_secret\": \"kj123131132\"",
+            "SECRET_KEY=\"k9#mX2!qL\"",
+            "the admin pwd := Adm1n-2024",
+            "{\"password\": \"p@ssword1\"}",
+            "mysqlPassword => 'qwerty12'",
+        ] {
+            assert_eq!(kinds(text), ["a password"], "{text}");
+        }
+        assert_eq!(
+            kinds("redis://:p4ssw0rdXYZ@cache:6379/0"),
+            ["a connection string with a password"]
+        );
+    }
+
     #[test]
     fn engineering_prose_is_not_a_secret() {
         for text in [
@@ -265,9 +454,71 @@ mod tests {
             "redis://default:{{rabbit_password}}@cache:6379 and redis://u:****@cache",
             "set DSN=postgres://app:%PGPASSWORD%@db/app on Windows",
             "postgres://user:password@localhost/db is the example in the README",
+            "password: <your password>",
+            "PASSWORD=changeme",
+            "password: ${DB_PASSWORD}",
+            "password = os.getenv(\"DB_PASSWORD\")",
+            "password: `DB_PASSWORD` comes from the environment",
+            "The secret: rotated every 90 days by the vault.",
+            "secrets.yaml: holds the keys, never committed.",
+            "if password == expected { return Ok(()) }",
+            "Passwords: at least 12 characters, checked by zxcvbn.",
+            "pwd: /home/app is the working directory",
+            "credential helpers: osxkeychain, manager-core",
+            "PASSWORD_MIN_LENGTH=12 in settings",
+            "A secret = one the vault holds.",
+            "redis://:@cache:6379/0 has no password",
+            "secret_key: {{ vault_secret }} is templated",
+            "\"secret_scanning_generic_secrets\": \"disabled\"",
+            "\"credential_accessed_at\": \"2023-05-16T19:06:43Z\"",
+            "\"password\": \"provide-password-here!\"",
+            "\"secret_type\": \"adafruit_io_key\"",
         ] {
             assert_eq!(kinds(text), Vec::<&str>::new(), "{text}");
         }
+    }
+
+    /// Every text file under `dirs` (relative to the crate), recursively.
+    fn texts(dirs: &[&str]) -> Vec<(std::path::PathBuf, String)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut stack: Vec<std::path::PathBuf> = dirs.iter().map(|d| root.join(d)).collect();
+        let mut out = Vec::new();
+        while let Some(path) = stack.pop() {
+            if path.is_dir() {
+                for entry in std::fs::read_dir(&path).unwrap() {
+                    stack.push(entry.unwrap().path());
+                }
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                out.push((path, text));
+            }
+        }
+        out
+    }
+
+    /// The false positives on real engineering text: this repository's documentation, its own
+    /// ledger and templates, and the test suite's corpora of facts and agent files.
+    #[test]
+    fn this_repository_s_own_text_holds_no_secret() {
+        let mut found = Vec::new();
+        let dirs = [
+            "README.md",
+            "AGENTS.md",
+            "docs",
+            "templates",
+            ".ledger/facts",
+            "tests/corpus",
+            "tests/it/fixtures",
+        ];
+        let files = texts(&dirs);
+        assert!(files.len() > 20, "{} files", files.len());
+        for (path, text) in files {
+            for line in text.lines() {
+                for s in find(line) {
+                    found.push(format!("{}: {s}: {line}", path.display()));
+                }
+            }
+        }
+        assert!(found.is_empty(), "{}", found.join("\n"));
     }
 
     #[test]
