@@ -148,7 +148,10 @@ fn assigned_passwords(text: &str) -> Vec<&str> {
     loop {
         for (k, w) in PASSWORD_WORDS.iter().enumerate() {
             if next[k].is_some_and(|at| at < from) {
-                next[k] = lower[from..].find(w).map(|i| from + i);
+                next[k] = lower
+                    .get(from..)
+                    .and_then(|rest| rest.find(w))
+                    .map(|i| from + i);
             }
         }
         let Some((at, k)) = next
@@ -183,7 +186,8 @@ fn assigned_at<'t>(text: &'t str, bytes: &[u8], word: &str, mut i: usize) -> Opt
     skip(&mut i, 20, &ident);
     // The name is the secret itself (`password`, `secret_key`), not something about it
     // (`secret_type`, `credential_accessed_at`, `passwords`).
-    let suffix = text[name_end..i]
+    let suffix = text
+        .get(name_end..i)?
         .trim_start_matches(['_', '-', '.'])
         .to_ascii_lowercase();
     if !matches!(suffix.as_str(), "" | "key" | "value") {
@@ -245,7 +249,7 @@ fn looks_like_password(value: &str, literal: bool, password_word: bool) -> bool 
         return false;
     }
     let symbol = |c: char| "=!@#%^&*+~".contains(c);
-    let letters = value.chars().any(|c| c.is_alphabetic());
+    let letters = value.chars().any(char::is_alphabetic);
     let complex = letters && value.chars().any(|c| c.is_ascii_digit() || symbol(c));
     if !literal {
         return complex
