@@ -887,3 +887,56 @@ fn the_comment_shows_what_approving_each_pending_proposal_would_do() {
         "{entry}"
     );
 }
+
+/// What a reader of `markdown` sees as text GitHub would link: each `@` followed by a name,
+/// outside code (where GitHub links nothing), as the page renders it.
+fn mentions(markdown: &str) -> Vec<String> {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let mut code = 0;
+    let mut text = String::new();
+    for event in Parser::new_ext(markdown, Options::all()) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => code += 1,
+            Event::End(TagEnd::CodeBlock) => code -= 1,
+            Event::Text(t) if code == 0 => text.push_str(&t),
+            Event::Html(h) | Event::InlineHtml(h) => text.push_str(&h),
+            _ => text.push(' '),
+        }
+    }
+    text.match_indices('@')
+        // Inside a word (an email address) GitHub links no one.
+        .filter(|(at, _)| !text[..*at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+        .filter_map(|(at, _)| {
+            let name: String = text[at + 1..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '/')
+                .collect();
+            (!name.is_empty()).then(|| format!("@{name}"))
+        })
+        .collect()
+}
+
+/// Text that came from a proposal (its statement, reason and agent) mentions no one in the pull
+/// request's summary, however the `@` is written.
+#[test]
+fn proposal_text_never_mentions_anyone_in_the_summary() {
+    let repo = Repo::committed();
+    let base = repo.head();
+    repo.propose(&[
+        "add",
+        "-f",
+        "pitfalls",
+        "Ask @backend-team or @org/security before changing auth; &#64;ops too.",
+        "--reason",
+        "per @alice",
+        "--agent",
+        "@bot",
+    ]);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "proposal"]);
+    let md = repo.stdout(&["diff", &format!("{base}..HEAD"), "--format", "markdown"]);
+    assert!(md.contains("backend-team"), "{md}");
+    assert_eq!(mentions(&md), Vec::<String>::new(), "{md}");
+    // The check's own test is sound: an unescaped mention is found.
+    assert_eq!(mentions("Ask @backend-team, not a@b.c."), ["@backend-team"]);
+}

@@ -828,10 +828,28 @@ pub fn by_commit_markdown(s: &Summary) -> String {
     out
 }
 
-/// Escapes the characters that would change Markdown rendering of a fact.
+/// Escapes the characters that would change Markdown rendering of a fact. Text from a branch
+/// mentions no one: an `@` that could open a mention (not inside a word, as in an email
+/// address) is followed by a zero-width space, written as an entity as bots' release notes do,
+/// which GitHub and GitLab neither link nor notify; `&` is written as `&amp;` so that no entity
+/// in the text becomes an `@`.
 pub(crate) fn md(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
+    let mut previous = ' ';
     for c in s.chars() {
+        let in_word = previous.is_alphanumeric() || previous == '_';
+        previous = c;
+        match c {
+            '@' if !in_word => {
+                out.push_str("@&#8203;");
+                continue;
+            }
+            '&' => {
+                out.push_str("&amp;");
+                continue;
+            }
+            _ => {}
+        }
         if matches!(
             c,
             '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~'
