@@ -2,6 +2,7 @@
 //! It never fails the agent's session: any problem becomes a short explanation in that shape,
 //! and the exit code is 0. Where there is no ledger, it prints nothing.
 
+use std::collections::BTreeSet;
 use std::io::{IsTerminal, Read};
 
 use clap::builder::TypedValueParser;
@@ -10,7 +11,7 @@ use mneme::model::agents::runtimes::{
     HookInput, Runtime, Step, OPENCODE_COMPACTING_EVENT, OPENCODE_TOOL_EVENT,
 };
 use mneme::ops::context::{
-    delivered, facts_about, history_holds, remember_session, repo_relative, session_context,
+    deliver_once, facts_about, history_holds, remember_session, repo_relative, session_context,
     session_holds, shown_in_history,
 };
 use mneme::ops::tasks::env_agent;
@@ -130,37 +131,36 @@ fn about(
     if files.is_empty() {
         return Ok(None);
     }
-    let name = runtime.as_str();
-    let mut given = input
-        .session_id
-        .as_deref()
-        .map(|s| delivered(ws, name, s))
-        .unwrap_or_default();
     let context = facts_about(ws, cx.ui, &files)?;
-    if runtime == Runtime::Gemini {
-        // Gemini CLI's BeforeAgent puts the session's facts back whenever the transcript's
-        // current history lacks them (a resume rebuilds it), which starts the session's set
-        // afresh: the transcript tells what the history still holds.
-        let ids: Vec<&str> = context
+    let choose = |given: &BTreeSet<String>| {
+        let mut given = given.clone();
+        if runtime == Runtime::Gemini {
+            // Gemini CLI's BeforeAgent puts the session's facts back whenever the transcript's
+            // current history lacks them (a resume rebuilds it), which starts the session's set
+            // afresh: the transcript tells what the history still holds.
+            let ids: Vec<&str> = context
+                .files
+                .iter()
+                .flat_map(|f| &f.facts)
+                .filter_map(|f| f.id.as_deref())
+                .collect();
+            given.extend(shown_in_history(input, &ids));
+        }
+        let facts: Vec<_> = context
             .files
             .iter()
             .flat_map(|f| &f.facts)
-            .filter_map(|f| f.id.as_deref())
+            .filter(|f| f.id.as_ref().is_none_or(|id| !given.contains(id)))
             .collect();
-        given.extend(shown_in_history(input, &ids));
-    }
-    let facts: Vec<_> = context
-        .files
-        .iter()
-        .flat_map(|f| &f.facts)
-        .filter(|f| f.id.as_ref().is_none_or(|id| !given.contains(id)))
-        .collect();
-    if facts.is_empty() {
-        return Ok(None);
-    }
-    let text = about_files(&files, &facts, budget);
-    if let Some(session) = input.session_id.as_deref() {
-        remember_session(ws, name, session, &shown_ids(&text), false)?;
-    }
-    Ok(Some(text))
+        if facts.is_empty() {
+            return (None, Vec::new());
+        }
+        let text = about_files(&files, &facts, budget);
+        let ids = shown_ids(&text);
+        (Some(text), ids)
+    };
+    Ok(match input.session_id.as_deref() {
+        Some(session) => deliver_once(ws, runtime.as_str(), session, choose)?,
+        None => choose(&BTreeSet::new()).0,
+    })
 }

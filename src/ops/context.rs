@@ -69,8 +69,7 @@ pub fn delivered(ws: &Workspace, runtime: &str, session: &str) -> BTreeSet<Strin
 
 /// Records that `runtime`'s session `session` got the facts `ids`: in place of what it held
 /// (`replace`: a session's start or a compaction leaves its history with exactly what was
-/// injected), or besides it. A new session's marker also clears the markers of sessions older
-/// than [`SESSION_MARKER_DAYS`], so they do not pile up.
+/// injected), or besides it.
 pub fn remember_session(
     ws: &Workspace,
     runtime: &str,
@@ -78,17 +77,55 @@ pub fn remember_session(
     ids: &[String],
     replace: bool,
 ) -> Result<()> {
-    let path = session_path(ws, runtime, session);
-    let Some(dir) = path.parent() else {
-        return Ok(());
-    };
-    let new = !path.exists();
+    let _lock = sessions_lock(ws)?;
     let mut held = if replace {
         BTreeSet::new()
     } else {
         delivered(ws, runtime, session)
     };
     held.extend(ids.iter().cloned());
+    write_session(ws, runtime, session, &held)
+}
+
+/// Gives `choose` the facts `runtime`'s session `session` holds and records the ids it returns
+/// as given too, all under one lock: the hooks of parallel tool calls run at once, and each
+/// fact must still reach the session once. `choose` decides only: the lock is held for as long
+/// as it takes.
+pub fn deliver_once<T>(
+    ws: &Workspace,
+    runtime: &str,
+    session: &str,
+    choose: impl FnOnce(&BTreeSet<String>) -> (T, Vec<String>),
+) -> Result<T> {
+    let _lock = sessions_lock(ws)?;
+    let mut held = delivered(ws, runtime, session);
+    let (out, ids) = choose(&held);
+    if !ids.is_empty() {
+        held.extend(ids);
+        write_session(ws, runtime, session, &held)?;
+    }
+    Ok(out)
+}
+
+fn sessions_lock(ws: &Workspace) -> Result<store::Lock> {
+    let dir = ws.repo.git_dir();
+    Ok(store::Store::lock_in(dir, paths::SESSIONS_LOCK)?)
+}
+
+/// Writes the record of `runtime`'s session `session`: the facts it holds. A new session's
+/// record also clears the records of sessions older than [`SESSION_MARKER_DAYS`], so they do
+/// not pile up.
+fn write_session(
+    ws: &Workspace,
+    runtime: &str,
+    session: &str,
+    held: &BTreeSet<String>,
+) -> Result<()> {
+    let path = session_path(ws, runtime, session);
+    let Some(dir) = path.parent() else {
+        return Ok(());
+    };
+    let new = !path.exists();
     let text: String = held.iter().map(|id| format!("{id}\n")).collect();
     std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
     write_atomic(&path, text.as_bytes())?;

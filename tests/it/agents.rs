@@ -940,6 +940,56 @@ fn facts_about_a_file_come_when_the_agent_touches_it_once_per_session() {
     );
 }
 
+/// Claude Code runs the hooks of parallel tool calls at the same time: twenty hooks of one
+/// session reading the same file give its fact exactly once between them, trial after trial.
+/// `MNEME_PARALLEL_TRIALS` sets the number of trials (the closing measurement used 50).
+#[test]
+fn parallel_hooks_of_one_session_give_a_fact_once() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let (repo, [db, ..]) = scoped_repo();
+    let trials: usize = std::env::var("MNEME_PARALLEL_TRIALS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(5);
+    let mut copies = Vec::new();
+    for trial in 0..trials {
+        let session = format!("parallel-{trial}");
+        let input = json!({"session_id": session, "hook_event_name": "PostToolUse",
+                           "tool_name": "Read", "tool_input": {"file_path": "src/db.rs"}})
+        .to_string();
+        // All started before any is given its input, so that they run together.
+        let children: Vec<_> = (0..20)
+            .map(|_| {
+                crate::common::mneme_std(repo.path())
+                    .args(["context", "--for", "claude", "--event", "PostToolUse"])
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let children: Vec<_> = children
+            .into_iter()
+            .map(|mut c| {
+                c.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+                c
+            })
+            .collect();
+        let given = children
+            .into_iter()
+            .map(|c| crate::common::succeeded(c.wait_with_output().unwrap()))
+            .filter(|out| String::from_utf8_lossy(&out.stdout).contains(&db))
+            .count();
+        copies.push(given);
+    }
+    assert!(
+        copies.iter().all(|&n| n == 1),
+        "copies per trial: {copies:?}"
+    );
+}
+
 /// A marked fact comes at the start whatever it cites, and without scoped delivery every fact
 /// does; setup writes the PostToolUse hook for the tools that touch one file.
 #[test]

@@ -89,6 +89,10 @@ pub fn session_marker(runtime: &str, session_hash: &str) -> String {
     format!("mneme-sessions/{runtime}-{session_hash}")
 }
 
+/// In the git directory: held while a hook reads and updates a session's record of the facts it
+/// was given, so that hooks run at once (parallel tool calls) never give one fact twice.
+pub const SESSIONS_LOCK: &str = "mneme-sessions.lock";
+
 /// Where `mneme setup` keeps a runtime's hooks, relative to the repository (`--project`) or to
 /// the home directory (`--user`): the same place in both.
 pub fn runtime_settings(runtime: &str) -> Option<&'static str> {
