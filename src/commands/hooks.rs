@@ -1,16 +1,17 @@
 use std::path::PathBuf;
 
-use mneme::model::views::HookInstalled;
-use mneme::ops::hooks::{check_commit, install};
+use mneme::ops::hooks::{check_commit, install, Installed};
 
 use crate::cli::ui::{paint, GOOD};
 use crate::cli::{Cx, ExitStatus, Result};
 
 /// Install or run mneme's git hook.
 ///
-/// `mneme hooks install` writes a `commit-msg` hook that refuses a commit which changes facts in
-/// `.ledger/facts/` unless it is a mneme review decision (changes to the text around the facts,
-/// and the safe repairs of `mneme check --fix`, pass). `git commit --no-verify` skips it.
+/// `mneme hooks install` (which `mneme init` runs) writes a `commit-msg` hook that refuses a
+/// commit which changes facts in `.ledger/facts/` unless it is a mneme review decision (changes
+/// to the text around the facts, and the safe repairs of `mneme check --fix`, pass), and one
+/// made while an interrupted approval is unfinished. A commit-msg hook that was there is kept
+/// and runs first (moved to `commit-msg.pre-mneme`). `git commit --no-verify` skips it.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  mneme hooks install\n  mneme hooks install --force   # replace an existing commit-msg hook"
@@ -25,9 +26,10 @@ enum Action {
     /// Write the commit-msg hook (in core.hooksPath or .git/hooks).
     #[command(after_help = "Examples:
   mneme hooks install
-  mneme hooks install --force   # replace a commit-msg hook mneme did not write")]
+  mneme hooks install --force   # replace a commit-msg hook mneme did not write, not chain it")]
     Install {
-        /// Replace a commit-msg hook that mneme did not write.
+        /// Replace a commit-msg hook that mneme did not write, rather than keep it and run it
+        /// first.
         #[arg(long)]
         force: bool,
     },
@@ -47,15 +49,21 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace_as_found()?;
     match &args.action {
         Action::Install { force } => {
-            let hook = install(&ws, *force)?;
+            let installed = install(&ws, *force)?;
             if cx.ui.json {
-                cx.ui.json(&HookInstalled { hook })?;
+                cx.ui.json(&installed)?;
             } else {
-                cx.ui.out(&format!(
-                    "{} {}\n",
-                    paint(GOOD, "installed"),
-                    hook.display()
-                ))?;
+                let done = match installed {
+                    Installed::Unchanged { .. } => "unchanged",
+                    Installed::Replaced { .. } => "replaced",
+                    Installed::Tracked { .. } => "not written",
+                    Installed::Written { .. } | Installed::Chained { .. } => "installed",
+                };
+                let mut out = format!("{} {}\n", paint(GOOD, done), installed.hook().display());
+                if let Some(note) = installed.note() {
+                    out.push_str(&format!("note: {note}\n"));
+                }
+                cx.ui.out(&out)?;
             }
         }
         Action::CommitMsg { message_file } => check_commit(&ws, &cx.cwd.join(message_file))?,

@@ -9,7 +9,8 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// Creates `.ledger/facts/` with the seed fact files, `.ledger/proposals/`,
 /// `.ledger/config.yaml`, a block in AGENTS.md that tells agents the protocol, and registers the
 /// fact-merging git driver (`.gitattributes` plus `merge.mneme.*` in the repository's own git
-/// config, which a clone does not carry). Safe to re-run: existing fact files and config are
+/// config, which a clone does not carry) and mneme's commit-msg hook (an existing one is kept and
+/// runs first). Safe to re-run: existing fact files and config are
 /// never overwritten; only the AGENTS.md block is refreshed. Works from any subdirectory.
 #[derive(Debug, clap::Args)]
 #[command(
@@ -57,10 +58,12 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             ));
         }
     }
+    for note in &report.notes {
+        out.push_str(&format!("note: {}\n", esc(note)));
+    }
     out.push_str(&format!(
-        "\nNext: commit {}/, {} and {}; agents read facts with `mneme context`; \
-         `mneme hooks install` adds the commit-msg hook that stops unreviewed fact edits in this \
-         clone.\n\
+        "\nNext: commit {}/, {} and {}; agents read facts with `mneme context`; the commit-msg \
+         hook stops unreviewed fact edits in this clone.\n\
          To require SSH-signed approvals, list the reviewers' keys in {} (`mneme doctor` checks \
          each clone's setup; docs/ci.md, \"Signed approvals\").\n",
         paths::LEDGER,

@@ -6,7 +6,11 @@
 //!
 //! Order of steps (see docs/review.md for why a crash at any point is recoverable):
 //! 1. checks, then the index lock; 2. blobs, tree, hooks, commit object; 3. journal;
-//! 4. branch update (the commit point); 5. work-tree files, index, proposal file; 6. journal removed.
+//! 4. work-tree files, index, proposal file; 5. branch update (the commit point);
+//! 6. journal removed.
+//!
+//! The work tree and the index hold the decision before the branch does: a plain `git commit`
+//! after a kill at any step commits the decision's files, never their old state.
 
 use std::fs;
 use std::io::{ErrorKind, Write};
@@ -70,6 +74,10 @@ pub struct Committed {
 #[derive(Debug, Serialize, Deserialize)]
 struct Journal {
     commit: String,
+    /// The commit the branch pointed at (`None`: an unborn branch, or a journal written before
+    /// the work tree came first, whose decision never landed unless the branch holds it).
+    #[serde(default)]
+    parent: Option<String>,
     branch: String,
     summary: String,
     /// `(path, blob id)`.
@@ -130,6 +138,7 @@ pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Com
     let id = write_commit(&git, &head, new_tree, message)?;
     let journal = Journal {
         commit: id.to_string(),
+        parent: head.parent.map(|p| p.to_string()),
         branch: head.branch.clone(),
         summary: summary.clone(),
         writes,
@@ -141,15 +150,15 @@ pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Com
         &serde_json::to_vec(&journal).expect("journal serializes"),
     )?;
     store::fault::abort_after("journal");
+    apply(repo, &journal, index_lock, read)?;
     // gix takes these and lets go of them within the call.
     owner.holds(repo.git_dir().join("HEAD.lock"))?;
     owner.holds(git.common_dir().join(format!("{}.lock", head.branch)))?;
-    if let Err(e) = move_branch(&git, &head, id, &summary) {
-        let _ = fs::remove_file(&journal_path);
-        return Err(e);
-    }
+    // On failure the journal stays: the files are written, and what the branch holds now
+    // (someone's commit of them, or not) is settled as after a crash, by the next verb.
+    move_branch(&git, head.parent, id, &summary)?;
     store::fault::abort_after("ref");
-    finish(repo, &journal, index_lock, read)?;
+    fs::remove_file(&journal_path).map_err(store::Error::io(&journal_path))?;
     Ok(Committed {
         commit: journal.commit,
         branch: head.branch,
@@ -312,9 +321,14 @@ fn write_commit(
     Ok(git.write_object(&commit)?.detach())
 }
 
-/// Moves the branch to `id` if it still points at the parent: the commit point.
-fn move_branch(git: &gix::Repository, head: &Head, id: ObjectId, summary: &str) -> Result<()> {
-    let expected = match head.parent {
+/// Moves the branch HEAD names to `id` if it still points at `parent`: the commit point.
+fn move_branch(
+    git: &gix::Repository,
+    parent: Option<ObjectId>,
+    id: ObjectId,
+    summary: &str,
+) -> Result<()> {
+    let expected = match parent {
         Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
         None => PreviousValue::MustNotExist,
     };
@@ -379,46 +393,78 @@ fn finish_journal(repo: &Repo) -> Result<Option<String>> {
         .and_then(|mut r| r.peel_to_id().ok())
         .map(gix::Id::detach);
     let decision = ObjectId::from_hex(journal.commit.as_bytes()).ok();
+    let parent = journal
+        .parent
+        .as_deref()
+        .and_then(|p| ObjectId::from_hex(p.as_bytes()).ok());
+    let descends = |from: ObjectId, tip: ObjectId| {
+        git.find_commit(from).is_ok()
+            && git
+                .merge_base(from, tip)
+                .ok()
+                .flatten()
+                .map(gix::Id::detach)
+                == Some(from)
+    };
+    let on_branch = current_branch(git).is_ok_and(|(branch, _)| branch == journal.branch);
     let landed = match (tip, decision) {
         (Some(tip), Some(decision)) if tip == decision => Landed::Tip,
-        (Some(tip), Some(decision))
-            if git.find_commit(decision).is_ok()
-                && git
-                    .merge_base(decision, tip)
-                    .ok()
-                    .flatten()
-                    .map(gix::Id::detach)
-                    == Some(decision) =>
+        (Some(tip), Some(decision)) if descends(decision, tip) => Landed::Below(tip),
+        (tip, Some(decision))
+            if tip == parent && on_branch && git.find_commit(decision).is_ok() =>
         {
-            Landed::Below(tip)
+            Landed::Pending(decision)
         }
+        (Some(tip), _) if parent.is_some_and(|p| descends(p, tip)) => Landed::Below(tip),
         _ => Landed::No,
     };
-    if landed == Landed::No {
-        remove_journal()?;
-        return Ok(Some(format!(
-            "an earlier run was interrupted before committing \"{}\"; nothing had changed",
-            journal.summary
-        )));
-    }
-    // Commits made on top since (the user's `git commit`) read an index without the decision:
-    // the ledger files they hold say whether they kept it.
-    let kept = match landed {
-        Landed::Below(tip) => holds_writes(git, tip, &journal)?,
-        _ => true,
+    let summary = &journal.summary;
+    let lock = || -> Result<_> {
+        let lock = lock_index(git)?;
+        let read = read_index(git)?;
+        Ok((lock, read))
     };
-    let lock = lock_index(git)?;
-    let read = read_index(git)?;
-    finish(repo, &journal, lock, read)?;
-    Ok(Some(if kept {
-        format!("finished the interrupted commit \"{}\"", journal.summary)
-    } else {
-        format!(
-            "finished the interrupted commit \"{}\", which a later commit made from an index without it left out: the work tree and the index hold its ledger files again; commit them (`git commit -m \"Restore the approval\" -- {}`)",
-            journal.summary,
-            paths::LEDGER
-        )
-    }))
+    let note = match landed {
+        Landed::No => {
+            remove_journal()?;
+            return Ok(Some(format!(
+                "an earlier run was interrupted before committing \"{summary}\", and the branch has moved elsewhere since; the proposal is still pending"
+            )));
+        }
+        Landed::Tip => {
+            remove_deleted(repo, &journal)?;
+            remove_journal()?;
+            format!("finished the interrupted commit \"{summary}\"")
+        }
+        // Ended before the commit point: the files are written again (each step is idempotent)
+        // and the branch moved, as the run would have.
+        Landed::Pending(decision) => {
+            let (lock, read) = lock()?;
+            apply(repo, &journal, lock, read)?;
+            move_branch(git, parent, decision, summary)?;
+            remove_journal()?;
+            format!("finished the interrupted commit \"{summary}\"")
+        }
+        // Commits made on top since (the user's `git commit`): the ledger files they hold say
+        // whether they kept the decision.
+        Landed::Below(tip) if holds_writes(git, tip, &journal)? => {
+            remove_deleted(repo, &journal)?;
+            remove_journal()?;
+            format!(
+                "finished the interrupted commit \"{summary}\" (a later commit holds its ledger files)"
+            )
+        }
+        Landed::Below(_) => {
+            let (lock, read) = lock()?;
+            apply(repo, &journal, lock, read)?;
+            remove_journal()?;
+            format!(
+                "finished the interrupted commit \"{summary}\", which a later commit made from an index without it left out: the work tree and the index hold its ledger files again; commit them (`git commit -m \"Restore the approval\" -- {}`)",
+                paths::LEDGER
+            )
+        }
+    };
+    Ok(Some(note))
 }
 
 /// Where an interrupted decision's commit is.
@@ -426,9 +472,12 @@ fn finish_journal(repo: &Repo) -> Result<Option<String>> {
 enum Landed {
     /// The branch points at it.
     Tip,
-    /// Below the branch's tip: commits were made on top of it.
+    /// Not on the branch, which still points at its parent: the run ended before the commit
+    /// point.
+    Pending(ObjectId),
+    /// Below the branch's tip, or beside it on the branch's line: commits were made since.
     Below(ObjectId),
-    /// Not on the branch: the run ended before the commit point.
+    /// The branch went elsewhere.
     No,
 }
 
@@ -449,9 +498,9 @@ fn holds_writes(git: &gix::Repository, commit: ObjectId, journal: &Journal) -> R
     Ok(true)
 }
 
-/// Steps after the commit point, each idempotent: work-tree files, index entries, proposal
-/// files, journal.
-fn finish(
+/// The steps before the commit point, each idempotent: work-tree files, index entries, proposal
+/// files.
+fn apply(
     repo: &Repo,
     journal: &Journal,
     lock: gix::lock::File,
@@ -526,6 +575,11 @@ fn finish(
     });
     write_index(git, &read, lock)?;
     store::fault::abort_after("index");
+    remove_deleted(repo, journal)
+}
+
+/// Deletes the files the decision deletes (its proposal's) from the work tree, if still there.
+fn remove_deleted(repo: &Repo, journal: &Journal) -> Result<()> {
     for d in &journal.deletes {
         let path = repo.root().join(d);
         match fs::remove_file(&path) {
@@ -535,8 +589,6 @@ fn finish(
             _ => {}
         }
     }
-    let journal_path = repo.git_dir().join(paths::JOURNAL);
-    fs::remove_file(&journal_path).map_err(store::Error::io(&journal_path))?;
     Ok(())
 }
 

@@ -36,6 +36,14 @@ impl Refusal {
         }
     }
 
+    fn invalid(why: &serde_json::Error, id: Value) -> Refusal {
+        Refusal {
+            code: -32600,
+            message: format!("invalid request: {why}"),
+            id,
+        }
+    }
+
     fn parse_error(why: String) -> Refusal {
         Refusal {
             code: -32700,
@@ -129,17 +137,19 @@ pub fn judge(line: &[u8]) -> Result<bool, Refusal> {
     let Err(why) = serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) else {
         return Ok(true);
     };
-    let id = value
-        .get("id")
-        .filter(|id| id.is_string() || id.is_number());
-    if id.is_none() && value.get("method").is_some() {
-        return Ok(false);
-    }
-    Err(Refusal {
-        code: -32600,
-        message: format!("invalid request: {why}"),
-        id: id.cloned().unwrap_or(Value::Null),
-    })
+    // Only a message with no id at all is a notification; an id of the wrong type (an object,
+    // an array, a boolean) makes an invalid request, answered with the id `null`.
+    let Some(id) = value.get("id") else {
+        if value.get("method").is_some() {
+            return Ok(false);
+        }
+        return Err(Refusal::invalid(&why, Value::Null));
+    };
+    let usable = id.is_string() || id.is_number();
+    Err(Refusal::invalid(
+        &why,
+        if usable { id.clone() } else { Value::Null },
+    ))
 }
 
 /// Reads `input`, sends each line rmcp reads on to `rmcp` and each refusal to `refused`, until
@@ -291,6 +301,12 @@ mod tests {
         assert_eq!(code("[".repeat(100_000).as_bytes()), -32700);
         let wrong = judge(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"x"}"#);
         assert_eq!(wrong.map_err(|r| (r.code, r.id)), Err((-32600, json!(7))));
+        // An id of the wrong type: an invalid request, answered with the id `null`.
+        for id in [r#"{"a":1}"#, "[1]", "true", "null"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            let refused = judge(line.as_bytes()).map_err(|r| (r.code, r.id));
+            assert_eq!(refused, Err((-32600, Value::Null)), "{line}");
+        }
         // A notification gets no answer, whatever it holds.
         assert_eq!(
             judge(br#"{"jsonrpc":"2.0","method":"$/cancel","params":1}"#),

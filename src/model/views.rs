@@ -818,12 +818,6 @@ impl<'a> DepTree<'a> {
     }
 }
 
-/// `mneme hooks install --json`.
-#[derive(Debug, Serialize)]
-pub struct HookInstalled {
-    pub hook: std::path::PathBuf,
-}
-
 /// A task as `show` gives it: the task file's fields, and the facts whose evidence cites it.
 #[derive(Debug, Clone, Serialize)]
 pub struct TaskView {

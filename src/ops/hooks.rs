@@ -16,24 +16,91 @@ use crate::store::{self, write_atomic};
 /// What the hook file runs; its presence marks a hook mneme wrote.
 const MARKER: &str = "mneme hooks commit-msg";
 
-/// Writes the hook; an existing hook mneme did not write is replaced only with `force`.
-pub fn install(ws: &Workspace, force: bool) -> Result<PathBuf> {
-    let dir = hooks_dir(&ws.repo);
-    let path = dir.join("commit-msg");
-    if let Ok(existing) = store::file::read_local_text(&path) {
-        if !existing.contains(MARKER) && !force {
-            return Err(Error::ForeignHook { path });
+/// What installing the hook did.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Installed {
+    /// Written where there was none, or mneme's older one.
+    Written { hook: PathBuf },
+    /// mneme's current hook was already there.
+    Unchanged { hook: PathBuf },
+    /// Another hook was there: it was moved to `chained`, which mneme's runs first.
+    Chained { hook: PathBuf, chained: PathBuf },
+    /// Replaced another hook (`force`).
+    Replaced { hook: PathBuf },
+    /// `core.hooksPath` is inside the work tree, so its hooks are the project's own files:
+    /// nothing is written there; the project adds `mneme hooks commit-msg "$1"` itself.
+    Tracked { hook: PathBuf },
+}
+
+impl Installed {
+    /// What a person must know of it, when anything: where the earlier hook went, or what to
+    /// add to the project's own.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Installed::Chained { chained, .. } => Some(format!(
+                "the commit-msg hook that was there runs first, from {}",
+                chained.display()
+            )),
+            Installed::Tracked { hook } => Some(format!(
+                "core.hooksPath is inside the repository, so its hooks are the project's files: add `mneme hooks commit-msg \"$1\"` to {}",
+                hook.display()
+            )),
+            _ => None,
         }
     }
+
+    pub fn hook(&self) -> &Path {
+        match self {
+            Installed::Written { hook }
+            | Installed::Unchanged { hook }
+            | Installed::Chained { hook, .. }
+            | Installed::Replaced { hook }
+            | Installed::Tracked { hook } => hook,
+        }
+    }
+}
+
+/// Installs mneme's commit-msg hook. An existing hook mneme did not write is kept and run first
+/// (moved to [`paths::CHAINED_HOOK`]), or with `force` replaced. Where `core.hooksPath` is inside the work
+/// tree, its files are the project's: nothing is written.
+pub fn install(ws: &Workspace, force: bool) -> Result<Installed> {
+    let dir = hooks_dir(&ws.repo);
+    let hook = dir.join("commit-msg");
+    let in_work_tree =
+        dir.starts_with(ws.repo.root()) && !dir.starts_with(ws.repo.gix().common_dir());
+    if in_work_tree {
+        return Ok(Installed::Tracked { hook });
+    }
+    let existing = store::file::read_local_text(&hook).ok();
+    let installed = match existing.as_deref() {
+        Some(text) if text == templates::COMMIT_MSG_HOOK => {
+            return Ok(Installed::Unchanged { hook })
+        }
+        None => Installed::Written { hook: hook.clone() },
+        Some(text) if text.contains(MARKER) => Installed::Written { hook: hook.clone() },
+        Some(_) if force => Installed::Replaced { hook: hook.clone() },
+        Some(_) => {
+            let chained = dir.join(paths::CHAINED_HOOK);
+            if chained.exists() {
+                return Err(Error::ForeignHook { path: hook });
+            }
+            std::fs::rename(&hook, &chained).map_err(store::Error::io(&hook))?;
+            Installed::Chained {
+                hook: hook.clone(),
+                chained,
+            }
+        }
+    };
     std::fs::create_dir_all(&dir).map_err(store::Error::io(&dir))?;
-    write_atomic(&path, templates::COMMIT_MSG_HOOK.as_bytes())?;
+    write_atomic(&hook, templates::COMMIT_MSG_HOOK.as_bytes())?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-            .map_err(store::Error::io(&path))?;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))
+            .map_err(store::Error::io(&hook))?;
     }
-    Ok(path)
+    Ok(installed)
 }
 
 /// Refuses a commit whose staged changes alter facts unless its message is a mneme decision.
@@ -42,12 +109,10 @@ pub fn install(ws: &Workspace, force: bool) -> Result<PathBuf> {
 /// what the records approved (a merge, a squash, a cherry-pick of decisions), and no record
 /// goes (a revert of a decision).
 pub fn check_commit(ws: &Workspace, message_file: &Path) -> Result<()> {
-    // An approval killed after its commit point: git read the index without it, so this
-    // commit would revert it. It is finished now, and this commit stopped.
+    // An interrupted approval: this commit, read from an index without it, would leave it out.
+    // It is not finished here: git holds the index's lock while its hook runs.
     if commit::interrupted(&ws.repo) {
-        if let Some(note) = commit::recover(&ws.repo)? {
-            return Err(Error::ApprovalFinished { note });
-        }
+        return Err(Error::ApprovalUnfinished);
     }
     if ws.store.load_config()?.decision_records {
         return check_state_staged(ws);

@@ -8,7 +8,7 @@ use crate::git::config::{set_local_config, MERGE_DRIVER};
 use crate::model::agents::{agents_md, templates};
 use crate::model::base::config::with_agents_file;
 use crate::model::base::paths;
-use crate::ops::{Error, Result, Workspace};
+use crate::ops::{hooks, Error, Result, Workspace};
 use crate::store::{create_new, write_atomic, Kind};
 
 /// What `init` did to each file (the `--json` shape, docs/json.md).
@@ -20,6 +20,8 @@ pub struct Report {
     pub created: Vec<String>,
     pub updated: Vec<String>,
     pub unchanged: Vec<String>,
+    /// What a person must know of what was done (an existing hook chained, one not written).
+    pub notes: Vec<String>,
 }
 
 /// What happened to one file.
@@ -98,6 +100,17 @@ pub fn init(ws: &Workspace, github_ci: bool, agents_file: Option<&str>) -> Resul
         Outcome::Unchanged
     };
     report.record("git config merge.mneme.driver", outcome);
+    // The hook that stops a commit from undoing an interrupted approval, or from changing facts
+    // outside review, in this clone.
+    let hook = hooks::install(ws, false)?;
+    let outcome = match hook {
+        hooks::Installed::Unchanged { .. } | hooks::Installed::Tracked { .. } => Outcome::Unchanged,
+        hooks::Installed::Written { .. }
+        | hooks::Installed::Chained { .. }
+        | hooks::Installed::Replaced { .. } => Outcome::Updated,
+    };
+    report.record("git hook commit-msg", outcome);
+    report.notes.extend(hook.note());
     if github_ci {
         let workflows = Path::new(paths::GITHUB_WORKFLOW)
             .parent()

@@ -83,7 +83,7 @@ pub enum Error {
     AgentsBlock { path: PathBuf, message: String },
     #[error("--agents-file {file:?}: {why}")]
     AgentsFile { file: String, why: &'static str },
-    #[error("{} exists and was not written by mneme", path.display())]
+    #[error("{} exists and was not written by mneme, and an earlier hook already holds {}", path.display(), crate::model::base::paths::CHAINED_HOOK)]
     ForeignHook { path: PathBuf },
     #[error("{} cannot be edited: {why}", path.display())]
     Settings {
@@ -91,8 +91,8 @@ pub enum Error {
         #[source]
         why: SettingsError,
     },
-    #[error("{note}; git had read the index before that, so this commit would have left the approval out")]
-    ApprovalFinished { note: String },
+    #[error("an approval was interrupted and is not finished; this commit, made from git's index before it, would leave it out")]
+    ApprovalUnfinished,
     #[error("this commit changes facts directly ({})", facts.join(", "))]
     DirectFactEdit { facts: Vec<String> },
     #[error("this commit leaves facts that are not what the decision records approved:\n  {}", problems.join("\n  "))]

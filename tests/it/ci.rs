@@ -10,7 +10,7 @@ use crate::common::Repo;
 
 pub(crate) fn workflow() -> (Repo, String, Value) {
     let repo = Repo::bare_init();
-    repo.mneme(&["init", "--ci", "github"]).assert().success();
+    repo.init(&["--ci", "github"]);
     let text = repo.read(".github/workflows/mneme.yml");
     let parsed: Value = serde_saphyr::from_str(&text).unwrap();
     (repo, text, parsed)
@@ -130,7 +130,7 @@ fn the_workflow_runs_on_the_repositorys_branch() {
     assert_eq!(parsed["on"]["push"]["branches"][0], "main");
     let repo = Repo::bare_init();
     repo.git(&["checkout", "-q", "-b", "master"]);
-    repo.mneme(&["init", "--ci", "github"]).assert().success();
+    repo.init(&["--ci", "github"]);
     let parsed: Value = serde_saphyr::from_str(&repo.read(".github/workflows/mneme.yml")).unwrap();
     assert_eq!(parsed["on"]["push"]["branches"][0], "master");
 }

@@ -27,11 +27,22 @@ impl Repo {
         repo
     }
 
-    /// `git init` and `mneme init`.
+    /// `git init` and `mneme init`, less the commit-msg hook `init` installs: the repository
+    /// stands for any clone or branch, where a commit the hook would refuse can still be made
+    /// (the tests of the hook install it again).
     pub fn new() -> Repo {
         let repo = Repo::bare_init();
-        repo.mneme(&["init"]).assert().success();
+        repo.init(&[]);
         repo
+    }
+
+    /// `mneme init ARGS`, less the commit-msg hook it installs (see [`Repo::new`]).
+    pub fn init(&self, args: &[&str]) {
+        self.mneme(&[&["init"], args].concat()).assert().success();
+        let hook = self.file(".git/hooks/commit-msg");
+        if hook.exists() {
+            fs::remove_file(hook).unwrap();
+        }
     }
 
     pub fn path(&self) -> &Path {

@@ -26,6 +26,69 @@ fn init_creates_the_ledger_and_the_agents_block() {
     assert!(agents.trim_end().ends_with("<!-- mneme:end -->"));
 }
 
+/// `init` installs mneme's commit-msg hook, keeping a hook that was there and running it first,
+/// and says so; right after the README's set-up, `doctor` finds nothing to fix. Where
+/// `core.hooksPath` is inside the repository, its files are the project's: nothing is written,
+/// and `init` says what to add.
+#[test]
+fn init_installs_the_commit_msg_hook_chaining_one_that_was_there() {
+    let repo = Repo::bare_init();
+    repo.write("README.md", "# project\n");
+    let legacy = repo.file(".git/hooks/commit-msg");
+    std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
+    std::fs::write(
+        &legacy,
+        "#!/bin/sh\necho legacy ran >> \"$(git rev-parse --git-dir)/legacy.log\"\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&legacy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = repo.stdout(&["init"]);
+    assert!(out.contains("git hook commit-msg"), "{out}");
+    assert!(
+        out.contains("note: the commit-msg hook that was there runs first"),
+        "{out}"
+    );
+    assert!(repo.file(".git/hooks/commit-msg.pre-mneme").exists());
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "set up"]);
+    assert_eq!(repo.read(".git/legacy.log"), "legacy ran\n");
+    repo.mneme(&["doctor"]).assert().success();
+    // mneme's hook refuses a hand edit of a fact, after the chained hook ran.
+    repo.approve_new("pitfalls", "Guarded.");
+    let pitfalls = repo.read(".ledger/facts/pitfalls.md");
+    repo.write(
+        ".ledger/facts/pitfalls.md",
+        &pitfalls.replace("Guarded.", "Edited."),
+    );
+    assert!(!repo
+        .git_output(&["commit", "-qam", "edit"])
+        .status
+        .success());
+    // A second init changes nothing.
+    let again = repo.json(&["init", "--json"]);
+    assert!(
+        again["unchanged"]
+            .to_string()
+            .contains("git hook commit-msg"),
+        "{again:#}"
+    );
+
+    let tracked = Repo::bare_init();
+    tracked.git(&["config", "core.hooksPath", ".githooks"]);
+    let v = tracked.json(&["init", "--json"]);
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("core.hooksPath is inside the repository"),
+        "{v:#}"
+    );
+    assert!(!tracked.file(".githooks").exists());
+}
+
 #[test]
 fn rerunning_init_keeps_facts_and_only_refreshes_the_block() {
     let repo = Repo::new();
@@ -45,7 +108,11 @@ fn rerunning_init_keeps_facts_and_only_refreshes_the_block() {
         .get_output()
         .clone();
     let report = crate::common::json(&out);
-    assert_eq!(report["updated"], serde_json::json!(["AGENTS.md"]));
+    // `Repo::new` took the hook away; init puts it back.
+    assert_eq!(
+        report["updated"],
+        serde_json::json!(["AGENTS.md", "git hook commit-msg"])
+    );
     assert_eq!(report["created"], serde_json::json!([]));
 
     assert!(repo

@@ -277,6 +277,10 @@ fn every_line_gets_an_answer_and_the_server_goes_on() {
             [b"\"".as_slice(), &vec![b'a'; 9 << 20], b"\""].concat(),
             br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"x"}"#.to_vec(),
             br#"{"jsonrpc":"2.0","method":"$/unknown"}"#.to_vec(),
+            // Ids of the wrong type: invalid requests, answered with the id `null`.
+            br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#.to_vec(),
             br#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#.to_vec(),
         ];
         for line in &mut lines {
@@ -304,6 +308,9 @@ fn every_line_gets_an_answer_and_the_server_goes_on() {
             (Value::Null, json!(-32700)),
             (Value::Null, json!(-32600)),
             (json!(7), json!(-32600)),
+            (Value::Null, json!(-32600)),
+            (Value::Null, json!(-32600)),
+            (Value::Null, json!(-32600)),
             (json!(8), Value::Null),
         ],
         "{answers:#?}"
@@ -311,5 +318,5 @@ fn every_line_gets_an_answer_and_the_server_goes_on() {
     for a in &answers {
         assert!(a.as_object().unwrap().contains_key("id"), "{a}");
     }
-    assert!(answers[6]["result"]["tools"].is_array());
+    assert!(answers[9]["result"]["tools"].is_array());
 }

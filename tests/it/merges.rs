@@ -281,7 +281,7 @@ fn the_merge_driver_names_the_fact_file_and_doctor_shows_it() {
     assert!(doctor(&repo)["problems"]
         .to_string()
         .contains("not the current"));
-    repo.mneme(&["init"]).assert().success();
+    repo.init(&[]);
     assert!(!doctor(&repo)["problems"]
         .to_string()
         .contains("merges fact files"));
@@ -544,7 +544,7 @@ fn every_way_a_pull_request_lands_passes_verify_unless_a_fact_is_lost() {
     for signed in [false, true] {
         for l in landings() {
             let repo = Repo::committed();
-            repo.mneme(&["init", "--ci", "github"]).assert().success();
+            repo.init(&["--ci", "github"]);
             let mut forge: Vec<String> = Vec::new();
             if signed {
                 let Some((grace, grace_pub)) = crate::signing::keygen(&repo, "grace") else {

@@ -347,8 +347,16 @@ fn the_commit_msg_hook_refuses_direct_fact_edits() {
         &arch.replace("# Architecture", "# Architecture decisions"),
     );
     repo.git(&["commit", "-q", "-am", "retitle"]);
-    // An existing foreign hook is not replaced without --force.
-    std::fs::write(repo.file(".git/hooks/commit-msg"), "#!/bin/sh\nexit 0\n").unwrap();
+    // An existing foreign hook is kept and runs first; a second one, when the first already
+    // holds that place, is refused unless replaced with --force.
+    let foreign = "#!/bin/sh\nexit 0\n";
+    std::fs::write(repo.file(".git/hooks/commit-msg"), foreign).unwrap();
+    repo.mneme(&["hooks", "install"])
+        .assert()
+        .success()
+        .stdout(contains("runs first"));
+    assert_eq!(repo.read(".git/hooks/commit-msg.pre-mneme"), foreign);
+    std::fs::write(repo.file(".git/hooks/commit-msg"), foreign).unwrap();
     repo.mneme(&["hooks", "install"])
         .assert()
         .code(1)
@@ -356,6 +364,9 @@ fn the_commit_msg_hook_refuses_direct_fact_edits() {
     repo.mneme(&["hooks", "install", "--force"])
         .assert()
         .success();
+    assert!(repo
+        .read(".git/hooks/commit-msg")
+        .contains("mneme hooks commit-msg"));
 }
 
 #[test]

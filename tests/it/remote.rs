@@ -123,7 +123,7 @@ pub fn clone(url: &str) -> Repo {
     repo.git(&["clone", "-q", url, "."]);
     repo.git(&["config", "user.name", "Test Human"]);
     repo.git(&["config", "user.email", "human@example.com"]);
-    repo.mneme(&["init"]).assert().success();
+    repo.init(&[]);
     repo
 }
 

@@ -503,145 +503,156 @@ fn commits_are_signed_when_git_is_configured_to_sign() {
     repo.git(&["verify-commit", "HEAD"]);
 }
 
+/// The points an approval can be killed at (`MNEME_FAULT`): after its journal, after the work
+/// tree and the index hold the decision, after the branch moved.
+const KILL_POINTS: [&str; 3] = ["journal", "index", "ref"];
+
 #[test]
-fn an_interrupted_approval_is_finished_or_explained() {
+fn an_interrupted_approval_is_finished_by_the_next_verb() {
     let repo = Repo::committed();
     repo.write("staged.txt", "staged\n");
     repo.git(&["add", "staged.txt"]);
-
-    // Killed before the commit point: nothing changed, the proposal stays pending.
-    let id = repo.propose_add("pitfalls", "Crashes are survivable.", &["--reason", "r"]);
-    let head = repo.head();
-    repo.mneme(&["review", "approve", &id])
-        .env("MNEME_FAULT", "journal")
-        .assert()
-        .failure();
-    assert_eq!(repo.head(), head);
-    // The killed run's lock is taken back: nobody removes it by hand.
-    repo.mneme(&["review", "list"])
-        .assert()
-        .success()
-        .stderr(contains("nothing had changed"))
-        .stderr(contains("removed"))
-        .stderr(contains("index.lock"))
-        .stdout(contains(&id));
-    assert!(!repo.file(".git/mneme-decision.json").exists());
-    assert!(!repo.file(".git/index.lock").exists());
-    assert!(!repo.file(".git/mneme-commit.owner").exists());
-
-    // Killed after the branch moved: the next run finishes the index, files and proposal.
-    repo.mneme(&["review", "approve", &id])
-        .env("MNEME_FAULT", "ref")
-        .assert()
-        .failure();
-    assert_ne!(repo.head(), head);
-    assert!(
-        repo.file(".git/index.lock").exists(),
-        "a kill leaves git's lock behind"
-    );
-    repo.mneme(&["review", "list"])
-        .assert()
-        .success()
-        .stderr(contains("finished the interrupted commit"))
-        .stdout(contains("No pending proposals"));
-    assert!(repo
-        .read(".ledger/facts/pitfalls.md")
-        .contains("Crashes are survivable."));
-    assert_eq!(repo.git(&["status", "--porcelain", "--", ".ledger"]), "");
-    assert_eq!(
-        repo.git(&["diff", "--cached", "--name-only"]),
-        "staged.txt\n"
-    );
-
-    // Killed after the index was written: the proposal file is removed on the next run.
-    let id2 = repo.propose_add(
-        "pitfalls",
-        "Journals make steps idempotent.",
-        &["--reason", "r"],
-    );
-    repo.mneme(&["review", "approve", &id2])
-        .env("MNEME_FAULT", "index")
-        .assert()
-        .failure();
-    repo.mneme(&["review", "list"])
-        .assert()
-        .success()
-        .stderr(contains("finished"))
-        .stdout(contains("No pending proposals"));
-    assert!(repo.proposals().is_empty());
-    repo.git(&["fsck", "--strict"]);
-}
-
-/// Killed after its commit point, an approval is not yet in the index; the user's next `git
-/// commit` reads that index. With mneme's commit-msg hook the commit is stopped once the
-/// approval is finished, and goes through when run again; without it, the next mneme verb puts
-/// back what the commit left out and says to commit it. Either way the approval is kept.
-#[test]
-fn the_users_next_commit_never_reverts_an_interrupted_approval() {
-    for hook in [true, false] {
-        let repo = Repo::committed();
-        if hook {
-            repo.mneme(&["hooks", "install"]).assert().success();
-        }
-        let id = repo.propose_add("pitfalls", "Kills are survivable.", &["--reason", "r"]);
+    for (n, step) in KILL_POINTS.into_iter().enumerate() {
+        let text = format!("Crash {n} is survivable.");
+        let id = repo.propose_add("pitfalls", &text, &["--reason", "r"]);
+        let head = repo.head();
         repo.mneme(&["review", "approve", &id])
-            .env("MNEME_FAULT", "ref")
+            .env("MNEME_FAULT", step)
             .assert()
             .failure();
-        let decision = repo.head();
-        // What git leaves a killed run: its lock, which the user removes to commit at all.
-        std::fs::remove_file(repo.file(".git/index.lock")).unwrap();
-        repo.write("notes.txt", "mine\n");
-        repo.git(&["add", "notes.txt"]);
-        let commit = repo.git_output(&["commit", "-qm", "my work"]);
-        if hook {
-            assert!(!commit.status.success());
-            let stderr = String::from_utf8_lossy(&commit.stderr);
-            assert!(
-                stderr.contains("run the same `git commit` again"),
-                "{stderr}"
-            );
-            assert_eq!(repo.head(), decision, "the stopped commit made nothing");
-            repo.git(&["commit", "-qm", "my work"]);
-        } else {
-            assert!(commit.status.success());
-            repo.mneme(&["review", "list"])
-                .assert()
-                .success()
-                .stderr(contains("left out"))
-                .stderr(contains("commit them"));
-            repo.git(&["commit", "-qm", "Restore the approval", "--", ".ledger"]);
-        }
-        let case = format!("hook: {hook}");
-        assert!(
-            repo.read(".ledger/facts/pitfalls.md")
-                .contains("Kills are survivable."),
+        // The killed run's lock is taken back and its decision finished: nobody does either by
+        // hand.
+        repo.mneme(&["review", "list"])
+            .assert()
+            .success()
+            .stderr(contains("finished the interrupted commit"))
+            .stdout(predicates::prelude::PredicateBooleanExt::not(contains(
+                id.as_str(),
+            )));
+        let case = format!("killed after {step}");
+        assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), head, "{case}");
+        assert_eq!(
+            repo.trailer("HEAD", "Mneme-Decision"),
+            ["approve"],
             "{case}"
         );
-        let at_head = repo.git(&["show", "HEAD:.ledger/facts/pitfalls.md"]);
-        assert!(at_head.contains("Kills are survivable."), "{case}");
-        assert!(repo.proposals().is_empty(), "{case}");
-        assert_eq!(repo.git(&["status", "--porcelain"]), "", "{case}");
-        repo.mneme(&["check"]).assert().success();
-        repo.git(&["fsck", "--strict"]);
+        assert!(
+            repo.read(".ledger/facts/pitfalls.md").contains(&text),
+            "{case}"
+        );
+        assert_eq!(
+            repo.git(&["status", "--porcelain", "--", ".ledger"]),
+            "",
+            "{case}"
+        );
+        assert_eq!(
+            repo.git(&["diff", "--cached", "--name-only"]),
+            "staged.txt\n",
+            "{case}"
+        );
         for left in [
-            ".git/index.lock",
-            ".git/HEAD.lock",
-            ".git/mneme-commit.owner",
             ".git/mneme-decision.json",
+            ".git/index.lock",
+            ".git/mneme-commit.owner",
         ] {
             assert!(!repo.file(left).exists(), "{case}: {left}");
         }
     }
+    repo.git(&["fsck", "--strict"]);
 }
 
-/// `kill -9` at any moment of an approval, then what a user does next: `git commit`, any mneme
-/// verb, `git status`, `git fsck`. Nothing is lost or reverted, and no lock or temporary file
-/// is left for anyone to remove.
+/// Killed at any step, an approval is never undone by the user's next plain `git commit -am`
+/// (after removing the lock the kill left, as git says to), hook or no hook: the work tree and
+/// the index hold the decision before the branch does, so from the moment the decision is
+/// committed, any commit holds it. A kill before the work tree was written leaves the decision
+/// to the next mneme verb, which finishes it and says what to commit.
+#[test]
+fn the_users_next_commit_never_reverts_an_interrupted_approval() {
+    for hook in [true, false] {
+        for step in KILL_POINTS {
+            let repo = Repo::committed();
+            if hook {
+                repo.mneme(&["hooks", "install"]).assert().success();
+            }
+            let case = format!("hook: {hook}, killed after {step}");
+            let id = repo.propose_add("pitfalls", "Kills are survivable.", &["--reason", "r"]);
+            repo.mneme(&["review", "approve", &id])
+                .env("MNEME_FAULT", step)
+                .assert()
+                .failure();
+            // What git leaves a killed run: its lock, which the user removes to commit at all.
+            let _ = std::fs::remove_file(repo.file(".git/index.lock"));
+            repo.write("README.md", "mine\n");
+            let commit = repo.git_output(&["commit", "-qam", "my work"]);
+            if hook {
+                // The hook stopped this commit, made from an index without the decision; any
+                // mneme verb finishes it, and the same commit goes through on top of it.
+                assert!(!commit.status.success(), "{case}");
+                let stderr = String::from_utf8_lossy(&commit.stderr);
+                assert!(
+                    stderr.contains("then the same `git commit` again"),
+                    "{case}: {stderr}"
+                );
+                repo.mneme(&["status"])
+                    .assert()
+                    .success()
+                    .stderr(contains("finished the interrupted commit"));
+                let again = repo.git_output(&["commit", "-qam", "my work"]);
+                assert!(again.status.success(), "{case}: {again:?}");
+            } else {
+                assert!(commit.status.success(), "{case}");
+                let at_head = repo.git(&["show", "HEAD:.ledger/facts/pitfalls.md"]);
+                if step != "journal" {
+                    // The user's commit holds the decision: nothing waits for mneme.
+                    assert!(at_head.contains("Kills are survivable."), "{case}");
+                }
+                let list = repo.mneme(&["review", "list"]).output().unwrap();
+                let stderr = String::from_utf8_lossy(&list.stderr);
+                if step == "journal" {
+                    assert!(stderr.contains("commit them"), "{case}: {stderr}");
+                    repo.git(&["commit", "-qm", "Restore the approval", "--", ".ledger"]);
+                }
+            }
+            assert!(
+                repo.read(".ledger/facts/pitfalls.md")
+                    .contains("Kills are survivable."),
+                "{case}"
+            );
+            let at_head = repo.git(&["show", "HEAD:.ledger/facts/pitfalls.md"]);
+            assert!(at_head.contains("Kills are survivable."), "{case}");
+            assert_eq!(repo.git(&["show", "HEAD:README.md"]), "mine\n", "{case}");
+            assert!(repo.proposals().is_empty(), "{case}");
+            assert_eq!(repo.git(&["status", "--porcelain"]), "", "{case}");
+            repo.mneme(&["check"]).assert().success();
+            repo.git(&["fsck", "--strict"]);
+            for left in [
+                ".git/index.lock",
+                ".git/HEAD.lock",
+                ".git/mneme-commit.owner",
+                ".git/mneme-decision.json",
+            ] {
+                assert!(!repo.file(left).exists(), "{case}: {left}");
+            }
+        }
+    }
+}
+
+/// `kill -9` at any moment of an approval, then what a user does next: `git commit -a`, hook
+/// or none, any mneme verb, `git status`, `git fsck`. Nothing is lost or reverted (a commit
+/// made on a decision holds its fact at once), and no lock or temporary file is left for anyone
+/// to remove.
 #[test]
 fn a_kill_at_any_moment_leaves_nothing_to_clean_by_hand() {
+    for hook in [true, false] {
+        killed_at_moments_spread_over_an_approval(hook);
+    }
+}
+
+fn killed_at_moments_spread_over_an_approval(hook: bool) {
     let repo = Repo::committed();
-    repo.mneme(&["hooks", "install"]).assert().success();
+    if hook {
+        repo.mneme(&["hooks", "install"]).assert().success();
+    }
     // How long an approval takes here, to spread the kills over it and a little past.
     let id = repo.propose_add("pitfalls", "Timing the approval.", &["--reason", "r"]);
     let start = std::time::Instant::now();
@@ -667,21 +678,36 @@ fn a_kill_at_any_moment_leaves_nothing_to_clean_by_hand() {
             if first.status.success() {
                 return;
             }
-            repo.mneme(&["status"]).assert().success();
+            let status = repo
+                .mneme(&["status"])
+                .assert()
+                .success()
+                .get_output()
+                .clone();
             let again = repo.git_output(args);
             // What a retry finds done is done (a commit the first attempt made after all).
             let done = repo.try_git(&["show", "HEAD:notes.txt"]) == format!("round {round}\n")
                 && args[0] == "commit";
             assert!(
                 again.status.success() || done,
-                "round {round}: git {args:?}\nfirst: {first:?}\nagain: {again:?}\nstatus: {}\nlog: {}",
+                "round {round}: git {args:?}\nfirst: {first:?}\nmneme status: {}\nagain: {again:?}\nstatus: {}\nlog: {}",
+                String::from_utf8_lossy(&status.stderr),
                 repo.try_git(&["status", "--porcelain"]),
                 repo.try_git(&["log", "--oneline", "-4"])
             );
         };
         repo.write("notes.txt", &format!("round {round}\n"));
         user_git(&["add", "notes.txt"]);
-        user_git(&["commit", "-qm", "my work"]);
+        user_git(&["commit", "-qam", "my work"]);
+        // Not undone: once the decision's commit is in the branch's history, so is its fact.
+        let decided = repo.git(&["log", "--format=%s", "--fixed-strings", "--grep", &text]);
+        if !decided.trim().is_empty() {
+            let at_head = repo.git(&["show", "HEAD:.ledger/facts/pitfalls.md"]);
+            assert!(
+                at_head.contains(&text),
+                "round {round}, hook {hook}: reverted"
+            );
+        }
         repo.mneme(&["review", "list"]).assert().success();
         let tracked = repo.git(&[
             "status",
@@ -694,7 +720,7 @@ fn a_kill_at_any_moment_leaves_nothing_to_clean_by_hand() {
             let out = repo.git_output(&["commit", "-qm", "Restore the approval", "--", ".ledger"]);
             assert!(out.status.success(), "round {round}: {tracked}\n{out:?}");
         }
-        let case = format!("round {round}");
+        let case = format!("round {round}, hook {hook}");
         let approved = repo.read(".ledger/facts/pitfalls.md").contains(&text);
         let pending = repo
             .proposals()

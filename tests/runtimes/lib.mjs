@@ -225,7 +225,8 @@ export function fillToBudget(ctx) {
     more += `- **f-r${i.toString(36).padStart(3, '0')}** Rule ${i}: the service ${i} keeps its own pool of ${(i % 32) + 1} connections.\n`;
   }
   fs.appendFileSync(file, more);
-  sh('git', ['commit', '-qam', 'a full ledger'], { cwd: ctx.repo });
+  // Written by hand, past review: the commit-msg hook `init` installed would stop it.
+  sh('git', ['commit', '--no-verify', '-qam', 'a full ledger'], { cwd: ctx.repo });
   return JSON.parse(sh('mneme', ['status', '--json'], { cwd: ctx.repo })).budget_used;
 }
 

@@ -67,8 +67,9 @@ impl From<ops::Error> for CliError {
             ops::Error::AgentsBlock { .. } => CliError::of(Code::AgentsMd, &e)
                 .with_hint("fix the markers by hand (mneme only edits between them)"),
             ops::Error::AgentsFile { .. } => CliError::of(Code::InvalidInput, &e),
-            ops::Error::ApprovalFinished { .. } => CliError::of(Code::Interrupted, &e)
-                .with_hint("run the same `git commit` again: the index now holds the approval"),
+            ops::Error::ApprovalUnfinished => CliError::of(Code::Interrupted, &e).with_hint(
+                "run `mneme status`, which finishes it, then the same `git commit` again",
+            ),
             ops::Error::UnknownAgent { ref known, .. } => CliError::of(Code::InvalidInput, &e)
                 .with_details(json!({ "known": known }))
                 .with_hint("give --agent one of those names, as `mneme review list` shows them"),

@@ -89,6 +89,10 @@ pub fn session_marker(runtime: &str, session_hash: &str) -> String {
     format!("mneme-sessions/{runtime}-{session_hash}")
 }
 
+/// In the hooks directory: an existing commit-msg hook, kept when mneme's is installed; mneme's
+/// runs it first, as husky and pre-commit chain the hooks they find.
+pub const CHAINED_HOOK: &str = "commit-msg.pre-mneme";
+
 /// In the git directory: held while a hook reads and updates a session's record of the facts it
 /// was given, so that hooks run at once (parallel tool calls) never give one fact twice.
 pub const SESSIONS_LOCK: &str = "mneme-sessions.lock";
