@@ -427,7 +427,18 @@ impl Store {
         let dir = self.create_dir(paths::PROPOSALS)?;
         loop {
             let path = dir.join(proposal.file_name());
-            if create_new(&path, proposal.to_json().as_bytes())? {
+            let json = proposal.to_json();
+            // Never a file its readers refuse: the limit they read with is checked first.
+            let size = json.len() as u64;
+            if size > Kind::Proposal.limit() {
+                return Err(Error::TooLarge {
+                    path: self.relative(&path),
+                    kind: Kind::Proposal.name(),
+                    size,
+                    limit: Kind::Proposal.limit(),
+                });
+            }
+            if create_new(&path, json.as_bytes())? {
                 return Ok(path);
             }
             proposal.rehash_id();

@@ -156,6 +156,31 @@ fn text_from_stdin_and_agent_from_the_environment() {
     );
 }
 
+/// A proposal readers would refuse is never written: past the operations one proposal may make,
+/// `propose` refuses before planning any of them (10,000 took seconds, then wrote a file every
+/// reader called invalid).
+#[test]
+fn from_json_refuses_more_operations_than_a_proposal_may_hold_before_planning() {
+    let repo = Repo::committed();
+    let ops: Vec<Value> = (0..10_000)
+        .map(|i| serde_json::json!({"op": "add", "file": "pitfalls", "text": format!("Rule {i} holds.")}))
+        .collect();
+    repo.write(
+        "ops.json",
+        &serde_json::json!({"reason": "r", "operations": ops}).to_string(),
+    );
+    let before = repo.snapshot();
+    let out = repo
+        .mneme(&["--json", "propose", "--from-json", "ops.json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(error_code(&out), "invalid_input", "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at most 1000"));
+    assert_eq!(repo.snapshot(), before);
+}
+
 #[test]
 fn from_json_writes_one_multi_operation_proposal() {
     let repo = seeded();

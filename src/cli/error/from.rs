@@ -304,9 +304,11 @@ impl From<PlanError> for CliError {
             E::NoChange { .. } => (Code::NoChange, Value::Null),
             E::EvidenceRequired => (Code::EvidenceRequired, Value::Null),
             E::MissingReason => (Code::MissingReason, Value::Null),
-            E::NoOperations | E::SameFactTwice { .. } | E::SameTextTwice | E::Invalid(_) => {
-                (Code::InvalidInput, Value::Null)
-            }
+            E::NoOperations
+            | E::TooManyOperations { .. }
+            | E::SameFactTwice { .. }
+            | E::SameTextTwice
+            | E::Invalid(_) => (Code::InvalidInput, Value::Null),
             E::Secret { field, secret, .. } => {
                 (Code::Secret, json!({ "field": field, "kind": secret.kind }))
             }

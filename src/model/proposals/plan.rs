@@ -14,7 +14,9 @@ use crate::model::facts::fields::{
 };
 use crate::model::facts::file::{Fact, Relations, State, FACT_PREFIX};
 use crate::model::facts::ledger::{FactFileEntry, Ledger, LookupError};
-use crate::model::proposals::proposal::{Operation, Proposal, ProposalError, SCHEMA};
+use crate::model::proposals::proposal::{
+    Operation, Proposal, ProposalError, MAX_OPERATIONS, SCHEMA,
+};
 use crate::model::proposals::queue::{targets, PendingRef, Queue, TextRef};
 use crate::model::proposals::secrets::Secret;
 
@@ -59,6 +61,8 @@ pub enum PlanError {
     MissingReason,
     #[error("a proposal needs at least one operation")]
     NoOperations,
+    #[error("{count} operations; one proposal makes at most {MAX_OPERATIONS} changes: split it")]
+    TooManyOperations { count: usize },
     #[error("fact `{id}` is named by more than one operation; combine them into one")]
     SameFactTwice { id: String },
     #[error("two operations of this proposal have the same text")]
@@ -379,6 +383,12 @@ fn check_header(ledger: &Ledger, req: &Request) -> Result<Header, PlanError> {
     }
     if req.operations.is_empty() {
         return Err(PlanError::NoOperations);
+    }
+    // Before any operation is planned: planning compares each with the ledger.
+    if req.operations.len() > MAX_OPERATIONS {
+        return Err(PlanError::TooManyOperations {
+            count: req.operations.len(),
+        });
     }
     Ok(Header {
         reason,

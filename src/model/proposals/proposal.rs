@@ -391,6 +391,10 @@ impl ProposalError {
 /// make longer than `max_fact_chars`.
 const MAX_BEFORE: usize = 64 * 1024;
 
+/// Most operations in one proposal: an import of a long instruction file stays far below it, and
+/// a reviewer cannot read more in one sitting.
+pub const MAX_OPERATIONS: usize = 1000;
+
 impl Proposal {
     /// A short hash of what the proposal says (the first 8 hex digits of the SHA-256 of its
     /// canonical JSON): a reviewer's command that names it approves exactly the text they read.
@@ -475,6 +479,15 @@ impl Proposal {
             return Err(ProposalError::invalid(
                 "operations",
                 "none; a proposal changes at least one fact",
+            ));
+        }
+        if self.operations.len() > MAX_OPERATIONS {
+            return Err(ProposalError::invalid(
+                "operations",
+                format!(
+                    "{} of them; one proposal makes at most {MAX_OPERATIONS} changes: split it",
+                    self.operations.len()
+                ),
             ));
         }
         let mut named = std::collections::BTreeSet::new();
