@@ -10,6 +10,7 @@ use gix::filter::plumbing::driver::apply::MaybeDelayed;
 use gix::filter::plumbing::pipeline::convert::{ToGitOutcome, ToWorktreeOutcome};
 
 use crate::git::Result;
+use crate::model::base::paths;
 use crate::store;
 
 /// The repository's conversion pipeline for ledger paths.
@@ -22,6 +23,7 @@ impl<'a> Eol<'a> {
     /// With the index the caller read: gix's own pipeline would read (and hash) the whole index
     /// again, a large part of an approval in a repository of many files.
     pub(crate) fn new(git: &'a gix::Repository, index: &'a gix::index::State) -> Result<Eol<'a>> {
+        check_attribute_files(git)?;
         let attributes = git.attributes_only(
             index,
             gix::worktree::stack::state::attributes::Source::WorktreeThenIdMapping,
@@ -69,4 +71,34 @@ impl<'a> Eol<'a> {
             ToWorktreeOutcome::Process(MaybeDelayed::Delayed(_)) => bytes.to_vec(),
         })
     }
+}
+
+/// The attribute files gix opens for ledger paths, each checked by type and size before it
+/// does: any of them comes from a branch or a machine, and gix would block on a FIFO there.
+fn check_attribute_files(git: &gix::Repository) -> Result<()> {
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    if let Some(root) = git.workdir() {
+        let mut dir = root.to_owned();
+        files.push(dir.join(".gitattributes"));
+        for part in paths::LEDGER.split('/') {
+            dir.push(part);
+            files.push(dir.join(".gitattributes"));
+        }
+        for sub in [
+            paths::FACTS,
+            paths::PROPOSALS,
+            paths::DECISIONS,
+            paths::TASKS,
+        ] {
+            files.push(root.join(sub).join(".gitattributes"));
+        }
+    }
+    files.push(git.common_dir().join("info").join("attributes"));
+    if let Ok(Some(global)) = git.config_snapshot().trusted_path("core.attributesFile") {
+        files.push(global);
+    }
+    for file in files {
+        store::file::check_readable(&file, store::Kind::GitAttributes)?;
+    }
+    Ok(())
 }

@@ -195,6 +195,33 @@ pub fn read_file(root: &Path, path: &Path, kind: Kind) -> Result<Option<Vec<u8>>
     }
 }
 
+/// Fails unless `path`, where it exists, is a regular file (through any link) of at most
+/// `kind`'s limit: what another reader (gix's attribute stack) may open, checked by type and
+/// size first, so that a FIFO there cannot hang it nor a device feed it without end.
+pub fn check_readable(path: &Path, kind: Kind) -> Result<()> {
+    let meta = match fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(path)(e)),
+    };
+    if !meta.is_file() {
+        return Err(Error::NotAFile {
+            path: path.to_owned(),
+            kind: kind.name(),
+            found: describe(&meta.file_type()),
+        });
+    }
+    if meta.len() > kind.limit() {
+        return Err(Error::TooLarge {
+            path: path.to_owned(),
+            kind: kind.name(),
+            size: meta.len(),
+            limit: kind.limit(),
+        });
+    }
+    Ok(())
+}
+
 /// [`read_file`] as UTF-8 text.
 pub fn read_file_text(root: &Path, path: &Path, kind: Kind) -> Result<Option<String>> {
     read_file(root, path, kind)?

@@ -64,7 +64,7 @@ pub enum Error {
     },
     #[error("{}: {message}", path.display())]
     TaskParse { path: PathBuf, message: String },
-    #[error("{} is {found}, not a regular file (a {kind} must be one): replace or remove it", path.display())]
+    #[error("{} is {found}, not a regular file ({} must be one): replace or remove it", path.display(), crate::model::base::text::with_article(kind))]
     NotAFile {
         path: PathBuf,
         kind: &'static str,

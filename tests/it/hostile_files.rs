@@ -185,6 +185,42 @@ fn no_file_a_branch_can_place_hangs_exhausts_or_crashes_a_verb() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The attribute files gix reads for ledger paths (`.gitattributes` here and in `.ledger/`,
+/// `info/attributes`) are checked by type first: a FIFO at one makes `review approve` and
+/// `compact` fail at once, saying which file, leaving no lock behind.
+#[test]
+fn a_fifo_where_git_reads_attributes_hangs_no_verb_and_leaves_no_lock() {
+    for slot in [
+        ".gitattributes",
+        ".ledger/facts/.gitattributes",
+        ".git/info/attributes",
+    ] {
+        let repo = repo();
+        let id = repo.propose_add("pitfalls", "FIFOs hang readers.", &["--reason", "r"]);
+        let path = repo.file(slot);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let _ = fs::remove_file(&path);
+        assert!(Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap()
+            .success());
+        for verb in [vec!["review", "approve", id.as_str()], vec!["compact"]] {
+            let (out, took) = bounded(&repo, &verb);
+            let case = format!("{slot}: mneme {}", verb.join(" "));
+            assert!(took < TIME_LIMIT, "{case}: still running after {took:?}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if verb[0] == "review" {
+                assert_eq!(out.status.code(), Some(1), "{case}: {stderr}");
+                assert!(stderr.contains("is a FIFO"), "{case}: {stderr}");
+            }
+            assert!(!repo.file(".git/index.lock").exists(), "{case}");
+        }
+        fs::remove_file(&path).unwrap();
+        repo.approve(&id);
+    }
+}
+
 /// Evidence cited through a committed link to a directory outside the repository is not read:
 /// `review show`, text and JSON, says it cannot be, and prints nothing of it.
 #[test]

@@ -46,6 +46,13 @@ pub fn listing(items: &[String], all_in: &str) -> String {
     }
 }
 
+/// `noun` with its indefinite article, as English writes it before the sound: `an attributes
+/// file`, `a fact file`.
+pub fn with_article(noun: &str) -> String {
+    let vowel = noun.starts_with(|c: char| "aeiouAEIOU".contains(c));
+    format!("{} {noun}", if vowel { "an" } else { "a" })
+}
+
 /// The distinct words of a statement, as similarity compares them: hashes of its normalised
 /// words, sorted. Computed once per statement, so comparing one text with thousands is a merge of
 /// short integer lists, not thousands of normalisations.
