@@ -484,3 +484,35 @@ fn as_refs(pairs: &[(String, String)]) -> Vec<(&str, &str)> {
         .map(|(a, b)| (a.as_str(), b.as_str()))
         .collect()
 }
+
+/// A pending proposal of many operations (an import) is summarised in the context, never
+/// printed whole: its first operations, each cut short, and how many more.
+#[test]
+fn a_large_pending_proposal_is_summarised_not_printed_whole() {
+    let repo = Repo::committed();
+    let ops: Vec<Value> = (0..51)
+        .map(|i| {
+            serde_json::json!({"op": "add", "file": "pitfalls",
+                "text": format!("Imported rule {i}: {}", "every handler validates its input before use. ".repeat(8))})
+        })
+        .collect();
+    repo.write(
+        "ops.json",
+        &serde_json::json!({"reason": "import", "operations": ops}).to_string(),
+    );
+    repo.mneme(&["propose", "--from-json", "ops.json"])
+        .assert()
+        .success();
+    let text = repo.stdout(&["context"]);
+    let line = text
+        .lines()
+        .find(|l| l.contains("Imported rule 0"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.chars().count() < 700,
+        "{} characters: {line}",
+        line.chars().count()
+    );
+    assert!(line.contains("and 48 more operation(s)"), "{line}");
+    assert!(!text.contains("Imported rule 3:"), "{text}");
+}

@@ -188,7 +188,7 @@ fn context_lists_the_newest_proposals_and_counts_the_rest() {
     let text = repo.stdout(&["context"]);
     assert!(text.contains("## Pending proposals (23)"), "{text}");
     assert!(
-        text.contains("3 more pending proposals: `mneme review list`"),
+        text.contains("3 more pending proposal(s): `mneme review list`"),
         "{text}"
     );
     assert!(!text.contains("Statement 2 about"), "{text}");

@@ -362,7 +362,7 @@ fn context_lists_the_ten_most_urgent_tasks_in_progress_and_counts_the_rest() {
         .success()
         .stdout(contains("## Tasks (12 open, 12 in progress, 0 ready)"))
         .stdout(contains(
-            "2 more tasks in progress: `mneme list --status in_progress`",
+            "2 more task(s) in progress: `mneme list --status in_progress`",
         ))
         .stdout(contains("Work 1 ").not());
     let status = repo.json(&["status", "--json"]);

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use mneme::model::base::paths;
+use mneme::model::base::text::operations_in_brief;
 use mneme::model::proposals::preview::Status;
 use mneme::model::provenance::net::{FactNet, How, NetKind, NetSummary, Step};
 use mneme::model::provenance::summary::{Entry, EntryKind, PendingReview, Summary};
@@ -402,7 +403,7 @@ pub fn markdown(s: &NetSummary, links: &Links<'_>) -> String {
             let mut block = format!(
                 "- {} {}{opened}\n",
                 code(&p.id),
-                md(&esc1(&p.operations.join("; ")))
+                md(&esc1(&operations_in_brief(&p.operations)))
             );
             if let Some(r) = &p.review {
                 pending_review_markdown(&mut block, &p.id, p.agent.as_deref(), r, links);
@@ -596,7 +597,7 @@ fn pending_text(out: &mut String, pending: &[mneme::model::provenance::summary::
             out,
             "  {} {}{}",
             paint(ID, esc1(&p.id)),
-            esc1(&p.operations.join("; ")),
+            esc1(&operations_in_brief(&p.operations)),
             if p.opened_in_range {
                 paint(DIM, " (opened here)")
             } else {
@@ -820,7 +821,7 @@ pub fn by_commit_markdown(s: &Summary) -> String {
                 out,
                 "- `{}` {}{opened}",
                 esc1(&p.id),
-                md(&esc1(&p.operations.join("; ")))
+                md(&esc1(&operations_in_brief(&p.operations)))
             );
         }
         out.push('\n');

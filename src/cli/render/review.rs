@@ -3,7 +3,7 @@
 
 use mneme::git::commit::Committed;
 use mneme::model::base::paths;
-use mneme::model::base::text::{display_width, pad};
+use mneme::model::base::text::{display_width, operations_in_brief, pad};
 use mneme::model::base::time::human_age;
 use mneme::model::evidence::cited::Cited;
 use mneme::model::proposals::apply::Conflict;
@@ -51,7 +51,7 @@ pub fn review_list(rows: &[ReviewRow]) -> String {
             "{} {} {} {status}\n",
             paint(ID, row.id),
             paint(DIM, pad(&who(row), width)),
-            esc1(&row.operations.join("; ")),
+            esc1(&operations_in_brief(&row.operations)),
         ));
     }
     out

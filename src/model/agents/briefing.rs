@@ -7,7 +7,9 @@
 use crate::model::base::paths;
 use std::cmp::Reverse;
 
-use crate::model::base::text::{escape_controls, escape_line, first_chars, listing};
+use crate::model::base::text::{
+    escape_controls, escape_line, first_chars, listing, operations_in_brief,
+};
 use crate::model::views::{Context, FactView, TaskLine};
 
 /// What a runtime's hook gets unless told otherwise: below the ~10,000 characters at which
@@ -86,11 +88,15 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
     for (n, what, command) in [
         (
             omitted_in_progress,
-            "tasks in progress",
+            "task(s) in progress",
             "mneme list --status in_progress",
         ),
-        (omitted_ready, "ready tasks", "mneme ready"),
-        (omitted_proposals, "pending proposals", "mneme review list"),
+        (omitted_ready, "ready task(s)", "mneme ready"),
+        (
+            omitted_proposals,
+            "pending proposal(s)",
+            "mneme review list",
+        ),
     ] {
         if n > 0 {
             closing.push_str(&format!("{n} more {what}: `{command}`\n"));
@@ -449,7 +455,7 @@ fn proposals_section(c: &Context, out: &mut Budget) -> usize {
             item.id,
             escape_line(agent),
             item.age,
-            escape_line(&item.operations.join("; "))
+            escape_line(&operations_in_brief(&item.operations))
         );
         if !out.fits(&line) {
             omitted += 1;

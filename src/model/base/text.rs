@@ -212,6 +212,28 @@ pub fn truncate(s: &str, max: usize) -> String {
     format!("{}…", at_word.trim_end_matches([' ', ',', ';', ':']))
 }
 
+/// How many of a proposal's operations a one-line listing names, and how long each may be: a
+/// proposal is summarised, never printed whole (an import of fifty rules is one proposal).
+const BRIEF_OPERATIONS: usize = 3;
+const BRIEF_OPERATION_CHARS: usize = 160;
+
+/// A proposal's operations (their summaries) in brief, for a one-line listing: the first few,
+/// each cut short, then how many more.
+pub fn operations_in_brief(operations: &[String]) -> String {
+    let mut shown: Vec<String> = operations
+        .iter()
+        .take(BRIEF_OPERATIONS)
+        .map(|op| truncate(op, BRIEF_OPERATION_CHARS))
+        .collect();
+    if operations.len() > BRIEF_OPERATIONS {
+        shown.push(format!(
+            "and {} more operation(s)",
+            operations.len() - BRIEF_OPERATIONS
+        ));
+    }
+    shown.join("; ")
+}
+
 /// `head`, then as much of `tail` (after a space) as fits in `max` terminal columns, cut with
 /// `…`: at the last word break when one leaves at least half the room, else at a character
 /// boundary (text in scripts written without spaces keeps its first characters). `head` is
