@@ -61,16 +61,29 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     for note in &report.notes {
         out.push_str(&format!("note: {}\n", esc(note)));
     }
-    out.push_str(&format!(
-        "\nNext: commit {}/, {} and {}; agents read facts with `mneme context`; the commit-msg \
-         hook stops unreviewed fact edits in this clone.\n\
-         To require SSH-signed approvals, list the reviewers' keys in {} (`mneme doctor` checks \
-         each clone's setup; docs/ci.md, \"Signed approvals\").\n",
-        paths::LEDGER,
-        esc(&report.agents_file),
-        paths::GITATTRIBUTES,
-        paths::ALLOWED_SIGNERS
-    ));
+    // Files to commit, or only this clone's own set-up (a teammate's init after cloning).
+    let to_commit = report
+        .created
+        .iter()
+        .chain(&report.updated)
+        .any(|item| !item.starts_with("git "));
+    if to_commit {
+        out.push_str(&format!(
+            "\nNext: commit {}/, {} and {}; agents read facts with `mneme context`; the commit-msg \
+             hook stops unreviewed fact edits in this clone.\n\
+             To require SSH-signed approvals, list the reviewers' keys in {} (`mneme doctor` checks \
+             each clone's setup; docs/ci.md, \"Signed approvals\").\n",
+            paths::LEDGER,
+            esc(&report.agents_file),
+            paths::GITATTRIBUTES,
+            paths::ALLOWED_SIGNERS
+        ));
+    } else {
+        out.push_str(
+            "\nThe ledger was already set up: nothing to commit. This clone has the merge driver \
+             and the commit-msg hook; agents read facts with `mneme context`.\n",
+        );
+    }
     if args.ci.is_some() {
         out.push_str(&format!(
             "The workflows check every push and pull request, keep one summary comment on each \

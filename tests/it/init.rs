@@ -89,6 +89,21 @@ fn init_installs_the_commit_msg_hook_chaining_one_that_was_there() {
     assert!(!tracked.file(".githooks").exists());
 }
 
+/// A teammate's `init` in a fresh clone of a set-up repository has nothing to commit, and says
+/// so rather than asking for a commit of files that are already committed.
+#[test]
+fn init_in_a_fresh_clone_says_there_is_nothing_to_commit() {
+    let origin = Repo::committed();
+    let clone = Repo::bare_init();
+    clone.git(&["pull", "-q", origin.path().to_str().unwrap(), "main"]);
+    let out = clone.stdout(&["init"]);
+    assert!(out.contains("nothing to commit"), "{out}");
+    assert!(!out.contains("Next: commit"), "{out}");
+    assert_eq!(clone.git(&["status", "--porcelain"]), "");
+    let first = Repo::bare_init().stdout(&["init"]);
+    assert!(first.contains("Next: commit .ledger/"), "{first}");
+}
+
 #[test]
 fn rerunning_init_keeps_facts_and_only_refreshes_the_block() {
     let repo = Repo::new();
