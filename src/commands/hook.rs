@@ -123,10 +123,12 @@ fn about(
     input: &HookInput,
     budget: usize,
 ) -> Result<Option<String>, CliError> {
+    // Only files: a shell command's other words (`sed`, `1,80p`) are named by no heading.
     let files: Vec<String> = input
         .files
         .iter()
         .filter_map(|f| repo_relative(ws, &cx.cwd, f))
+        .filter(|f| ws.repo.root().join(f).is_file())
         .collect();
     if files.is_empty() {
         return Ok(None);

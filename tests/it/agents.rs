@@ -1037,6 +1037,9 @@ fn codex_finds_files_in_its_commands_and_cursor_starts_with_every_fact() {
     };
     let read = additional_context(&codex("Bash", "sed -n '1,80p' src/db.rs | nl -ba"));
     assert!(read.contains(&db) && !read.contains(&other), "{read}");
+    // The heading names the files, not the command's other words.
+    let heading = read.lines().next().unwrap();
+    assert!(heading.contains("touched (`src/db.rs`) —"), "{heading}");
     assert_eq!(codex("Bash", "cat src/db.rs"), "", "once per session");
     let patch = "*** Begin Patch\n*** Update File: src/other.rs\n@@\n-fn other() {}\n+fn other() { }\n*** End Patch\n";
     let edit = additional_context(&codex("apply_patch", patch));
