@@ -130,6 +130,15 @@ fn about(
         .filter_map(|f| repo_relative(ws, &cx.cwd, f))
         .filter(|f| ws.repo.root().join(f).is_file())
         .collect();
+    // A path and the file it links to are one file (`CLAUDE.md -> AGENTS.md`): facts about
+    // either come for both.
+    let mut files = files;
+    let targets: Vec<String> = files
+        .iter()
+        .filter_map(|f| link_target(ws, f))
+        .filter(|t| !files.contains(t))
+        .collect();
+    files.extend(targets);
     if files.is_empty() {
         return Ok(None);
     }
@@ -165,4 +174,22 @@ fn about(
         Some(session) => deliver_once(ws, runtime.as_str(), session, choose)?,
         None => choose(&BTreeSet::new()).0,
     })
+}
+
+/// The file the work-tree path `rel` links to, from the repository's root, when `rel` is a link
+/// to a file inside the work tree.
+fn link_target(ws: &Workspace, rel: &str) -> Option<String> {
+    let root = ws.repo.root();
+    let path = root.join(rel);
+    if !std::fs::symlink_metadata(&path)
+        .ok()?
+        .file_type()
+        .is_symlink()
+    {
+        return None;
+    }
+    let target = path.canonicalize().ok()?;
+    let root = root.canonicalize().ok()?;
+    let rel = target.strip_prefix(root).ok()?;
+    Some(rel.to_str()?.replace(std::path::MAIN_SEPARATOR, "/"))
 }

@@ -1024,6 +1024,23 @@ fn marked_facts_and_unscoped_ledgers_start_with_everything() {
     );
 }
 
+/// A path and the file it links to are one file for matching: reading a link brings the facts
+/// about its target (`CLAUDE.md -> AGENTS.md` is common).
+#[test]
+fn a_link_and_its_target_are_one_file_for_the_file_hooks() {
+    let (repo, [db, other, _]) = scoped_repo();
+    std::os::unix::fs::symlink("db.rs", repo.file("src/pool.rs")).unwrap();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "link"]);
+    let got = additional_context(&claude_tool(&repo, "l1", "src/pool.rs"));
+    assert!(got.contains(&db) && !got.contains(&other), "{got}");
+    assert_eq!(
+        claude_tool(&repo, "l1", "src/db.rs"),
+        "",
+        "the same file, once"
+    );
+}
+
 /// Codex's PostToolUse names no file: the files come from its shell command or patch. Cursor
 /// has no hook after a tool, so its session starts with every fact. A setup without the file
 /// hooks is a problem `doctor` names.
