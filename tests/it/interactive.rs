@@ -641,3 +641,39 @@ fn a_key_not_offered_is_answered() {
     tmux.keys(&["q"]);
     tmux.wait_for("EXIT=0", 1);
 }
+
+/// After an approval, the next screen's `similar:` lines name the approved fact, never the
+/// proposal that made it as still pending.
+#[test]
+fn a_proposal_approved_on_one_screen_is_not_pending_on_the_next() {
+    let Some(repo) = terminal_repo() else {
+        return;
+    };
+    let first = repo.propose_add(
+        "pitfalls",
+        "Never hold the pool lock across an await point.",
+        &["--reason", "r"],
+    );
+    let other = repo.propose_add(
+        "pitfalls",
+        "Never hold the pool lock across an await point in handlers.",
+        &["--reason", "r"],
+    );
+    let fact = repo.new_fact_id(&first);
+    let editor = editor(&repo, "exit 0");
+    let tmux = Tmux::review(&repo, &editor, "similar");
+    tmux.wait_for(PROMPT, 1);
+    let screen = tmux.screen(false);
+    assert!(screen.contains(&format!("pending {other}")), "{screen}");
+    tmux.keys(&["y"]);
+    tmux.wait_for(PROMPT, 2);
+    let screen = tmux.screen(false);
+    let second = &screen[screen.rfind("(2 of 2)").unwrap_or(0)..];
+    assert!(!second.contains(&format!("pending {first}")), "{screen}");
+    assert!(
+        second.contains(&fact),
+        "the approved fact is similar: {screen}"
+    );
+    tmux.keys(&["q"]);
+    tmux.wait_for("EXIT=0", 1);
+}

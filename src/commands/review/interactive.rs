@@ -81,8 +81,10 @@ pub(super) fn interactive(
         loop {
             let ledger = ws.store.load()?;
             let item = &items[n];
-            // The proposals left out of focus still compete and still reserve their ids.
-            let others = review::others(&all, item, &ledger);
+            // The proposals left out of focus still compete and still reserve their ids; those
+            // decided on an earlier screen are pending no more.
+            let pending_now = review::pending(ws, &ledger)?;
+            let others = review::others(&pending_now, item, &ledger);
             let preview = item
                 .valid()
                 .map(|p| preview(&ledger, &others, p, &review::today()));
