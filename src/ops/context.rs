@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::git::drift::last_changed;
 use crate::model::agents::briefing::{render, HEADING};
-use crate::model::agents::runtimes::{transcript_holds, HookInput};
+use crate::model::agents::runtimes::{HookInput, TranscriptScan};
 use crate::model::agents::scope;
 use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
@@ -23,27 +23,72 @@ use crate::store::{self, write_atomic};
 /// turn), or the session's transcript does. A transcript that cannot be read shows nothing.
 pub fn history_holds(input: &HookInput) -> bool {
     let in_prompt = input.prompt.as_deref().is_some_and(|p| p.contains(HEADING));
-    in_prompt
-        || input.transcript_path.as_deref().is_some_and(|path| {
-            store::file::read_local_text(Path::new(path))
-                .is_ok_and(|text| transcript_holds(&text, HEADING))
-        })
+    in_prompt || scan_transcript(input, &[HEADING]).first() == Some(&true)
+}
+
+/// Longest transcript line read: a longer one (a pasted file) is passed over, not held whole.
+const MAX_TRANSCRIPT_LINE: u64 = 4 * 1024 * 1024;
+
+/// Which of `needles` the session's transcript shows in its current history, read line by line
+/// in bounded memory, however long it is; all `false` when there is none to read (it must be a
+/// regular file: a FIFO would block the hook).
+fn scan_transcript(input: &HookInput, needles: &[&str]) -> Vec<bool> {
+    use std::io::{BufRead, Read};
+    let mut scan = TranscriptScan::new(needles);
+    let file = input
+        .transcript_path
+        .as_deref()
+        .map(Path::new)
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
+        .and_then(|p| std::fs::File::open(p).ok());
+    let Some(file) = file else {
+        return scan.held().to_vec();
+    };
+    let mut reader = std::io::BufReader::new(file);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let Ok(n) = reader
+            .by_ref()
+            .take(MAX_TRANSCRIPT_LINE)
+            .read_until(b'\n', &mut line)
+        else {
+            break;
+        };
+        if n == 0 {
+            break;
+        }
+        if line.last() != Some(&b'\n') && n as u64 == MAX_TRANSCRIPT_LINE {
+            // Past the limit: the rest of this line is skipped, unread into memory.
+            let mut rest = Vec::new();
+            while reader
+                .by_ref()
+                .take(MAX_TRANSCRIPT_LINE)
+                .read_until(b'\n', &mut rest)
+                .is_ok_and(|n| n > 0)
+            {
+                if rest.last() == Some(&b'\n') {
+                    break;
+                }
+                rest.clear();
+            }
+            continue;
+        }
+        scan.line(&String::from_utf8_lossy(&line));
+    }
+    scan.held().to_vec()
 }
 
 /// The ids among `ids` whose fact lines (`- <id> `) the session's current history shows, as its
 /// transcript tells (Gemini CLI: a resume rebuilds the history, and a compression drops what
 /// was given). None when there is no transcript to read.
 pub fn shown_in_history(input: &HookInput, ids: &[&str]) -> Vec<String> {
-    let Some(text) = input
-        .transcript_path
-        .as_deref()
-        .and_then(|path| store::file::read_local_text(Path::new(path)).ok())
-    else {
-        return Vec::new();
-    };
+    let lines: Vec<String> = ids.iter().map(|id| format!("- {id} ")).collect();
+    let needles: Vec<&str> = lines.iter().map(String::as_str).collect();
     ids.iter()
-        .filter(|id| transcript_holds(&text, &format!("- {id} ")))
-        .map(|id| (*id).to_owned())
+        .zip(scan_transcript(input, &needles))
+        .filter(|(_, held)| *held)
+        .map(|(id, _)| (*id).to_owned())
         .collect()
 }
 

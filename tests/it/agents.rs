@@ -1024,6 +1024,48 @@ fn marked_facts_and_unscoped_ledgers_start_with_everything() {
     );
 }
 
+/// The file hooks are bounded whatever the runtime sends: a patch naming 10,000 files is
+/// matched by its first paths and named by a short heading, so the fact still fits; a huge
+/// transcript line is passed over, not read whole, and the history after it still counts.
+#[test]
+fn the_file_hooks_are_bounded_by_what_they_read_and_write() {
+    let (repo, [db, ..]) = scoped_repo();
+    let mut patch = String::from("*** Begin Patch\n*** Update File: src/db.rs\n@@\n-a\n+b\n");
+    std::fs::create_dir_all(repo.file("gen")).unwrap();
+    for i in 0..10_000 {
+        std::fs::write(repo.file(&format!("gen/file{i}.rs")), "x\n").unwrap();
+        patch.push_str(&format!("*** Update File: gen/file{i}.rs\n@@\n-x\n+y\n"));
+    }
+    patch.push_str("*** End Patch\n");
+    let input = json!({"session_id": "big", "hook_event_name": "PostToolUse",
+                       "tool_name": "apply_patch", "tool_input": {"command": patch}});
+    let got = additional_context(&hook_with(&repo, "codex", "PostToolUse", input));
+    let start: String = got.chars().take(300).collect();
+    assert!(got.contains(&db), "{start}");
+    assert!(
+        got.chars().count() < 2_000,
+        "{} characters: {start}",
+        got.chars().count()
+    );
+
+    // A Gemini transcript with a 6 MiB line, then the line that shows the fact given.
+    let transcript = repo.file(".git/transcript.jsonl");
+    let long = format!(
+        "{{\"type\":\"user\",\"content\":\"{}\"}}\n",
+        "x".repeat(6 << 20)
+    );
+    let shown = format!("{{\"type\":\"user\",\"content\":\"- {db} The pool\"}}\n");
+    std::fs::write(&transcript, format!("{long}{shown}")).unwrap();
+    let input = json!({"session_id": "g1", "hook_event_name": "AfterTool", "tool_name": "read_file",
+                       "tool_input": {"file_path": "src/db.rs"},
+                       "transcript_path": transcript.to_str().unwrap()});
+    assert_eq!(
+        hook_with(&repo, "gemini", "AfterTool", input),
+        "",
+        "the history holds it"
+    );
+}
+
 /// A path and the file it links to are one file for matching: reading a link brings the facts
 /// about its target (`CLAUDE.md -> AGENTS.md` is common).
 #[test]

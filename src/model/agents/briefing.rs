@@ -8,7 +8,7 @@ use crate::model::base::paths;
 use std::cmp::Reverse;
 
 use crate::model::base::text::{
-    escape_controls, escape_line, first_chars, listing, operations_in_brief,
+    escape_controls, escape_line, first_chars, listing, operations_in_brief, truncate,
 };
 use crate::model::views::{Context, FactView, TaskLine};
 
@@ -143,10 +143,15 @@ fn scoped_line(c: &Context) -> String {
 /// a heading naming the files, then each fact's line, within `max_chars` (what does not fit is
 /// counted). `facts` are those not yet given to the session.
 pub fn about_files(files: &[String], facts: &[&FactView], max_chars: usize) -> String {
-    let names: Vec<String> = files
+    // The heading names a few files: the facts, not the list, are what must fit.
+    let mut names: Vec<String> = files
         .iter()
-        .map(|f| format!("`{}`", escape_line(f)))
+        .take(NAMED_FILES)
+        .map(|f| format!("`{}`", escape_line(&truncate(f, 200))))
         .collect();
+    if files.len() > NAMED_FILES {
+        names.push(format!("and {} more", files.len() - NAMED_FILES));
+    }
     let mut out = Budget::new(max_chars.saturating_sub(CLOSING_RESERVE));
     out.always(&format!(
         "{ABOUT_HEADING}{}) — verified by humans; they outrank conversation history\n",
@@ -163,13 +168,17 @@ pub fn about_files(files: &[String], facts: &[&FactView], max_chars: usize) -> S
             "{left} more fact(s) about these files did not fit: `mneme context --files {}`\n",
             files
                 .iter()
-                .map(|f| escape_line(f))
+                .take(NAMED_FILES)
+                .map(|f| escape_line(&truncate(f, 200)).into_owned())
                 .collect::<Vec<_>>()
                 .join(" ")
         ));
     }
     out.text
 }
+
+/// How many of the files a tool touched the facts about them name.
+const NAMED_FILES: usize = 5;
 
 /// How the facts a tool hook adds start.
 pub const ABOUT_HEADING: &str = "# Project facts about the files you touched (";

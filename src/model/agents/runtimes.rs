@@ -179,7 +179,7 @@ impl HookInput {
 
 /// The paths a Codex tool's `command` may name: the files an `apply_patch` patch updates, adds,
 /// deletes or moves to (its `*** Update File: <path>` lines), and the words of a shell command
-/// (`sed -n 1,80p src/db.rs`), the first [`MAX_COMMAND_WORDS`] of them. Which of them are files
+/// (`sed -n 1,80p src/db.rs`): the first [`MAX_COMMAND_WORDS`] of them all. Which of them are files
 /// that facts cite is the caller's to see: any other word matches none.
 fn command_files(command: &str) -> Vec<String> {
     const HEADERS: [&str; 4] = [
@@ -195,10 +195,10 @@ fn command_files(command: &str) -> Vec<String> {
     let words = command
         .split(|c: char| c.is_whitespace() || ";|&<>()`".contains(c))
         .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
-        .filter(|w| !w.starts_with('-') && !w.starts_with('$'))
-        .take(MAX_COMMAND_WORDS);
+        .filter(|w| !w.starts_with('-') && !w.starts_with('$'));
     let mut files: Vec<String> = Vec::new();
-    for path in headers.chain(words) {
+    // However long the patch: at most as many paths as a command's words.
+    for path in headers.chain(words).take(MAX_COMMAND_WORDS) {
         if !path.is_empty() && !files.iter().any(|f| f == path) {
             files.push(path.to_owned());
         }
@@ -206,24 +206,43 @@ fn command_files(command: &str) -> Vec<String> {
     files
 }
 
-/// How many words of a shell command [`command_files`] looks at: a heredoc's body is no list
-/// of files.
+/// How many paths [`command_files`] takes of a command, the patch's and the shell's words
+/// together: a heredoc's body is no list of files, and a patch of thousands is matched by
+/// its first.
 const MAX_COMMAND_WORDS: usize = 64;
 
-/// Whether a Gemini CLI transcript's current history holds `needle`. The transcript is JSON
-/// lines: a message record appends to the history, a `$set` of `messages` replaces it (a
-/// resume, or a compression that leaves only its summary). Lines are matched as text: `needle`
-/// is ASCII with nothing JSON escapes.
-pub fn transcript_holds(transcript: &str, needle: &str) -> bool {
-    let mut held = false;
-    for line in transcript.lines() {
-        if line.contains("\"$set\"") && line.contains("\"messages\"") {
-            held = line.contains(needle);
-        } else if line.contains(needle) {
-            held = true;
+/// Which of some needles a Gemini CLI transcript's current history holds, told line by line, so
+/// that a transcript of any size is read in bounded memory. The transcript is JSON lines: a
+/// message record appends to the history, a `$set` of `messages` replaces it (a resume, or a
+/// compression that leaves only its summary). Lines are matched as text: needles are ASCII
+/// with nothing JSON escapes.
+pub struct TranscriptScan<'a> {
+    needles: &'a [&'a str],
+    held: Vec<bool>,
+}
+
+impl<'a> TranscriptScan<'a> {
+    pub fn new(needles: &'a [&'a str]) -> TranscriptScan<'a> {
+        TranscriptScan {
+            needles,
+            held: vec![false; needles.len()],
         }
     }
-    held
+
+    pub fn line(&mut self, line: &str) {
+        let replaces = line.contains("\"$set\"") && line.contains("\"messages\"");
+        for (held, needle) in self.held.iter_mut().zip(self.needles) {
+            if replaces {
+                *held = line.contains(needle);
+            } else if line.contains(needle) {
+                *held = true;
+            }
+        }
+    }
+
+    pub fn held(&self) -> &[bool] {
+        &self.held
+    }
 }
 
 /// One hook `mneme setup` installs: the event, its matcher, and the command.
@@ -636,6 +655,12 @@ mod tests {
         let compressed =
             r#"{"$set":{"messages":[{"type":"user","content":[{"text":"summary"}]}]}}"#;
         let needle = "# Project facts (";
+        let transcript_holds = |transcript: &str, needle: &str| {
+            let needles = [needle];
+            let mut scan = TranscriptScan::new(&needles);
+            transcript.lines().for_each(|l| scan.line(l));
+            scan.held()[0]
+        };
         assert!(!transcript_holds("", needle));
         assert!(transcript_holds(&[first, reply].join("\n"), needle));
         assert!(!transcript_holds(
