@@ -33,48 +33,12 @@ const MAX_TRANSCRIPT_LINE: u64 = 4 * 1024 * 1024;
 /// in bounded memory, however long it is; all `false` when there is none to read (it must be a
 /// regular file: a FIFO would block the hook).
 fn scan_transcript(input: &HookInput, needles: &[&str]) -> Vec<bool> {
-    use std::io::{BufRead, Read};
     let mut scan = TranscriptScan::new(needles);
-    let file = input
-        .transcript_path
-        .as_deref()
-        .map(Path::new)
-        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
-        .and_then(|p| std::fs::File::open(p).ok());
-    let Some(file) = file else {
-        return scan.held().to_vec();
-    };
-    let mut reader = std::io::BufReader::new(file);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let Ok(n) = reader
-            .by_ref()
-            .take(MAX_TRANSCRIPT_LINE)
-            .read_until(b'\n', &mut line)
-        else {
-            break;
-        };
-        if n == 0 {
-            break;
-        }
-        if line.last() != Some(&b'\n') && n as u64 == MAX_TRANSCRIPT_LINE {
-            // Past the limit: the rest of this line is skipped, unread into memory.
-            let mut rest = Vec::new();
-            while reader
-                .by_ref()
-                .take(MAX_TRANSCRIPT_LINE)
-                .read_until(b'\n', &mut rest)
-                .is_ok_and(|n| n > 0)
-            {
-                if rest.last() == Some(&b'\n') {
-                    break;
-                }
-                rest.clear();
-            }
-            continue;
-        }
-        scan.line(&String::from_utf8_lossy(&line));
+    if let Some(path) = input.transcript_path.as_deref() {
+        // A transcript that cannot be read shows nothing; what was read still counts.
+        let _ = store::file::for_each_local_line(Path::new(path), MAX_TRANSCRIPT_LINE, |line| {
+            scan.line(line);
+        });
     }
     scan.held().to_vec()
 }

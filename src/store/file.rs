@@ -311,6 +311,48 @@ pub fn read_local(path: &Path) -> std::io::Result<Vec<u8>> {
     open_regular(path, u64::MAX, true)
 }
 
+/// Each line of the local regular file `path` (as [`read_local`]: no FIFO, no device), read in
+/// bounded memory however long the file: a line longer than `max_line` bytes is passed over
+/// unread. Lines are given without their newline, as lossy UTF-8.
+pub fn for_each_local_line(
+    path: &Path,
+    max_line: u64,
+    mut each: impl FnMut(&str),
+) -> std::io::Result<()> {
+    use std::io::{BufRead, Read};
+    if !fs::metadata(path)?.is_file() {
+        return Err(not_a_file());
+    }
+    let mut reader = std::io::BufReader::new(fs::File::open(path)?);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader
+            .by_ref()
+            .take(max_line)
+            .read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(());
+        }
+        if line.last() != Some(&b'\n') && n as u64 == max_line {
+            // The rest of an overlong line is skipped a bounded piece at a time.
+            loop {
+                line.clear();
+                let n = reader
+                    .by_ref()
+                    .take(max_line)
+                    .read_until(b'\n', &mut line)?;
+                if n == 0 || line.last() == Some(&b'\n') {
+                    break;
+                }
+            }
+            continue;
+        }
+        let text = String::from_utf8_lossy(&line);
+        each(text.trim_end_matches(['\n', '\r']));
+    }
+}
+
 /// [`read_local`] as UTF-8 text.
 pub fn read_local_text(path: &Path) -> std::io::Result<String> {
     String::from_utf8(read_local(path)?)
