@@ -124,7 +124,7 @@ fn about(
     budget: usize,
 ) -> Result<Option<String>, CliError> {
     // Only files: a shell command's other words (`sed`, `1,80p`) are named by no heading.
-    let files: Vec<String> = input
+    let mut files: Vec<String> = input
         .files
         .iter()
         .filter_map(|f| repo_relative(ws, &cx.cwd, f))
@@ -132,7 +132,6 @@ fn about(
         .collect();
     // A path and the file it links to are one file (`CLAUDE.md -> AGENTS.md`): facts about
     // either come for both.
-    let mut files = files;
     let targets: Vec<String> = files
         .iter()
         .filter_map(|f| link_target(ws, f))
@@ -189,7 +188,5 @@ fn link_target(ws: &Workspace, rel: &str) -> Option<String> {
         return None;
     }
     let target = path.canonicalize().ok()?;
-    let root = root.canonicalize().ok()?;
-    let rel = target.strip_prefix(root).ok()?;
-    Some(rel.to_str()?.replace(std::path::MAIN_SEPARATOR, "/"))
+    repo_relative(ws, root, target.to_str()?)
 }

@@ -421,9 +421,10 @@ fn brought_in(
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
-    let holding = |files: &Files| -> Vec<usize> {
+    // Of `candidates`, those `files` hold as they read now; each file parsed once.
+    let holding = |files: &Files, candidates: &[usize]| -> Vec<usize> {
         let mut parsed: HashMap<&str, Option<FactFile>> = HashMap::new();
-        wanted
+        candidates
             .iter()
             .copied()
             .filter(|&f| {
@@ -436,13 +437,14 @@ fn brought_in(
             })
             .collect()
     };
-    let mut found = holding(&facts_at(repo, tree, cache)?);
+    let mut found = holding(&facts_at(repo, tree, cache)?, wanted);
     for p in parents {
         if found.is_empty() {
             break;
         }
         let parent_tree = repo.find_commit(*p)?.tree_id()?.detach();
-        let there = holding(&facts_at(repo, parent_tree, cache)?);
+        // Only the facts still found are looked for in the parent.
+        let there = holding(&facts_at(repo, parent_tree, cache)?, &found);
         found.retain(|f| !there.contains(f));
     }
     Ok(found)

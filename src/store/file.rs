@@ -166,30 +166,16 @@ pub fn read_file(root: &Path, path: &Path, kind: Kind) -> Result<Option<Vec<u8>>
         }
         target
     };
-    let meta = match fs::symlink_metadata(&target) {
-        Ok(meta) => meta,
+    match fs::symlink_metadata(&target) {
+        Ok(meta) => check_file(path, &meta, kind)?,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io(path)(e)),
-    };
-    if !meta.is_file() {
-        return Err(Error::NotAFile {
-            path: path.to_owned(),
-            kind: kind.name(),
-            found: describe(&meta.file_type()),
-        });
-    }
-    let too_large = |size| Error::TooLarge {
-        path: path.to_owned(),
-        kind: kind.name(),
-        size,
-        limit: kind.limit(),
-    };
-    if meta.len() > kind.limit() {
-        return Err(too_large(meta.len()));
     }
     match open_regular(&target, kind.limit(), false) {
         Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == ErrorKind::FileTooLarge => Err(too_large(kind.limit() + 1)),
+        Err(e) if e.kind() == ErrorKind::FileTooLarge => {
+            Err(kind_too_large(path, kind, kind.limit() + 1))
+        }
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io(path)(e)),
     }
@@ -199,11 +185,15 @@ pub fn read_file(root: &Path, path: &Path, kind: Kind) -> Result<Option<Vec<u8>>
 /// `kind`'s limit: what another reader (gix's attribute stack) may open, checked by type and
 /// size first, so that a FIFO there cannot hang it nor a device feed it without end.
 pub fn check_readable(path: &Path, kind: Kind) -> Result<()> {
-    let meta = match fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(Error::io(path)(e)),
-    };
+    match fs::metadata(path) {
+        Ok(meta) => check_file(path, &meta, kind),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(path)(e)),
+    }
+}
+
+/// Fails unless `meta`, of `path`, is a regular file of at most `kind`'s limit.
+fn check_file(path: &Path, meta: &fs::Metadata, kind: Kind) -> Result<()> {
     if !meta.is_file() {
         return Err(Error::NotAFile {
             path: path.to_owned(),
@@ -212,14 +202,18 @@ pub fn check_readable(path: &Path, kind: Kind) -> Result<()> {
         });
     }
     if meta.len() > kind.limit() {
-        return Err(Error::TooLarge {
-            path: path.to_owned(),
-            kind: kind.name(),
-            size: meta.len(),
-            limit: kind.limit(),
-        });
+        return Err(kind_too_large(path, kind, meta.len()));
     }
     Ok(())
+}
+
+fn kind_too_large(path: &Path, kind: Kind, size: u64) -> Error {
+    Error::TooLarge {
+        path: path.to_owned(),
+        kind: kind.name(),
+        size,
+        limit: kind.limit(),
+    }
 }
 
 /// [`read_file`] as UTF-8 text.

@@ -603,23 +603,12 @@ fn password_style_secrets_never_become_memory() {
         ".ledger/facts/pitfalls.md",
         &format!("{pitfalls}- **f-pw01** The admin password: hunter2hunter2 works.\n"),
     );
-    let check = json(
-        &repo
-            .mneme(&["check", "--json"])
-            .assert()
-            .code(1)
-            .get_output()
-            .clone(),
-    );
-    let secrets: Vec<&Value> = check["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["code"] == "secret")
-        .collect();
-    assert_eq!(secrets.len(), 1, "{check:#}");
+    repo.mneme(&["check"]).assert().code(1);
+    let findings = repo.findings();
+    let secrets = findings.iter().filter(|f| f["code"] == "secret").count();
+    assert_eq!(secrets, 1, "{findings:#?}");
     assert!(
-        !check.to_string().contains("hunter2hunter2"),
+        !format!("{findings:?}").contains("hunter2hunter2"),
         "the value is never repeated whole"
     );
 }
