@@ -4,8 +4,10 @@ use mneme::model::base::paths;
 use mneme::model::merge::fact_file::merge;
 use mneme::model::tasks::merge::{merge_task_files, merged_text};
 use mneme::ops::Notes;
+use mneme::store::file::{read_capped, Kind};
 use mneme::store::write_atomic;
 
+use crate::cli::error::Code;
 use crate::cli::{CliError, Cx, ExitStatus, Result};
 
 /// Merge a fact file three ways by fact id, or a task file by field (a git merge driver).
@@ -23,7 +25,9 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 /// task that names the value set aside. A side that does not parse leaves the whole file in
 /// conflict.
 ///
-/// The result is written to OURS; the exit code is 1 when conflicts remain.
+/// The result is written to OURS; the exit code is 1 when conflicts remain. A side, or the
+/// merge, larger than mneme reads of such a file (docs/format.md) is not merged: OURS is left
+/// as it was and git reports the file in conflict.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  mneme merge-file .merge_file_base .merge_file_ours .merge_file_theirs .ledger/facts/pitfalls.md   # what git runs"
@@ -40,18 +44,34 @@ pub struct Args {
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
-    let read = |p: &PathBuf| -> Result<String> {
-        let bytes =
-            mneme::store::file::read_local(&cx.cwd.join(p)).map_err(|e| CliError::input(p, e))?;
+    let label = args.path.as_ref().unwrap_or(&args.ours);
+    let named_task = args
+        .path
+        .as_ref()
+        .is_some_and(|p| p.starts_with(paths::TASKS) && p.extension().is_some_and(|e| e == "json"));
+    // Both kinds have one limit, so a driver given no %P reads within it before it knows which.
+    let kind = if named_task {
+        Kind::Task
+    } else {
+        Kind::FactFile
+    };
+    let read = |side: &str, p: &PathBuf| -> Result<String> {
+        let bytes = read_capped(&cx.cwd.join(p), kind.limit()).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::FileTooLarge {
+                too_large(label, kind, &format!("{side} side is"))
+            } else {
+                CliError::input(p, e)
+            }
+        })?;
         String::from_utf8(bytes).map_err(|_| CliError::invalid_utf8(&p.display().to_string()))
     };
-    let (base, ours, theirs) = (read(&args.base)?, read(&args.ours)?, read(&args.theirs)?);
-    let label = args.path.as_ref().unwrap_or(&args.ours);
+    let (base, ours, theirs) = (
+        read("the base", &args.base)?,
+        read("our", &args.ours)?,
+        read("their", &args.theirs)?,
+    );
     // Without %P (a driver registered before it was passed) a task file is known by its text.
-    let is_task = match &args.path {
-        Some(p) => p.starts_with(paths::TASKS) && p.extension().is_some_and(|e| e == "json"),
-        None => ours.trim_start().starts_with('{'),
-    };
+    let is_task = named_task || (args.path.is_none() && ours.trim_start().starts_with('{'));
     let (merged, what) = if is_task {
         let merge = merge_task_files(&base, &ours, &theirs);
         for s in merge.iter().flat_map(|m| &m.settled) {
@@ -67,6 +87,9 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     } else {
         (merge(&base, &ours, &theirs), "fact(s)")
     };
+    if merged.text.len() as u64 > kind.limit() {
+        return Err(too_large(label, kind, "the merge would be"));
+    }
     write_atomic(&cx.cwd.join(&args.ours), merged.text.as_bytes())?;
     if merged.conflicts == 0 {
         return Ok(ExitStatus::Success);
@@ -77,4 +100,19 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         label.display()
     ));
     Ok(ExitStatus::Failure)
+}
+
+/// A merge refused for size: git then leaves the file in conflict with our side's text.
+fn too_large(label: &std::path::Path, kind: Kind, what: &str) -> CliError {
+    CliError::new(
+        Code::FileTooLarge,
+        format!(
+            "{}: {what} larger than {} bytes, the most mneme reads of a {}; not merged, \
+             so git leaves the file in conflict as our side had it",
+            label.display(),
+            kind.limit(),
+            kind.name()
+        ),
+    )
+    .with_hint("split the facts over more files, or resolve the conflict by hand")
 }

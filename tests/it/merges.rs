@@ -287,6 +287,57 @@ fn the_merge_driver_names_the_fact_file_and_doctor_shows_it() {
         .contains("merges fact files"));
 }
 
+/// The driver reads within the limits every reader keeps: a side, or a merge, larger than a fact
+/// file may be is not merged; git reports the file in conflict with our side's text, untouched.
+#[test]
+fn the_merge_driver_refuses_a_fact_file_past_the_limit_and_leaves_the_conflict_to_git() {
+    let file = ".ledger/facts/architecture.md";
+    // (our addition, their addition, what the driver says): both sides too large; then sides
+    // within the limit whose merge is not.
+    let ours_line = "Our filler line, which no real fact file holds this much of.\n";
+    let theirs_line = "Their filler line, which no real fact file holds this much of.\n";
+    let cases = [
+        (
+            ours_line.repeat(20_000),
+            theirs_line.repeat(2),
+            "our side is larger than",
+        ),
+        (
+            ours_line.repeat(2),
+            theirs_line.repeat(20_000),
+            "their side is larger than",
+        ),
+        (
+            ours_line.repeat(10_000),
+            theirs_line.repeat(10_000),
+            "the merge would be larger than",
+        ),
+    ];
+    for (ours_extra, theirs_extra, said) in cases {
+        let repo = Repo::committed();
+        let original = repo.read(file);
+        repo.git(&["checkout", "-q", "-b", "other"]);
+        repo.write(file, &format!("{original}\n{theirs_extra}"));
+        repo.git(&["commit", "-qam", "their filler"]);
+        repo.git(&["checkout", "-q", "main"]);
+        let ours = format!("{original}\n{ours_extra}");
+        repo.write(file, &ours);
+        repo.git(&["commit", "-qam", "our filler"]);
+        let out = repo.git_output(&["merge", "--no-edit", "other"]);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned()
+            + &String::from_utf8_lossy(&out.stdout);
+        assert!(!out.status.success(), "{err}");
+        assert!(err.contains(&format!("{file}: {said}")), "{said}: {err}");
+        assert!(err.contains("not merged"), "{err}");
+        assert_eq!(repo.read(file), ours, "our side's text is left as it was");
+        let unmerged = repo.git_output(&["ls-files", "-u", "--", file]);
+        assert!(
+            !unmerged.stdout.is_empty(),
+            "git holds the file in conflict"
+        );
+    }
+}
+
 /// The case: one branch edits the heading, the other the front matter, and each approves
 /// a fact. git merges such a file cleanly line by line; so does the driver, with both facts.
 #[test]
