@@ -1,3 +1,4 @@
+use mneme::model::base::text::operations_in_brief;
 use mneme::model::provenance::decision::{mark_in_effect, Recorded, Verdict};
 use mneme::ops::records::decisions_with_records;
 
@@ -50,7 +51,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             .iter()
             .map(|r| {
                 let texts = if args.patch { texts(r) } else { String::new() };
-                format!("{}{}{texts}", line(r), forge_line(r, "    "))
+                format!("{}{}{texts}", line(r, None), forge_line(r, "    "))
             })
             .collect();
         cx.ui.out(&text)?;
@@ -88,16 +89,27 @@ pub fn forge_line(r: &Recorded, indent: &str) -> String {
     })
 }
 
-/// `2026-11-22 a1b2c3d4e5 approve add f-7f3c (claude → Grace <g@x>) edited rebased`
-pub fn line(r: &Recorded) -> String {
-    let ops = r
-        .operations
+/// `2026-11-22 a1b2c3d4e5 approve add f-7f3c (claude → Grace <g@x>) edited rebased`: the
+/// operations in brief, those that touch `focus` (the fact `why` explains) first.
+pub fn line(r: &Recorded, focus: Option<&str>) -> String {
+    let mut ops: Vec<_> = r.operations.iter().collect();
+    if let Some(id) = focus {
+        ops.sort_by_key(|o| !o.fact_ids.iter().any(|f| f == id));
+    }
+    let ops: Vec<String> = ops
         .iter()
         .map(|o| format!("{} {}", o.op.as_str(), o.fact_ids.join(" → ")))
-        .collect::<Vec<_>>()
-        .join(", ");
+        .collect();
     let mut flags = String::new();
-    if r.edited {
+    if !r.dropped.is_empty() {
+        let approved = format!(
+            "approved {} of {} operations",
+            r.operations.len(),
+            r.operations.len() + r.dropped.len()
+        );
+        flags.push_str(&format!(" {}", paint(WARN, approved)));
+    }
+    if r.texts_edited() {
         flags.push_str(&format!(" {}", paint(WARN, "edited by the reviewer")));
     }
     if r.rebased {
@@ -122,7 +134,7 @@ pub fn line(r: &Recorded) -> String {
                 .map_or_else(|| short(&r.commit), |_| "record")
         ),
         r.verdict.as_str(),
-        esc1(&ops),
+        esc1(&operations_in_brief(&ops)),
         paint(
             DIM,
             format!(

@@ -64,7 +64,10 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         ));
     }
     for r in &decisions {
-        out.push_str(&format!("\n{}", paint(HEADER, super::log::line(r))));
+        out.push_str(&format!(
+            "\n{}",
+            paint(HEADER, super::log::line(r, Some(id)))
+        ));
         out.push_str(&super::log::texts(r));
         out.push_str(&format!(
             "  {} {}\n",

@@ -218,6 +218,11 @@ fn approve_reject_edit_and_quit_in_a_real_terminal() {
         [format!("{f3} \"Ids are a draft idea.\"")]
     );
     assert_eq!(repo.trailer("HEAD", "Mneme-Proposal"), [p3.as_str()]);
+    let log = repo.stdout(&["log", "-n", "1"]);
+    assert!(
+        log.contains("edited by the reviewer") && !log.contains(" of "),
+        "{log}"
+    );
     assert_eq!(repo.trailer("HEAD~1", "Mneme-Proposal"), [p2.as_str()]);
     assert!(repo
         .git(&["log", "-1", "--format=%b", "HEAD~1"])

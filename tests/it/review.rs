@@ -1269,6 +1269,63 @@ fn an_approval_can_drop_operations_and_says_which() {
         .success();
 }
 
+/// `--drop` takes ranges; `why` and `log` then say how many operations were approved, list the
+/// operations in brief (the explained fact's first), and call it no edit: no text was changed.
+#[test]
+fn an_approval_dropping_a_range_says_approved_n_of_m_in_a_brief_header() {
+    let repo = Repo::committed();
+    let lines: String = (1..=8)
+        .map(|n| format!("- Imported statement number {n} stays short.\n"))
+        .collect();
+    repo.write("CLAUDE.md", &format!("# Notes\n\n{lines}"));
+    let v = repo.json(&["import", "claude", "CLAUDE.md", "--json"]);
+    let id = v["proposals"][0]["id"].as_str().unwrap().to_owned();
+    let ids: Vec<String> = v["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["fact_id"].as_str().unwrap().to_owned())
+        .collect();
+    for bad in ["2-1", "0-3", "1-x", "1-8"] {
+        let out = repo
+            .mneme(&["review", "approve", &id, "--drop", bad])
+            .output()
+            .unwrap();
+        assert_ne!(out.status.code(), Some(0), "{bad}");
+        assert!(
+            repo.proposals().len() == 1,
+            "{bad} left the proposal pending"
+        );
+    }
+    repo.mneme(&["review", "approve", &id, "--drop", "1-2,4"])
+        .assert()
+        .success();
+    assert_eq!(repo.trailer("HEAD", "Mneme-Dropped").len(), 3);
+    let facts = repo.read(".ledger/facts/architecture.md");
+    for (n, fact) in ids.iter().enumerate() {
+        assert_eq!(
+            facts.contains(fact.as_str()),
+            ![0, 1, 3].contains(&n),
+            "{fact}"
+        );
+    }
+
+    let why = repo.stdout(&["why", &ids[6]]);
+    let header = why
+        .lines()
+        .find(|l| l.contains("approve"))
+        .unwrap_or_else(|| panic!("{why}"));
+    assert!(
+        header.contains(&format!("approve add {}; ", ids[6])),
+        "{header}"
+    );
+    assert!(header.contains("and 2 more operation(s)"), "{header}");
+    assert!(header.contains("approved 5 of 8 operations"), "{header}");
+    assert!(!header.contains("edited by the reviewer"), "{header}");
+    let log = repo.stdout(&["log", "-n", "1"]);
+    assert!(log.contains("approved 5 of 8 operations"), "{log}");
+}
+
 /// `review undo` proposes the inverse of an approval, for review like any other change; nothing
 /// in history is rewritten.
 #[test]

@@ -4,6 +4,7 @@ use mneme::model::facts::ledger::Ledger;
 use mneme::model::proposals::apply::check;
 use mneme::model::proposals::plan::{competing, Competing};
 use mneme::model::proposals::preview::{preview, Status};
+use mneme::model::proposals::proposal::parse_operation_numbers;
 use mneme::model::proposals::queue::{targets, Queue};
 use mneme::model::views::{ReviewRow, ReviewShow};
 use mneme::ops::evidence;
@@ -122,7 +123,8 @@ enum Action {
   mneme review approve 20261122T135300Z-3f9a1c2b
   mneme review approve 20261122T1353 20261122T1410 --message \"checked against the ADR\"
   mneme review approve --all         # every proposal that applies, oldest first
-  mneme review approve 20261122T1353 --drop 2,5   # all but its 2nd and 5th operations")]
+  mneme review approve 20261122T1353 --drop 2,5   # all but its 2nd and 5th operations
+  mneme review approve 20261122T1353 --drop 1-14,18-22")]
     Approve {
         /// Proposal ids or unique prefixes, applied in the order given.
         #[arg(required_unless_present = "all", conflicts_with = "all")]
@@ -138,15 +140,16 @@ enum Action {
         /// it is not one. Agents never get this choice; `propose` refuses such text.
         #[arg(long)]
         allow_secrets: bool,
-        /// Leave out these operations (numbers from 1, as `review show` lists them) and approve
-        /// the rest; the commit records which were dropped. One proposal only.
+        /// Leave out these operations (numbers from 1, as `review show` lists them; ranges such
+        /// as `1-14,18-22`) and approve the rest; the commit records which were dropped. One
+        /// proposal only.
         #[arg(
             long,
-            value_delimiter = ',',
-            value_name = "N,…",
+            value_name = "N,N-M,…",
+            value_parser = |s: &str| parse_operation_numbers(s).map(OperationNumbers),
             conflicts_with = "all"
         )]
-        drop: Vec<usize>,
+        drop: Vec<OperationNumbers>,
     },
     /// Undo an approval: propose the change that takes the facts back to what they were before
     /// it, for review like any other. Nothing in history is rewritten.
@@ -180,6 +183,10 @@ enum Action {
     },
 }
 
+/// The numbers one `--drop` names.
+#[derive(Debug, Clone)]
+pub struct OperationNumbers(Vec<usize>);
+
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
     match &args.action {
@@ -203,7 +210,8 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
                 return decide::approve_all(cx, &ws, &how);
             }
             if !drop.is_empty() {
-                return decide::approve_dropping(cx, &ws, ids, drop, &how);
+                let drop: Vec<usize> = drop.iter().flat_map(|n| n.0.iter().copied()).collect();
+                return decide::approve_dropping(cx, &ws, ids, &drop, &how);
             }
             decide::decide(cx, &ws, ids, |item| review::approve(&ws, item, &how, cx.ui))
         }

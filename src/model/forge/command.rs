@@ -4,7 +4,7 @@
 //! /mneme approve 3f9a1c2b 04f8cb48
 //! /mneme approve all
 //! /mneme reject 3f9a1c2b duplicates f-7f3c
-//! /mneme drop 3f9a1c2b 2
+//! /mneme drop 3f9a1c2b 2,4-6
 //! /mneme help
 //! ```
 //!
@@ -17,6 +17,7 @@
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use crate::model::base::text::first_hidden;
+use crate::model::proposals::proposal::parse_operation_numbers;
 
 /// The most commands one comment may give.
 const MAX_COMMANDS: usize = 20;
@@ -223,16 +224,15 @@ fn parse_line(line: &str) -> Result<Command, String> {
         "drop" => {
             let mut words = rest.split_whitespace();
             let id = words.next().ok_or("`drop` needs a proposal's id")?;
-            let numbers: String = words.collect::<Vec<_>>().join(",");
-            let operations = numbers
-                .split(',')
+            let numbers = words
+                .flat_map(|w| w.split(','))
                 .filter(|n| !n.is_empty())
-                .map(|n| n.parse::<usize>().ok().filter(|n| *n > 0))
-                .collect::<Option<Vec<_>>>()
-                .filter(|ops| !ops.is_empty())
-                .ok_or(
-                    "`drop` needs the numbers of the operations to leave out, such as `2` or `1,3`",
-                )?;
+                .collect::<Vec<_>>()
+                .join(",");
+            // The reply does not echo the comment's text back.
+            let operations = parse_operation_numbers(&numbers).map_err(|_| {
+                "`drop` needs the numbers of the operations to leave out, such as `2` or `1,3-5`"
+            })?;
             Ok(Command::Drop {
                 named: proposal_id(id)?,
                 operations,
@@ -276,7 +276,7 @@ mod tests {
 
     #[test]
     fn each_command_reads_back() {
-        let body = "Looks right.\n/mneme approve 3f9a 04f8cb48@1a2b3c4d\n  /mneme approve all\n/mneme reject 3f9a duplicates f-7f3c, see   above\n/mneme drop 3f9a 1, 3\n/mneme\n";
+        let body = "Looks right.\n/mneme approve 3f9a 04f8cb48@1a2b3c4d\n  /mneme approve all\n/mneme reject 3f9a duplicates f-7f3c, see   above\n/mneme drop 3f9a 1, 3-4\n/mneme\n";
         let named = |id: &str, pin: Option<&str>| Named {
             id: id.into(),
             pin: pin.map(Into::into),
@@ -295,7 +295,7 @@ mod tests {
                 },
                 Command::Drop {
                     named: named("3f9a", None),
-                    operations: vec![1, 3]
+                    operations: vec![1, 3, 4]
                 },
                 Command::Help,
             ]
@@ -373,6 +373,7 @@ mod tests {
             ("/mneme reject ab why\u{e0041}", "U+E0041"),
             ("/mneme drop ab", "numbers of the operations"),
             ("/mneme drop ab 0", "numbers of the operations"),
+            ("/mneme drop ab 3-1", "numbers of the operations"),
             ("/mneme merge ab", "`merge` is not a mneme command"),
         ] {
             let e = parse(body).unwrap_err();

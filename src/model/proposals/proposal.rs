@@ -395,6 +395,36 @@ const MAX_BEFORE: usize = 64 * 1024;
 /// a reviewer cannot read more in one sitting.
 pub const MAX_OPERATIONS: usize = 1000;
 
+/// Operation numbers as a reviewer writes them, counted from 1: `2`, `1-14,18-22`. Each is
+/// given once, in order; no number is past [`MAX_OPERATIONS`], so a range cannot run away.
+pub fn parse_operation_numbers(text: &str) -> Result<Vec<usize>, String> {
+    let number = |s: &str| -> Result<usize, String> {
+        match s.trim().parse::<usize>() {
+            Ok(n @ 1..=MAX_OPERATIONS) => Ok(n),
+            Ok(_) => Err(format!(
+                "`{s}`: operations are numbered from 1 to at most {MAX_OPERATIONS}"
+            )),
+            Err(_) => Err(format!(
+                "`{s}` is not an operation number (write 2, or 1-14,18-22)"
+            )),
+        }
+    };
+    let mut numbers = Vec::new();
+    for part in text.split(',') {
+        let (first, last) = match part.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => (number(part)?, number(part)?),
+        };
+        if first > last {
+            return Err(format!("`{part}`: a range runs from the lower number up"));
+        }
+        numbers.extend(first..=last);
+    }
+    numbers.sort_unstable();
+    numbers.dedup();
+    Ok(numbers)
+}
+
 impl Proposal {
     /// A short hash of what the proposal says (the first 8 hex digits of the SHA-256 of its
     /// canonical JSON): a reviewer's command that names it approves exactly the text they read.
@@ -714,6 +744,18 @@ pub fn is_proposal_id(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn operation_numbers_take_ranges_and_refuse_what_is_no_number() {
+        assert_eq!(parse_operation_numbers("2"), Ok(vec![2]));
+        assert_eq!(
+            parse_operation_numbers("1-3,18-20, 2"),
+            Ok(vec![1, 2, 3, 18, 19, 20])
+        );
+        for bad in ["0", "3-1", "a", "1-", "", "1,,2", "5-1001", "-2", "1-2-3"] {
+            assert!(parse_operation_numbers(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn op_kinds_round_trip() {

@@ -431,6 +431,18 @@ pub struct Recorded {
     pub forge: Option<ForgeReviewer>,
 }
 
+impl Recorded {
+    /// Whether the reviewer changed a text the agent proposed (not only left operations out):
+    /// an approval's proposed texts are those the commit does not show, the dropped ones' too.
+    pub fn texts_edited(&self) -> bool {
+        self.verdict == Verdict::Approve
+            && self
+                .proposed_texts
+                .iter()
+                .any(|t| !self.dropped.iter().any(|d| d.fact_ids.contains(&t.fact_id)))
+    }
+}
+
 /// Marks which approvals of `fact` (in `decisions`, newest first, with their `changes`) the fact's
 /// `current` text (`None`: not in the ledger) descends from: walking back from it, each step is
 /// the newest older approval that left the text the previous step started from. An approval off
