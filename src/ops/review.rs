@@ -159,6 +159,12 @@ pub fn keep_operations(
     if decided == *proposal {
         return Ok(());
     }
+    if item.original.as_ref() == Some(&decided) {
+        // Every drop and edit taken back: the proposal is the agent's again.
+        item.proposal = Ok(decided);
+        item.original = None;
+        return Ok(());
+    }
     decided
         .validate(&ledger.limits())
         .map_err(|why| format!("the proposal would not hold without what was dropped ({why})"))?;

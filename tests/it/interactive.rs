@@ -42,6 +42,12 @@ impl Tmux {
         String::from_utf8_lossy(&self.cmd(&args).stdout).into_owned()
     }
 
+    /// What the terminal shows now, without what scrolled out of sight.
+    fn visible(&self) -> String {
+        let out = self.cmd(&["capture-pane", "-p", "-J", "-t", self.session]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Waits until `needle` appears `count` times on the screen.
     fn wait_for(&self, needle: &str, count: usize) {
         let start = Instant::now();
@@ -593,6 +599,96 @@ fn operations_are_decided_one_by_one_in_a_real_terminal() {
     assert!(facts.contains("Statement three was edited by the reviewer."));
     assert!(
         facts.contains("Statement four is emptied in the editor."),
+        "{facts}"
+    );
+}
+
+/// The walk over operations goes back (`k`), says which operation the reviewer edited or dropped,
+/// decides nothing on a key it does not offer, keeps every choice when stopped early (Escape), and
+/// resumes them when walked again; its header, printed with each operation, stays in sight on a
+/// 50-row terminal.
+#[test]
+fn the_operation_walk_goes_back_resumes_and_keeps_its_header_in_sight() {
+    let Some(repo) = terminal_repo() else {
+        return;
+    };
+    let lines: String = (1..=12)
+        .map(|n| format!("- Statement number {n} stays as written.\n"))
+        .collect();
+    repo.write("CLAUDE.md", &format!("# Notes\n\n{lines}"));
+    let v = repo.json(&["import", "claude", "CLAUDE.md", "--json"]);
+    let id = v["proposals"][0]["id"].as_str().unwrap().to_owned();
+    let editor = editor(
+        &repo,
+        "sed -i 's/number 3 stays/number 3 was edited/' \"$1\"",
+    );
+    let tmux = Tmux::review(&repo, &editor, "walk");
+    let operation = |n: usize| format!("Operation {n} of 12:");
+    tmux.wait_for("[y,m,a,n,e,o,s,q,?]", 1);
+    tmux.keys(&["o"]);
+    tmux.wait_for(&operation(1), 1);
+    tmux.keys(&["y"]);
+    tmux.wait_for(&operation(2), 1);
+    tmux.keys(&["d"]);
+    tmux.wait_for(&operation(3), 1);
+    tmux.keys(&["e"]);
+    tmux.wait_for("(edited by you)", 1);
+    tmux.keys(&["x"]);
+    tmux.wait_for("nothing was decided", 1);
+    tmux.keys(&["k"]);
+    tmux.wait_for(&operation(2), 2);
+    assert!(tmux.visible().contains("(dropped)"), "{}", tmux.visible());
+    tmux.keys(&["y"]);
+    tmux.wait_for(&operation(3), 3);
+    tmux.keys(&["y"]);
+    tmux.wait_for(&operation(4), 1);
+    tmux.keys(&["d"]);
+    tmux.wait_for(&operation(5), 1);
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("Kept 11 of 12 operation(s): 1 dropped, 1 edited.", 1);
+
+    // Walked again, the choices are there to see and to change.
+    tmux.wait_for("[y,m,a,n,e,o,s,q,?]", 2);
+    tmux.keys(&["o"]);
+    // Shown before: operation 1 once, 2 twice (again after `k`), 3 four times (on arrival, after
+    // the edit, after the key not offered, after `k` and `y`).
+    for (n, seen) in [(1, 1), (2, 2), (3, 4)] {
+        tmux.wait_for(&operation(n), seen + 1);
+        tmux.keys(&["y"]);
+    }
+    tmux.wait_for(&operation(4), 2);
+    assert!(tmux.visible().contains("(dropped)"), "{}", tmux.visible());
+    tmux.keys(&["d"]);
+    for n in 5..=12 {
+        tmux.wait_for(&operation(n), if n == 5 { 2 } else { 1 });
+        tmux.keys(&["?"]);
+        tmux.wait_for("k - back to the previous operation", n - 4);
+        if n == 12 {
+            let shown = tmux.visible();
+            assert!(
+                shown.contains(&operation(12)) && shown.contains(&format!("proposal {id}")),
+                "{shown}"
+            );
+        }
+        tmux.keys(&["y"]);
+    }
+    tmux.wait_for("Kept 11 of 12 operation(s): 1 dropped, 1 edited.", 2);
+    tmux.wait_for("[y,m,a,n,e,o,s,q,?]", 3);
+    tmux.keys(&["y"]);
+    tmux.wait_for("EXIT=0", 1);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Dropped").len(), 1);
+    let facts = repo.read(".ledger/facts/architecture.md");
+    assert!(
+        facts.contains("Statement number 2 stays as written."),
+        "{facts}"
+    );
+    assert!(
+        facts.contains("Statement number 3 was edited as written."),
+        "{facts}"
+    );
+    assert!(!facts.contains("Statement number 4 "), "{facts}");
+    assert!(
+        facts.contains("Statement number 12 stays as written."),
         "{facts}"
     );
 }

@@ -11,7 +11,7 @@ use mneme::ops::Notes;
 
 use crate::cli::editor::Editor;
 use crate::cli::prompt::read_choice;
-use crate::cli::ui::{esc1, paint, HEADER, PROMPT};
+use crate::cli::ui::{esc1, paint, DIM, HEADER, PROMPT, WARN};
 use crate::cli::{Cx, Result};
 
 /// What an edit did.
@@ -83,13 +83,44 @@ fn edit_text(op: &mut Operation, ledger: &Ledger, editor: &Editor) -> Result<Opt
 const EACH_HELP: &str = "y - keep this operation
 d - drop it: the approval leaves it out, and its commit says so
 e - edit this statement in your editor, chosen as git chooses it (an empty text keeps it as it was)
-q - stop here: keep this and the remaining operations as they are
+k - back to the previous operation
+q - stop here: the operations not reached stay as they are
 ? - this help
 ";
 
+/// One operation of the agent's proposal as the reviewer has it so far.
+struct Choice {
+    op: Operation,
+    keep: bool,
+    /// The agent's text, to tell the reviewer's edit from it.
+    proposed: Option<String>,
+}
+
+impl Choice {
+    fn edited(&self) -> bool {
+        self.op.text() != self.proposed.as_deref()
+    }
+}
+
+/// The agent's operations, each as the reviewer left it: a walk resumes the choices of an
+/// earlier one (or of an edit) rather than starting over from what they left.
+fn choices(item: &Pending) -> Option<Vec<Choice>> {
+    let current = item.valid()?;
+    let agent = item.original.as_ref().unwrap_or(current);
+    let choices = agent.operations.iter().map(|proposed| {
+        let kept = current.operations.iter().find(|op| op.acts_as(proposed));
+        Choice {
+            op: kept.unwrap_or(proposed).clone(),
+            keep: kept.is_some(),
+            proposed: proposed.text().map(str::to_owned),
+        }
+    });
+    Some(choices.collect())
+}
+
 /// Walks the operations of a proposal one by one (like `git add -p` hunks): keep, drop or
-/// edit each. The proposal then holds the kept ones, to approve as a whole; the agent's
-/// version is kept for the record.
+/// edit each, going back as needed. The proposal then holds the kept ones, to approve as a
+/// whole; the agent's version is kept for the record.
 pub(super) fn each_operation(
     cx: &Cx,
     term: &Term,
@@ -97,45 +128,101 @@ pub(super) fn each_operation(
     ledger: &Ledger,
     editor: &Editor,
 ) -> Result<()> {
-    let Some(proposal) = item.valid() else {
+    let Some(mut choices) = choices(item) else {
         return Ok(());
     };
-    let mut ops = proposal.operations.clone();
-    let mut keep = vec![true; ops.len()];
-    let total = ops.len();
-    'walk: for (i, op) in ops.iter_mut().enumerate() {
-        loop {
-            cx.ui.out(&format!(
-                "{} {}\n",
-                paint(HEADER, format!("Operation {} of {total}:", i + 1)),
-                esc1(&op.summary())
-            ))?;
-            let keys = if op.text().is_some() {
-                "y,d,e,q,?"
-            } else {
-                "y,d,q,?"
-            };
-            let prompt = paint(PROMPT, format!("Keep this operation [{keys}]? "));
-            match read_choice(term, &prompt)? {
-                'y' => break,
-                'd' => {
-                    keep[i] = false;
-                    break;
+    let total = choices.len();
+    let mut at = 0;
+    while at < total {
+        cx.ui.out(&operation_screen(item, &choices, at))?;
+        let choice = &mut choices[at];
+        let keys = format!(
+            "y,d,{}{}q,?",
+            if choice.op.text().is_some() { "e," } else { "" },
+            if at > 0 { "k," } else { "" }
+        );
+        let prompt = paint(PROMPT, format!("Keep this operation [{keys}]? "));
+        match read_choice(term, &prompt)? {
+            'y' => {
+                choice.keep = true;
+                at += 1;
+            }
+            'd' => {
+                choice.keep = false;
+                at += 1;
+            }
+            'e' if choice.op.text().is_some() => match edit_text(&mut choice.op, ledger, editor) {
+                Ok(None) => cx.ui.warn("an empty text: the statement stays as it was"),
+                Ok(Some(false)) => cx.ui.warn("nothing changed"),
+                Ok(Some(true)) => {}
+                Err(e) => cx.ui.error(&e),
+            },
+            'k' if at > 0 => at -= 1,
+            'q' => break,
+            key => {
+                if key != '?' {
+                    cx.ui.warn(&format!(
+                        "`{}` is not one of the keys offered here ({keys}); nothing was decided",
+                        key.escape_default()
+                    ));
                 }
-                'e' if op.text().is_some() => match edit_text(op, ledger, editor) {
-                    Ok(None) => cx.ui.warn("an empty text: the statement stays as it was"),
-                    Ok(_) => {}
-                    Err(e) => cx.ui.error(&e),
-                },
-                'q' => break 'walk,
-                _ => cx.ui.out(EACH_HELP)?,
+                cx.ui.out(EACH_HELP)?;
             }
         }
     }
+    let (dropped, edited) = tally(&choices);
+    cx.ui.out(&format!(
+        "Kept {} of {total} operation(s): {dropped} dropped, {edited} edited.\n",
+        total - dropped
+    ))?;
+    let (ops, keep): (Vec<_>, Vec<_>) = choices.into_iter().map(|c| (c.op, c.keep)).unzip();
     if let Err(why) = keep_operations(item, ops, &keep, ledger) {
         cx.ui.warn(&format!("{why}; the proposal stays as it was"));
     }
     Ok(())
+}
+
+/// How many of `choices` are dropped, and how many kept ones edited.
+fn tally(choices: &[Choice]) -> (usize, usize) {
+    let dropped = choices.iter().filter(|c| !c.keep).count();
+    let edited = choices.iter().filter(|c| c.keep && c.edited()).count();
+    (dropped, edited)
+}
+
+/// The operation at `at`, under a line that says whose proposal it is and how far the walk is:
+/// printed with every operation, so that it never scrolls out of sight.
+fn operation_screen(item: &Pending, choices: &[Choice], at: usize) -> String {
+    let (dropped, edited) = tally(choices);
+    let agent = item
+        .valid()
+        .and_then(|p| p.agent.as_deref())
+        .unwrap_or("unknown agent");
+    let mut out = format!(
+        "\n{} {}\n",
+        paint(
+            HEADER,
+            format!("Operation {} of {}:", at + 1, choices.len())
+        ),
+        paint(
+            DIM,
+            format!(
+                "proposal {} by {} · {dropped} dropped, {edited} edited so far",
+                esc1(&item.id),
+                esc1(agent)
+            )
+        )
+    );
+    let choice = &choices[at];
+    let mark = match (choice.keep, choice.edited()) {
+        (false, _) => format!(" {}", paint(WARN, "(dropped)")),
+        (true, true) => format!(" {}", paint(WARN, "(edited by you)")),
+        (true, false) => String::new(),
+    };
+    out.push_str(&format!("  {}{mark}\n", esc1(&choice.op.summary())));
+    if let (Some(before), Some(_)) = (choice.op.before(), choice.op.text()) {
+        out.push_str(&format!("  {} {}\n", paint(DIM, "was:"), esc1(before)));
+    }
+    out
 }
 
 /// Aims the proposal at the facts as they are now; whether any target had changed.

@@ -180,6 +180,12 @@ impl Operation {
         }
     }
 
+    /// Whether `self` is `other` as a reviewer may have left it: the same kind on the same facts,
+    /// its text perhaps edited.
+    pub fn acts_as(&self, other: &Operation) -> bool {
+        self.kind() == other.kind() && self.fact_ids() == other.fact_ids()
+    }
+
     /// Ids of the facts the operation names: the target, and for a supersede the new fact.
     pub fn fact_ids(&self) -> Vec<String> {
         match self {

@@ -307,10 +307,7 @@ impl<'a> Decision<'a> {
     /// The operation of the decided proposal that acts as the agent's `op` did, if the reviewer
     /// kept it.
     fn decided(&self, op: &Operation) -> Option<&'a Operation> {
-        self.proposal
-            .operations
-            .iter()
-            .find(|d| d.kind() == op.kind() && d.fact_ids() == op.fact_ids())
+        self.proposal.operations.iter().find(|d| d.acts_as(op))
     }
 
     /// The agent's operations the reviewer left out of the approval.
