@@ -21,7 +21,8 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 /// facts to every request's system prompt and to the compaction prompt. Each hook runs
 /// `mneme context --for <runtime>`. Safe to re-run;
 /// `--remove` takes mneme's hooks out again. A settings file it cannot parse is refused, and
-/// nothing is written.
+/// nothing is written. A file it writes that the project's `.gitignore` ignores is named, since
+/// teammates would not get it.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   mneme setup claude                 # .claude/settings.json in this repository (commit it)
@@ -48,16 +49,22 @@ pub struct Args {
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
-    let (scope, agents_file) = if args.user {
-        (Scope::User(user_dirs()?), paths::AGENTS_MD.to_owned())
+    let ws = if args.user {
+        None
     } else {
-        let store = cx.workspace()?.store;
-        let agents_file = store.load_config()?.agents_file;
-        (Scope::Project(store.root().to_owned()), agents_file)
+        Some(cx.workspace()?)
+    };
+    let (scope, agents_file) = match &ws {
+        None => (Scope::User(user_dirs()?), paths::AGENTS_MD.to_owned()),
+        Some(ws) => (
+            Scope::Project(ws.store.root().to_owned()),
+            ws.store.load_config()?.agents_file,
+        ),
     };
     let report = setup(
         args.runtime,
         &scope,
+        ws.as_ref().map(|ws| &ws.repo),
         &agents_file,
         args.remove,
         args.dry_run,

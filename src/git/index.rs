@@ -238,14 +238,21 @@ impl Split {
     }
 }
 
-/// Every path the index tracks, `/`-separated: what a fact's scope globs are matched against.
-pub fn tracked_paths(repo: &Repo) -> Result<Vec<String>> {
-    let git = repo.gix();
+/// The whole index, every entry; `None` before the first `git add`.
+pub(crate) fn whole_index(git: &gix::Repository) -> Result<Option<gix::index::File>> {
     let path = git.index_path();
     if !path.exists() {
-        return Ok(Vec::new());
+        return Ok(None);
     }
     let index = gix::index::File::at(&path, git.object_hash(), true, Default::default())?;
+    Ok(Some(index))
+}
+
+/// Every path the index tracks, `/`-separated: what a fact's scope globs are matched against.
+pub fn tracked_paths(repo: &Repo) -> Result<Vec<String>> {
+    let Some(index) = whole_index(repo.gix())? else {
+        return Ok(Vec::new());
+    };
     Ok(index
         .entries()
         .iter()

@@ -8,6 +8,7 @@ mod eol;
 mod graph;
 pub mod history;
 pub mod hooks;
+pub mod ignore;
 pub mod index;
 mod owner;
 pub mod remote;

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::git::ignore::{ignored, Ignored};
+use crate::git::Repo;
 use crate::model::agents::runtimes::{edit_codex_config, edit_settings, Runtime};
 use crate::model::agents::templates;
 use crate::model::base::paths;
@@ -71,6 +73,8 @@ pub struct Report {
     pub runtime: &'static str,
     pub dry_run: bool,
     pub files: Vec<FileReport>,
+    /// The repository's files that git ignores and does not track: teammates will not get them.
+    pub ignored: Vec<Ignored>,
     /// What the runtime needs besides the files.
     pub notes: Vec<String>,
 }
@@ -85,10 +89,12 @@ pub struct FileReport {
 }
 
 /// Sets `runtime` up (or, with `remove`, takes mneme out of it). `agents_file` is the
-/// instructions file with mneme's block, for runtimes that must be told to read it.
+/// instructions file with mneme's block, for runtimes that must be told to read it; `repo`, for
+/// a project's files, says which of them git would leave out of a commit.
 pub fn setup(
     runtime: Runtime,
     scope: &Scope,
+    repo: Option<&Repo>,
     agents_file: &str,
     remove: bool,
     dry_run: bool,
@@ -155,12 +161,35 @@ pub fn setup(
             runtime.as_str()
         )
     }));
+    let files: Vec<FileReport> = files.into_iter().map(|(file, _)| file).collect();
+    let ignored = match (repo, remove) {
+        (Some(repo), false) => left_out(repo, &files)?,
+        _ => Vec::new(),
+    };
+    notes.extend(ignored.iter().map(|i| {
+        format!(
+            "{} is ignored by git ({}: `{}`), so teammates will not get it: commit it with `git add -f {}`, or take `{}` out of {}",
+            i.path, i.source, i.pattern, i.path, i.pattern, i.source
+        )
+    }));
     Ok(Report {
         runtime: runtime.as_str(),
         dry_run,
-        files: files.into_iter().map(|(file, _)| file).collect(),
+        files,
+        ignored,
         notes,
     })
+}
+
+/// The files of `files` in `repo`'s work tree that git would leave out of a commit.
+fn left_out(repo: &Repo, files: &[FileReport]) -> Result<Vec<Ignored>> {
+    let rels: Vec<String> = files
+        .iter()
+        .filter(|f| f.action != "removed")
+        .filter_map(|f| f.path.strip_prefix(repo.root()).ok())
+        .map(|rel| rel.to_string_lossy().replace('\\', "/"))
+        .collect();
+    Ok(ignored(repo, &rels)?)
 }
 
 /// What `edit` makes of the file at `path` (given its text, if any; `None` from it deletes the

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::git::config::{merge_driver, signing_setup, SigningSetup, DRIVER_COMMAND};
 use crate::git::hooks::hooks_dir;
+use crate::git::ignore::ignored;
 use crate::git::index::uncommitted_in;
 use crate::model::agents::runtimes::{edit_codex_config, edit_settings, holds_hooks, Runtime};
 use crate::model::agents::{agents_md, templates};
@@ -241,6 +242,8 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
     for p in agents.problems {
         problem(p.what, &p.fix);
     }
+    let mut warnings = agents.warnings;
+    warnings.extend(uncommittable(ws, &set_up)?);
     let mut notes = agents.notes;
     notes.extend(driver_note);
     notes.extend(hook_note);
@@ -261,11 +264,35 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
     let report = check::check(ws, false)?;
     Ok(Diagnosis {
         problems,
-        warnings: agents.warnings,
+        warnings,
         notes,
         check_errors: report.errors,
         check_warnings: report.warnings,
     })
+}
+
+/// The runtimes' files in this repository that git ignores and does not track: the hooks work
+/// here, but teammates never get them.
+fn uncommittable(ws: &Workspace, runtimes: &[Runtime]) -> Result<Vec<Problem>> {
+    let files: Vec<String> = runtimes
+        .iter()
+        .flat_map(|r| paths::runtime_project_files(r.as_str()))
+        .filter(|rel| ws.store.root().join(rel).is_file())
+        .map(str::to_owned)
+        .collect();
+    Ok(ignored(&ws.repo, &files)?
+        .into_iter()
+        .map(|i| Problem {
+            what: format!(
+                "{} is ignored by git ({}: `{}`), so teammates will not get it",
+                i.path, i.source, i.pattern
+            ),
+            fix: format!(
+                "git add -f {} (or take `{}` out of {})",
+                i.path, i.pattern, i.source
+            ),
+        })
+        .collect())
 }
 
 /// What keeps this clone's approvals from passing `verify` when `allowed_signers` requires

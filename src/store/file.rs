@@ -92,6 +92,8 @@ pub enum Kind {
     /// AGENTS.md, CLAUDE.md, GEMINI.md: the agents' instruction files.
     Instructions,
     GitAttributes,
+    /// `.gitignore`, `info/exclude`, `core.excludesFile`.
+    GitIgnore,
     /// A runtime's settings file (`.claude/settings.json`, …).
     RuntimeSettings,
     /// A file a fact cites as evidence.
@@ -107,7 +109,9 @@ impl Kind {
             Kind::Config | Kind::Claim => 64 * 1024,
             Kind::Record => 256 * 1024,
             Kind::FactFile | Kind::Task | Kind::Proposal | Kind::RuntimeSettings => MIB,
-            Kind::AllowedSigners | Kind::Instructions | Kind::GitAttributes => MIB,
+            Kind::AllowedSigners | Kind::Instructions | Kind::GitAttributes | Kind::GitIgnore => {
+                MIB
+            }
             Kind::Evidence => 16 * MIB,
         }
     }
@@ -134,6 +138,7 @@ impl Kind {
             Kind::AllowedSigners => "allowed signers file",
             Kind::Instructions => "agent instructions file",
             Kind::GitAttributes => "attributes file",
+            Kind::GitIgnore => "ignore file",
             Kind::RuntimeSettings => "runtime settings file",
             Kind::Evidence => "cited file",
         }

@@ -450,6 +450,89 @@ fn a_hook_tells_an_unnamed_agent_its_name() {
     assert!(!text(Some("gemini-cli")).contains("--agent"));
 }
 
+/// `setup` and `doctor` say which of the files setup writes git would leave out of a commit, as
+/// `git check-ignore` judges them (patterns on a file or a directory, negation, a nested
+/// `.gitignore`, `info/exclude`); a file added with `git add -f` is committed and no longer named.
+#[test]
+fn setup_and_doctor_name_the_files_git_ignores_as_git_does() {
+    let repo = Repo::committed();
+    repo.write(".gitignore", ".codex/*\n!.codex/config.toml\n/.cursor/\n");
+    repo.write(".opencode/.gitignore", "plugins/\n");
+    repo.write(".git/info/exclude", ".gemini\n");
+    repo.git(&["add", ".gitignore", ".opencode/.gitignore"]);
+    repo.git(&["commit", "-qm", "ignore rules"]);
+    let mut all_ignored = Vec::new();
+    for runtime in ["claude", "codex", "gemini", "cursor", "opencode"] {
+        let v = repo.json(&["setup", runtime, "--json"]);
+        let files: Vec<String> = v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let path = f["path"].as_str().unwrap();
+                let root = format!("{}/", repo.path().canonicalize().unwrap().display());
+                path.strip_prefix(&root).unwrap_or(path).to_owned()
+            })
+            .collect();
+        let mut args = vec!["check-ignore"];
+        args.extend(files.iter().map(String::as_str));
+        let git_says: Vec<String> = String::from_utf8_lossy(&repo.git_output(&args).stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        let ignored: Vec<String> = v["ignored"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["path"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(ignored, git_says, "{runtime}: {v:#}");
+        for path in &ignored {
+            assert!(
+                v["notes"]
+                    .to_string()
+                    .contains(&format!("git add -f {path}")),
+                "{v:#}"
+            );
+        }
+        all_ignored.extend(ignored);
+    }
+    assert_eq!(
+        all_ignored,
+        [
+            ".codex/hooks.json",
+            ".gemini/settings.json",
+            ".cursor/hooks.json",
+            ".cursor/rules/mneme.mdc",
+            ".opencode/plugins/mneme.js"
+        ]
+    );
+    let warnings = |repo: &Repo| {
+        let d = json(&repo.mneme(&["doctor", "--json"]).output().unwrap());
+        d["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["what"].as_str().unwrap().contains("ignored by git"))
+            .map(|w| w["fix"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let fixes = warnings(&repo);
+    assert_eq!(fixes.len(), all_ignored.len(), "{fixes:?}");
+    for path in &all_ignored {
+        assert!(
+            fixes
+                .iter()
+                .any(|f| f.starts_with(&format!("git add -f {path} "))),
+            "{fixes:?}"
+        );
+    }
+    let mut add = vec!["add", "-f"];
+    add.extend(all_ignored.iter().map(String::as_str));
+    repo.git(&add);
+    assert_eq!(warnings(&repo), Vec::<String>::new());
+}
+
 #[test]
 fn setup_refuses_a_settings_file_it_cannot_parse() {
     let repo = Repo::committed();

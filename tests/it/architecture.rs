@@ -355,7 +355,7 @@ const DOMAINS: [(&str, &[&str]); 12] = [
     ("merge", &["facts", "base"]),
     ("proposals", &["facts", "base"]),
     ("provenance", &["proposals", "evidence", "facts", "base"]),
-    ("forge", &["provenance", "base"]),
+    ("forge", &["provenance", "proposals", "base"]),
     ("tasks", &["merge", "facts", "base"]),
     (
         "lint",

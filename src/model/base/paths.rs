@@ -125,6 +125,18 @@ pub fn opencode_plugin(user: bool) -> &'static str {
 /// The always-apply rule `mneme setup cursor` writes, relative to the repository or home.
 pub const CURSOR_RULE: &str = ".cursor/rules/mneme.mdc";
 
+/// Every file `mneme setup <runtime>` writes in a repository, for the team to commit.
+pub fn runtime_project_files(runtime: &str) -> Vec<&'static str> {
+    let mut files: Vec<&'static str> = runtime_settings(runtime).into_iter().collect();
+    match runtime {
+        "codex" => files.push(CODEX_CONFIG),
+        "cursor" => files.push(CURSOR_RULE),
+        "opencode" => files.push(opencode_plugin(false)),
+        _ => {}
+    }
+    files
+}
+
 /// `.ledger/facts/<name>`, for a file name such as `architecture.md`.
 pub fn decision_file(id: &str) -> String {
     format!("{DECISIONS}/{id}.json")

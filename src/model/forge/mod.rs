@@ -2,7 +2,8 @@
 //! and the forge's event and API answers that say who commented, on what, and whether they may
 //! decide. Pure: every value comes from a payload, which is untrusted input.
 //!
-//! Uses `provenance` (the forge reviewer a decision records) and `base`.
+//! Uses `provenance` (the forge reviewer a decision records), `proposals` (the operation
+//! numbers a `drop` names) and `base`.
 
 pub mod command;
 pub mod event;
