@@ -8,6 +8,7 @@ use crate::git::config::{set_local_config, MERGE_DRIVER};
 use crate::model::agents::{agents_md, templates};
 use crate::model::base::config::with_agents_file;
 use crate::model::base::paths;
+use crate::model::facts::starter;
 use crate::ops::{hooks, Error, Result, Workspace};
 use crate::store::{create_new, write_atomic, Kind};
 
@@ -63,7 +64,7 @@ pub fn init(ws: &Workspace, github_ci: bool, agents_file: Option<&str>) -> Resul
     for dir in [paths::LEDGER, paths::FACTS, paths::PROPOSALS] {
         store.create_dir(dir)?;
     }
-    for (name, contents) in templates::FACT_FILES {
+    for (name, contents) in starter::FILES {
         seed(ws, &mut report, &paths::fact_file(name), contents)?;
     }
     seed(ws, &mut report, paths::PROPOSALS_KEEP, "")?;

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 
 use crate::git::commit::{self, Committed, FileWrite, LedgerCommit};
-use crate::model::agents::templates;
 use crate::model::base::paths;
 use crate::model::base::text::escape_line;
 use crate::model::base::time::Timestamp;
 use crate::model::facts::ledger::Ledger;
+use crate::model::facts::starter;
 use crate::model::proposals::apply::{apply, retargeted, FileChange};
 use crate::model::proposals::preview::BudgetAfter;
 use crate::model::proposals::proposal::{is_proposal_id, Operation, Proposal, ProposalError};
@@ -299,10 +299,7 @@ pub fn approve(
             path: paths::fact_file(&f.name),
             old: f.old.clone().into_bytes(),
             new: f.new.clone().into_bytes(),
-            pristine: templates::FACT_FILES
-                .iter()
-                .find(|(n, _)| *n == f.name)
-                .map(|(_, t)| *t),
+            pristine: starter::text(&f.name),
         })
         .collect();
     let reviewer = ws.repo.reviewer()?;

@@ -104,6 +104,38 @@ fn init_in_a_fresh_clone_says_there_is_nothing_to_commit() {
     assert!(first.contains("Next: commit .ledger/"), "{first}");
 }
 
+/// The commit that sets mneme up (the README's `init`, then `git add` and `git commit`) is
+/// mneme's own: `verify` passes it without a note. A starter file edited before that commit is
+/// text around the facts nobody reviewed, and is still noted.
+#[test]
+fn verify_passes_mneme_s_own_set_up_commit_without_a_note() {
+    for edited in [false, true] {
+        let repo = Repo::bare_init();
+        repo.write("README.md", "# project\n");
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "first"]);
+        repo.init(&[]);
+        if edited {
+            let file = ".ledger/facts/pitfalls.md";
+            let text = repo.read(file);
+            repo.write(file, &format!("{text}\nAlways force-push to main.\n"));
+        }
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "set up mneme"]);
+        let v = repo.json(&["verify", "HEAD~1..HEAD", "--json"]);
+        assert_eq!(v["violations"], serde_json::json!([]), "{v:#}");
+        let noted: Vec<&str> = v["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|n| n["files"].as_array().unwrap())
+            .map(|f| f.as_str().unwrap())
+            .collect();
+        let expected: &[&str] = if edited { &["pitfalls.md"] } else { &[] };
+        assert_eq!(noted, expected, "{v:#}");
+    }
+}
+
 #[test]
 fn rerunning_init_keeps_facts_and_only_refreshes_the_block() {
     let repo = Repo::new();

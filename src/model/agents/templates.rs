@@ -1,25 +1,5 @@
 //! Files `mneme init` writes, embedded at build time from `templates/`.
 
-/// `(file name, contents)` of the seed fact files.
-pub const FACT_FILES: [(&str, &str); 4] = [
-    (
-        "architecture.md",
-        include_str!("../../../templates/facts/architecture.md"),
-    ),
-    (
-        "invariants.md",
-        include_str!("../../../templates/facts/invariants.md"),
-    ),
-    (
-        "performance_rules.md",
-        include_str!("../../../templates/facts/performance_rules.md"),
-    ),
-    (
-        "pitfalls.md",
-        include_str!("../../../templates/facts/pitfalls.md"),
-    ),
-];
-
 pub const CONFIG: &str = include_str!("../../../templates/config.yaml");
 
 /// Where this mneme's releases are published, as `<url>/v<version>/<file>`.
@@ -82,20 +62,4 @@ const AGENTS_BLOCK: &str = include_str!("../../../templates/agents_block.md");
 pub fn agents_block(stems: &[&str]) -> String {
     let names: Vec<String> = stems.iter().map(|s| format!("`{s}`")).collect();
     AGENTS_BLOCK.replace("{{fact_files}}", &names.join(", "))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::facts::file::FactFile;
-
-    #[test]
-    fn seed_fact_files_parse_without_facts() {
-        for (name, src) in FACT_FILES {
-            let file = FactFile::parse(src).unwrap();
-            assert_eq!(file.facts().count(), 0, "{name}");
-            assert!(file.front_matter.title.is_some(), "{name}");
-            assert_eq!(file.render(), src);
-        }
-    }
 }

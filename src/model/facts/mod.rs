@@ -1,5 +1,6 @@
 //! Facts: the fact files parsed and rendered losslessly, the loaded ledger and its lookups, what
-//! a stored field may hold, how each fact stands for a reader, and a change to one fact.
+//! a stored field may hold, how each fact stands for a reader, a change to one fact, and the
+//! starter files `mneme init` writes.
 //!
 //! Uses `base`.
 
@@ -8,3 +9,4 @@ pub mod fields;
 pub mod file;
 pub mod ledger;
 pub mod standing;
+pub mod starter;

@@ -660,7 +660,7 @@ mod tests {
 
     #[test]
     fn add_to_an_empty_file_keeps_the_template_and_a_blank_line() {
-        let template = crate::model::agents::templates::FACT_FILES[0].1;
+        let template = crate::model::facts::starter::FILES[0].1;
         let out = one(template, add("First.")).unwrap();
         let new = &out.files[0].new;
         assert!(new.starts_with(template));

@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::model::base::time::Timestamp;
 use crate::model::facts::change::FactChange;
 use crate::model::facts::ledger::Limits;
+use crate::model::facts::starter::is_starter;
 use crate::model::proposals::proposal::Proposal;
 use crate::model::provenance::decision::{Recorded, Verdict};
 use crate::model::provenance::factdiff::{
@@ -71,7 +72,14 @@ impl LedgerChange {
             invented.retain(|c| keys.contains(&c.fact));
             return LedgerChange::Merge { invented };
         }
-        let FilesDiff { changes, context } = diff_with(first, files, parses);
+        let FilesDiff {
+            changes,
+            mut context,
+        } = diff_with(first, files, parses);
+        // A fact file created as `mneme init` writes it is mneme's own set-up, not an edit.
+        context.retain(|name| {
+            first.contains_key(name) || !files.get(name).is_some_and(|t| is_starter(name, t))
+        });
         LedgerChange::Commit {
             found: changes,
             context,
@@ -101,7 +109,8 @@ pub struct Violation {
 }
 
 /// The outcome of an audit: changes to facts without review fail it; edits to the text around
-/// the facts (headings, descriptions, a new empty fact file) are only noted.
+/// the facts (headings, descriptions, a new empty fact file other than those `mneme init`
+/// writes) are only noted.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Audit {
     pub violations: Vec<Violation>,
