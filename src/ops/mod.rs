@@ -91,6 +91,8 @@ pub enum Error {
         #[source]
         why: SettingsError,
     },
+    #[error("the decision's message: {0}")]
+    Note(#[source] TextError),
     #[error("an approval was interrupted and is not finished; this commit, made from git's index before it, would leave it out")]
     ApprovalUnfinished,
     #[error("this commit changes facts directly ({})", facts.join(", "))]

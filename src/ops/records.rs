@@ -124,7 +124,8 @@ pub fn migrate(ws: &Workspace) -> Result<Migration> {
         let record = Record {
             commit: Some(r.commit.clone()),
             ..Record::new(r.verdict, &r.proposal, by, at, &before, &after)
-        };
+        }
+        .with_commit_account(&r);
         let rel = paths::decision_file(&record.id());
         std::fs::create_dir_all(&dir).map_err(crate::store::Error::io(&dir))?;
         if create_new(&ws.store.path(&rel), record.render().as_bytes())? {

@@ -6,6 +6,7 @@ use crate::git::commit::{self, Committed, FileWrite, LedgerCommit};
 use crate::model::base::paths;
 use crate::model::base::text::escape_line;
 use crate::model::base::time::Timestamp;
+use crate::model::facts::fields::check_reason;
 use crate::model::facts::ledger::Ledger;
 use crate::model::facts::starter;
 use crate::model::proposals::apply::{apply, retargeted, FileChange};
@@ -280,6 +281,7 @@ pub fn approve(
             });
         }
     }
+    let note = checked_note(how.note.as_deref())?;
     let ledger = ws.store.load()?;
     let applied = apply(&ledger, proposal, &today()).map_err(|conflict| Error::Conflict {
         id: proposal.id.clone(),
@@ -320,13 +322,14 @@ pub fn approve(
             &files(|f| &f.old),
             &files(|f| &f.new),
         )
-    };
+    }
+    .with_account(proposal, note.as_deref());
     writes.push(record_file(ws, proof)?);
     let decision = Decision {
         verdict: Verdict::Approve,
         proposal,
         reviewer,
-        note: how.note.clone(),
+        note,
         rebased: applied.rebased,
         original: item.original.as_ref(),
         forge: how.forge.as_ref(),
@@ -357,7 +360,7 @@ pub fn reject(
     forge: Option<&ForgeReviewer>,
 ) -> Result<Committed> {
     let reviewer = ws.repo.reviewer()?;
-    let note = reason.filter(|r| !r.trim().is_empty());
+    let note = checked_note(reason.as_deref())?;
     // A rejection changes no fact; its record says the proposal was decided. An invalid file
     // that is not named as a proposal has no id to record.
     let writes = match &item.proposal {
@@ -366,13 +369,15 @@ pub fn reject(
     }
     .map(|id| {
         let none = Files::new();
-        record_file(
-            ws,
-            Record {
-                forge: forge.cloned(),
-                ..Record::new(Verdict::Reject, id, &reviewer, now(), &none, &none)
-            },
-        )
+        let proof = Record {
+            forge: forge.cloned(),
+            ..Record::new(Verdict::Reject, id, &reviewer, now(), &none, &none)
+        };
+        let proof = match &item.proposal {
+            Ok(p) => proof.with_account(p, note.as_deref()),
+            Err(_) => proof,
+        };
+        record_file(ws, proof)
     })
     .into_iter()
     .collect::<Result<_>>()?;
@@ -390,6 +395,15 @@ pub fn reject(
         Err(why) => invalid_rejection(&item.id, &why.to_string(), &reviewer, note.as_deref()),
     };
     record(ws, item, message, writes, no_verify)
+}
+
+/// The reviewer's note (an approval's message, a rejection's reason) as a decision stores it:
+/// trimmed, `None` when empty, and refused when a reason could not hold it.
+fn checked_note(note: Option<&str>) -> Result<Option<String>> {
+    let Some(note) = note.filter(|n| !n.trim().is_empty()) else {
+        return Ok(None);
+    };
+    Ok(Some(check_reason(note).map_err(Error::Note)?))
 }
 
 fn record(

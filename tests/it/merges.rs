@@ -2,6 +2,8 @@
 //! merge, a rebase merge and a cherry-pick, which rewrite the decision commits; an approved fact
 //! lost in a merge, or a reverted decision, fails `verify`.
 
+use serde_json::json;
+
 use crate::common::{json, Repo};
 
 /// `verify RANGE --json`, whatever its exit code, and whether it passed.
@@ -80,6 +82,78 @@ fn a_squash_merge_of_approvals_passes_verify_by_their_records() {
     old.git(&["commit", "-qm", "Add facts (#12)"]);
     let (passed, v) = verify(&old, &format!("{base}..HEAD"));
     assert!(!passed && v["state"].is_null(), "{v:#}");
+}
+
+/// A decision record carries the decision's account: after a squash merge drops the decision
+/// commits, `why` and `log` still say which agent proposed, why, on what evidence, and what the
+/// reviewer said, for an approval and for a rejection.
+#[test]
+fn a_squashed_decision_keeps_its_agent_reason_evidence_and_note() {
+    let repo = Repo::committed();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    let approved = repo.propose_add(
+        "architecture",
+        "Squashed facts keep their story (marker S).",
+        &[
+            "--agent",
+            "codex",
+            "--reason",
+            "found in the storage review",
+            "--evidence",
+            "README.md:1",
+        ],
+    );
+    let fact = repo.new_fact_id(&approved);
+    repo.mneme(&[
+        "review",
+        "approve",
+        &approved,
+        "-m",
+        "checked against the ADR",
+    ])
+    .assert()
+    .success();
+    let rejected = repo.propose_add(
+        "pitfalls",
+        "Tabs beat spaces.",
+        &["--agent", "codex", "--reason", "an opinion"],
+    );
+    repo.mneme(&["review", "reject", &rejected, "--reason", "not a fact"])
+        .assert()
+        .success();
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--squash", "feature"]);
+    repo.git(&["commit", "-q", "-m", "squashed feature"]);
+
+    let why = repo.json(&["why", &fact, "--json"]);
+    let d = &why["decisions"][0];
+    assert!(d["record"].is_string(), "{why:#}");
+    assert_eq!(d["proposed_by"], "codex", "{why:#}");
+    let reason = d["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("found in the storage review")
+            && reason.contains("checked against the ADR"),
+        "{why:#}"
+    );
+    assert_eq!(d["evidence"], json!(["README.md:1"]), "{why:#}");
+    let text = repo.stdout(&["why", &fact]);
+    assert!(text.contains("(codex → Test Human"), "{text}");
+    assert!(text.contains("evidence: README.md:1"), "{text}");
+
+    let log = repo.json(&["log", "--json"]);
+    let rejection = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["proposal"] == rejected.as_str())
+        .unwrap_or_else(|| panic!("{log:#}"));
+    assert_eq!(rejection["proposed_by"], "codex", "{log:#}");
+    let reason = rejection["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("not a fact") && reason.contains("an opinion"),
+        "{log:#}"
+    );
+    repo.mneme(&["verify", "main~1..main"]).assert().success();
 }
 
 #[test]

@@ -66,7 +66,9 @@ impl From<ops::Error> for CliError {
             }
             ops::Error::AgentsBlock { .. } => CliError::of(Code::AgentsMd, &e)
                 .with_hint("fix the markers by hand (mneme only edits between them)"),
-            ops::Error::AgentsFile { .. } => CliError::of(Code::InvalidInput, &e),
+            ops::Error::AgentsFile { .. } | ops::Error::Note(_) => {
+                CliError::of(Code::InvalidInput, &e)
+            }
             ops::Error::ApprovalUnfinished => CliError::of(Code::Interrupted, &e).with_hint(
                 "run `mneme status`, which finishes it, then the same `git commit` again",
             ),

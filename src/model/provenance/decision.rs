@@ -240,19 +240,7 @@ impl Decision<'_> {
             _ => None,
         };
         let subject = subject(self.verdict, &scopes, &ops, text.as_deref());
-        let mut body = String::new();
-        match (self.verdict, &self.note) {
-            (Verdict::Reject, Some(note)) => body.push_str(&format!(
-                "{REJECTED_PREFIX}{note}\n\nProposal reason: {}\n",
-                p.reason
-            )),
-            (Verdict::Reject, None) => body.push_str(&format!(
-                "Rejected without a reason.\n\nProposal reason: {}\n",
-                p.reason
-            )),
-            (Verdict::Approve, Some(note)) => body.push_str(&format!("{}\n\n{note}\n", p.reason)),
-            (Verdict::Approve, None) => body.push_str(&format!("{}\n", p.reason)),
-        }
+        let body = body(self.verdict, &p.reason, self.note.as_deref());
         let mut trailers = vec![
             (DECISION, self.verdict.as_str().to_owned()),
             (PROPOSAL, p.id.clone()),
@@ -267,7 +255,7 @@ impl Decision<'_> {
         }
         trailers.push((
             PROPOSED_BY,
-            p.agent.clone().unwrap_or_else(|| "unknown".into()),
+            p.agent.clone().unwrap_or_else(|| UNKNOWN_AGENT.into()),
         ));
         if let Some(author) = &p.author {
             trailers.push((PROPOSAL_AUTHOR, author.clone()));
@@ -300,6 +288,24 @@ impl Decision<'_> {
             })
             .collect();
         format!("{subject}\n\n{body}\n{trailers}")
+    }
+}
+
+/// What a decision commit's `Mneme-Proposed-By` says of a proposal that named no agent.
+pub const UNKNOWN_AGENT: &str = "unknown";
+
+/// A decision's account of itself, as its commit's body and its record give it: the proposal's
+/// reason, and the reviewer's note (an approval's message, a rejection's reason).
+pub fn body(verdict: Verdict, reason: &str, note: Option<&str>) -> String {
+    match (verdict, note) {
+        (Verdict::Reject, Some(note)) => {
+            format!("{REJECTED_PREFIX}{note}\n\nProposal reason: {reason}\n")
+        }
+        (Verdict::Reject, None) => {
+            format!("Rejected without a reason.\n\nProposal reason: {reason}\n")
+        }
+        (Verdict::Approve, Some(note)) => format!("{reason}\n\n{note}\n"),
+        (Verdict::Approve, None) => format!("{reason}\n"),
     }
 }
 

@@ -20,9 +20,12 @@ use crate::model::base::paths;
 use crate::model::base::text::{first_chars, first_hidden};
 use crate::model::base::time::Timestamp;
 use crate::model::facts::change::{ChangeKind, FactChange};
+use crate::model::facts::fields::{check_evidence, check_line, check_reason, TextError, MAX_NAME};
 use crate::model::facts::file::{self, is_fact_id};
-use crate::model::proposals::proposal::{is_proposal_id, OpKind};
-use crate::model::provenance::decision::{ForgeReviewer, Recorded, RecordedOp, Verdict};
+use crate::model::proposals::proposal::{is_proposal_id, OpKind, Proposal};
+use crate::model::provenance::decision::{
+    body, ForgeReviewer, Recorded, RecordedOp, Verdict, UNKNOWN_AGENT,
+};
 use crate::model::provenance::factdiff::{fact_map, FactState, Files};
 use crate::model::provenance::signing::{AllowedSigners, SignatureProblem};
 
@@ -56,6 +59,20 @@ pub struct Record {
     /// RFC 3339, UTC, in microseconds: decisions of one second stay in order.
     pub at: String,
     pub facts: Vec<FactHashes>,
+    /// The decision's account, for `why` and `log` where history lacks its commit (a squash
+    /// drops the commit's body and trailers): the agent that proposed, the person it worked for,
+    /// the proposal's reason and evidence, and the reviewer's note. Absent from records written
+    /// before these fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// Where `.ledger/allowed_signers` requires signed decisions: the reviewer's SSH signature
     /// (armored, namespace `git`) over the record without this field ([`Record::payload`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,6 +86,58 @@ pub struct Record {
     /// [`Record::check_signature`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forge: Option<ForgeReviewer>,
+}
+
+impl Record {
+    /// The record with the account the decision commit `r` gives (`migrate`): its body split
+    /// back into reason and note. An account that breaks the rules a record's does is left out.
+    pub fn with_commit_account(self, r: &Recorded) -> Record {
+        let (reason, note) = match r.verdict {
+            Verdict::Approve => (Some(r.reason.clone()), None),
+            Verdict::Reject => (
+                r.reason
+                    .split_once("\n\nProposal reason: ")
+                    .map(|(_, reason)| reason.trim().to_owned()),
+                r.rejection_reason(),
+            ),
+        };
+        let with = Record {
+            agent: r.proposed_by.clone().filter(|a| a != UNKNOWN_AGENT),
+            author: r.proposal_author.clone(),
+            reason: reason.filter(|s| !s.is_empty()),
+            evidence: r.evidence.clone(),
+            note,
+            ..self.clone()
+        };
+        match with.validate_account() {
+            Ok(()) => with,
+            Err(_) => self,
+        }
+    }
+
+    /// The account is held to the rules a proposal's fields are: it reaches `why` and `log`.
+    fn validate_account(&self) -> Result<(), RecordError> {
+        let as_proposed =
+            |name: &'static str, value: &str, checked: Result<String, TextError>| match checked {
+                Ok(v) if v == value => Ok(()),
+                Ok(_) => Err(field(name, "not in the form `propose` writes")),
+                Err(e) => Err(field(name, e.to_string())),
+            };
+        for (name, value) in [("agent", &self.agent), ("author", &self.author)] {
+            if let Some(v) = value {
+                as_proposed(name, v, check_line("name", v, MAX_NAME))?;
+            }
+        }
+        for (name, value) in [("reason", &self.reason), ("note", &self.note)] {
+            if let Some(v) = value {
+                as_proposed(name, v, check_reason(v))?;
+            }
+        }
+        for e in &self.evidence {
+            as_proposed("evidence", e, check_evidence(e))?;
+        }
+        Ok(())
+    }
 }
 
 /// Why a record file cannot be used.
@@ -139,9 +208,27 @@ impl Record {
             by: by.to_owned(),
             at: at.rfc3339(),
             facts,
+            agent: None,
+            author: None,
+            reason: None,
+            evidence: Vec::new(),
+            note: None,
             signature: None,
             commit: None,
             forge: None,
+        }
+    }
+
+    /// The record with the decision's account: `proposal`'s agent, author, reason and evidence,
+    /// and the reviewer's `note`.
+    pub fn with_account(self, proposal: &Proposal, note: Option<&str>) -> Record {
+        Record {
+            agent: proposal.agent.clone(),
+            author: proposal.author.clone(),
+            reason: Some(proposal.reason.clone()),
+            evidence: proposal.evidence.clone(),
+            note: note.map(str::to_owned),
+            ..self
         }
     }
 
@@ -181,8 +268,8 @@ impl Record {
     }
 
     /// The decision as `log` and `why` show it where history lacks its commit (a squash, a
-    /// rebase merge or a cherry-pick rewrote it): who decided, when, and which facts it added,
-    /// changed or removed. The reason and evidence lived in the commit.
+    /// rebase merge or a cherry-pick rewrote it): who decided, when, which facts it added,
+    /// changed or removed, and the account it carries (older records carry none).
     pub fn as_recorded(&self, id: &str) -> Recorded {
         let mut r = self.recorded_without_operations(id);
         r.operations = self
@@ -207,6 +294,14 @@ impl Record {
         r.date =
             Timestamp::parse(&self.at).map_or_else(|| self.at.clone(), Timestamp::rfc3339_seconds);
         r.reviewer = Some(self.by.clone());
+        r.proposed_by = self.agent.clone();
+        r.proposal_author = self.author.clone();
+        r.evidence = self.evidence.clone();
+        if let Some(reason) = &self.reason {
+            r.reason = body(self.verdict, reason, self.note.as_deref())
+                .trim()
+                .to_owned();
+        }
         r.subject = format!("decision record {id} (its decision commit is not in this history)");
         r.record = Some(id.to_owned());
         r.forge = self.forge.clone();
@@ -375,6 +470,7 @@ impl Record {
         if Timestamp::parse(&self.at).is_none() {
             return Err(field("at", "not an RFC 3339 time"));
         }
+        self.validate_account()?;
         if let Some(forge) = &self.forge {
             if let Some(why) = forge.problem() {
                 return Err(field("forge", why));
@@ -742,6 +838,51 @@ mod tests {
             after,
         );
         (r.id(), r)
+    }
+
+    /// A record's account reads back as it was written, and is held to a proposal's rules: it
+    /// reaches `why` and `log`.
+    #[test]
+    fn a_record_carries_its_account_under_a_proposal_s_rules() {
+        let (_, r) = approve(
+            P1,
+            0,
+            &files(&[]),
+            &files(&[("a.md", "- **f-0001** One.\n")]),
+        );
+        let r = Record {
+            agent: Some("codex".into()),
+            author: Some("Ada <ada@example.com>".into()),
+            reason: Some("found in review\nsecond line".into()),
+            evidence: vec!["src/db.rs:12".into()],
+            note: Some("checked".into()),
+            ..r
+        };
+        let back = Record::parse(&r.id(), &r.render()).unwrap();
+        assert_eq!(back, r);
+        let shown = back.as_recorded(&r.id());
+        assert_eq!(shown.proposed_by.as_deref(), Some("codex"));
+        assert_eq!(shown.reason, "found in review\nsecond line\n\nchecked");
+        for bad in [
+            Record {
+                agent: Some("co\ndex".into()),
+                ..r.clone()
+            },
+            Record {
+                reason: Some("esc \u{1b}[2J".into()),
+                ..r.clone()
+            },
+            Record {
+                note: Some("hidden\u{e0041}".into()),
+                ..r.clone()
+            },
+            Record {
+                evidence: vec!["two words".into()],
+                ..r.clone()
+            },
+        ] {
+            assert!(Record::parse(&bad.id(), &bad.render()).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
