@@ -979,6 +979,49 @@ fn claude_start(repo: &Repo, session: &str, source: &str) -> String {
     additional_context(&hook_with(repo, "claude", "SessionStart", input))
 }
 
+/// A fact is about the code it cites, not the document it came from: with scoped delivery,
+/// rules imported from `CLAUDE.md` (a link to `AGENTS.md`, whose lines they cite) and a fact
+/// citing an ADR come at session start, where an agent gets them, not when it opens those files
+/// with a tool, which it rarely does.
+#[test]
+fn facts_from_instruction_and_documentation_files_come_at_session_start() {
+    let (repo, [db, _, global]) = scoped_repo();
+    repo.write(
+        "AGENTS.md",
+        "# Rules\n\n- Never log request bodies anywhere.\n- Run the linter before you commit.\n",
+    );
+    std::os::unix::fs::symlink("AGENTS.md", repo.file("CLAUDE.md")).unwrap();
+    repo.write("docs/adr/0001-pool.md", "# Pool\n\nTen connections.\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "docs"]);
+    let v = repo.json(&["import", "claude", "CLAUDE.md", "--json"]);
+    let imported = v["proposals"][0]["id"].as_str().unwrap().to_owned();
+    repo.approve(&imported);
+    let adr = repo.approve_new_with(
+        "architecture",
+        "The pool size was decided in ADR 1.",
+        &["--reason", "r", "--evidence", "docs/adr/0001-pool.md:3"],
+    );
+    let start = claude_start(&repo, "s1", "startup");
+    for text in [
+        "Never log request bodies anywhere.",
+        "Run the linter before you commit.",
+    ] {
+        assert!(start.contains(text), "{start}");
+    }
+    assert!(start.contains(&adr) && start.contains(&global), "{start}");
+    assert!(!start.contains(&db), "{start}");
+    assert!(
+        start.contains("2 more fact(s) are about specific files and come when you read or edit one of them: src/ (2)"),
+        "{start}"
+    );
+    for file in ["AGENTS.md", "CLAUDE.md", "docs/adr/0001-pool.md"] {
+        let path = repo.file(file).display().to_string();
+        let out = claude_tool(&repo, "s1", &path);
+        assert!(!out.contains("Project facts about"), "{file}: {out}");
+    }
+}
+
 /// With scoped delivery, a session starts with the facts about no file and an index of the
 /// others; a fact about a file comes once per session when the agent reads or edits the file,
 /// again after a compaction dropped it, and never for another file.

@@ -1,5 +1,6 @@
-//! Which facts are about which files: a fact is about the repository files its evidence cites
-//! (`src/db.rs:40-52` is about `src/db.rs`) and those its scope globs match (`src/db/**`). What
+//! Which facts are about which files: a fact is about the code its evidence cites
+//! (`src/db.rs:40-52` is about `src/db.rs`; a cited document or instruction file is where it came
+//! from, not what it is about) and the files its scope globs match (`src/db/**`). What
 //! a runtime's tool hook delivers when the agent reads or edits a file, and what a scoped
 //! session start leaves out.
 
@@ -11,18 +12,40 @@ use crate::model::evidence::refs::{classify, Evidence};
 use crate::model::facts::fields::check_scope;
 use crate::model::views::{Context, FactView, ScopedDir};
 
-/// The repository files `fact` cites, each once, in its evidence's order.
+/// The repository files `fact` cites that it is about, each once, in its evidence's order.
 pub fn cited_files(fact: &FactView) -> Vec<&str> {
     let mut files: Vec<&str> = Vec::new();
     for e in &fact.evidence {
         if let Evidence::File { path, .. } = classify(e) {
             let path = path.trim_start_matches("./");
-            if !files.contains(&path) {
+            if is_subject(path) && !files.contains(&path) {
                 files.push(path);
             }
         }
     }
     files
+}
+
+/// Extensions of documentation and rule files: prose, in Markdown, reStructuredText, AsciiDoc,
+/// Org or Cursor's rule format.
+const PROSE: [&str; 8] = [
+    "md", "markdown", "mdx", "mdc", "rst", "adoc", "asciidoc", "org",
+];
+
+/// Rule files named without an extension.
+const RULE_FILES: [&str; 3] = [".cursorrules", ".windsurfrules", ".clinerules"];
+
+/// Whether a fact that cites `path` is about that file. Code and configuration are what facts are
+/// about; documentation and the agents' instruction files (`AGENTS.md`, `CLAUDE.md`, rule
+/// files) are where a fact came from (an imported rule cites its line), which runtimes load
+/// themselves and agents rarely open with a tool, and the ledger is the facts themselves. A
+/// fact about such a file says so with its scope.
+pub fn is_subject(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let prose = name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && PROSE.contains(&ext.to_ascii_lowercase().as_str())
+    });
+    !(prose || RULE_FILES.contains(&name) || path.starts_with(".ledger/"))
 }
 
 /// Whether the scope glob `glob` matches `path` (from the repository's root), as git matches a
@@ -143,6 +166,30 @@ mod tests {
 
     fn ids(c: &Context) -> Vec<String> {
         shown_ids(&render(c, None))
+    }
+
+    #[test]
+    fn a_fact_is_about_code_it_cites_never_the_document_it_came_from() {
+        for code in [
+            "src/db.rs",
+            "Cargo.toml",
+            "requirements.txt",
+            "web/app.tsx",
+            "Makefile",
+        ] {
+            assert!(is_subject(code), "{code}");
+        }
+        for prose in [
+            "AGENTS.md",
+            "CLAUDE.md",
+            "docs/adr/0003-pool.MD",
+            ".cursor/rules/db.mdc",
+            "guide.rst",
+            ".cursorrules",
+            ".ledger/facts/pitfalls.md",
+        ] {
+            assert!(!is_subject(prose), "{prose}");
+        }
     }
 
     #[test]
