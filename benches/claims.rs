@@ -1,6 +1,8 @@
 //! What a remote claim costs: `update --claim` with `claims_remote` set, against `git daemon` on
 //! 127.0.0.1 and over file://, beside a local claim and beside the push it is made of (`git push`
 //! of one new ref, the round-trip floor). Then 16 claimers racing for one task from 4 clones.
+//! Then `ready` (outside its fetch reuse) in a clone that fetched 50,000 claims, with the claim
+//! refs as mneme keeps them (packed) and as they were loose, one file each.
 //!
 //!   cargo bench --bench claims
 
@@ -173,5 +175,67 @@ fn main() {
         assert_eq!(won, 1, "exactly one claimer wins");
     }
     report("16 claimers in 4 clones, one task (wall)", races);
+    ready_at_scale(&bin, base.path(), &bare, &url);
     drop(daemon);
+}
+
+/// Claim refs on the server and fetched into one clone.
+const MANY_CLAIMS: usize = 50_000;
+
+/// `ready` in a clone that fetched [`MANY_CLAIMS`] claims, each run past the fetch reuse.
+fn ready_at_scale(bin: &Path, base: &Path, bare: &Path, url: &str) {
+    let blob = git_text(
+        bare,
+        &["hash-object", "-w", "--stdin", "--path", "claim.json"],
+    );
+    let creates: String = (0..MANY_CLAIMS)
+        .map(|n| format!("create refs/mneme/claims/t-z{n:05x} {blob}\n"))
+        .collect();
+    update_refs(bare, &creates);
+    git(bare, &["pack-refs", "--all"]);
+    let clone = clone(bin, base, url, "many");
+    let start = Instant::now();
+    mneme(bin, &clone, &["claims", "--json"]);
+    println!(
+        "\n{MANY_CLAIMS} claims on the server; `claims` fetched them all in {:.0} ms",
+        start.elapsed().as_secs_f64() * 1000.0
+    );
+    let stamps = clone.join(".git/mneme-claims-fetched");
+    let ready = |label: &str| {
+        let times = (0..ROUNDS * 4)
+            .map(|_| {
+                let _ = std::fs::remove_dir_all(&stamps);
+                timed(bin, &clone, &["ready", "--json"])
+            })
+            .collect();
+        report(label, times);
+    };
+    ready("ready, claim refs packed");
+    // As a fetch of all claims left them before mneme packed them: one loose file each.
+    let loose: String = (0..MANY_CLAIMS)
+        .map(|n| format!("update refs/mneme/remotes/origin/claims/t-z{n:05x} {blob}\n"))
+        .collect();
+    update_refs(&clone, &loose);
+    let files = std::fs::read_dir(clone.join(".git/refs/mneme/remotes/origin/claims"))
+        .map_or(0, Iterator::count);
+    assert_eq!(files, MANY_CLAIMS, "the refs are loose");
+    ready("ready, claim refs loose");
+}
+
+/// `git update-ref --stdin` in `root` with `commands`.
+fn update_refs(root: &Path, commands: &str) {
+    use std::io::Write as _;
+    let mut child = Command::new("git")
+        .current_dir(root)
+        .args(["update-ref", "--stdin"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("git update-ref");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(commands.as_bytes())
+        .expect("write");
+    assert!(child.wait().expect("wait").success(), "git update-ref");
 }

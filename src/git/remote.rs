@@ -136,6 +136,9 @@ impl Repo {
         args.extend(specs.iter().map(String::as_str));
         let out = run_git(self.root(), &args)?;
         if out.status.success() {
+            if tasks.is_none() {
+                pack_claim_refs(self.root());
+            }
             Ok(())
         } else {
             Err(Error::Remote {
@@ -197,6 +200,18 @@ impl Repo {
         };
         let id = gix::ObjectId::from_hex(oid.as_bytes()).map_err(|e| unreadable(&e))?;
         read_claim(self.gix(), id, task).map_err(|e| unreadable(&e))
+    }
+}
+
+/// Packs the claim refs a fetch of all claims wrote, one loose file each: with tens of thousands
+/// loose, every later fetch (`ready`'s, of a few tasks) reads them all and takes seconds;
+/// packed, milliseconds. Refs are packed as `git gc` packs them, so a failure (a git older than
+/// `--include`, which then packs all refs) costs only speed.
+fn pack_claim_refs(root: &Path) {
+    let packed = run_git(root, &["pack-refs", "--include", "refs/mneme/*"])
+        .is_ok_and(|out| out.status.success());
+    if !packed {
+        let _ = run_git(root, &["pack-refs", "--all"]);
     }
 }
 

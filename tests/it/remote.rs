@@ -787,7 +787,7 @@ fn claim_refs_never_touch_branches_hooks_or_the_users_work() {
 /// `ready` fetches only the claims of the tasks it would list, and still leaves out one that
 /// is claimed there.
 #[test]
-fn ready_fetches_only_the_claims_it_needs() {
+fn ready_fetches_only_the_claims_it_needs_and_all_claims_are_kept_packed() {
     let (server, id) = claims_server("2h");
     let bare = server.bare();
     let git = |args: &[&str], input: Option<&str>| {
@@ -832,4 +832,14 @@ fn ready_fetches_only_the_claims_it_needs() {
         tracked.trim(),
         format!("refs/mneme/remotes/origin/claims/{id}")
     );
+    // All claims fetched are packed, not one loose file each: with tens of thousands loose,
+    // every later fetch of a few (`ready`'s) reads them all.
+    a.mneme(&["claims"]).assert().success();
+    let tracked = a.git(&["for-each-ref", "refs/mneme/remotes/"]);
+    assert_eq!(tracked.lines().count(), 3_001);
+    let loose = a.file(".git/refs/mneme/remotes/origin/claims");
+    let loose = std::fs::read_dir(&loose).map_or(0, Iterator::count);
+    assert_eq!(loose, 0, "claim refs left loose");
+    std::fs::remove_dir_all(a.file(".git/mneme-claims-fetched")).unwrap();
+    assert_eq!(a.json(&["ready", "--json"]), serde_json::json!([]));
 }
