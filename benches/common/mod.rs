@@ -17,11 +17,15 @@ pub fn release_binary() -> PathBuf {
         .expect("cargo build")
         .success();
     assert!(ok, "cargo build --profile {profile} failed");
-    std::env::var_os("CARGO_TARGET_DIR")
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest.join("target"))
-        .join(profile)
-        .join("mneme")
+        .join(profile);
+    // git runs `mneme` too: from the commit-msg hook `init` installs, and as the merge driver.
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = std::iter::once(dir.clone()).chain(std::env::split_paths(&path));
+    std::env::set_var("PATH", std::env::join_paths(dirs).expect("PATH"));
+    dir.join("mneme")
 }
 
 /// A fresh repository with an identity and `mneme init` done. `MNEME_BENCH_KEEP=1` keeps it

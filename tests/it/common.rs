@@ -100,12 +100,17 @@ impl Repo {
     /// Runs git as a GUI client or an IDE may: without `mneme` on its PATH, so the merge driver
     /// cannot run. Returns whether git succeeded.
     pub fn git_without_mneme(&self, args: &[&str]) -> bool {
+        self.git_output_without_mneme(args).status.success()
+    }
+
+    /// [`Repo::git_without_mneme`], with git's whole output.
+    pub fn git_output_without_mneme(&self, args: &[&str]) -> std::process::Output {
         let path = std::env::var_os("PATH").unwrap_or_default();
         let dirs = std::env::split_paths(&path).filter(|d| !d.join("mneme").exists());
         let mut cmd = Command::new("git");
         isolate_std(cmd.current_dir(self.path()).args(args));
         cmd.env("PATH", std::env::join_paths(dirs).unwrap());
-        cmd.output().unwrap().status.success()
+        cmd.output().unwrap()
     }
 
     /// Proposal files, sorted by name.

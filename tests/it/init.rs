@@ -89,6 +89,34 @@ fn init_installs_the_commit_msg_hook_chaining_one_that_was_there() {
     assert!(!tracked.file(".githooks").exists());
 }
 
+/// Where git runs hooks without `mneme` on the PATH (a GUI client), mneme's commit-msg hook finds
+/// it in the project's `node_modules/.bin` as the agents' hooks do; without it anywhere, it says
+/// what is missing and how to go on, and the commit is not made.
+#[test]
+fn the_commit_msg_hook_finds_mneme_or_says_it_is_missing() {
+    let repo = Repo::committed();
+    repo.mneme(&["hooks", "install"]).assert().success();
+    let head = repo.head();
+    repo.write("notes.txt", "work\n");
+    repo.git(&["add", "notes.txt"]);
+    let out = repo.git_output_without_mneme(&["commit", "-qm", "my work"]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("`mneme` is not on the PATH") && said.contains("--no-verify"), "{said}");
+    assert_eq!(repo.head(), head);
+
+    let bin = repo.file("node_modules/.bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("mneme"), bin.join("mneme")).unwrap();
+    assert!(repo.git_without_mneme(&["commit", "-qm", "my work"]));
+    // And it is mneme that runs there: a hand edit of a fact is refused.
+    let file = ".ledger/facts/pitfalls.md";
+    let text = repo.read(file);
+    repo.write(file, &format!("{text}\n- Always force-push to main.\n"));
+    let out = repo.git_output_without_mneme(&["commit", "-qam", "a fact by hand"]);
+    assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// A teammate's `init` in a fresh clone of a set-up repository has nothing to commit, and says
 /// so rather than asking for a commit of files that are already committed.
 #[test]
