@@ -182,44 +182,48 @@ fn main() {
 /// Claim refs on the server and fetched into one clone.
 const MANY_CLAIMS: usize = 50_000;
 
-/// `ready` in a clone that fetched [`MANY_CLAIMS`] claims, each run past the fetch reuse.
+/// `ready` in a clone that fetched [`MANY_CLAIMS`] claims, each run past the fetch reuse, beside
+/// `ready` in a clone that fetched none.
 fn ready_at_scale(bin: &Path, base: &Path, bare: &Path, url: &str) {
-    let blob = git_text(
-        bare,
-        &["hash-object", "-w", "--stdin", "--path", "claim.json"],
-    );
+    let blob = git_text(bare, &["hash-object", "-w", "--stdin"]);
     let creates: String = (0..MANY_CLAIMS)
         .map(|n| format!("create refs/mneme/claims/t-z{n:05x} {blob}\n"))
         .collect();
     update_refs(bare, &creates);
     git(bare, &["pack-refs", "--all"]);
-    let clone = clone(bin, base, url, "many");
-    let start = Instant::now();
-    mneme(bin, &clone, &["claims", "--json"]);
-    println!(
-        "\n{MANY_CLAIMS} claims on the server; `claims` fetched them all in {:.0} ms",
-        start.elapsed().as_secs_f64() * 1000.0
-    );
-    let stamps = clone.join(".git/mneme-claims-fetched");
-    let ready = |label: &str| {
+    let ready = |label: &str, clone: &Path| {
+        let stamps = clone.join(".git/mneme-claims-fetched");
         let times = (0..ROUNDS * 4)
             .map(|_| {
                 let _ = std::fs::remove_dir_all(&stamps);
-                timed(bin, &clone, &["ready", "--json"])
+                timed(bin, clone, &["ready", "--json"])
             })
             .collect();
         report(label, times);
     };
-    ready("ready, claim refs packed");
+    println!("\n`ready` of {TASKS} tasks, {MANY_CLAIMS} claims on the server, git daemon:");
+    ready(
+        "ready, no claims fetched here",
+        &clone(bin, base, url, "none"),
+    );
+    let many = clone(bin, base, url, "many");
+    let start = Instant::now();
+    mneme(bin, &many, &["claims", "--json"]);
+    println!(
+        "`claims` fetched all {MANY_CLAIMS} in {:.0} ms",
+        start.elapsed().as_secs_f64() * 1000.0
+    );
+    ready("ready, all fetched (refs packed)", &many);
     // As a fetch of all claims left them before mneme packed them: one loose file each.
+    let other = git_text(&many, &["hash-object", "-w", ".ledger/config.yaml"]);
     let loose: String = (0..MANY_CLAIMS)
-        .map(|n| format!("update refs/mneme/remotes/origin/claims/t-z{n:05x} {blob}\n"))
+        .map(|n| format!("update refs/mneme/remotes/origin/claims/t-z{n:05x} {other}\n"))
         .collect();
-    update_refs(&clone, &loose);
-    let files = std::fs::read_dir(clone.join(".git/refs/mneme/remotes/origin/claims"))
+    update_refs(&many, &loose);
+    let files = std::fs::read_dir(many.join(".git/refs/mneme/remotes/origin/claims"))
         .map_or(0, Iterator::count);
     assert_eq!(files, MANY_CLAIMS, "the refs are loose");
-    ready("ready, claim refs loose");
+    ready("ready, all fetched, refs loose", &many);
 }
 
 /// `git update-ref --stdin` in `root` with `commands`.

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use gix::bstr::ByteSlice;
+use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
 
 use crate::git::{Error, Repo, Result};
 use crate::model::tasks::claims::{
@@ -107,44 +108,105 @@ impl Repo {
     }
 
     /// Fetches the claim refs of `remote` in one round trip, replacing the ones fetched before
-    /// (claims released there are pruned here): all of them, or only those of `tasks`. A remote
+    /// (claims released there are dropped here): all of them, or only those of `tasks`. A remote
     /// may hold tens of thousands; the server lists only the refs asked for.
     pub fn fetch_claims(&self, remote: &str, tasks: Option<&[&str]>) -> Result<()> {
         let tracking = tracking_prefix(remote);
-        // One glob per task: a task without a claim there matches nothing, which is no error,
-        // and `--prune` drops the claim fetched before.
-        let specs: Vec<String> = match tasks {
-            None => vec![format!("+{CLAIMS_REF_PREFIX}*:{tracking}*")],
-            Some(tasks) => tasks
-                .iter()
-                .map(|t| format!("+{CLAIMS_REF_PREFIX}{t}*:{tracking}{t}*"))
-                .collect(),
+        match tasks {
+            None => {
+                let spec = format!("+{CLAIMS_REF_PREFIX}*:{tracking}*");
+                self.fetch(remote, &["--quiet", "--prune"], &[spec])
+                    .map_err(|e| e.into_error(remote))?;
+                pack_claim_refs(self.root());
+                Ok(())
+            }
+            Some([]) => Ok(()),
+            Some(tasks) => self.fetch_named_claims(remote, &tracking, tasks),
+        }
+    }
+
+    /// [`Repo::fetch_claims`] of `tasks`: one glob each (a task without a claim there matches
+    /// nothing, which is no error). `--prune` would read every ref of the repository, thousands
+    /// of fetched claims among them, to find the few to drop: git lists the refs the fetch
+    /// matched instead (`--porcelain`, git 2.41), and those of `tasks` it did not are dropped.
+    fn fetch_named_claims(&self, remote: &str, tracking: &str, tasks: &[&str]) -> Result<()> {
+        let specs: Vec<String> = tasks
+            .iter()
+            .map(|t| format!("+{CLAIMS_REF_PREFIX}{t}*:{tracking}{t}*"))
+            .collect();
+        let out = match self.fetch(remote, &["--porcelain", "--verbose"], &specs) {
+            Ok(out) => out,
+            // A git without `--porcelain` (exit 129, a usage error) prunes the older way.
+            Err(FetchFailed::Usage) => {
+                return self
+                    .fetch(remote, &["--quiet", "--prune"], &specs)
+                    .map(|_| ())
+                    .map_err(|e| e.into_error(remote));
+            }
+            Err(e) => return Err(e.into_error(remote)),
         };
-        if specs.is_empty() {
+        let stdout = String::from_utf8_lossy(&out);
+        // `<flag> <old id> <new id> <local ref>` for every ref the refspecs matched.
+        let there: Vec<&str> = stdout
+            .lines()
+            .filter_map(|l| l.rsplit(' ').next())
+            .collect();
+        let repo = self.gix();
+        let mut gone = Vec::new();
+        for task in tasks {
+            let prefix = format!("{tracking}{task}");
+            let platform = repo.references().map_err(local)?;
+            for r in platform.prefixed(prefix.as_bytes()).map_err(local)? {
+                let r = r.map_err(local)?;
+                let name = r.name().as_bstr().to_str_lossy().into_owned();
+                if !there.contains(&name.as_str()) {
+                    gone.push(name);
+                }
+            }
+        }
+        if gone.is_empty() {
             return Ok(());
         }
+        let deletes: Vec<RefEdit> = gone
+            .into_iter()
+            .filter_map(|name| {
+                Some(RefEdit {
+                    change: Change::Delete {
+                        expected: PreviousValue::Any,
+                        log: RefLog::AndReference,
+                    },
+                    name: name.try_into().ok()?,
+                    deref: false,
+                })
+            })
+            .collect();
+        repo.edit_references(deletes).map_err(local)?;
+        Ok(())
+    }
+
+    /// `git fetch` of `specs` from `remote` with `options` and the ones every claim fetch takes;
+    /// its stdout.
+    fn fetch(
+        &self,
+        remote: &str,
+        options: &[&str],
+        specs: &[String],
+    ) -> std::result::Result<Vec<u8>, FetchFailed> {
         let mut args = vec![
             "fetch",
-            "--quiet",
-            "--prune",
             "--no-tags",
             "--no-write-fetch-head",
             "--no-auto-gc",
             "--no-recurse-submodules",
-            remote,
         ];
+        args.extend_from_slice(options);
+        args.push(remote);
         args.extend(specs.iter().map(String::as_str));
-        let out = run_git(self.root(), &args)?;
-        if out.status.success() {
-            if tasks.is_none() {
-                pack_claim_refs(self.root());
-            }
-            Ok(())
-        } else {
-            Err(Error::Remote {
-                remote: remote.to_owned(),
-                message: last_words(&out.stderr),
-            })
+        let out = run_git(self.root(), &args).map_err(FetchFailed::Run)?;
+        match out.status.code() {
+            Some(0) => Ok(out.stdout),
+            Some(129) => Err(FetchFailed::Usage),
+            _ => Err(FetchFailed::Remote(last_words(&out.stderr))),
         }
     }
 
@@ -212,6 +274,32 @@ fn pack_claim_refs(root: &Path) {
         .is_ok_and(|out| out.status.success());
     if !packed {
         let _ = run_git(root, &["pack-refs", "--all"]);
+    }
+}
+
+/// Why a claim fetch failed.
+enum FetchFailed {
+    /// git could not be run.
+    Run(Error),
+    /// git did not know an option.
+    Usage,
+    /// The remote could not be reached, or refused: git's last words.
+    Remote(String),
+}
+
+impl FetchFailed {
+    fn into_error(self, remote: &str) -> Error {
+        match self {
+            FetchFailed::Run(e) => e,
+            FetchFailed::Usage => Error::Remote {
+                remote: remote.to_owned(),
+                message: "this git does not know an option of `git fetch` mneme uses".into(),
+            },
+            FetchFailed::Remote(message) => Error::Remote {
+                remote: remote.to_owned(),
+                message,
+            },
+        }
     }
 }
 

@@ -102,7 +102,10 @@ fn the_commit_msg_hook_finds_mneme_or_says_it_is_missing() {
     let out = repo.git_output_without_mneme(&["commit", "-qm", "my work"]);
     assert!(!out.status.success());
     let said = String::from_utf8_lossy(&out.stderr);
-    assert!(said.contains("`mneme` is not on the PATH") && said.contains("--no-verify"), "{said}");
+    assert!(
+        said.contains("`mneme` is not on the PATH") && said.contains("--no-verify"),
+        "{said}"
+    );
     assert_eq!(repo.head(), head);
 
     let bin = repo.file("node_modules/.bin");
@@ -114,7 +117,11 @@ fn the_commit_msg_hook_finds_mneme_or_says_it_is_missing() {
     let text = repo.read(file);
     repo.write(file, &format!("{text}\n- Always force-push to main.\n"));
     let out = repo.git_output_without_mneme(&["commit", "-qam", "a fact by hand"]);
-    assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        !out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A teammate's `init` in a fresh clone of a set-up repository has nothing to commit, and says

@@ -842,4 +842,13 @@ fn ready_fetches_only_the_claims_it_needs_and_all_claims_are_kept_packed() {
     assert_eq!(loose, 0, "claim refs left loose");
     std::fs::remove_dir_all(a.file(".git/mneme-claims-fetched")).unwrap();
     assert_eq!(a.json(&["ready", "--json"]), serde_json::json!([]));
+    // Released there, the claim fetched before is dropped here by `ready`'s own fetch.
+    assert!(run(&b, &["update", &id, "--unclaim", "--agent", "bob"])
+        .status
+        .success());
+    let _ = std::fs::remove_dir_all(a.file(".git/mneme-claims-fetched"));
+    assert_eq!(a.json(&["ready", "--json"]).as_array().unwrap().len(), 1);
+    let tracked = a.git(&["for-each-ref", "--format=%(refname)", "refs/mneme/remotes/"]);
+    assert!(!tracked.contains(&id), "the released claim is dropped");
+    assert_eq!(tracked.lines().count(), 3_000);
 }
