@@ -366,7 +366,7 @@ fn the_commit_msg_hook_refuses_direct_fact_edits() {
         .success();
     assert!(repo
         .read(".git/hooks/commit-msg")
-        .contains("mneme hooks commit-msg"));
+        .contains("\"$m\" hooks commit-msg \"$1\""));
 }
 
 #[test]

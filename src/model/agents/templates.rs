@@ -6,8 +6,9 @@ pub const CONFIG: &str = include_str!("../../../templates/config.yaml");
 pub const RELEASES: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/releases/download");
 
 /// The ways to install mneme, for hints: on the PATH for git and every runtime, or in the
-/// project's node_modules for the hooks.
-pub const INSTALL_WAYS: &str = "`npm install -g mneme-ledger` (or `npm install -D mneme-ledger` in the project, which the hooks also find), the release's install.sh, or `cargo install --locked --path .` from mneme's source; docs/install.md";
+/// project's node_modules for the hooks. No release is published yet: from source, or a
+/// package built locally (docs/install.md).
+pub const INSTALL_WAYS: &str = "`cargo install --locked --path .` from mneme's source, or a release package built locally (the npm package in the project's node_modules/.bin is found by the hooks too); no release is published yet, docs/install.md says how";
 
 /// The GitHub Actions workflow `mneme init --ci github` writes: it installs the release of the
 /// mneme that wrote it, and runs on pushes to `branch` (the repository's, `main` or `master`).
