@@ -55,7 +55,7 @@ pub fn run(cx: &Cx, runtime: Runtime, event: &str, budget: usize) -> Result<Exit
 fn hook_input(runtime: Runtime, event: &str) -> HookInput {
     let stdin = std::io::stdin();
     let sends = match runtime {
-        Runtime::Claude | Runtime::Codex | Runtime::Gemini => true,
+        Runtime::Claude | Runtime::Codex | Runtime::Gemini | Runtime::Qwen => true,
         Runtime::Opencode => matches!(event, OPENCODE_TOOL_EVENT | OPENCODE_COMPACTING_EVENT),
         Runtime::Cursor => false,
     };

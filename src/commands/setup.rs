@@ -18,7 +18,8 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 /// and `BeforeAgent` (each adds the facts where the session's transcript lacks them, as after a
 /// compression), in `.gemini/settings.json`; Cursor's `sessionStart` in `.cursor/hooks.json` and
 /// an always-apply rule, `.cursor/rules/mneme.mdc`; an OpenCode plugin, `.opencode/plugins/mneme.js`, that adds the
-/// facts to every request's system prompt and to the compaction prompt. Each hook runs
+/// facts to every request's system prompt and to the compaction prompt; Qwen Code's
+/// `SessionStart` (kept in its system prompt) and `PostToolUse` in `.qwen/settings.json`. Each hook runs
 /// `mneme context --for <runtime>`. Safe to re-run;
 /// `--remove` takes mneme's hooks out again. A settings file it cannot parse is refused, and
 /// nothing is written. A file it writes that the project's `.gitignore` ignores is named, since
@@ -31,7 +32,7 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
   mneme setup opencode --user        # ~/.config/opencode/plugins/mneme.js
   mneme setup claude --remove")]
 pub struct Args {
-    /// claude, codex, gemini, cursor or opencode.
+    /// claude, codex, gemini, cursor, opencode or qwen.
     #[arg(value_parser = runtime_parser())]
     runtime: Runtime,
     /// Write the settings in the repository (the default), to be committed for the whole team.

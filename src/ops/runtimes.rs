@@ -7,7 +7,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::model::agents::runtimes::{hooks, Runtime, PROJECT_MNEME};
-use crate::model::agents::trust::{codex_trust, gemini_folder_trusted, in_tested_range, tested};
+use crate::model::agents::trust::{
+    codex_trust, gemini_folder_trusted, in_tested_range, qwen_folder_trusted, tested,
+};
 use crate::model::base::paths;
 use crate::ops::setup::UserDirs;
 use crate::ops::{Result, Workspace};
@@ -52,6 +54,7 @@ pub fn check(ws: &Workspace, runtimes: &[Runtime], dirs: Option<&UserDirs>) -> R
         match runtime {
             Runtime::Codex => check_codex(&root, dirs, &mut found)?,
             Runtime::Gemini => check_gemini(&root, dirs, &mut found)?,
+            Runtime::Qwen => check_qwen(&root, dirs, &mut found)?,
             _ => {}
         }
     }
@@ -161,6 +164,27 @@ fn check_gemini(root: &Path, dirs: &UserDirs, found: &mut Findings) -> Result<()
             format!(
                 "trust the folder when `gemini` asks, or add \"{}\": \"TRUST_FOLDER\" to {label}; headless runs: --skip-trust",
                 root.display()
+            ),
+        );
+    }
+    Ok(())
+}
+
+fn check_qwen(root: &Path, dirs: &UserDirs, found: &mut Findings) -> Result<()> {
+    let read = |file: PathBuf| {
+        let label = file.display().to_string();
+        read_optional_text(&file, &label)
+    };
+    let settings = read(dirs.path(".qwen/settings.json"))?;
+    let folders_file = dirs.path(".qwen/trustedFolders.json");
+    let folders = read(folders_file.clone())?;
+    if qwen_folder_trusted(settings.as_deref(), folders.as_deref(), root) != Some(true) {
+        found.problem(
+            "Qwen Code has folder trust on and does not trust this folder, so it runs none of its hooks".into(),
+            format!(
+                "trust the folder when `qwen` asks, or add \"{}\": \"TRUST_FOLDER\" to {}",
+                root.display(),
+                folders_file.display()
             ),
         );
     }

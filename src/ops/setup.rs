@@ -146,7 +146,7 @@ pub fn setup(
                 &mut kept,
             )?);
         }
-        Runtime::Claude | Runtime::Gemini => {}
+        Runtime::Claude | Runtime::Gemini | Runtime::Qwen => {}
     }
     if !dry_run {
         for (file, new) in &files {
@@ -290,6 +290,9 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
         ]),
         Runtime::Gemini => notes.push(
             "Gemini CLI runs a project's hooks only in a trusted folder: trust it when Gemini asks; headless runs (`gemini -p`) need `--skip-trust` or GEMINI_CLI_TRUST_WORKSPACE=true".into(),
+        ),
+        Runtime::Qwen => notes.push(
+            "Qwen Code runs a project's hooks in any folder unless the user turned folder trust on (`security.folderTrust.enabled`); then the folder must be trusted (~/.qwen/trustedFolders.json, or when Qwen asks)".into(),
         ),
         Runtime::Cursor => notes.push(
             "some Cursor versions ignore sessionStart hooks; the always-apply rule tells the agent to run `mneme context` in any case".into(),

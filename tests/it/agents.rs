@@ -894,6 +894,73 @@ fn doctor_checks_that_the_runtimes_will_run_the_hooks() {
     );
 }
 
+/// `setup qwen` writes Qwen Code's Claude-shaped hooks into `.qwen/settings.json` beside what is
+/// there, `--remove` takes exactly them out, and `doctor` reads Qwen's folder trust: nothing to
+/// fix while trust is off (its default), a problem with the fix once the user turns it on, none
+/// once the folder is trusted.
+#[test]
+fn setup_qwen_and_doctor_read_its_hooks_and_folder_trust() {
+    let repo = Repo::committed();
+    let own = r#"{"model": {"name": "qwen3-coder"}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo done"}]}]}}"#;
+    repo.write(".qwen/settings.json", own);
+    repo.mneme(&["setup", "qwen"]).assert().success();
+    let settings: Value = serde_json::from_str(&repo.read(".qwen/settings.json")).unwrap();
+    assert_eq!(settings["model"]["name"], "qwen3-coder");
+    assert_eq!(
+        settings["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "echo done"
+    );
+    let start = &settings["hooks"]["SessionStart"][0]["hooks"][0];
+    assert!(start["command"]
+        .as_str()
+        .unwrap()
+        .contains("context --for qwen --event SessionStart"));
+    assert_eq!(start["timeout"], 10, "seconds");
+    assert_eq!(
+        settings["hooks"]["PostToolUse"][0]["matcher"],
+        "read_file|write_file|edit"
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "setup qwen"]);
+
+    let home = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(repo.path()).unwrap();
+    let problems = |repo: &Repo| {
+        let out = repo
+            .mneme(&["--json", "doctor"])
+            .env("HOME", home.path())
+            .output()
+            .unwrap();
+        json(&out)["problems"].to_string()
+    };
+    assert!(!problems(&repo).contains("Qwen Code"));
+    std::fs::create_dir_all(home.path().join(".qwen")).unwrap();
+    std::fs::write(
+        home.path().join(".qwen/settings.json"),
+        r#"{"security": {"folderTrust": {"enabled": true}}}"#,
+    )
+    .unwrap();
+    let found = problems(&repo);
+    assert!(
+        found.contains("Qwen Code has folder trust on and does not trust this folder")
+            && found.contains("TRUST_FOLDER"),
+        "{found}"
+    );
+    std::fs::write(
+        home.path().join(".qwen/trustedFolders.json"),
+        serde_json::json!({ root.to_str().unwrap(): "TRUST_FOLDER" }).to_string(),
+    )
+    .unwrap();
+    assert!(!problems(&repo).contains("Qwen Code"));
+
+    repo.mneme(&["setup", "qwen", "--remove"])
+        .assert()
+        .success();
+    let left: Value = serde_json::from_str(&repo.read(".qwen/settings.json")).unwrap();
+    let expected: Value = serde_json::from_str(own).unwrap();
+    assert_eq!(left, expected);
+}
+
 /// Hundreds of facts edited outside review stay within the budget: the context names a few
 /// and says how many (found by the real-runtime suite: the list of all ids ran past it).
 #[test]

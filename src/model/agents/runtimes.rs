@@ -11,15 +11,17 @@ pub enum Runtime {
     Gemini,
     Cursor,
     Opencode,
+    Qwen,
 }
 
 impl Runtime {
-    pub const ALL: [Runtime; 5] = [
+    pub const ALL: [Runtime; 6] = [
         Runtime::Claude,
         Runtime::Codex,
         Runtime::Gemini,
         Runtime::Cursor,
         Runtime::Opencode,
+        Runtime::Qwen,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -29,11 +31,13 @@ impl Runtime {
             Runtime::Gemini => "gemini",
             Runtime::Cursor => "cursor",
             Runtime::Opencode => "opencode",
+            Runtime::Qwen => "qwen",
         }
     }
 
     /// A hook's time limit in the unit the runtime reads: 10 seconds. Gemini CLI counts
-    /// milliseconds (10 there was 10 ms, and every hook timed out).
+    /// milliseconds (10 there was 10 ms, and every hook timed out); Qwen Code, its fork, reads
+    /// seconds (and 1,000 or more as milliseconds).
     pub fn hook_timeout(self) -> u64 {
         match self {
             Runtime::Gemini => 10_000,
@@ -49,6 +53,7 @@ impl Runtime {
             Runtime::Gemini => "gemini-cli",
             Runtime::Cursor => "cursor",
             Runtime::Opencode => "opencode",
+            Runtime::Qwen => "qwen-code",
         }
     }
 
@@ -81,6 +86,7 @@ impl Runtime {
             | (Runtime::Gemini, "AfterTool")
             | (Runtime::Opencode, OPENCODE_TOOL_EVENT) => Step::AboutFiles,
             (Runtime::Opencode, OPENCODE_COMPACTING_EVENT) => Step::Forget,
+            (Runtime::Qwen, "PostToolUse") => Step::AboutFiles,
             _ => Step::Inject,
         }
     }
@@ -282,6 +288,13 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
         ],
         Runtime::Cursor => vec![hook("sessionStart", None)],
         Runtime::Opencode => Vec::new(),
+        // Claude-shaped. SessionStart's text stays in the system prompt, where a compaction
+        // leaves it; its `compact` source after one starts the session's record afresh, so the
+        // files bring the facts about them that rode on the tool results it summarised away.
+        Runtime::Qwen => vec![
+            hook("SessionStart", None),
+            hook("PostToolUse", Some(QWEN_TOUCHING_TOOLS)),
+        ],
     }
 }
 
@@ -298,6 +311,9 @@ pub const OPENCODE_COMPACTING_EVENT: &str = "session.compacting";
 
 /// Gemini CLI's tools that read or edit one file: its `AfterTool` hook's matcher.
 pub const GEMINI_TOUCHING_TOOLS: &str = "read_file|write_file|replace";
+
+/// Qwen Code's tools that read or edit one file: its `PostToolUse` hook's matcher.
+pub const QWEN_TOUCHING_TOOLS: &str = "read_file|write_file|edit";
 
 /// What the agent reads when the hook finds no `mneme` to run.
 pub const NOT_INSTALLED: &str = "mneme is not installed where this hook runs (no `mneme` on its PATH or in the project node_modules/.bin), so the approved facts of this project were not loaded into this session. Read the Markdown files in .ledger/facts/ before you change code: they outrank the conversation. Tell the user that mneme needs installing; `mneme doctor` then checks the setup.";

@@ -110,23 +110,45 @@ fn snake_case(event: &str) -> String {
 }
 
 /// Whether Gemini CLI trusts the folder `repo` (project hooks are off in an untrusted one), from
-/// its user settings and `trustedFolders.json`: the longest rule that covers the folder decides
-/// (`TRUST_PARENT` covers the rule's parent). `None` when no rule covers it: Gemini asks at
-/// start.
+/// its user settings and `trustedFolders.json`: folder trust turned off trusts every folder;
+/// else the rules decide ([`folder_rule`]). `None` when no rule covers it: Gemini asks at start.
 pub fn gemini_folder_trusted(
     settings: Option<&str>,
     folders: Option<&str>,
     repo: &Path,
 ) -> Option<bool> {
-    let json = |text: Option<&str>| text.and_then(|t| serde_json::from_str::<Value>(t).ok());
-    let enabled = json(settings)
-        .as_ref()
-        .and_then(|s| s.pointer("/security/folderTrust/enabled"))
-        .and_then(Value::as_bool);
-    if enabled == Some(false) {
+    if folder_trust_enabled(settings) == Some(false) {
         return Some(true);
     }
-    let rules = json(folders)?;
+    folder_rule(folders, repo)
+}
+
+/// Whether Qwen Code trusts the folder `repo`: every folder unless the user turned folder trust
+/// on (it is off by default), then as its `trustedFolders.json` rules say, as Gemini CLI's (Qwen
+/// Code is a fork of it).
+pub fn qwen_folder_trusted(
+    settings: Option<&str>,
+    folders: Option<&str>,
+    repo: &Path,
+) -> Option<bool> {
+    if folder_trust_enabled(settings) != Some(true) {
+        return Some(true);
+    }
+    folder_rule(folders, repo)
+}
+
+/// `security.folderTrust.enabled` of a user settings file, where it is set.
+fn folder_trust_enabled(settings: Option<&str>) -> Option<bool> {
+    settings
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())?
+        .pointer("/security/folderTrust/enabled")?
+        .as_bool()
+}
+
+/// What the rules of a `trustedFolders.json` say of `repo`: the longest rule that covers the
+/// folder decides (`TRUST_PARENT` covers the rule's parent); `None` when none does.
+fn folder_rule(folders: Option<&str>, repo: &Path) -> Option<bool> {
+    let rules = folders.and_then(|t| serde_json::from_str::<Value>(t).ok())?;
     let mut best: Option<(usize, &str)> = None;
     for (rule, level) in rules.as_object()? {
         let Some(level) = level.as_str() else {
@@ -229,5 +251,14 @@ mod tests {
         assert_eq!(gemini_folder_trusted(None, None, repo), None);
         let off = r#"{"security": {"folderTrust": {"enabled": false}}}"#;
         assert_eq!(gemini_folder_trusted(Some(off), None, repo), Some(true));
+        // Qwen Code trusts every folder until the user turns folder trust on.
+        assert_eq!(qwen_folder_trusted(None, None, repo), Some(true));
+        let on = r#"{"security": {"folderTrust": {"enabled": true}}}"#;
+        assert_eq!(qwen_folder_trusted(Some(on), None, repo), None);
+        let rules = format!(r#"{{"{}": "TRUST_FOLDER"}}"#, repo.display());
+        assert_eq!(
+            qwen_folder_trusted(Some(on), Some(&rules), repo),
+            Some(true)
+        );
     }
 }

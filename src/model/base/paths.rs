@@ -105,6 +105,7 @@ pub fn runtime_settings(runtime: &str) -> Option<&'static str> {
         "codex" => Some(".codex/hooks.json"),
         "gemini" => Some(".gemini/settings.json"),
         "cursor" => Some(".cursor/hooks.json"),
+        "qwen" => Some(".qwen/settings.json"),
         _ => None,
     }
 }
