@@ -234,7 +234,7 @@ fn brief(ledger: &Ledger) {
         assert!(first_hidden(&text).is_none(), "{text:?}");
         for runtime in Runtime::ALL {
             let out = runtime.output("SessionStart", &text);
-            if runtime != Runtime::Opencode {
+            if runtime.prints_json() {
                 serde_json::from_str::<serde_json::Value>(&out).expect("hook output is JSON");
             }
         }

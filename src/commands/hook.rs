@@ -57,6 +57,7 @@ fn hook_input(runtime: Runtime, event: &str) -> HookInput {
     let sends = match runtime {
         Runtime::Claude | Runtime::Codex | Runtime::Gemini | Runtime::Qwen => true,
         Runtime::Opencode => matches!(event, OPENCODE_TOOL_EVENT | OPENCODE_COMPACTING_EVENT),
+        Runtime::Pi => true,
         Runtime::Cursor => false,
     };
     if !sends || stdin.is_terminal() {
@@ -85,7 +86,9 @@ fn briefing(
         Step::AboutFiles => return about(cx, &ws, runtime, input, budget),
         Step::Forget => {
             if let Some(session) = session {
-                remember_session(&ws, name, session, &[], true)?;
+                // What the compaction kept still holds its facts (pi keeps the recent turns).
+                let kept = input.kept.as_deref().map(shown_ids).unwrap_or_default();
+                remember_session(&ws, name, session, &kept, true)?;
             }
             return Ok(None);
         }

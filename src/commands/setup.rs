@@ -19,7 +19,9 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 /// compression), in `.gemini/settings.json`; Cursor's `sessionStart` in `.cursor/hooks.json` and
 /// an always-apply rule, `.cursor/rules/mneme.mdc`; an OpenCode plugin, `.opencode/plugins/mneme.js`, that adds the
 /// facts to every request's system prompt and to the compaction prompt; Qwen Code's
-/// `SessionStart` (kept in its system prompt) and `PostToolUse` in `.qwen/settings.json`. Each hook runs
+/// `SessionStart` (kept in its system prompt) and `PostToolUse` in `.qwen/settings.json`; a pi
+/// extension, `.pi/extensions/mneme.ts`, that adds the facts to the system prompt pi builds for
+/// every prompt and the facts about a file to the tool's result. Each hook runs
 /// `mneme context --for <runtime>`. Safe to re-run;
 /// `--remove` takes mneme's hooks out again. A settings file it cannot parse is refused, and
 /// nothing is written. A file it writes that the project's `.gitignore` ignores is named, since
@@ -30,9 +32,11 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
   mneme setup codex --user           # ~/.codex/hooks.json, for every repository
   mneme setup gemini --dry-run       # show the change, write nothing
   mneme setup opencode --user        # ~/.config/opencode/plugins/mneme.js
+  mneme setup pi                     # .pi/extensions/mneme.ts in this repository
+  mneme setup qwen                   # .qwen/settings.json in this repository
   mneme setup claude --remove")]
 pub struct Args {
-    /// claude, codex, gemini, cursor, opencode or qwen.
+    /// claude, codex, gemini, cursor, opencode, qwen or pi.
     #[arg(value_parser = runtime_parser())]
     runtime: Runtime,
     /// Write the settings in the repository (the default), to be committed for the whole team.
@@ -115,6 +119,8 @@ pub fn user_dirs() -> Result<UserDirs> {
         (".claude", dir("CLAUDE_CONFIG_DIR")),
         // Gemini CLI's variable moves the home directory that holds `.gemini/`.
         (".gemini", dir("GEMINI_CLI_HOME").map(|h| h.join(".gemini"))),
+        // pi's variable moves its agent directory, `~/.pi/agent`.
+        (".pi/agent", dir("PI_CODING_AGENT_DIR")),
     ]
     .into_iter()
     .filter_map(|(name, to)| Some((name, to?)))

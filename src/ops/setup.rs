@@ -146,6 +146,13 @@ pub fn setup(
                 &mut kept,
             )?);
         }
+        Runtime::Pi => files.push(template(
+            &path(paths::pi_extension(matches!(scope, Scope::User(_)))),
+            scope.bound(),
+            templates::PI_EXTENSION,
+            remove,
+            &mut kept,
+        )?),
         Runtime::Claude | Runtime::Gemini | Runtime::Qwen => {}
     }
     if !dry_run {
@@ -290,6 +297,9 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
         ]),
         Runtime::Gemini => notes.push(
             "Gemini CLI runs a project's hooks only in a trusted folder: trust it when Gemini asks; headless runs (`gemini -p`) need `--skip-trust` or GEMINI_CLI_TRUST_WORKSPACE=true".into(),
+        ),
+        Runtime::Pi => notes.push(
+            "pi loads a project's extensions without asking; `pi --no-extensions` runs without them".into(),
         ),
         Runtime::Qwen => notes.push(
             "Qwen Code runs a project's hooks in any folder unless the user turned folder trust on (`security.folderTrust.enabled`); then the folder must be trusted (~/.qwen/trustedFolders.json, or when Qwen asks)".into(),

@@ -228,14 +228,30 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
             }
         }
     }
-    let rel = paths::opencode_plugin(false);
-    if let Some(plugin) = ws.store.read_text(rel, Kind::RuntimeSettings)? {
-        set_up.push(Runtime::Opencode);
-        if plugin != templates::OPENCODE_PLUGIN {
-            problem(
-                format!("{rel} is not mneme's current plugin"),
-                "mneme setup opencode",
-            );
+    // The runtimes mneme sets up with a file of its own: a plugin, an extension.
+    let written = [
+        (
+            Runtime::Opencode,
+            "plugin",
+            paths::opencode_plugin(false),
+            templates::OPENCODE_PLUGIN,
+        ),
+        (
+            Runtime::Pi,
+            "extension",
+            paths::pi_extension(false),
+            templates::PI_EXTENSION,
+        ),
+    ];
+    for (runtime, what, rel, current) in written {
+        if let Some(text) = ws.store.read_text(rel, Kind::RuntimeSettings)? {
+            set_up.push(runtime);
+            if text != current {
+                problem(
+                    format!("{rel} is not mneme's current {what}"),
+                    &format!("mneme setup {}", runtime.as_str()),
+                );
+            }
         }
     }
     let agents = runtimes::check(ws, &set_up, dirs)?;

@@ -961,6 +961,51 @@ fn setup_qwen_and_doctor_read_its_hooks_and_folder_trust() {
     assert_eq!(left, expected);
 }
 
+/// `setup pi` writes mneme's extension where pi loads a project's (`.pi/extensions/`), or with
+/// `--user` into pi's agent directory (`PI_CODING_AGENT_DIR` moves it); `--remove` deletes it
+/// unless someone changed it; `doctor` names an extension that is not the current one. The
+/// extension's hook answers with the text itself (pi's extension reads it).
+#[test]
+fn setup_pi_writes_its_extension_and_doctor_checks_it() {
+    let repo = Repo::committed();
+    repo.mneme(&["setup", "pi"]).assert().success();
+    let rel = ".pi/extensions/mneme.ts";
+    let extension = repo.read(rel);
+    assert!(
+        extension.contains("\"context\", \"--for\", \"pi\""),
+        "{extension}"
+    );
+    let out = repo
+        .mneme(&["context", "--for", "pi", "--event", "session_start"])
+        .write_stdin(r#"{"session_id": "s1", "source": "startup"}"#)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("# Project facts"), "plain text: {text}");
+
+    let problems = |repo: &Repo| {
+        json(&repo.mneme(&["--json", "doctor"]).output().unwrap())["problems"].to_string()
+    };
+    assert!(!problems(&repo).contains(rel));
+    repo.write(rel, &format!("{extension}// changed by hand\n"));
+    assert!(problems(&repo).contains(&format!("{rel} is not mneme's current extension")));
+    repo.mneme(&["setup", "pi", "--remove"]).assert().success();
+    assert!(repo.file(rel).exists(), "a changed extension stays");
+    repo.write(rel, &extension);
+    repo.mneme(&["setup", "pi", "--remove"]).assert().success();
+    assert!(!repo.file(rel).exists());
+
+    let agent = tempfile::tempdir().unwrap();
+    repo.mneme(&["setup", "pi", "--user"])
+        .env("PI_CODING_AGENT_DIR", agent.path())
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(agent.path().join("extensions/mneme.ts")).unwrap(),
+        extension
+    );
+}
+
 /// Hundreds of facts edited outside review stay within the budget: the context names a few
 /// and says how many (found by the real-runtime suite: the list of all ids ran past it).
 #[test]

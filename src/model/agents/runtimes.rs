@@ -12,16 +12,18 @@ pub enum Runtime {
     Cursor,
     Opencode,
     Qwen,
+    Pi,
 }
 
 impl Runtime {
-    pub const ALL: [Runtime; 6] = [
+    pub const ALL: [Runtime; 7] = [
         Runtime::Claude,
         Runtime::Codex,
         Runtime::Gemini,
         Runtime::Cursor,
         Runtime::Opencode,
         Runtime::Qwen,
+        Runtime::Pi,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -32,6 +34,7 @@ impl Runtime {
             Runtime::Cursor => "cursor",
             Runtime::Opencode => "opencode",
             Runtime::Qwen => "qwen",
+            Runtime::Pi => "pi",
         }
     }
 
@@ -54,6 +57,7 @@ impl Runtime {
             Runtime::Cursor => "cursor",
             Runtime::Opencode => "opencode",
             Runtime::Qwen => "qwen-code",
+            Runtime::Pi => "pi",
         }
     }
 
@@ -87,6 +91,8 @@ impl Runtime {
             | (Runtime::Opencode, OPENCODE_TOOL_EVENT) => Step::AboutFiles,
             (Runtime::Opencode, OPENCODE_COMPACTING_EVENT) => Step::Forget,
             (Runtime::Qwen, "PostToolUse") => Step::AboutFiles,
+            (Runtime::Pi, PI_TOOL_EVENT) => Step::AboutFiles,
+            (Runtime::Pi, PI_COMPACT_EVENT) => Step::Forget,
             _ => Step::Inject,
         }
     }
@@ -98,19 +104,25 @@ impl Runtime {
         self != Runtime::Cursor
     }
 
+    /// Whether the hook prints the runtime's JSON; a plugin or extension of mneme's own reads
+    /// the text itself (OpenCode, pi).
+    pub fn prints_json(self) -> bool {
+        !matches!(self, Runtime::Opencode | Runtime::Pi)
+    }
+
     /// What the hook prints: the runtime's JSON (`hookSpecificOutput.additionalContext`), or the
-    /// text itself for a plugin that reads it (OpenCode).
+    /// text itself ([`Runtime::prints_json`]).
     pub fn output(self, event: &str, text: &str) -> String {
-        match self {
-            Runtime::Opencode => text.to_owned(),
-            _ => json!({
-                "hookSpecificOutput": {
-                    "hookEventName": event,
-                    "additionalContext": text,
-                }
-            })
-            .to_string(),
+        if !self.prints_json() {
+            return text.to_owned();
         }
+        json!({
+            "hookSpecificOutput": {
+                "hookEventName": event,
+                "additionalContext": text,
+            }
+        })
+        .to_string()
     }
 }
 
@@ -144,6 +156,9 @@ pub struct HookInput {
     pub prompt: Option<String>,
     /// The files a tool read or edited, as the runtime gives them (`tool_input.file_path`).
     pub files: Vec<String>,
+    /// What a compaction kept of the session's history, where the runtime keeps some of it
+    /// (pi's extension sends the texts that carried facts about files).
+    pub kept: Option<String>,
 }
 
 impl HookInput {
@@ -179,6 +194,7 @@ impl HookInput {
             transcript_path: text("transcript_path"),
             prompt: text("prompt"),
             files,
+            kept: text("kept"),
         }
     }
 }
@@ -287,7 +303,7 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
             hook("AfterTool", Some(GEMINI_TOUCHING_TOOLS)),
         ],
         Runtime::Cursor => vec![hook("sessionStart", None)],
-        Runtime::Opencode => Vec::new(),
+        Runtime::Opencode | Runtime::Pi => Vec::new(),
         // Claude-shaped. SessionStart's text stays in the system prompt, where a compaction
         // leaves it; its `compact` source after one starts the session's record afresh, so the
         // files bring the facts about them that rode on the tool results it summarised away.
@@ -308,6 +324,11 @@ pub const CODEX_TOUCHING_TOOLS: &str = "Bash|apply_patch";
 /// a tool, and when a compaction starts. It gives them the session and file on stdin.
 pub const OPENCODE_TOOL_EVENT: &str = "tool.execute.after";
 pub const OPENCODE_COMPACTING_EVENT: &str = "session.compacting";
+
+/// The events mneme's pi extension runs `mneme context` for besides the session's facts: after
+/// `read`, `edit` or `write`, and after a compaction. It gives them the session and file on stdin.
+pub const PI_TOOL_EVENT: &str = "tool_result";
+pub const PI_COMPACT_EVENT: &str = "session_compact";
 
 /// Gemini CLI's tools that read or edit one file: its `AfterTool` hook's matcher.
 pub const GEMINI_TOUCHING_TOOLS: &str = "read_file|write_file|replace";

@@ -43,6 +43,9 @@ pub const CURSOR_RULE: &str = include_str!("../../../templates/cursor-rule.mdc")
 /// The plugin `mneme setup opencode` writes.
 pub const OPENCODE_PLUGIN: &str = include_str!("../../../templates/opencode-plugin.js");
 
+/// The extension `mneme setup pi` writes.
+pub const PI_EXTENSION: &str = include_str!("../../../templates/pi-extension.ts");
+
 /// The `commit-msg` hook `mneme hooks install` writes.
 pub const COMMIT_MSG_HOOK: &str = include_str!("../../../templates/commit-msg.sh");
 

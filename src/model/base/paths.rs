@@ -123,6 +123,16 @@ pub fn opencode_plugin(user: bool) -> &'static str {
     }
 }
 
+/// The extension `mneme setup pi` writes: in the repository, or in pi's agent directory
+/// (`--user`; `PI_CODING_AGENT_DIR` moves it).
+pub fn pi_extension(user: bool) -> &'static str {
+    if user {
+        ".pi/agent/extensions/mneme.ts"
+    } else {
+        ".pi/extensions/mneme.ts"
+    }
+}
+
 /// The always-apply rule `mneme setup cursor` writes, relative to the repository or home.
 pub const CURSOR_RULE: &str = ".cursor/rules/mneme.mdc";
 
@@ -133,6 +143,7 @@ pub fn runtime_project_files(runtime: &str) -> Vec<&'static str> {
         "codex" => files.push(CODEX_CONFIG),
         "cursor" => files.push(CURSOR_RULE),
         "opencode" => files.push(opencode_plugin(false)),
+        "pi" => files.push(pi_extension(false)),
         _ => {}
     }
     files
