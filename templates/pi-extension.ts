@@ -20,13 +20,15 @@ export default function mneme(pi: any) {
   // The agent's commands inherit pi's environment: claims and proposals record this name.
   process.env.MNEME_AGENT ??= "pi";
   // Looked up at each use: mneme may be installed while pi runs.
+  const names = process.platform === "win32" ? ["mneme.exe", "mneme.cmd"] : ["mneme"];
   const program = (cwd: string): string | undefined => {
     for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-      if (dir && existsSync(join(dir, "mneme"))) return join(dir, "mneme");
+      const found = dir && names.map((n) => join(dir, n)).find((p) => existsSync(p));
+      if (found) return found;
     }
     for (let dir = cwd; ; dir = dirname(dir)) {
-      const local = join(dir, "node_modules", ".bin", "mneme");
-      if (existsSync(local)) return local;
+      const local = names.map((n) => join(dir, "node_modules", ".bin", n)).find((p) => existsSync(p));
+      if (local) return local;
       if (existsSync(join(dir, ".git")) || dirname(dir) === dir) return undefined;
     }
   };
