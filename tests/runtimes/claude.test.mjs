@@ -13,11 +13,11 @@ import {
   OTHER_MARK,
   fillToBudget,
   hookContext,
-  pathWithoutMneme,
   repoWithFacts,
   repoWithScopedFacts,
   runAsync,
   runtimeBin,
+  noticeWithoutMneme,
   sendsNothingWithoutSetup,
   strings,
 } from './lib.mjs';
@@ -70,19 +70,8 @@ test('the facts reach the model at session start, once after /compact, and once 
   }
 });
 
-test('without mneme installed, the session gets a notice instead of the facts', async () => {
-  const ctx = repoWithFacts([FACT], { setup: 'claude' });
-  const api = await startMessages(() => 'OK.');
-  try {
-    await claude(ctx, api, ['first question'], { PATH: pathWithoutMneme() });
-    const last = api.requests.at(-1);
-    assert.equal(count(last, 'mneme is not installed'), 1, 'one notice');
-    assert.equal(count(last, MARK), 0);
-  } finally {
-    await api.close();
-    ctx.cleanup();
-  }
-});
+test('without mneme installed, the session gets a notice instead of the facts', () =>
+  noticeWithoutMneme('claude', FACT, MARK, () => startMessages(() => 'OK.'), (ctx, api, env) => claude(ctx, api, ['first question'], env)));
 
 test('a repository without setup sends nothing of the ledger', () =>
   sendsNothingWithoutSetup(FACT, MARK, startMessages, (ctx, api) => claude(ctx, api, ['hello'])));

@@ -156,6 +156,25 @@ export async function sendsNothingWithoutSetup(fact, mark, start, run) {
   }
 }
 
+/**
+ * Without `mneme` on the PATH, a repository set up for `runtime` gives the session one notice
+ * instead of the facts. `start` starts the runtime's stand-in; `run(ctx, api, env)` runs one turn
+ * with `env` (the PATH without mneme).
+ */
+export async function noticeWithoutMneme(runtime, fact, mark, start, run) {
+  const ctx = repoWithFacts([fact], { setup: runtime });
+  const api = await start();
+  try {
+    await run(ctx, api, { PATH: pathWithoutMneme() });
+    const last = api.requests.at(-1);
+    if (count(last, 'mneme is not installed') !== 1) throw new Error('not one notice in the last request');
+    if (count(last, mark) !== 0) throw new Error(`the last request carries ${mark}`);
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**

@@ -13,11 +13,11 @@ import {
   DB_MARK,
   OTHER_MARK,
   pathWithMneme,
-  pathWithoutMneme,
   repoWithFacts,
   repoWithScopedFacts,
   runAsync,
   runtimeBin,
+  noticeWithoutMneme,
   sendsNothingWithoutSetup,
 } from './lib.mjs';
 
@@ -182,19 +182,8 @@ test('after a compaction the facts about a file come once more with the next rea
   }
 });
 
-test('without mneme installed, the session gets a notice instead of the facts', async () => {
-  const ctx = repoWithFacts([FACT], { setup: 'pi' });
-  const api = await startChat();
-  try {
-    await piPrint(ctx, api, ['first question'], { PATH: pathWithoutMneme() });
-    const last = api.requests.at(-1);
-    assert.equal(count(last, 'mneme is not installed'), 1, 'one notice');
-    assert.equal(count(last, MARK), 0);
-  } finally {
-    await api.close();
-    ctx.cleanup();
-  }
-});
+test('without mneme installed, the session gets a notice instead of the facts', () =>
+  noticeWithoutMneme('pi', FACT, MARK, startChat, (ctx, api, env) => piPrint(ctx, api, ['first question'], env)));
 
 test('a repository without setup sends nothing of the ledger', () =>
   sendsNothingWithoutSetup(FACT, MARK, startChat, (ctx, api) => piPrint(ctx, api, ['hello'])));

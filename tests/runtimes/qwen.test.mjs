@@ -11,11 +11,11 @@ import {
   count,
   DB_MARK,
   OTHER_MARK,
-  pathWithoutMneme,
   repoWithFacts,
   repoWithScopedFacts,
   runAsync,
   runtimeBin,
+  noticeWithoutMneme,
   sendsNothingWithoutSetup,
 } from './lib.mjs';
 
@@ -118,19 +118,8 @@ test('a fact about a file reaches the model when the agent first reads it, once,
   }
 });
 
-test('without mneme installed, the session gets a notice instead of the facts', async () => {
-  const ctx = repoWithFacts([FACT], { setup: 'qwen' });
-  const api = await startChat();
-  try {
-    await qwen(ctx, api, ['first question'], { PATH: pathWithoutMneme() });
-    const last = api.requests.at(-1);
-    assert.equal(count(last, 'mneme is not installed'), 1, 'one notice');
-    assert.equal(count(last, MARK), 0);
-  } finally {
-    await api.close();
-    ctx.cleanup();
-  }
-});
+test('without mneme installed, the session gets a notice instead of the facts', () =>
+  noticeWithoutMneme('qwen', FACT, MARK, startChat, (ctx, api, env) => qwen(ctx, api, ['first question'], env)));
 
 test('a repository without setup sends nothing of the ledger', () =>
   sendsNothingWithoutSetup(FACT, MARK, startChat, (ctx, api) => qwen(ctx, api, ['hello'])));
