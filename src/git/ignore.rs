@@ -99,6 +99,9 @@ fn check_ignore_files(repo: &Repo, paths: &[String]) -> Result<()> {
             files.push(dir.join(".gitignore"));
         }
     }
+    // Paths in one directory share its ignore files: each is checked once.
+    files.sort();
+    files.dedup();
     for file in files {
         store::file::check_readable(&file, store::Kind::GitIgnore)?;
     }

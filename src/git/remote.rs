@@ -153,9 +153,9 @@ impl Repo {
             .collect();
         let repo = self.gix();
         let mut gone = Vec::new();
+        let platform = repo.references().map_err(local)?;
         for task in tasks {
             let prefix = format!("{tracking}{task}");
-            let platform = repo.references().map_err(local)?;
             for r in platform.prefixed(prefix.as_bytes()).map_err(local)? {
                 let r = r.map_err(local)?;
                 let name = r.name().as_bstr().to_str_lossy().into_owned();

@@ -323,24 +323,21 @@ pub fn for_each_local_line(
         return Err(not_a_file());
     }
     let mut reader = std::io::BufReader::new(fs::File::open(path)?);
+    // Up to `max_line` bytes, to the end of the line at most.
+    let mut piece = |line: &mut Vec<u8>| {
+        line.clear();
+        reader.by_ref().take(max_line).read_until(b'\n', line)
+    };
     let mut line = Vec::new();
     loop {
-        line.clear();
-        let n = reader
-            .by_ref()
-            .take(max_line)
-            .read_until(b'\n', &mut line)?;
+        let n = piece(&mut line)?;
         if n == 0 {
             return Ok(());
         }
         if line.last() != Some(&b'\n') && n as u64 == max_line {
             // The rest of an overlong line is skipped a bounded piece at a time.
             loop {
-                line.clear();
-                let n = reader
-                    .by_ref()
-                    .take(max_line)
-                    .read_until(b'\n', &mut line)?;
+                let n = piece(&mut line)?;
                 if n == 0 || line.last() == Some(&b'\n') {
                     break;
                 }

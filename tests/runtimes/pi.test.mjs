@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { startChat } from './standins/chat.mjs';
+import { READ_PROMPT, readsWhenAsked, startChat } from './standins/chat.mjs';
 import {
   count,
   DB_MARK,
@@ -94,13 +94,7 @@ function piRpc(ctx, api) {
 
 /** The stand-in: `read` of `file` when the prompt asks for it, else a summary-like answer. */
 function reader(file) {
-  return startChat((body) => {
-    const last = body.messages.at(-1);
-    if (last.role === 'user' && JSON.stringify(last).includes('please read the pool code')) {
-      return { tool: 'read', args: { path: file } };
-    }
-    return 'Summary of the conversation so far.';
-  });
+  return startChat(readsWhenAsked({ tool: 'read', args: { path: file } }, 'Summary of the conversation so far.'));
 }
 
 test('the facts reach the model in each request once, after a compaction too', async () => {
@@ -136,7 +130,7 @@ test('a fact about a file reaches the model when the agent first reads it, once,
   const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'pi' });
   const api = await reader(db);
   try {
-    await piPrint(ctx, api, ['please read the pool code']);
+    await piPrint(ctx, api, [READ_PROMPT]);
     const [start, afterRead] = api.requests.slice(-2);
     assert.equal(count(start, DB_MARK), 0, 'not at session start');
     assert.equal(count(start, MARK), 1, 'the facts about no file are');
@@ -144,7 +138,7 @@ test('a fact about a file reaches the model when the agent first reads it, once,
     assert.equal(count(afterRead, DB_MARK), 1, 'once after the read, with the tool result');
 
     // `pi -c` continues the session in a new process: its history holds the fact already.
-    await piPrint(ctx, api, ['-c', 'please read the pool code']);
+    await piPrint(ctx, api, ['-c', READ_PROMPT]);
     assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'a second read adds no copy');
     for (const request of api.requests) {
       assert.equal(count(request, OTHER_MARK), 0, 'a fact about another file never comes');
@@ -162,11 +156,11 @@ test('after a compaction the facts about a file come once more with the next rea
     const api = await reader(db);
     const pi = piRpc(ctx, api);
     try {
-      await pi.prompt('please read the pool code');
+      await pi.prompt(READ_PROMPT);
       assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'once after the read');
       await pi.compact();
       const afterCompaction = api.requests.length;
-      await pi.prompt('please read the pool code');
+      await pi.prompt(READ_PROMPT);
       const [resumed, reread] = api.requests.slice(afterCompaction);
       const dropped = keepRecentTokens === 1;
       assert.equal(count(resumed, DB_MARK), dropped ? 0 : 1, dropped ? 'the compaction dropped it' : 'the kept turn holds it');

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { startChat } from './standins/chat.mjs';
+import { READ_PROMPT, readsWhenAsked, startChat } from './standins/chat.mjs';
 import {
   count,
   DB_MARK,
@@ -55,13 +55,7 @@ function qwen(ctx, api, args, env = {}) {
 
 /** The stand-in: `read_file` of `file` when the turn's prompt asks for it, else a short answer. */
 function reader(file) {
-  return startChat((body) => {
-    const last = body.messages.at(-1);
-    if (last.role === 'user' && JSON.stringify(last).includes('please read the pool code')) {
-      return { tool: 'read_file', args: { file_path: file } };
-    }
-    return 'Done.';
-  }, () => TOKENS);
+  return startChat(readsWhenAsked({ tool: 'read_file', args: { file_path: file } }, 'Done.'), () => TOKENS);
 }
 
 test('the facts reach the model at session start, in every request once, after a compression too', async () => {
@@ -93,19 +87,19 @@ test('a fact about a file reaches the model when the agent first reads it, once,
   const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'qwen' });
   const api = await reader(db);
   try {
-    await qwen(ctx, api, ['please read the pool code']);
+    await qwen(ctx, api, [READ_PROMPT]);
     const [start, afterRead] = api.requests.slice(-2);
     assert.equal(count(start, DB_MARK), 0, 'not at session start');
     assert.equal(count(start, MARK), 1, 'the facts about no file are');
     assert.equal(count(afterRead, DB_MARK), 1, 'once after the read, with the tool result');
     assert.equal(afterRead.messages.at(-1).role, 'tool');
 
-    await qwen(ctx, api, ['--continue', 'please read the pool code']);
+    await qwen(ctx, api, ['--continue', READ_PROMPT]);
     assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'a second read adds no copy');
 
     await qwen(ctx, api, ['--continue', '/compress']);
     const afterCompression = api.requests.length;
-    await qwen(ctx, api, ['--continue', 'please read the pool code']);
+    await qwen(ctx, api, ['--continue', READ_PROMPT]);
     const [resumed, reread] = api.requests.slice(afterCompression);
     assert.equal(count(resumed, DB_MARK), 0, 'the compression dropped it');
     assert.equal(count(reread, DB_MARK), 1, 'the next read brings it back once');

@@ -2,6 +2,17 @@
 // with one assistant message or one tool call, streamed as server-sent events when asked to.
 import { json, serve } from './server.mjs';
 
+/** The prompt on which [`readsWhenAsked`] answers with a tool call. */
+export const READ_PROMPT = 'please read the pool code';
+
+/** A reply for `startChat`: the tool call `call` when the turn's prompt is [`READ_PROMPT`], else `otherwise`. */
+export function readsWhenAsked(call, otherwise) {
+  return (body) => {
+    const last = body.messages.at(-1);
+    return last.role === 'user' && JSON.stringify(last).includes(READ_PROMPT) ? call : otherwise;
+  };
+}
+
 /**
  * Starts the stand-in; `reply(body)` gives the answer to a request: text, or `{ tool, args }` for
  * a function call. `tokens(body)` gives the prompt tokens its usage reports, which runtimes
