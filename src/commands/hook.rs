@@ -11,8 +11,8 @@ use mneme::model::agents::runtimes::{
     HookInput, Runtime, Step, OPENCODE_COMPACTING_EVENT, OPENCODE_TOOL_EVENT,
 };
 use mneme::ops::context::{
-    deliver_once, facts_about, history_holds, remember_session, repo_relative, session_context,
-    session_holds, shown_in_history,
+    deliver_once, drop_session, facts_about, history_holds, remember_session, repo_relative,
+    session_context, session_holds, shown_in_history,
 };
 use mneme::ops::tasks::env_agent;
 use mneme::ops::Workspace;
@@ -57,7 +57,7 @@ fn hook_input(runtime: Runtime, event: &str) -> HookInput {
     let sends = match runtime {
         Runtime::Claude | Runtime::Codex | Runtime::Gemini | Runtime::Qwen => true,
         Runtime::Opencode => matches!(event, OPENCODE_TOOL_EVENT | OPENCODE_COMPACTING_EVENT),
-        Runtime::Pi => true,
+        Runtime::Pi | Runtime::Copilot => true,
         Runtime::Cursor => false,
     };
     if !sends || stdin.is_terminal() {
@@ -83,7 +83,14 @@ fn briefing(
     let session = input.session_id.as_deref();
     match runtime.on(event, input.source.as_deref()) {
         Step::Skip => return Ok(None),
-        Step::AboutFiles => return about(cx, &ws, runtime, input, budget),
+        Step::AboutFiles => return about(cx, &ws, runtime, input, budget, false),
+        Step::StartAndAboutFiles => return about(cx, &ws, runtime, input, budget, true),
+        Step::Drop => {
+            if let Some(session) = session {
+                drop_session(&ws, name, session)?;
+            }
+            return Ok(None);
+        }
         Step::Forget => {
             if let Some(session) = session {
                 // What the compaction kept still holds its facts (pi keeps the recent turns).
@@ -98,15 +105,7 @@ fn briefing(
         Step::IfAbsent if history_holds(input) => return Ok(None),
         Step::InjectIfNew | Step::IfAbsent | Step::Inject => {}
     }
-    let hint = if env_agent().is_some() {
-        String::new()
-    } else {
-        runtime.identity_hint()
-    };
-    let budget = budget.saturating_sub(hint.len());
-    let context = session_context(&ws, cx.ui, budget, runtime.delivers_about_files())?;
-    let mut text = render(&context, Some(budget));
-    text.push_str(&hint);
+    let text = start(cx, &ws, runtime, budget)?;
     if let Some(session) = session {
         // A new, cleared or compacted session's history holds exactly these facts: those a
         // compaction dropped come again when the agent touches their files. A resumed one
@@ -117,14 +116,31 @@ fn briefing(
     Ok(Some(text))
 }
 
+/// The facts a session starts with, within `budget` characters, and the agent's name for mneme
+/// where the runtime did not set it.
+fn start(cx: &Cx, ws: &Workspace, runtime: Runtime, budget: usize) -> Result<String, CliError> {
+    let hint = if env_agent().is_some() {
+        String::new()
+    } else {
+        runtime.identity_hint()
+    };
+    let budget = budget.saturating_sub(hint.len());
+    let context = session_context(ws, cx.ui, budget, runtime.delivers_about_files())?;
+    let mut text = render(&context, Some(budget));
+    text.push_str(&hint);
+    Ok(text)
+}
+
 /// After a tool read or edited files: the facts about them that the session was not given,
-/// each once; nothing when there are none.
+/// each once; nothing when there are none. With `restart`, a session whose record is gone (a
+/// compaction dropped what it was given) gets its start's facts first.
 fn about(
     cx: &Cx,
     ws: &Workspace,
     runtime: Runtime,
     input: &HookInput,
     budget: usize,
+    restart: bool,
 ) -> Result<Option<String>, CliError> {
     // Only files: a shell command's other words (`sed`, `1,80p`) are named by no heading.
     let mut files: Vec<String> = input
@@ -141,12 +157,25 @@ fn about(
         .filter(|t| !files.contains(t))
         .collect();
     files.extend(targets);
-    if files.is_empty() {
+    let session = input.session_id.as_deref();
+    if files.is_empty() && !(restart && session.is_some()) {
         return Ok(None);
     }
     let context = facts_about(ws, cx.ui, &files)?;
-    let choose = |given: &BTreeSet<String>| {
-        let mut given = given.clone();
+    // Built before the lock is taken; used only when the record is gone.
+    let restarted = match session {
+        Some(session) if restart && !session_holds(ws, runtime.as_str(), session) => {
+            Some(start(cx, ws, runtime, budget)?)
+        }
+        _ => None,
+    };
+    let choose = |record: Option<&BTreeSet<String>>| {
+        let mut given = record.cloned().unwrap_or_default();
+        let mut out = String::new();
+        if let (None, Some(text)) = (record, &restarted) {
+            given.extend(shown_ids(text));
+            out.push_str(text);
+        }
         if runtime == Runtime::Gemini {
             // Gemini CLI's BeforeAgent puts the session's facts back whenever the transcript's
             // current history lacks them (a resume rebuilds it), which starts the session's set
@@ -165,16 +194,18 @@ fn about(
             .flat_map(|f| &f.facts)
             .filter(|f| f.id.as_ref().is_none_or(|id| !given.contains(id)))
             .collect();
-        if facts.is_empty() {
-            return (None, Vec::new());
+        if !facts.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&about_files(&files, &facts, budget));
         }
-        let text = about_files(&files, &facts, budget);
-        let ids = shown_ids(&text);
-        (Some(text), ids)
+        let ids = shown_ids(&out);
+        ((!out.is_empty()).then_some(out), ids)
     };
-    Ok(match input.session_id.as_deref() {
+    Ok(match session {
         Some(session) => deliver_once(ws, runtime.as_str(), session, choose)?,
-        None => choose(&BTreeSet::new()).0,
+        None => choose(Some(&BTreeSet::new())).0,
     })
 }
 

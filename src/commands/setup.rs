@@ -121,6 +121,7 @@ pub fn user_dirs() -> Result<UserDirs> {
         (".gemini", dir("GEMINI_CLI_HOME").map(|h| h.join(".gemini"))),
         // pi's variable moves its agent directory, `~/.pi/agent`.
         (".pi/agent", dir("PI_CODING_AGENT_DIR")),
+        (".copilot", dir("COPILOT_HOME")),
     ]
     .into_iter()
     .filter_map(|(name, to)| Some((name, to?)))

@@ -66,14 +66,31 @@ const SESSION_MARKER_DAYS: u64 = 30;
 
 /// The facts `runtime`'s session `session` was given, by id (none when it got nothing yet).
 pub fn delivered(ws: &Workspace, runtime: &str, session: &str) -> BTreeSet<String> {
+    record(ws, runtime, session).unwrap_or_default()
+}
+
+/// The record of `runtime`'s session `session`: the ids of the facts it holds; `None` when the
+/// session has none (new, or a compaction dropped it).
+fn record(ws: &Workspace, runtime: &str, session: &str) -> Option<BTreeSet<String>> {
     store::file::read_local_text(&session_path(ws, runtime, session))
+        .ok()
         .map(|text| {
             text.lines()
                 .filter(|l| is_fact_id(l))
                 .map(str::to_owned)
                 .collect()
         })
-        .unwrap_or_default()
+}
+
+/// Drops the record of `runtime`'s session `session`: a compaction leaves its history holding
+/// none of what it was given.
+pub fn drop_session(ws: &Workspace, runtime: &str, session: &str) -> Result<()> {
+    let _lock = sessions_lock(ws)?;
+    let path = session_path(ws, runtime, session);
+    match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(store::Error::io(&path)(e))?,
+        _ => Ok(()),
+    }
 }
 
 /// Records that `runtime`'s session `session` got the facts `ids`: in place of what it held
@@ -96,20 +113,21 @@ pub fn remember_session(
     write_session(ws, runtime, session, &held)
 }
 
-/// Gives `choose` the facts `runtime`'s session `session` holds and records the ids it returns
-/// as given too, all under one lock: the hooks of parallel tool calls run at once, and each
-/// fact must still reach the session once. `choose` decides only: the lock is held for as long
-/// as it takes.
+/// Gives `choose` the facts `runtime`'s session `session` holds (`None` when it has no record)
+/// and records the ids it returns as given too, all under one lock: the hooks of parallel tool
+/// calls run at once, and each fact must still reach the session once. `choose` decides only:
+/// the lock is held for as long as it takes. A session without a record has one afterwards.
 pub fn deliver_once<T>(
     ws: &Workspace,
     runtime: &str,
     session: &str,
-    choose: impl FnOnce(&BTreeSet<String>) -> (T, Vec<String>),
+    choose: impl FnOnce(Option<&BTreeSet<String>>) -> (T, Vec<String>),
 ) -> Result<T> {
     let _lock = sessions_lock(ws)?;
-    let mut held = delivered(ws, runtime, session);
-    let (out, ids) = choose(&held);
-    if !ids.is_empty() {
+    let record = record(ws, runtime, session);
+    let (out, ids) = choose(record.as_ref());
+    if record.is_none() || !ids.is_empty() {
+        let mut held = record.unwrap_or_default();
         held.extend(ids);
         write_session(ws, runtime, session, &held)?;
     }

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use crate::model::agents::runtimes::{hooks, Runtime, PROJECT_MNEME};
 use crate::model::agents::trust::{
-    codex_trust, gemini_folder_trusted, in_tested_range, qwen_folder_trusted, tested,
+    codex_trust, copilot_folder_trusted, gemini_folder_trusted, in_tested_range,
+    qwen_folder_trusted, tested,
 };
 use crate::model::base::paths;
 use crate::ops::setup::UserDirs;
@@ -55,6 +56,7 @@ pub fn check(ws: &Workspace, runtimes: &[Runtime], dirs: Option<&UserDirs>) -> R
             Runtime::Codex => check_codex(&root, dirs, &mut found)?,
             Runtime::Gemini => check_gemini(&root, dirs, &mut found)?,
             Runtime::Qwen => check_qwen(&root, dirs, &mut found)?,
+            Runtime::Copilot => check_copilot(&root, dirs, &mut found)?,
             _ => {}
         }
     }
@@ -185,6 +187,22 @@ fn check_qwen(root: &Path, dirs: &UserDirs, found: &mut Findings) -> Result<()> 
                 "trust the folder when `qwen` asks, or add \"{}\": \"TRUST_FOLDER\" to {}",
                 root.display(),
                 folders_file.display()
+            ),
+        );
+    }
+    Ok(())
+}
+
+fn check_copilot(root: &Path, dirs: &UserDirs, found: &mut Findings) -> Result<()> {
+    let file = dirs.path(".copilot/config.json");
+    let config = read_optional_text(&file, &file.display().to_string())?;
+    if !copilot_folder_trusted(config.as_deref(), root) {
+        found.problem(
+            "Copilot CLI does not trust this folder, so it runs none of the repository's hooks".into(),
+            format!(
+                "trust the folder when `copilot` asks (headless: `copilot -p … --trust-folder`), or add \"{}\" to \"trustedFolders\" in {}",
+                root.display(),
+                file.display()
             ),
         );
     }

@@ -22,7 +22,8 @@ pub struct UserDirs {
     /// The XDG configuration directory, where OpenCode keeps its user files.
     pub config: PathBuf,
     /// A runtime's own directory moved by its environment variable (`CODEX_HOME`,
-    /// `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`), keyed by the directory it replaces (`.codex`).
+    /// `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `COPILOT_HOME`, `PI_CODING_AGENT_DIR`), keyed by
+    /// the directory it replaces (`.codex`).
     pub moved: Vec<(&'static str, PathBuf)>,
 }
 
@@ -103,7 +104,7 @@ pub fn setup(
     let mut files = Vec::new();
     // Files mneme writes whole that `remove` leaves, since someone changed them.
     let mut kept = Vec::new();
-    if let Some(rel) = paths::runtime_settings(runtime.as_str()) {
+    if let Some(rel) = paths::runtime_settings(runtime.as_str(), matches!(scope, Scope::User(_))) {
         let file = path(rel);
         files.push(change(&file, scope.bound(), |old| {
             edit_settings(old.unwrap_or(""), runtime, agents_file, remove)
@@ -153,11 +154,11 @@ pub fn setup(
             remove,
             &mut kept,
         )?),
-        Runtime::Claude | Runtime::Gemini | Runtime::Qwen => {}
+        Runtime::Claude | Runtime::Gemini | Runtime::Qwen | Runtime::Copilot => {}
     }
     if !dry_run {
         for (file, new) in &files {
-            write(file, new.as_deref())?;
+            write(file, new.as_deref(), scope)?;
         }
     }
     let mut notes = notes(runtime, remove);
@@ -255,7 +256,7 @@ fn template(
     })
 }
 
-fn write(file: &FileReport, new: Option<&str>) -> Result<()> {
+fn write(file: &FileReport, new: Option<&str>, scope: &Scope) -> Result<()> {
     let path = &file.path;
     match new {
         _ if file.action == "unchanged" => {}
@@ -267,10 +268,17 @@ fn write(file: &FileReport, new: Option<&str>) -> Result<()> {
         }
         None => {
             std::fs::remove_file(path).map_err(crate::store::Error::io(path))?;
-            // A runtime directory left empty (`.gemini/`) goes too; one with anything else in
-            // it cannot be removed, and stays.
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::remove_dir(dir);
+            // The directories left empty (`.gemini/`, `.github/hooks/`) go too, up to the
+            // repository's root; in a home directory, only the file's own. One with anything
+            // else in it cannot be removed, and stays.
+            let levels = match scope {
+                Scope::Project(_) => usize::MAX,
+                Scope::User(_) => 1,
+            };
+            for dir in path.ancestors().skip(1).take(levels) {
+                if dir == scope.bound() || std::fs::remove_dir(dir).is_err() {
+                    break;
+                }
             }
         }
     }
@@ -300,6 +308,9 @@ fn notes(runtime: Runtime, remove: bool) -> Vec<String> {
         ),
         Runtime::Pi => notes.push(
             "pi loads a project's extensions without asking; `pi --no-extensions` runs without them".into(),
+        ),
+        Runtime::Copilot => notes.push(
+            "Copilot CLI runs a repository's hooks only in a folder you trusted: trust it when Copilot asks (it records it in `trustedFolders` of ~/.copilot/config.json); headless runs (`copilot -p`) in an untrusted folder need `--trust-folder`".into(),
         ),
         Runtime::Qwen => notes.push(
             "Qwen Code runs a project's hooks in any folder unless the user turned folder trust on (`security.folderTrust.enabled`); then the folder must be trusted (~/.qwen/trustedFolders.json, or when Qwen asks)".into(),

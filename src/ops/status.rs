@@ -189,7 +189,7 @@ pub fn doctor(ws: &Workspace, dirs: Option<&UserDirs>) -> Result<Diagnosis> {
     // The runtimes whose hooks (or plugin) this repository holds.
     let mut set_up = Vec::new();
     for runtime in Runtime::ALL {
-        let Some(rel) = paths::runtime_settings(runtime.as_str()) else {
+        let Some(rel) = paths::runtime_settings(runtime.as_str(), false) else {
             continue;
         };
         let Some(settings) = ws.store.read_text(rel, Kind::RuntimeSettings)? else {

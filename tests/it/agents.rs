@@ -1006,6 +1006,163 @@ fn setup_pi_writes_its_extension_and_doctor_checks_it() {
     );
 }
 
+/// `setup copilot` writes mneme's own hooks file where Copilot CLI reads a repository's
+/// (`.github/hooks/`), each event once by its PascalCase name, beside the team's other hooks
+/// files, which stay as they are; `--user` writes it where `COPILOT_HOME` says; `--remove` takes
+/// it and the folders it leaves empty away. `doctor` reads Copilot's folder trust from its
+/// `config.json`, comment lines and all.
+#[test]
+fn setup_copilot_writes_its_hooks_file_and_doctor_reads_its_folder_trust() {
+    let repo = Repo::committed();
+    let theirs = r#"{"version": 1, "hooks": {"postToolUse": [{"type": "command", "bash": "./lint.sh"}]}}"#;
+    repo.write(".github/hooks/lint.json", theirs);
+    repo.write(".github/workflows/ci.yml", "on: push\n");
+    repo.mneme(&["setup", "copilot"]).assert().success();
+    let rel = ".github/hooks/mneme.json";
+    let text = repo.read(rel);
+    assert!(text.starts_with("{\n  \"version\": 1,"), "{text}");
+    let hooks: Value = serde_json::from_str(&text).unwrap();
+    let events: Vec<&String> = hooks["hooks"].as_object().unwrap().keys().collect();
+    assert_eq!(
+        events,
+        ["SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact"]
+    );
+    let tool = &hooks["hooks"]["PostToolUse"][0];
+    assert_eq!(tool["matcher"], "view|edit|create");
+    assert_eq!(tool["type"], "command");
+    assert_eq!(tool["timeoutSec"], 10);
+    assert!(tool["bash"]
+        .as_str()
+        .unwrap()
+        .contains("context --for copilot --event PostToolUse"));
+    assert_eq!(repo.read(".github/hooks/lint.json"), theirs);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "setup copilot"]);
+
+    let home = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(repo.path()).unwrap();
+    let problems = |repo: &Repo| {
+        let out = repo
+            .mneme(&["--json", "doctor"])
+            .env("HOME", home.path())
+            .env_remove("COPILOT_HOME")
+            .output()
+            .unwrap();
+        json(&out)["problems"].to_string()
+    };
+    let found = problems(&repo);
+    assert!(
+        found.contains("Copilot CLI does not trust this folder") && found.contains("trustedFolders"),
+        "{found}"
+    );
+    let config = |folders: Value| {
+        format!(
+            "// User settings belong in settings.json.\n// This file is managed automatically.\n{}\n",
+            json!({ "trustedFolders": folders, "firstLaunchAt": "2026-03-11T00:00:00.000Z" })
+        )
+    };
+    std::fs::create_dir_all(home.path().join(".copilot")).unwrap();
+    let write_config = |folders| {
+        std::fs::write(home.path().join(".copilot/config.json"), config(folders)).unwrap()
+    };
+    write_config(json!([root.join("src")]));
+    assert!(problems(&repo).contains("Copilot CLI does not trust this folder"));
+    write_config(json!([root.parent().unwrap()]));
+    assert!(!problems(&repo).contains("Copilot CLI"));
+
+    // Its own file goes, and the folders it leaves empty; the team's stay.
+    repo.mneme(&["setup", "copilot", "--remove"])
+        .assert()
+        .success();
+    assert!(!repo.file(rel).exists());
+    assert_eq!(repo.read(".github/hooks/lint.json"), theirs);
+    std::fs::remove_file(repo.file(".github/hooks/lint.json")).unwrap();
+    repo.mneme(&["setup", "copilot"]).assert().success();
+    repo.mneme(&["setup", "copilot", "--remove"])
+        .assert()
+        .success();
+    assert!(!repo.file(".github/hooks").exists());
+    assert!(repo.file(".github/workflows/ci.yml").exists());
+
+    // A user's hooks go under COPILOT_HOME, or ~/.copilot.
+    let moved = tempfile::tempdir().unwrap();
+    repo.mneme(&["setup", "copilot", "--user"])
+        .env("HOME", home.path())
+        .env("COPILOT_HOME", moved.path())
+        .assert()
+        .success();
+    assert!(moved.path().join("hooks/mneme.json").is_file());
+    repo.mneme(&["setup", "copilot", "--user"])
+        .env("HOME", home.path())
+        .env_remove("COPILOT_HOME")
+        .assert()
+        .success();
+    assert!(home.path().join(".copilot/hooks/mneme.json").is_file());
+}
+
+fn copilot_hook(repo: &Repo, event: &str, input: Value) -> String {
+    let out = hook_with(repo, "copilot", event, input);
+    if out.is_empty() {
+        return out;
+    }
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert!(v.get("hookSpecificOutput").is_none(), "{out}");
+    v["additionalContext"].as_str().unwrap().to_owned()
+}
+
+/// Copilot CLI reads a top-level `additionalContext`, and its compaction drops the session's
+/// start with everything else: PreCompact drops the session's record, and the first of the next
+/// tool hook and prompt hook puts the session's facts back, once, with the facts about the file
+/// the tool touched. Without a compaction, neither adds them again.
+#[test]
+fn copilot_gets_the_facts_back_once_after_a_compaction() {
+    let (repo, [db, other, global]) = scoped_repo();
+    let session = |extra: Value| {
+        let mut input = json!({"session_id": "cp-1", "cwd": repo.path()});
+        input.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        input
+    };
+    let start = copilot_hook(&repo, "SessionStart", session(json!({"source": "new"})));
+    assert!(start.contains(&global) && !start.contains(&db), "{start}");
+    assert!(start.contains("`copilot-cli` to mneme"), "{start}");
+    let prompt = || copilot_hook(&repo, "UserPromptSubmit", session(json!({"prompt": "hi"})));
+    assert_eq!(prompt(), "", "the start already holds them");
+    let view = |file: &str| {
+        let input = session(json!({"tool_name": "Read", "tool_input": {"path": repo.file(file)}}));
+        copilot_hook(&repo, "PostToolUse", input)
+    };
+    let first = view("src/db.rs");
+    assert!(first.contains(&db) && !first.contains(&global), "{first}");
+    assert_eq!(view("src/db.rs"), "");
+
+    // A compaction: the next tool brings the start and the file's facts, once.
+    assert_eq!(
+        copilot_hook(&repo, "PreCompact", session(json!({"trigger": "auto"}))),
+        ""
+    );
+    let back = view("src/other.rs");
+    assert!(back.starts_with("# Project facts"), "{back}");
+    assert!(back.contains(&global) && back.contains(&other), "{back}");
+    assert!(!back.contains(&db), "{back}");
+    assert_eq!(back.matches(&global).count(), 1, "{back}");
+    assert_eq!(prompt(), "");
+    assert!(view("src/db.rs").contains(&db), "dropped by the compaction");
+    // A tool on no cited file after a compaction still brings the start; then the prompt none.
+    copilot_hook(&repo, "PreCompact", session(json!({"trigger": "manual"})));
+    let dir = session(json!({"tool_name": "Read", "tool_input": {"path": repo.file("src")}}));
+    assert!(copilot_hook(&repo, "PostToolUse", dir).contains(&global));
+    assert_eq!(prompt(), "");
+    // Or the next prompt does, when no tool ran; a resumed process starts with them again.
+    copilot_hook(&repo, "PreCompact", session(json!({"trigger": "manual"})));
+    let again = prompt();
+    assert!(again.contains(&global), "{again}");
+    assert_eq!(prompt(), "");
+    assert!(view("src/db.rs").contains(&db));
+    let resumed = copilot_hook(&repo, "SessionStart", session(json!({"source": "resume"})));
+    assert!(resumed.contains(&global), "{resumed}");
+    assert_eq!(view("src/db.rs"), "", "a resumed history still holds it");
+}
+
 /// Hundreds of facts edited outside review stay within the budget: the context names a few
 /// and says how many (found by the real-runtime suite: the list of all ids ran past it).
 #[test]

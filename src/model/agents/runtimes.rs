@@ -13,10 +13,11 @@ pub enum Runtime {
     Opencode,
     Qwen,
     Pi,
+    Copilot,
 }
 
 impl Runtime {
-    pub const ALL: [Runtime; 7] = [
+    pub const ALL: [Runtime; 8] = [
         Runtime::Claude,
         Runtime::Codex,
         Runtime::Gemini,
@@ -24,6 +25,7 @@ impl Runtime {
         Runtime::Opencode,
         Runtime::Qwen,
         Runtime::Pi,
+        Runtime::Copilot,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -35,6 +37,7 @@ impl Runtime {
             Runtime::Opencode => "opencode",
             Runtime::Qwen => "qwen",
             Runtime::Pi => "pi",
+            Runtime::Copilot => "copilot",
         }
     }
 
@@ -58,11 +61,12 @@ impl Runtime {
             Runtime::Opencode => "opencode",
             Runtime::Qwen => "qwen-code",
             Runtime::Pi => "pi",
+            Runtime::Copilot => "copilot-cli",
         }
     }
 
     /// The line a hook adds when the runtime did not set `MNEME_AGENT` for the agent's commands
-    /// (Gemini CLI and Cursor have no setting for it): how to name itself.
+    /// (Gemini CLI, Cursor and Copilot CLI have no setting for it): how to name itself.
     pub fn identity_hint(self) -> String {
         let name = self.agent_name();
         format!(
@@ -93,6 +97,11 @@ impl Runtime {
             (Runtime::Qwen, "PostToolUse") => Step::AboutFiles,
             (Runtime::Pi, PI_TOOL_EVENT) => Step::AboutFiles,
             (Runtime::Pi, PI_COMPACT_EVENT) => Step::Forget,
+            // Copilot CLI's compaction drops the session's start with the rest: PreCompact
+            // drops the record, and the next tool or prompt puts the facts back.
+            (Runtime::Copilot, "PreCompact") => Step::Drop,
+            (Runtime::Copilot, "PostToolUse") => Step::StartAndAboutFiles,
+            (Runtime::Copilot, "UserPromptSubmit") => Step::InjectIfNew,
             _ => Step::Inject,
         }
     }
@@ -110,11 +119,15 @@ impl Runtime {
         !matches!(self, Runtime::Opencode | Runtime::Pi)
     }
 
-    /// What the hook prints: the runtime's JSON (`hookSpecificOutput.additionalContext`), or the
-    /// text itself ([`Runtime::prints_json`]).
+    /// What the hook prints: the runtime's JSON (`hookSpecificOutput.additionalContext`; Copilot
+    /// CLI reads only a top-level `additionalContext`), or the text itself
+    /// ([`Runtime::prints_json`]).
     pub fn output(self, event: &str, text: &str) -> String {
         if !self.prints_json() {
             return text.to_owned();
+        }
+        if self == Runtime::Copilot {
+            return json!({ "additionalContext": text }).to_string();
         }
         json!({
             "hookSpecificOutput": {
@@ -139,6 +152,12 @@ pub enum Step {
     /// A compaction is about to drop what the session was given (OpenCode, whose facts ride
     /// on each request's system prompt): forget it, so the files bring their facts again.
     Forget,
+    /// A compaction is about to drop everything the session was given, its start too (Copilot
+    /// CLI): the session's record goes.
+    Drop,
+    /// [`Step::AboutFiles`], after the session's facts when its record is gone (a compaction
+    /// dropped them): the first tool after a compaction puts them back.
+    StartAndAboutFiles,
     Skip,
 }
 
@@ -180,10 +199,11 @@ impl HookInput {
                 .and_then(Value::as_str)
         };
         // Claude Code's Read, Edit, Write and MultiEdit, and Gemini CLI's read_file, write_file
-        // and replace, name their file `file_path`; Codex's shell and apply_patch give their
-        // `command`.
-        let mut files: Vec<String> = tool_input("file_path")
+        // and replace, name their file `file_path`; Copilot CLI's view, edit and create `path`;
+        // Codex's shell and apply_patch give their `command`.
+        let mut files: Vec<String> = [tool_input("file_path"), tool_input("path")]
             .into_iter()
+            .flatten()
             .map(str::to_owned)
             .collect();
         files.extend(tool_input("command").map(command_files).unwrap_or_default());
@@ -311,6 +331,16 @@ pub fn hooks(runtime: Runtime) -> Vec<Hook> {
             hook("SessionStart", None),
             hook("PostToolUse", Some(QWEN_TOUCHING_TOOLS)),
         ],
+        // Each event by its PascalCase name only (both names would run it twice), whose input
+        // is Claude-shaped. SessionStart's text is the history's first message, replaced at
+        // every process start; a compaction drops it (PreCompact drops the record), and then
+        // the first tool after it or the next prompt puts the facts back.
+        Runtime::Copilot => vec![
+            hook("SessionStart", None),
+            hook("UserPromptSubmit", None),
+            hook("PostToolUse", Some(COPILOT_TOUCHING_TOOLS)),
+            hook("PreCompact", None),
+        ],
     }
 }
 
@@ -332,6 +362,10 @@ pub const PI_COMPACT_EVENT: &str = "session_compact";
 
 /// Gemini CLI's tools that read or edit one file: its `AfterTool` hook's matcher.
 pub const GEMINI_TOUCHING_TOOLS: &str = "read_file|write_file|replace";
+
+/// Copilot CLI's tools that read or edit one file: its `PostToolUse` hook's matcher (matched
+/// against the tool's own name and its Claude Code name alike).
+pub const COPILOT_TOUCHING_TOOLS: &str = "view|edit|create";
 
 /// Qwen Code's tools that read or edit one file: its `PostToolUse` hook's matcher.
 pub const QWEN_TOUCHING_TOOLS: &str = "read_file|write_file|edit";
@@ -359,8 +393,11 @@ fn find_mneme() -> String {
 pub fn hook_command(runtime: Runtime, event: &str) -> String {
     let find = find_mneme();
     let run = format!(r#""$m" context --for {} --event {event}"#, runtime.as_str());
-    // Hooks that run every turn or tool call: a notice there would pile up.
-    if matches!(event, "BeforeAgent" | "PostToolUse" | "AfterTool") {
+    // Hooks that run every turn, tool call or compaction: a notice there would pile up.
+    if matches!(
+        event,
+        "BeforeAgent" | "PostToolUse" | "AfterTool" | "UserPromptSubmit" | "PreCompact"
+    ) {
         return format!(r#"{find}; if [ -x "$m" ]; then {run}; fi"#);
     }
     let notice = shell_quote(&runtime.output(event, NOT_INSTALLED));
@@ -414,15 +451,21 @@ pub fn edit_settings(
     let object = root
         .as_object_mut()
         .ok_or(SettingsError::Shape("the file"))?;
+    // Cursor's and Copilot CLI's files carry a format version, first in a file setup creates.
+    let versioned = matches!(runtime, Runtime::Cursor | Runtime::Copilot);
+    if versioned && !remove {
+        object.entry("version").or_insert_with(|| json!(1));
+    }
     let hooks = object
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
         .ok_or(SettingsError::Shape("hooks"))?;
+    // Copilot CLI names a hook's POSIX command `bash`; the others `command`.
     let ours = |h: &Value| {
-        h.get("command")
-            .and_then(Value::as_str)
-            .is_some_and(is_ours)
+        ["command", "bash"]
+            .iter()
+            .any(|k| h.get(k).and_then(Value::as_str).is_some_and(is_ours))
     };
     for event in hooks.values_mut() {
         let groups = event
@@ -433,7 +476,8 @@ pub fn edit_settings(
                 list.retain(|h| !ours(h));
             }
         }
-        // Cursor lists commands directly; the others group them under a matcher.
+        // Cursor and Copilot CLI list commands directly; the others group them under a
+        // matcher.
         groups.retain(|g| {
             !ours(g)
                 && g.get("hooks")
@@ -450,6 +494,10 @@ pub fn edit_settings(
             }
             if runtime == Runtime::Cursor {
                 group.insert("command".into(), json!(hook.command));
+            } else if runtime == Runtime::Copilot {
+                group.insert("type".into(), json!("command"));
+                group.insert("bash".into(), json!(hook.command));
+                group.insert("timeoutSec".into(), json!(runtime.hook_timeout()));
             } else {
                 group.insert(
                     "hooks".into(),
@@ -467,8 +515,9 @@ pub fn edit_settings(
     if hooks.is_empty() {
         object.remove("hooks");
     }
-    if runtime == Runtime::Cursor && !remove {
-        object.entry("version").or_insert_with(|| json!(1));
+    // A version left with nothing else held only mneme's hooks.
+    if versioned && remove && object.len() == 1 && object.get("version") == Some(&json!(1)) {
+        object.remove("version");
     }
     if runtime == Runtime::Claude {
         set_agent_env(object, remove)?;
@@ -791,11 +840,27 @@ mod tests {
         assert_eq!(input.session_id.as_deref(), Some("s"));
         for odd in [
             r#"{"tool_input": {"file_path": ""}}"#,
-            r#"{"tool_input": {"path": "a"}}"#,
+            r#"{"tool_input": {"name": "a"}}"#,
+            r#"{"tool_input": {"path": 3}}"#,
             "[]",
         ] {
             assert!(HookInput::parse(odd).files.is_empty(), "{odd}");
         }
+        // Copilot CLI's view, edit and create name theirs `path`.
+        let copilot = HookInput::parse(
+            r#"{"session_id": "c", "tool_name": "Read", "tool_input": {"path": "/repo/src/a.rs"}}"#,
+        );
+        assert_eq!(copilot.files, ["/repo/src/a.rs"]);
+        assert_eq!(Runtime::Copilot.on("PostToolUse", None), Step::StartAndAboutFiles);
+        assert_eq!(Runtime::Copilot.on("PreCompact", None), Step::Drop);
+        assert_eq!(
+            Runtime::Copilot.on("UserPromptSubmit", None),
+            Step::InjectIfNew
+        );
+        for event in ["PostToolUse", "UserPromptSubmit", "PreCompact"] {
+            assert!(!hook_command(Runtime::Copilot, event).contains("not installed"));
+        }
+        assert!(hook_command(Runtime::Copilot, "SessionStart").contains("not installed"));
         // Codex gives its shell's command and apply_patch's patch; any word may be a file.
         let codex = |command: &str| {
             HookInput::parse(
@@ -859,6 +924,10 @@ mod tests {
         assert_eq!(out["hookSpecificOutput"]["additionalContext"], "facts");
         assert_eq!(out["hookSpecificOutput"]["hookEventName"], "SessionStart");
         assert_eq!(Runtime::Opencode.output("SessionStart", "facts"), "facts");
+        assert_eq!(
+            Runtime::Copilot.output("SessionStart", "facts"),
+            r#"{"additionalContext":"facts"}"#
+        );
     }
 
     #[test]

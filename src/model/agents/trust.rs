@@ -137,6 +137,30 @@ pub fn qwen_folder_trusted(
     folder_rule(folders, repo)
 }
 
+/// Whether Copilot CLI trusts the folder `repo` (a repository's hooks load only in a trusted
+/// one): its `config.json` lists the folder, or one above it, in `trustedFolders`. Copilot
+/// writes that file with `//` comment lines above the JSON.
+pub fn copilot_folder_trusted(config: Option<&str>, repo: &Path) -> bool {
+    let Some(config) = config else {
+        return false;
+    };
+    let json: String = config
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let Ok(config) = serde_json::from_str::<Value>(&json) else {
+        return false;
+    };
+    config
+        .get("trustedFolders")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .any(|folder| !folder.is_empty() && repo.starts_with(folder))
+}
+
 /// `security.folderTrust.enabled` of a user settings file, where it is set.
 fn folder_trust_enabled(settings: Option<&str>) -> Option<bool> {
     settings
@@ -225,6 +249,31 @@ mod tests {
         let other = one.replace("/work/app\"]", "/work/other\"]");
         assert!(!codex_trust(&other, repo, hooks, &events).project);
         assert_eq!(codex_trust("[oops", repo, hooks, &events), none);
+    }
+
+    #[test]
+    fn copilot_trusts_a_listed_folder_and_the_folders_below_it() {
+        let repo = Path::new("/work/app");
+        let config = |folders: &str| {
+            format!("// User settings belong in settings.json.\n// This file is managed automatically.\n{{\n  \"trustedFolders\": {folders},\n  \"firstLaunchAt\": \"2026-03-11T00:00:00.000Z\"\n}}\n")
+        };
+        for (folders, trusted) in [
+            (r#"["/work/app"]"#, true),
+            (r#"["/work/app/"]"#, true),
+            (r#"["/work"]"#, true),
+            (r#"["/work/app/src", "/work/application"]"#, false),
+            (r#"["", 3]"#, false),
+            ("[]", false),
+            ("{}", false),
+        ] {
+            assert_eq!(
+                copilot_folder_trusted(Some(&config(folders)), repo),
+                trusted,
+                "{folders}"
+            );
+        }
+        assert!(!copilot_folder_trusted(None, repo));
+        assert!(!copilot_folder_trusted(Some("{"), repo));
     }
 
     #[test]

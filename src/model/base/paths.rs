@@ -98,14 +98,17 @@ pub const CHAINED_HOOK: &str = "commit-msg.pre-mneme";
 pub const SESSIONS_LOCK: &str = "mneme-sessions.lock";
 
 /// Where `mneme setup` keeps a runtime's hooks, relative to the repository (`--project`) or to
-/// the home directory (`--user`): the same place in both.
-pub fn runtime_settings(runtime: &str) -> Option<&'static str> {
+/// the home directory (`--user`): the same place in both, but for Copilot CLI's.
+pub fn runtime_settings(runtime: &str, user: bool) -> Option<&'static str> {
     match runtime {
         "claude" => Some(".claude/settings.json"),
         "codex" => Some(".codex/hooks.json"),
         "gemini" => Some(".gemini/settings.json"),
         "cursor" => Some(".cursor/hooks.json"),
         "qwen" => Some(".qwen/settings.json"),
+        // Copilot CLI reads every `*.json` in its hooks folders; `COPILOT_HOME` moves the user's.
+        "copilot" if user => Some(".copilot/hooks/mneme.json"),
+        "copilot" => Some(".github/hooks/mneme.json"),
         _ => None,
     }
 }
@@ -138,7 +141,7 @@ pub const CURSOR_RULE: &str = ".cursor/rules/mneme.mdc";
 
 /// Every file `mneme setup <runtime>` writes in a repository, for the team to commit.
 pub fn runtime_project_files(runtime: &str) -> Vec<&'static str> {
-    let mut files: Vec<&'static str> = runtime_settings(runtime).into_iter().collect();
+    let mut files: Vec<&'static str> = runtime_settings(runtime, false).into_iter().collect();
     match runtime {
         "codex" => files.push(CODEX_CONFIG),
         "cursor" => files.push(CURSOR_RULE),
