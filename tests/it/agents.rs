@@ -1014,7 +1014,8 @@ fn setup_pi_writes_its_extension_and_doctor_checks_it() {
 #[test]
 fn setup_copilot_writes_its_hooks_file_and_doctor_reads_its_folder_trust() {
     let repo = Repo::committed();
-    let theirs = r#"{"version": 1, "hooks": {"postToolUse": [{"type": "command", "bash": "./lint.sh"}]}}"#;
+    let theirs =
+        r#"{"version": 1, "hooks": {"postToolUse": [{"type": "command", "bash": "./lint.sh"}]}}"#;
     repo.write(".github/hooks/lint.json", theirs);
     repo.write(".github/workflows/ci.yml", "on: push\n");
     repo.mneme(&["setup", "copilot"]).assert().success();
@@ -1025,7 +1026,12 @@ fn setup_copilot_writes_its_hooks_file_and_doctor_reads_its_folder_trust() {
     let events: Vec<&String> = hooks["hooks"].as_object().unwrap().keys().collect();
     assert_eq!(
         events,
-        ["SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact"]
+        [
+            "SessionStart",
+            "UserPromptSubmit",
+            "PostToolUse",
+            "PreCompact"
+        ]
     );
     let tool = &hooks["hooks"]["PostToolUse"][0];
     assert_eq!(tool["matcher"], "view|edit|create");
@@ -1052,7 +1058,8 @@ fn setup_copilot_writes_its_hooks_file_and_doctor_reads_its_folder_trust() {
     };
     let found = problems(&repo);
     assert!(
-        found.contains("Copilot CLI does not trust this folder") && found.contains("trustedFolders"),
+        found.contains("Copilot CLI does not trust this folder")
+            && found.contains("trustedFolders"),
         "{found}"
     );
     let config = |folders: Value| {
@@ -1119,7 +1126,10 @@ fn copilot_gets_the_facts_back_once_after_a_compaction() {
     let (repo, [db, other, global]) = scoped_repo();
     let session = |extra: Value| {
         let mut input = json!({"session_id": "cp-1", "cwd": repo.path()});
-        input.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        input
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         input
     };
     let start = copilot_hook(&repo, "SessionStart", session(json!({"source": "new"})));

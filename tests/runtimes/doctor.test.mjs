@@ -6,7 +6,7 @@ import path from 'node:path';
 
 import { doctor, pathWithMneme, repoWithFacts, sh } from './lib.mjs';
 
-const runtimes = ['claude', 'codex', 'gemini', 'opencode'];
+const runtimes = ['claude', 'codex', 'gemini', 'opencode', 'qwen', 'pi', 'copilot'];
 const installed = runtimes.filter((r) => process.env[`MNEME_RUNTIME_${r.toUpperCase()}`]);
 
 test('the installed runtimes are the tested versions', { skip: installed.length === 0 }, () => {

@@ -182,7 +182,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * `env`, running `cmd args` in `cwd` on a 200x50 screen. `type(text)` types a line and presses
  * Enter; `waitFor(regex)` polls the screen until it matches (or throws with the screen after
  * `timeout`), `settle(regex)` until it also stays still; `screen()` is what it shows;
- * `close()` ends it.
+ * `exited()` waits for the program to end; `close()` ends it.
  */
 export function terminal(name, cmd, args, { cwd, env = {} }) {
   const tmuxEnv = { ...process.env, PATH: pathWithMneme(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...env };
@@ -219,6 +219,19 @@ export function terminal(name, cmd, args, { cwd, env = {} }) {
           return shown;
         }
         if (Date.now() > end) throw new Error(`the screen did not settle on ${regex} in ${timeout} ms:\n${shown}`);
+        await sleep(250);
+      }
+    },
+    /** Waits until the program has ended (its terminal closes with it). */
+    exited: async (timeout = 30_000) => {
+      const end = Date.now() + timeout;
+      for (;;) {
+        try {
+          tmux('has-session');
+        } catch {
+          return;
+        }
+        if (Date.now() > end) throw new Error(`still running after ${timeout} ms:\n${screen()}`);
         await sleep(250);
       }
     },

@@ -851,7 +851,10 @@ mod tests {
             r#"{"session_id": "c", "tool_name": "Read", "tool_input": {"path": "/repo/src/a.rs"}}"#,
         );
         assert_eq!(copilot.files, ["/repo/src/a.rs"]);
-        assert_eq!(Runtime::Copilot.on("PostToolUse", None), Step::StartAndAboutFiles);
+        assert_eq!(
+            Runtime::Copilot.on("PostToolUse", None),
+            Step::StartAndAboutFiles
+        );
         assert_eq!(Runtime::Copilot.on("PreCompact", None), Step::Drop);
         assert_eq!(
             Runtime::Copilot.on("UserPromptSubmit", None),
