@@ -1070,7 +1070,7 @@ fn setup_copilot_writes_its_hooks_file_and_doctor_reads_its_folder_trust() {
     };
     std::fs::create_dir_all(home.path().join(".copilot")).unwrap();
     let write_config = |folders| {
-        std::fs::write(home.path().join(".copilot/config.json"), config(folders)).unwrap()
+        std::fs::write(home.path().join(".copilot/config.json"), config(folders)).unwrap();
     };
     write_config(json!([root.join("src")]));
     assert!(problems(&repo).contains("Copilot CLI does not trust this folder"));
