@@ -19,6 +19,7 @@ import {
   runtimeBin,
   noticeWithoutMneme,
   sendsNothingWithoutSetup,
+  sh,
   terminal,
 } from './lib.mjs';
 
@@ -222,6 +223,22 @@ test('an untrusted folder runs no hooks, doctor says how to trust it, and --trus
     assert.match(found, /Copilot CLI does not trust this folder/);
     await copilot(ctx, api, 'hello', ['--trust-folder'], { trust: false });
     assert.equal(count(api.requests.at(-1), MARK), 1, 'trusted for this run');
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+// Copilot CLI's documentation says it also reads a repository's `.claude/settings.json` hooks.
+test('a repository set up for Claude Code too gives each request the facts once', async () => {
+  const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'copilot' });
+  sh('mneme', ['setup', 'claude'], { cwd: ctx.repo });
+  const api = await startChat(readsWhenAsked({ tool: 'view', args: { path: db } }, 'Done.'));
+  try {
+    await copilot(ctx, api, READ_PROMPT);
+    assert.equal(api.requests.length, 2);
+    for (const request of api.requests) assert.equal(count(request, MARK), 1);
+    assert.equal(count(api.requests.at(-1), DB_MARK), 1);
   } finally {
     await api.close();
     ctx.cleanup();
