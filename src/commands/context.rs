@@ -30,7 +30,7 @@ pub struct Args {
     /// At most this many characters of text (a hook's default: 9000).
     #[arg(long, value_name = "N")]
     max_chars: Option<usize>,
-    /// Print for an agent runtime's hook: claude, codex, gemini, cursor, opencode, qwen or pi.
+    /// Print for an agent runtime's hook: claude, codex, gemini, cursor, opencode, qwen, pi or copilot.
     #[arg(long = "for", value_name = "RUNTIME", value_parser = hook::runtime_parser())]
     runtime: Option<Runtime>,
     /// The hook event that runs it (`SessionStart`, `BeforeAgent`, `PostToolUse`; the `PostCompact`,

@@ -21,7 +21,9 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
 /// facts to every request's system prompt and to the compaction prompt; Qwen Code's
 /// `SessionStart` (kept in its system prompt) and `PostToolUse` in `.qwen/settings.json`; a pi
 /// extension, `.pi/extensions/mneme.ts`, that adds the facts to the system prompt pi builds for
-/// every prompt and the facts about a file to the tool's result. Each hook runs
+/// every prompt and the facts about a file to the tool's result; Copilot CLI's `SessionStart`,
+/// `UserPromptSubmit`, `PostToolUse` and `PreCompact` in `.github/hooks/mneme.json` (a compaction
+/// drops the facts, and the next tool or prompt puts them back). Each hook runs
 /// `mneme context --for <runtime>`. Safe to re-run;
 /// `--remove` takes mneme's hooks out again. A settings file it cannot parse is refused, and
 /// nothing is written. A file it writes that the project's `.gitignore` ignores is named, since
@@ -34,9 +36,10 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
   mneme setup opencode --user        # ~/.config/opencode/plugins/mneme.js
   mneme setup pi                     # .pi/extensions/mneme.ts in this repository
   mneme setup qwen                   # .qwen/settings.json in this repository
+  mneme setup copilot                # .github/hooks/mneme.json in this repository
   mneme setup claude --remove")]
 pub struct Args {
-    /// claude, codex, gemini, cursor, opencode, qwen or pi.
+    /// claude, codex, gemini, cursor, opencode, qwen, pi or copilot.
     #[arg(value_parser = runtime_parser())]
     runtime: Runtime,
     /// Write the settings in the repository (the default), to be committed for the whole team.
