@@ -125,7 +125,9 @@ impl Context {
 
     fn step(&mut self, c: char, hidden: bool) {
         self.prev = Some((c, hidden));
-        if CodePointMapData::<JoiningType>::new().get(c) != JoiningType::Transparent {
+        // A hidden character is printed as its escape, ASCII that joins nothing, even where the
+        // character itself (a bidi control) would be transparent to joining.
+        if hidden || CodePointMapData::<JoiningType>::new().get(c) != JoiningType::Transparent {
             self.joining = Some((c, hidden));
         }
     }
@@ -270,8 +272,12 @@ mod tests {
             // escaped, would be printed raw between the escapes.
             ("\u{1f6ed}\u{200d}\u{1f1af}", '\u{1f6ed}'),
             ("\u{628}\u{200d}\u{200c}\u{628}", '\u{200d}'),
+            // Found by the property tests: a non-joiner after an escaped bidi control, which
+            // joining passes over, would be printed raw after the escape.
+            ("\u{69e}\u{202d}\u{200c}\u{6bf}", '\u{202d}'),
         ] {
             assert_eq!(hidden(text).first(), Some(&what), "{text:?}");
         }
+        assert_eq!(hidden("\u{69e}\u{202d}\u{200c}\u{6bf}"), ['\u{202d}', ZWNJ]);
     }
 }
