@@ -393,9 +393,15 @@ pub fn fact_label(fact: &FactView) -> String {
 
 /// `- f-7f3cq Statement`, each continuation line under it marked ([`CONTINUATION`]).
 pub fn fact_line(fact: &FactView) -> String {
-    let text = escape_controls(&fact.text);
+    statement_lines(&fact_label(fact), &fact.text)
+}
+
+/// `- <label><statement>`, each further line of the statement marked ([`CONTINUATION`]), its
+/// control characters escaped.
+pub fn statement_lines(label: &str, statement: &str) -> String {
+    let text = escape_controls(statement);
     let mut lines = text.lines();
-    let mut out = format!("- {}{}\n", fact_label(fact), lines.next().unwrap_or(""));
+    let mut out = format!("- {label}{}\n", lines.next().unwrap_or(""));
     for l in lines {
         if l.is_empty() {
             out.push_str(&format!("{CONTINUATION}\n"));

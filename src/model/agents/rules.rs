@@ -1,0 +1,507 @@
+//! The ledger compiled into the rule files of agents that run no hook of mneme's (docs/agents.md,
+//! "Rule files"): GitHub Copilot's `.github/instructions/*.instructions.md`, Cursor's
+//! `.cursor/rules/*.mdc`, Windsurf's `.windsurf/rules/*.md`, Cline's `.clinerules/*.md` and
+//! Kiro's `.kiro/steering/*.md`. Facts about files are grouped by the globs they apply to, in
+//! each format's own way of saying "these paths"; facts about no file go in one always-applied
+//! file. Pure: the facts in, the files out, the same files for the same ledger.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::agents::briefing::statement_lines;
+use crate::model::agents::scope::cited_files;
+use crate::model::base::hidden::with_hidden;
+use crate::model::base::ids::sha256_hex;
+use crate::model::facts::fields::check_scope;
+use crate::model::facts::file::State;
+use crate::model::views::{FactView, FileView};
+
+/// A rule-file format mneme compiles the ledger into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Target {
+    Copilot,
+    Cursor,
+    Windsurf,
+    Cline,
+    Kiro,
+}
+
+impl Target {
+    pub const ALL: [Target; 5] = [
+        Target::Copilot,
+        Target::Cursor,
+        Target::Windsurf,
+        Target::Cline,
+        Target::Kiro,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::Copilot => "copilot",
+            Target::Cursor => "cursor",
+            Target::Windsurf => "windsurf",
+            Target::Cline => "cline",
+            Target::Kiro => "kiro",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
+    /// The folder the target's agents read rule files from, from the repository's root.
+    pub fn dir(self) -> &'static str {
+        match self {
+            Target::Copilot => ".github/instructions",
+            Target::Cursor => ".cursor/rules",
+            Target::Windsurf => ".windsurf/rules",
+            Target::Cline => ".clinerules",
+            Target::Kiro => ".kiro/steering",
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            Target::Copilot => ".instructions.md",
+            Target::Cursor => ".mdc",
+            _ => ".md",
+        }
+    }
+
+    /// Most characters one file may hold for the target to read it whole: Copilot code review
+    /// reads the first 4,000 characters of an instructions file, Windsurf a rule file's first
+    /// 12,000. Facts past it go into a further file with the same globs.
+    fn limit(self) -> Option<usize> {
+        match self {
+            Target::Copilot => Some(4_000),
+            Target::Windsurf => Some(12_000),
+            _ => None,
+        }
+    }
+
+    /// The front matter that applies a file to `globs` (in the target's dialect), or to every
+    /// request when there are none.
+    fn front_matter(self, globs: &[String]) -> String {
+        let quoted = |sep: &str| {
+            globs
+                .iter()
+                .map(|g| format!("\"{g}\""))
+                .collect::<Vec<_>>()
+                .join(sep)
+        };
+        let always = globs.is_empty();
+        match self {
+            // A string of comma-separated globs; `**` applies to every file, and Copilot then
+            // puts the text in its system prompt.
+            Target::Copilot => {
+                let apply = if always {
+                    "**".to_owned()
+                } else {
+                    globs.join(",")
+                };
+                format!("---\napplyTo: \"{apply}\"\n---\n")
+            }
+            // Cursor reads `globs` as a bare comma-separated list (quotes become part of it).
+            Target::Cursor => format!(
+                "---\ndescription: Project facts from mneme's ledger\nglobs: {}\nalwaysApply: {always}\n---\n",
+                globs.join(",")
+            ),
+            Target::Windsurf if always => "---\ntrigger: always_on\n---\n".to_owned(),
+            Target::Windsurf => format!("---\ntrigger: glob\nglobs: {}\n---\n", globs.join(",")),
+            // A Cline rule without front matter applies to every request.
+            Target::Cline if always => String::new(),
+            Target::Cline => format!(
+                "---\npaths:\n{}---\n",
+                globs
+                    .iter()
+                    .map(|g| format!("  - \"{g}\"\n"))
+                    .collect::<String>()
+            ),
+            Target::Kiro if always => "---\ninclusion: always\n---\n".to_owned(),
+            // A list: Kiro takes a comma in one pattern as part of it, matching nothing.
+            Target::Kiro => format!(
+                "---\ninclusion: fileMatch\nfileMatchPattern: [{}]\n---\n",
+                quoted(", ")
+            ),
+        }
+    }
+}
+
+/// The line that marks a file as written by mneme: a file without it is never overwritten.
+pub const GENERATED: &str = "<!-- Generated by mneme from the facts approved in .ledger/. Do not edit: a hand edit is an unreviewed change to what agents read, and `mneme check --fix` writes this file again. -->";
+
+/// How every compiled file's name starts.
+pub const PREFIX: &str = "mneme-facts";
+
+/// Whether `text` is a file mneme compiled: its marker line follows the front matter.
+pub fn is_generated(text: &str) -> bool {
+    text.lines().take(12).any(|l| l == GENERATED)
+}
+
+/// Whether `name` (a file in a target's folder) is named as mneme names compiled files.
+pub fn is_compiled_name(target: Target, name: &str) -> bool {
+    name.starts_with(PREFIX) && name.ends_with(target.extension())
+}
+
+/// A fact as rule files carry it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleFact {
+    pub id: String,
+    pub text: String,
+    /// What the ledger says of the fact besides its text (`contested by f-9x2b`).
+    pub note: Option<String>,
+    /// The files it is about: cited paths (literal) and scope globs, in the ledger's dialect.
+    pub about: Vec<About>,
+}
+
+/// One thing a fact is about.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum About {
+    /// A path its evidence cites, taken literally.
+    File(String),
+    /// A scope glob: `*` within a directory, `**` across them.
+    Glob(String),
+}
+
+/// The facts of `files` that rule files carry: the current facts with an id that the decision
+/// records approve (none of `unapproved`). Superseded and archived facts are history, left out
+/// as the context leaves them out.
+pub fn rule_facts(files: &[FileView], unapproved: &BTreeSet<String>) -> Vec<RuleFact> {
+    files
+        .iter()
+        .flat_map(|f| &f.facts)
+        .filter(|f| {
+            matches!(
+                f.recorded_state,
+                State::Active | State::Stale | State::Contested
+            )
+        })
+        .filter_map(|f| {
+            let id = f.id.clone()?;
+            if unapproved.contains(&id) {
+                return None;
+            }
+            let mut about: Vec<About> = cited_files(f)
+                .into_iter()
+                .map(|p| About::File(p.to_owned()))
+                .collect();
+            about.extend(
+                f.scope
+                    .iter()
+                    .filter(|g| check_scope(g).is_ok())
+                    .map(|g| About::Glob(g.clone())),
+            );
+            Some(RuleFact {
+                id,
+                text: f.text.clone(),
+                note: ledger_note(f),
+                about,
+            })
+        })
+        .collect()
+}
+
+/// The marks of `fact` that depend on the ledger alone: its recorded state and the facts that
+/// contest it. Whether its cited code changed, or its verification is overdue, changes with
+/// every commit and every day, and is not carried.
+fn ledger_note(fact: &FactView) -> Option<String> {
+    let by = &fact.flags.contested_by;
+    let contested = || {
+        if by.is_empty() {
+            "contested".to_owned()
+        } else {
+            format!("contested by {}", by.join(", "))
+        }
+    };
+    match fact.recorded_state {
+        State::Contested => Some(contested()),
+        State::Stale if by.is_empty() => Some("stale".to_owned()),
+        State::Stale => Some(format!("stale; {}", contested())),
+        _ if !by.is_empty() => Some(contested()),
+        _ => None,
+    }
+}
+
+/// A file compiled for a target: its path from the repository's root, and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleFile {
+    pub path: String,
+    pub text: String,
+}
+
+/// The files `facts` compile to for `target`: the always-applied file (when a fact is about no
+/// file), then one file per set of globs, in a stable order and under stable names.
+pub fn compile(target: Target, facts: &[RuleFact]) -> Vec<RuleFile> {
+    let mut groups: BTreeMap<Vec<String>, Vec<&RuleFact>> = BTreeMap::new();
+    for fact in facts {
+        let globs: BTreeSet<String> = fact.about.iter().map(target_glob).collect();
+        groups
+            .entry(globs.into_iter().collect())
+            .or_default()
+            .push(fact);
+    }
+    let mut out = Vec::new();
+    for (globs, facts) in groups {
+        let stem = stem(&globs);
+        let head = format!(
+            "{}{GENERATED}\n\n# {}\n\n{INTRO}\n\n",
+            target.front_matter(&globs),
+            title(&globs)
+        );
+        let mut body = String::new();
+        let mut part = 1;
+        for fact in facts {
+            let line = statement_lines(&label(fact), &fact.text);
+            let full = head.len() + body.len() + line.len();
+            if !body.is_empty() && target.limit().is_some_and(|max| full > max) {
+                out.push(rule_file(target, &stem, part, &head, &body));
+                part += 1;
+                body.clear();
+            }
+            body.push_str(&line);
+        }
+        out.push(rule_file(target, &stem, part, &head, &body));
+    }
+    out
+}
+
+const INTRO: &str = "Verified by humans; they outrank conversation history. Cite facts by id. Marks the ledger records ([contested], [stale]) are shown; whether a fact's cited code changed since it was approved is not (`mneme stale` says).";
+
+fn rule_file(target: Target, stem: &str, part: usize, head: &str, body: &str) -> RuleFile {
+    let suffix = if part == 1 {
+        String::new()
+    } else {
+        format!("-{part}")
+    };
+    RuleFile {
+        path: format!("{}/{stem}{suffix}{}", target.dir(), target.extension()),
+        text: format!("{head}{body}"),
+    }
+}
+
+fn label(fact: &RuleFact) -> String {
+    match &fact.note {
+        Some(note) => format!("{} [{note}] ", fact.id),
+        None => format!("{} ", fact.id),
+    }
+}
+
+fn title(globs: &[String]) -> String {
+    match globs {
+        [] => "Project facts (mneme)".to_owned(),
+        [one] => format!("Project facts about `{one}` (mneme)"),
+        [first, rest @ ..] => format!(
+            "Project facts about `{first}` and {} more (mneme)",
+            rest.len()
+        ),
+    }
+}
+
+/// A compiled file's name without its extension: `mneme-facts` for the facts about no file,
+/// else the first glob made a name, and a hash of all of them, so that the name stays while the
+/// group's facts change and two groups never share one.
+fn stem(globs: &[String]) -> String {
+    let Some(first) = globs.first() else {
+        return PREFIX.to_owned();
+    };
+    let mut slug = String::new();
+    for c in first.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+        if slug.len() >= 40 {
+            break;
+        }
+    }
+    let slug = slug.trim_end_matches('-');
+    let hash = &sha256_hex(globs.join("\n").as_bytes())[..8];
+    if slug.is_empty() {
+        format!("{PREFIX}-{hash}")
+    } else {
+        format!("{PREFIX}-{slug}-{hash}")
+    }
+}
+
+/// `about` as a glob every target reads alike: `*` within a directory, `**` across them, `?`
+/// one character, `[…]` a class. A character a target would read as syntax (a comma between
+/// globs, braces, a leading `!`, quotes, a backslash, blanks) becomes `?`, which matches it and
+/// keeps the glob one glob; a cited path's own wildcard characters (`src/[id]/page.tsx`) too.
+pub fn target_glob(about: &About) -> String {
+    unhidden(match about {
+        About::File(path) => path.chars().map(literal).collect(),
+        About::Glob(glob) => {
+            let mut out = String::new();
+            let mut chars = glob.chars().peekable();
+            while let Some(c) = chars.next() {
+                if c != '[' {
+                    out.push(if matches!(c, '*' | '?') {
+                        c
+                    } else {
+                        literal(c)
+                    });
+                    continue;
+                }
+                // A class is kept whole, or else stands for one character.
+                let mut class = String::from('[');
+                let mut closed = false;
+                for d in chars.by_ref() {
+                    class.push(d);
+                    if d == ']' && class.len() > 2 {
+                        closed = true;
+                        break;
+                    }
+                }
+                let plain = class[1..].chars().all(|d| {
+                    !matches!(d, ',' | '{' | '}' | '"' | '\\' | '[') && !d.is_whitespace()
+                });
+                out.push_str(if closed && plain { &class } else { "?" });
+            }
+            out
+        }
+    })
+}
+
+/// `glob` with each character that would hide something from a reader (a bidi control, an
+/// invisible code point) made `?`, which still matches it; again, since a `?` changes what the
+/// characters beside it do.
+fn unhidden(mut glob: String) -> String {
+    while with_hidden(&glob).any(|(_, hidden)| hidden) {
+        glob = with_hidden(&glob)
+            .map(|(c, hidden)| if hidden { '?' } else { c })
+            .collect();
+    }
+    glob
+}
+
+/// A character of a literal path, as a glob: itself, or `?` where targets read syntax.
+fn literal(c: char) -> char {
+    if matches!(
+        c,
+        '*' | '?' | '[' | ']' | '{' | '}' | ',' | '!' | '"' | '\\' | '#'
+    ) || c.is_whitespace()
+        || c.is_control()
+    {
+        '?'
+    } else {
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fact(id: &str, text: &str, about: &[About]) -> RuleFact {
+        RuleFact {
+            id: id.to_owned(),
+            text: text.to_owned(),
+            note: None,
+            about: about.to_vec(),
+        }
+    }
+
+    #[test]
+    fn globs_keep_their_meaning_and_never_their_syntax() {
+        let file = |p: &str| target_glob(&About::File(p.to_owned()));
+        let glob = |g: &str| target_glob(&About::Glob(g.to_owned()));
+        assert_eq!(file("src/db.rs"), "src/db.rs");
+        assert_eq!(file("app/[id]/page.tsx"), "app/?id?/page.tsx");
+        assert_eq!(file("a,b {c}.rs"), "a?b??c?.rs");
+        assert_eq!(file("!x/\"q\"\\#"), "?x/?q???");
+        assert_eq!(glob("src/**/*.rs"), "src/**/*.rs");
+        assert_eq!(glob("src/db/*.[ch]"), "src/db/*.[ch]");
+        assert_eq!(glob("src/{a,b}/x?"), "src/?a?b?/x?");
+        assert_eq!(glob("src/[,]x"), "src/?x");
+        assert_eq!(glob("src/[ab"), "src/?");
+        assert_eq!(file("src/a\u{202e}b.rs"), "src/a?b.rs");
+        assert_eq!(file("src/数据库.rs"), "src/数据库.rs");
+    }
+
+    #[test]
+    fn facts_are_grouped_by_their_globs_under_stable_names() {
+        let db = About::File("src/db.rs".to_owned());
+        let facts = [
+            fact("f-aaaa", "Every change is reviewed.", &[]),
+            fact("f-bbbb", "The pool holds ten connections.", &[db.clone()]),
+            fact("f-cccc", "Queries borrow one connection.", &[db.clone()]),
+            fact(
+                "f-dddd",
+                "Migrations never drop a column.",
+                &[About::Glob("migrations/**/*.sql".to_owned())],
+            ),
+        ];
+        let files = compile(Target::Copilot, &facts);
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths.len(), 3, "{paths:?}");
+        assert_eq!(paths[0], ".github/instructions/mneme-facts.instructions.md");
+        assert!(files[0].text.starts_with("---\napplyTo: \"**\"\n---\n"));
+        assert!(files[0]
+            .text
+            .contains("- f-aaaa Every change is reviewed.\n"));
+        let db_file = files.iter().find(|f| f.text.contains("f-bbbb")).unwrap();
+        assert!(db_file
+            .path
+            .starts_with(".github/instructions/mneme-facts-src-db-rs-"));
+        assert!(db_file.text.contains("applyTo: \"src/db.rs\""));
+        assert!(db_file.text.contains("f-cccc") && !db_file.text.contains("f-aaaa"));
+        assert!(files.iter().all(|f| is_generated(&f.text)));
+        // The same ledger, the same files; a further fact about db.rs keeps its file's name.
+        assert_eq!(compile(Target::Copilot, &facts), files);
+        let mut more = facts.to_vec();
+        more.push(fact("f-eeee", "The pool is shared.", &[db]));
+        let again = compile(Target::Copilot, &more);
+        assert!(again
+            .iter()
+            .any(|f| f.path == db_file.path && f.text.contains("f-eeee")));
+    }
+
+    #[test]
+    fn each_target_says_where_its_files_apply_in_its_own_words() {
+        let globs = vec!["src/db.rs".to_owned(), "src/**/*.sql".to_owned()];
+        assert_eq!(
+            Target::Cursor.front_matter(&globs),
+            "---\ndescription: Project facts from mneme's ledger\nglobs: src/db.rs,src/**/*.sql\nalwaysApply: false\n---\n"
+        );
+        assert!(Target::Cursor
+            .front_matter(&[])
+            .contains("alwaysApply: true"));
+        assert_eq!(
+            Target::Windsurf.front_matter(&globs),
+            "---\ntrigger: glob\nglobs: src/db.rs,src/**/*.sql\n---\n"
+        );
+        assert_eq!(
+            Target::Cline.front_matter(&globs),
+            "---\npaths:\n  - \"src/db.rs\"\n  - \"src/**/*.sql\"\n---\n"
+        );
+        assert_eq!(Target::Cline.front_matter(&[]), "");
+        assert_eq!(
+            Target::Kiro.front_matter(&globs),
+            "---\ninclusion: fileMatch\nfileMatchPattern: [\"src/db.rs\", \"src/**/*.sql\"]\n---\n"
+        );
+        assert_eq!(
+            Target::Kiro.front_matter(&[]),
+            "---\ninclusion: always\n---\n"
+        );
+    }
+
+    #[test]
+    fn a_file_past_the_targets_limit_goes_on_in_another() {
+        let facts: Vec<RuleFact> = (0..40)
+            .map(|i| fact(&format!("f-{i:04}"), &"word ".repeat(40), &[]))
+            .collect();
+        let files = compile(Target::Copilot, &facts);
+        assert!(files.len() > 1, "{}", files.len());
+        assert_eq!(
+            files[1].path,
+            ".github/instructions/mneme-facts-2.instructions.md"
+        );
+        for f in &files {
+            assert!(f.text.len() <= 4_000, "{}: {}", f.path, f.text.len());
+            assert!(f.text.starts_with("---\napplyTo: \"**\"\n---\n"));
+        }
+        let all: String = files.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(all.matches("- f-").count(), 40);
+        assert_eq!(compile(Target::Cline, &facts).len(), 1, "no limit");
+    }
+}
