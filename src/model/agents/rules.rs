@@ -315,7 +315,10 @@ fn stem(globs: &[String]) -> String {
         }
     }
     let slug = slug.trim_end_matches('-');
-    let hash = &sha256_hex(globs.join("\n").as_bytes())[..8];
+    let hash: String = sha256_hex(globs.join("\n").as_bytes())
+        .chars()
+        .take(8)
+        .collect();
     if slug.is_empty() {
         format!("{PREFIX}-{hash}")
     } else {
