@@ -355,7 +355,7 @@ pub fn target_glob(about: &About) -> String {
                         break;
                     }
                 }
-                let plain = class[1..].chars().all(|d| {
+                let plain = class.chars().skip(1).all(|d| {
                     !matches!(d, ',' | '{' | '}' | '"' | '\\' | '[') && !d.is_whitespace()
                 });
                 out.push_str(if closed && plain { &class } else { "?" });
