@@ -426,8 +426,16 @@ mod tests {
         let db = About::File("src/db.rs".to_owned());
         let facts = [
             fact("f-aaaa", "Every change is reviewed.", &[]),
-            fact("f-bbbb", "The pool holds ten connections.", &[db.clone()]),
-            fact("f-cccc", "Queries borrow one connection.", &[db.clone()]),
+            fact(
+                "f-bbbb",
+                "The pool holds ten connections.",
+                std::slice::from_ref(&db),
+            ),
+            fact(
+                "f-cccc",
+                "Queries borrow one connection.",
+                std::slice::from_ref(&db),
+            ),
             fact(
                 "f-dddd",
                 "Migrations never drop a column.",
