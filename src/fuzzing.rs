@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::git::history::decision_in;
 use crate::model::agents::runtimes::Runtime;
-use crate::model::agents::{briefing, scope};
+use crate::model::agents::{briefing, rules, scope};
 use crate::model::base::codec::Writer;
 use crate::model::base::config::Config;
 use crate::model::base::text::{escape_controls, escape_line, first_hidden};
@@ -175,6 +175,8 @@ fn lint_input<'a>(
         drift: &[],
         broken_records: Vec::new(),
         state: Vec::new(),
+        compiled_stale: Vec::new(),
+        compiled_extra: Vec::new(),
     }
 }
 
@@ -228,6 +230,25 @@ fn brief(ledger: &Ledger) {
         !has_control(&text) && first_hidden(&text).is_none(),
         "{text:?}"
     );
+    // The rule files compiled from the same facts hide nothing either, and their front matter
+    // is YAML that says what mneme wrote.
+    let facts = rules::rule_facts(&context.files, &BTreeSet::new());
+    for target in rules::Target::ALL {
+        for file in rules::compile(target, &facts) {
+            assert!(
+                !has_control(&file.text) && first_hidden(&file.text).is_none(),
+                "{:?}",
+                file.text
+            );
+            assert!(rules::is_generated(&file.text), "{:?}", file.text);
+            if let Some(front) = file.text.strip_prefix("---\n") {
+                let front = front.split("\n---\n").next().unwrap_or_default();
+                let value: serde_json::Value =
+                    serde_saphyr::from_str(front).expect("front matter is YAML");
+                assert!(value.is_object(), "{front:?}");
+            }
+        }
+    }
     for budget in [None, Some(0), Some(300), Some(9000)] {
         let text = briefing::render(&context, budget);
         assert!(!has_control(&text), "{text:?}");

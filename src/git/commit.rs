@@ -507,17 +507,16 @@ fn apply(
     mut read: LedgerIndex,
 ) -> Result<()> {
     let git = repo.gix();
-    // Only the ledger's entries are at hand to change (see `LedgerIndex`).
-    let ledger = format!("{}/", paths::LEDGER);
+    // Only the ledger's and the rule files' entries are at hand to change (see `LedgerIndex`).
     if let Some(path) = journal
         .writes
         .iter()
         .map(|(p, _)| p)
         .chain(&journal.deletes)
-        .find(|p| !p.starts_with(&ledger))
+        .find(|p| !paths::is_decision_path(p))
     {
         return Err(Error::Interrupted(format!(
-            "the record of an interrupted decision names `{path}`, which is outside {}/",
+            "the record of an interrupted decision names `{path}`, which is outside {}/ and no compiled rule file",
             paths::LEDGER
         )));
     }

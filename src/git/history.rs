@@ -719,6 +719,26 @@ pub fn record_landing(repo: &Repo, name: &str) -> Result<Option<gix::ObjectId>> 
     Ok(None)
 }
 
+/// The texts of the files directly in `dir` of `commit`'s tree whose names `keep` takes, read as
+/// `kind`: name → text.
+pub fn texts_in(
+    repo: &Repo,
+    commit: gix::ObjectId,
+    dir: &str,
+    kind: Kind,
+    keep: impl Fn(&str) -> bool,
+) -> Result<Files> {
+    let git = repo.gix();
+    let tree = git.find_commit(commit)?.tree_id()?.detach();
+    let mut out = Files::new();
+    for (name, blob) in blobs_in(git, tree, dir)? {
+        if keep(&name) {
+            out.insert(name, blob_text(git, blob, kind)?);
+        }
+    }
+    Ok(out)
+}
+
 /// The names of the decision record files committed in `commit`'s tree, none read.
 pub fn record_names_at(repo: &Repo, commit: gix::ObjectId) -> Result<Vec<String>> {
     let tree = repo.gix().find_commit(commit)?.tree_id()?.detach();

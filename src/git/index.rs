@@ -99,12 +99,14 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
 }
 
 impl LedgerIndex {
-    /// The decoded entries: every path up to the ledger's last, all of the ledger's among them.
+    /// The decoded entries: every path up to [`paths::DECISION_PATHS_END`], all of the ledger's
+    /// and the rule files' among them.
     pub(crate) fn ledger(&self) -> &gix::index::File {
         &self.head
     }
 
-    /// [`Self::ledger`], to change. A path added must sort before `.ledger0`, as the ledger's do.
+    /// [`Self::ledger`], to change. A path added must sort before [`paths::DECISION_PATHS_END`],
+    /// as the ledger's and the rule files' do.
     pub(crate) fn ledger_mut(&mut self) -> &mut gix::index::File {
         &mut self.head
     }
@@ -183,8 +185,8 @@ impl Split {
             return None;
         }
         let count = be32(8)?;
-        // The first path after every `.ledger/…` one.
-        let bound = format!("{}0", paths::LEDGER);
+        // The first path after every one a decision writes (`.ledger/…`, the rule files).
+        let bound = paths::DECISION_PATHS_END;
         let mut at = HEADER;
         let mut head: Option<(u32, usize)> = None;
         let mut rest_extended = false;
@@ -428,6 +430,11 @@ mod tests {
             (".ledger/facts/b.md", "b\n"),
             (".ledger/proposals/p.json", "{}\n"),
             (".ledger0", "after the ledger\n"),
+            (
+                ".windsurf/rules/mneme-facts.md",
+                "a rule file a decision writes\n",
+            ),
+            (".windsurfz", "after every path a decision writes\n"),
             ("src/main.rs", "fn main() {}\n"),
             ("z.txt", "z\n"),
         ] {
@@ -453,7 +460,7 @@ mod tests {
         let repo = gix::open(dir).expect("repo");
         let bytes = std::fs::read(repo.index_path()).expect("index");
         let split = Split::of(&bytes, 20).expect("version 2 splits");
-        assert_eq!((split.head_count, split.rest_count), (6, 3));
+        assert_eq!((split.head_count, split.rest_count), (8, 3));
         let v2 = same_as_whole(dir);
         assert_eq!(&v2[4..8], &2u32.to_be_bytes());
         assert!(git(dir, &["ls-files"]).contains(".ledger/facts/new.md"));
@@ -472,7 +479,7 @@ mod tests {
         git(dir, &["update-index", "--split-index"]);
         let index = read_index(&repo).expect("read whole");
         assert!(index.rest.is_none());
-        assert_eq!(index.ledger().entries().len(), 10);
+        assert_eq!(index.ledger().entries().len(), 12);
         git(dir, &["update-index", "--no-split-index"]);
 
         // Version 4 is read whole.
@@ -480,7 +487,7 @@ mod tests {
         let bytes = std::fs::read(repo.index_path()).expect("index");
         assert_eq!(Split::of(&bytes, 20), None);
         let index = read_index(&repo).expect("read whole");
-        assert_eq!(index.ledger().entries().len(), 10);
+        assert_eq!(index.ledger().entries().len(), 12);
         assert!(index.rest.is_none());
     }
 

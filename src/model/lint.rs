@@ -68,10 +68,12 @@ pub enum Code {
     HiddenText,
     InvalidRecord,
     NotAsDecided,
+    /// A compiled rule file is not what the ledger compiles to (hand-edited, or left behind).
+    CompiledOutOfDate,
 }
 
 impl Code {
-    pub const ALL: [Code; 33] = [
+    pub const ALL: [Code; 34] = [
         Code::FactFileParse,
         Code::ConflictMarkers,
         Code::Secret,
@@ -105,6 +107,7 @@ impl Code {
         Code::HiddenText,
         Code::InvalidRecord,
         Code::NotAsDecided,
+        Code::CompiledOutOfDate,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -142,6 +145,7 @@ impl Code {
             Code::HiddenText => "hidden_text",
             Code::InvalidRecord => "invalid_record",
             Code::NotAsDecided => "not_as_decided",
+            Code::CompiledOutOfDate => "compiled_out_of_date",
         }
     }
 
@@ -161,14 +165,18 @@ impl Code {
             | Code::TaskParse
             | Code::RelationMissing
             | Code::InvalidRecord
-            | Code::NotAsDecided => Severity::Error,
+            | Code::NotAsDecided
+            | Code::CompiledOutOfDate => Severity::Error,
             _ => Severity::Warning,
         }
     }
 
     /// `mneme check --fix` repairs findings of this code.
     pub fn fixable(self) -> bool {
-        matches!(self, Code::MissingId | Code::MetadataFormat)
+        matches!(
+            self,
+            Code::MissingId | Code::MetadataFormat | Code::CompiledOutOfDate
+        )
     }
 }
 
@@ -220,6 +228,10 @@ pub struct Input<'a> {
     /// the facts differ from what the records approved.
     pub broken_records: Vec<(String, String)>,
     pub state: Vec<StateIssue>,
+    /// Compiled rule files that are not what the ledger compiles to, and those it no longer
+    /// compiles to.
+    pub compiled_stale: Vec<String>,
+    pub compiled_extra: Vec<String>,
 }
 
 /// Findings as the rules report them.
@@ -264,6 +276,22 @@ pub fn check(
                 "symlinks are not allowed inside {}/ (they can point outside the repository)",
                 paths::LEDGER
             ),
+        );
+    }
+    for path in &input.compiled_stale {
+        out.push(
+            Code::CompiledOutOfDate,
+            path,
+            None,
+            "not what the ledger compiles to: a rule file agents read, changed by hand or left behind by a ledger change; `mneme check --fix` writes it again".into(),
+        );
+    }
+    for path in &input.compiled_extra {
+        out.push(
+            Code::CompiledOutOfDate,
+            path,
+            None,
+            "a rule file mneme compiled that the ledger no longer compiles to; `mneme check --fix` removes it".into(),
         );
     }
     let parsed = parsed_files(input, &mut out);
@@ -902,6 +930,8 @@ mod tests {
             claims_remote_missing: None,
             now: now(),
             drift: &[],
+            compiled_stale: vec![],
+            compiled_extra: vec![],
         };
         check(
             &input,

@@ -17,7 +17,7 @@ use crate::model::facts::ledger::FactFileEntry;
 use crate::model::lint::{self, FileInput, Finding, ProposalInput, Severity};
 use crate::model::provenance::factdiff::Files;
 use crate::ops::records::work_tree_state;
-use crate::ops::{now, stale, Result, Workspace};
+use crate::ops::{now, rules, stale, Result, Workspace};
 use crate::store::{self, write_atomic, Kind};
 
 /// The outcome of `mneme check` (the `--json` shape, docs/check.md).
@@ -35,7 +35,23 @@ pub fn check(ws: &Workspace, fix: bool) -> Result<Report> {
     ws.store.check_ledger()?;
     let now = now();
     let _lock = if fix { Some(ws.store.lock()?) } else { None };
-    let fixed = if fix { repair(ws, now)? } else { Vec::new() };
+    let mut fixed = if fix { repair(ws, now)? } else { Vec::new() };
+    if fix && ws.store.load().is_ok() {
+        // After the fact files' repairs: the rule files compile from what they hold now.
+        let drift = rules::sync_work_tree(ws, true)?;
+        fixed.extend(
+            drift
+                .stale
+                .into_iter()
+                .map(|p| (p, "written from the ledger".into())),
+        );
+        fixed.extend(
+            drift
+                .extra
+                .into_iter()
+                .map(|p| (p, "removed: the ledger no longer compiles to it".into())),
+        );
+    }
     let findings = findings(ws, now)?;
     let errors = findings
         .iter()
@@ -63,6 +79,11 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
         other => crate::error_chain(&other),
     });
     let drift = drift(ws, &files)?;
+    // A ledger that does not load compiles to nothing: its own findings say why.
+    let compiled = match store.load() {
+        Ok(_) => rules::sync_work_tree(ws, false)?,
+        Err(_) => rules::Drift::default(),
+    };
     let rel = |p: &Path| store.relative(p).display().to_string();
     let (broken_records, state) = match &config {
         Ok(c) if c.decision_records => {
@@ -110,6 +131,8 @@ fn findings(ws: &Workspace, now: Timestamp) -> Result<Vec<Finding>> {
         drift: &drift,
         broken_records,
         state,
+        compiled_stale: compiled.stale,
+        compiled_extra: compiled.extra,
     };
     // Read only when a fact has a scope: a large repository's index is most of the cost.
     let tracked = std::cell::OnceCell::new();

@@ -15,6 +15,7 @@ pub mod init;
 pub mod propose;
 pub mod records;
 pub mod review;
+pub mod rules;
 pub mod runtimes;
 pub mod setup;
 pub mod show;
@@ -85,6 +86,10 @@ pub enum Error {
     AgentsFile { file: String, why: &'static str },
     #[error("{} exists and was not written by mneme, and an earlier hook already holds {}", path.display(), crate::model::base::paths::CHAINED_HOOK)]
     ForeignHook { path: PathBuf },
+    #[error("{path} was not written by mneme, and the ledger compiles a rule file there")]
+    ForeignRuleFile { path: String },
+    #[error("{path} leads out of the repository through a link, and mneme writes rule files only inside it")]
+    RuleFileLink { path: String },
     #[error("{} cannot be edited: {why}", path.display())]
     Settings {
         path: PathBuf,

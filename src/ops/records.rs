@@ -318,10 +318,16 @@ pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
         .iter()
         .map(|f| (f.name.clone(), f.raw.clone()))
         .collect();
-    Ok(work_tree_state(ws, &files)?
+    Ok(unapproved_in(&work_tree_state(ws, &files)?))
+}
+
+/// The facts `state` finds not as the decision records approved them (a record of a fact that
+/// is gone aside).
+pub fn unapproved_in(state: &State) -> BTreeSet<String> {
+    state
         .issues
         .iter()
         .filter(|i| !matches!(i, StateIssue::Missing { .. }))
         .map(|issue| issue.fact().to_owned())
-        .collect())
+        .collect()
 }

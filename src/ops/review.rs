@@ -410,12 +410,16 @@ fn record(
     ws: &Workspace,
     item: &Pending,
     message: String,
-    writes: Vec<FileWrite>,
+    mut writes: Vec<FileWrite>,
     no_verify: bool,
 ) -> Result<Committed> {
+    // The rule files compiled from the ledger change with it, in the same commit.
+    let (rules, mut deletes) = crate::ops::rules::for_decision(ws, &writes)?;
+    writes.extend(rules);
+    deletes.push(ws.store.git_path(&item.path));
     let change = LedgerCommit {
         writes,
-        deletes: vec![ws.store.git_path(&item.path)],
+        deletes,
         message,
     };
     Ok(commit::commit(&ws.repo, &change, no_verify)?)

@@ -78,6 +78,12 @@ impl From<ops::Error> for CliError {
             ops::Error::ForeignHook { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
                 "add `mneme hooks commit-msg \"$1\"` to it, or rerun with --force to replace it",
             ),
+            ops::Error::ForeignRuleFile { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
+                "move or rename that file (mneme never overwrites a rule file it did not write), or take the target out of `compile:` in .ledger/config.yaml",
+            ),
+            ops::Error::RuleFileLink { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
+                "replace the link with a folder, or take the target out of `compile:` in .ledger/config.yaml",
+            ),
             ops::Error::Settings { .. } => CliError::of(Code::InvalidInput, &e)
                 .with_hint("fix the file by hand (mneme edits only valid JSON), then run the setup again"),
             ops::Error::NotAsDecided { .. } => CliError::of(Code::InvalidInput, &e).with_hint(

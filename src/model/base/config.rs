@@ -32,7 +32,13 @@ pub struct Config {
     /// runtimes' tool hooks `mneme setup` writes), not at session start, which lists them by
     /// directory instead. Marked facts (stale, contested, unapproved) always come at the start.
     pub scoped_delivery: bool,
+    /// The rule-file formats the approved facts are compiled into, for agents that run no hook
+    /// of mneme's ([`COMPILE_TARGETS`]); none by default.
+    pub compile: Vec<String>,
 }
+
+/// The names `compile` takes: Copilot's, Cursor's, Windsurf's, Cline's and Kiro's rule files.
+pub const COMPILE_TARGETS: [&str; 5] = ["copilot", "cursor", "windsurf", "cline", "kiro"];
 
 impl Default for Config {
     fn default() -> Config {
@@ -47,6 +53,7 @@ impl Default for Config {
             claims_remote: None,
             claim_lease: DEFAULT_LEASE.to_owned(),
             scoped_delivery: false,
+            compile: Vec::new(),
         }
     }
 }
@@ -74,6 +81,8 @@ pub enum ConfigError {
         "claim_lease: `{0}` is not a length of time from 1s to 30d, such as 90s, 30m, 2h or 1d"
     )]
     ClaimLease(String),
+    #[error("compile: `{0}` is not a rule-file format mneme writes (copilot, cursor, windsurf, cline or kiro)")]
+    Compile(String),
 }
 
 /// A YAML error on one line, in words: serde-saphyr's message without its excerpt of the source,
@@ -109,6 +118,13 @@ impl Config {
         }
         if lease_seconds(&config.claim_lease).is_none() {
             return Err(ConfigError::ClaimLease(config.claim_lease.clone()));
+        }
+        if let Some(bad) = config
+            .compile
+            .iter()
+            .find(|t| !COMPILE_TARGETS.contains(&t.as_str()))
+        {
+            return Err(ConfigError::Compile(bad.clone()));
         }
         Ok(config)
     }
@@ -152,6 +168,16 @@ pub fn with_agents_file(src: &str, file: &str) -> String {
     )
 }
 
+/// `config.yaml`'s text with `compile` listing `targets`, comments and other keys kept.
+pub fn with_compile(src: &str, targets: &[String]) -> String {
+    with_key(
+        src,
+        "compile",
+        &format!("[{}]", targets.join(", ")),
+        "The rule files the approved facts are compiled into (`mneme setup <target>`).",
+    )
+}
+
 /// `config.yaml`'s text with `decision_records: true`, comments and other keys kept.
 pub fn with_decision_records(src: &str) -> String {
     with_key(src, "decision_records", "true", DECISION_RECORDS_COMMENT)
@@ -161,18 +187,26 @@ const DECISION_RECORDS_COMMENT: &str =
     "`mneme verify` checks the facts against the decision records in .ledger/decisions/.";
 
 /// `src` with the top-level `key` set to `value` (YAML), or added at the end under `comment`.
+/// A value written over several lines (a block list under the key) is replaced whole.
 fn with_key(src: &str, key: &str, value: &str, comment: &str) -> String {
     let line = format!("{key}: {value}");
     let mut out = String::with_capacity(src.len() + line.len() + comment.len() + 8);
     let mut replaced = false;
+    let mut in_value = false;
     for l in src.split_inclusive('\n') {
         let is_key = l
             .strip_prefix(key)
             .is_some_and(|rest| rest.starts_with(':'));
+        let continues = l.starts_with([' ', '\t', '-']);
+        if in_value && continues {
+            continue;
+        }
+        in_value = false;
         if !replaced && is_key {
             out.push_str(&line);
             out.push('\n');
             replaced = true;
+            in_value = true;
         } else {
             out.push_str(l);
         }
@@ -230,6 +264,33 @@ mod tests {
             let src = format!("claim_lease: {}\n", serde_json::Value::from(bad));
             assert!(Config::parse(&src).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn compile_names_known_targets_and_setup_can_set_it() {
+        assert!(Config::default().compile.is_empty());
+        let c = Config::parse("compile: [copilot, kiro]\n").unwrap();
+        assert_eq!(c.compile, ["copilot", "kiro"]);
+        assert!(matches!(
+            Config::parse("compile: [copilot, vim]\n"),
+            Err(ConfigError::Compile(t)) if t == "vim"
+        ));
+        let block =
+            "budget_lines: 100\ncompile:\n  - cursor\n  - cline\n# after\nscoped_delivery: true\n";
+        let set = with_compile(block, &["copilot".to_owned(), "cursor".to_owned()]);
+        assert_eq!(
+            set,
+            "budget_lines: 100\ncompile: [copilot, cursor]\n# after\nscoped_delivery: true\n"
+        );
+        let c = Config::parse(&set).unwrap();
+        assert_eq!(c.compile, ["copilot", "cursor"]);
+        assert!(c.scoped_delivery);
+        let added = with_compile("budget_lines: 100", &["kiro".to_owned()]);
+        assert_eq!(Config::parse(&added).unwrap().compile, ["kiro"]);
+        assert_eq!(
+            Config::parse(&with_compile(&added, &[])).unwrap().compile,
+            Vec::<String>::new()
+        );
     }
 
     #[test]

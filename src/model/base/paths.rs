@@ -113,6 +113,39 @@ pub fn runtime_settings(runtime: &str, user: bool) -> Option<&'static str> {
     }
 }
 
+/// The folders of the rule files the ledger compiles into (`compile:` in the config): Copilot's,
+/// Cursor's, Windsurf's, Cline's and Kiro's.
+pub const RULE_DIRS: [&str; 5] = [
+    ".github/instructions",
+    ".cursor/rules",
+    ".windsurf/rules",
+    ".clinerules",
+    ".kiro/steering",
+];
+
+/// How every rule file the ledger compiles into is named.
+pub const RULE_FILE_PREFIX: &str = "mneme-facts";
+
+/// Whether `path` (from the repository's root) is where mneme writes a compiled rule file: a
+/// file directly in one of [`RULE_DIRS`], named as compiled files are.
+pub fn is_rule_file(path: &str) -> bool {
+    path.rsplit_once('/').is_some_and(|(dir, name)| {
+        RULE_DIRS.contains(&dir) && name.starts_with(RULE_FILE_PREFIX) && !name.contains('\\')
+    })
+}
+
+/// The files a decision commit may write besides the ledger's: its compiled rule files.
+pub fn is_decision_path(path: &str) -> bool {
+    path.strip_prefix(LEDGER)
+        .is_some_and(|rest| rest.starts_with('/'))
+        || is_rule_file(path)
+}
+
+/// The first path after every one a decision commit may write (those of the ledger and of
+/// [`RULE_DIRS`] sort before it, since each starts with a `.` and a name before `.windsurf/`):
+/// the index is decoded up to it.
+pub const DECISION_PATHS_END: &str = ".windsurf0";
+
 /// Codex's settings (features, the agents' environment), relative to the repository or home.
 pub const CODEX_CONFIG: &str = ".codex/config.toml";
 

@@ -1,0 +1,254 @@
+//! The rule files compiled from the ledger (docs/agents.md, "Rule files"), kept in step with it:
+//! what a commit's ledger compiles to, what a decision commit writes besides its ledger files,
+//! and the work tree's rule files brought in line (`check --fix`, `setup`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::git::commit::FileWrite;
+use crate::git::history::{facts_of, text_at, texts_in};
+use crate::git::Repo;
+use crate::model::agents::rules::{
+    compile_ledger, is_compiled_name, is_generated, RuleFile, Target,
+};
+use crate::model::base::config::Config;
+use crate::model::base::paths;
+use crate::model::facts::ledger::{FactFileEntry, Ledger};
+use crate::model::provenance::factdiff::Files;
+use crate::model::provenance::signing::AllowedSigners;
+use crate::ops::{records, Error, Result, Workspace};
+use crate::store::{self, write_atomic, Kind};
+
+/// The rule files mneme compiled that `commit`'s tree holds, path → text. A file at a compiled
+/// file's name without mneme's mark is someone else's, and not among them.
+pub fn compiled_at(repo: &Repo, commit: gix::ObjectId) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for target in Target::ALL {
+        let texts = texts_in(repo, commit, target.dir(), Kind::Instructions, |name| {
+            is_compiled_name(target, name)
+        })?;
+        for (name, text) in texts {
+            if is_generated(&text) {
+                out.insert(format!("{}/{name}", target.dir()), text);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What the ledger of `commit` compiles to.
+pub fn expected_at(repo: &Repo, commit: gix::ObjectId) -> Result<Vec<RuleFile>> {
+    let config = config_at(repo, commit)?;
+    if config.compile.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ledger = ledger_of(facts_of(repo, Some(commit))?, config);
+    Ok(compile_ledger(&ledger, &unapproved_at(repo, commit)?))
+}
+
+/// The config as `commit` has it; one that does not parse compiles nothing.
+fn config_at(repo: &Repo, commit: gix::ObjectId) -> Result<Config> {
+    Ok(text_at(repo, commit, paths::CONFIG, Kind::Config)?
+        .and_then(|text| Config::parse(&text).ok())
+        .unwrap_or_default())
+}
+
+fn ledger_of(facts: Files, config: Config) -> Ledger {
+    let entries = facts
+        .into_iter()
+        .filter_map(|(name, raw)| FactFileEntry::parse(name, raw).ok())
+        .collect();
+    Ledger::new(entries, config)
+}
+
+/// The facts of `commit` that its decision records do not approve, as `verify` judges them (a
+/// signed ledger's approvals by the keys it lists).
+fn unapproved_at(repo: &Repo, commit: gix::ObjectId) -> Result<BTreeSet<String>> {
+    let signers = text_at(repo, commit, paths::ALLOWED_SIGNERS, Kind::AllowedSigners)?
+        .map(|keys| AllowedSigners::parse(&keys));
+    let Some(state) = records::state_at(repo, commit, None, signers.as_ref())? else {
+        return Ok(BTreeSet::new());
+    };
+    Ok(records::unapproved_in(&state))
+}
+
+/// The rule files a decision commit writes and deletes besides `writes` (its ledger files), so
+/// that they are what the commit's ledger compiles to: HEAD's config and facts, with the
+/// decision's fact files. The facts the decision writes are approved by its own record.
+pub fn for_decision(ws: &Workspace, writes: &[FileWrite]) -> Result<(Vec<FileWrite>, Vec<String>)> {
+    let Ok(head) = ws.repo.gix().head_id() else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let head = head.detach();
+    let config = config_at(&ws.repo, head)?;
+    let present = compiled_at(&ws.repo, head)?;
+    if config.compile.is_empty() && present.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let before = facts_of(&ws.repo, Some(head))?;
+    let mut after = before.clone();
+    for w in writes {
+        if let Some(name) = w.path.strip_prefix(&format!("{}/", paths::FACTS)) {
+            after.insert(
+                name.to_owned(),
+                String::from_utf8_lossy(&w.new).into_owned(),
+            );
+        }
+    }
+    let before = ledger_of(before, Config::default());
+    let after = ledger_of(after, config);
+    let mut unapproved = unapproved_at(&ws.repo, head)?;
+    for (_, fact) in after.facts() {
+        let Some(id) = &fact.id else { continue };
+        if before.find(id).map(|(_, f)| &f.raw) != Some(&fact.raw) {
+            unapproved.remove(id);
+        }
+    }
+    let wanted = compile_ledger(&after, &unapproved);
+    let mut out = Vec::new();
+    for file in &wanted {
+        refuse_link(ws, &file.path)?;
+        match present.get(&file.path) {
+            Some(text) if *text == file.text => {}
+            Some(text) => out.push(FileWrite {
+                path: file.path.clone(),
+                old: text.clone().into_bytes(),
+                new: file.text.clone().into_bytes(),
+                pristine: None,
+            }),
+            None => {
+                refuse_foreign_at(&ws.repo, head, &file.path)?;
+                out.push(FileWrite::create(
+                    file.path.clone(),
+                    file.text.clone().into_bytes(),
+                ));
+            }
+        }
+    }
+    let deletes = present
+        .into_keys()
+        .filter(|p| !wanted.iter().any(|f| &f.path == p))
+        .collect();
+    Ok((out, deletes))
+}
+
+/// Refuses a rule file whose folder leads out of the work tree through a link: a branch can
+/// commit `.github/instructions` as a link to anywhere.
+fn refuse_link(ws: &Workspace, path: &str) -> Result<()> {
+    let root = ws.repo.root();
+    if store::file::plainly_inside(root, &root.join(path)) {
+        Ok(())
+    } else {
+        Err(Error::RuleFileLink { path: path.into() })
+    }
+}
+
+/// Refuses to write a compiled file over one of `commit`'s that mneme did not write.
+fn refuse_foreign_at(repo: &Repo, commit: gix::ObjectId, path: &str) -> Result<()> {
+    match text_at(repo, commit, path, Kind::Instructions)? {
+        Some(text) if !is_generated(&text) => Err(Error::ForeignRuleFile { path: path.into() }),
+        _ => Ok(()),
+    }
+}
+
+/// What the work tree's ledger compiles to.
+pub fn expected_in_work_tree(ws: &Workspace) -> Result<Vec<RuleFile>> {
+    let ledger = ws.store.load()?;
+    if ledger.config.compile.is_empty() {
+        return Ok(Vec::new());
+    }
+    let unapproved = records::unapproved(ws, &ledger)?;
+    Ok(compile_ledger(&ledger, &unapproved))
+}
+
+/// The rule files mneme compiled that the work tree holds, path → text.
+fn compiled_in_work_tree(ws: &Workspace) -> Result<BTreeMap<String, String>> {
+    let root = ws.repo.root();
+    let mut out = BTreeMap::new();
+    for target in Target::ALL {
+        let dir = root.join(target.dir());
+        // A file, or a link, where the folder would be holds none of mneme's files.
+        let plain_dir = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir());
+        if !plain_dir || !store::file::plainly_inside(root, &dir) {
+            continue;
+        }
+        for (name, _) in store::file::list_dir(&dir, "")? {
+            if !is_compiled_name(target, &name) {
+                continue;
+            }
+            let path = format!("{}/{name}", target.dir());
+            if let Some(text) = read(ws, &path)? {
+                if is_generated(&text) {
+                    out.insert(path, text);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn read(ws: &Workspace, path: &str) -> Result<Option<String>> {
+    let root = ws.repo.root();
+    Ok(
+        store::file::read_file(root, &root.join(path), Kind::Instructions)?
+            .map(|b| String::from_utf8_lossy(&b).into_owned()),
+    )
+}
+
+/// How the work tree's rule files differ from what its ledger compiles to.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Drift {
+    /// Files to write: missing, or not what the ledger compiles to.
+    pub stale: Vec<String>,
+    /// Compiled files the ledger no longer compiles to.
+    pub extra: Vec<String>,
+}
+
+impl Drift {
+    pub fn is_empty(&self) -> bool {
+        self.stale.is_empty() && self.extra.is_empty()
+    }
+}
+
+/// How the work tree's rule files differ from what its ledger compiles to; with `fix`, they are
+/// made so (written atomically; a file at a compiled file's name that mneme did not write is
+/// refused, before anything is written).
+pub fn sync_work_tree(ws: &Workspace, fix: bool) -> Result<Drift> {
+    let wanted = expected_in_work_tree(ws)?;
+    let present = compiled_in_work_tree(ws)?;
+    let mut drift = Drift::default();
+    for file in &wanted {
+        refuse_link(ws, &file.path)?;
+        if present.get(&file.path) != Some(&file.text) {
+            let dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
+            let dir_path = ws.repo.root().join(dir);
+            if dir_path.exists() && !dir_path.is_dir() {
+                return Err(Error::ForeignRuleFile { path: dir.into() });
+            }
+            if !present.contains_key(&file.path) && read(ws, &file.path)?.is_some() {
+                return Err(Error::ForeignRuleFile {
+                    path: file.path.clone(),
+                });
+            }
+            drift.stale.push(file.path.clone());
+        }
+    }
+    drift.extra = present
+        .into_keys()
+        .filter(|p| !wanted.iter().any(|f| &f.path == p))
+        .collect();
+    if fix {
+        let root = ws.repo.root();
+        for file in wanted.iter().filter(|f| drift.stale.contains(&f.path)) {
+            let path = root.join(&file.path);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
+            }
+            write_atomic(&path, file.text.as_bytes())?;
+        }
+        for rel in &drift.extra {
+            let path = root.join(rel);
+            std::fs::remove_file(&path).map_err(store::Error::io(&path))?;
+        }
+    }
+    Ok(drift)
+}
