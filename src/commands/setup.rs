@@ -1,12 +1,12 @@
 use std::path::PathBuf;
 
+use mneme::model::agents::rules::Target;
 use mneme::model::agents::runtimes::Runtime;
 use mneme::model::base::paths;
-use mneme::ops::setup::{setup, Scope, UserDirs};
+use mneme::ops::setup::{compile_target, setup, Report, Scope, UserDirs};
 
-use super::hook::runtime_parser;
 use crate::cli::ui::{esc, paint, DIM, GOOD};
-use crate::cli::{CliError, Cx, ExitStatus, Result};
+use crate::cli::{names, CliError, Cx, ExitStatus, Result};
 
 /// Put the facts back into an agent runtime's context at session start and after compaction.
 ///
@@ -39,9 +39,9 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
   mneme setup copilot                # .github/hooks/mneme.json in this repository
   mneme setup claude --remove")]
 pub struct Args {
-    /// claude, codex, gemini, cursor, opencode, qwen, pi or copilot.
-    #[arg(value_parser = runtime_parser())]
-    runtime: Runtime,
+    /// claude, codex, gemini, cursor, opencode, qwen, pi, copilot, windsurf, cline or kiro.
+    #[arg(value_parser = names(&WHAT, What::name, &[]))]
+    what: What,
     /// Write the settings in the repository (the default), to be committed for the whole team.
     #[arg(long, conflicts_with = "user")]
     project: bool,
@@ -56,7 +56,76 @@ pub struct Args {
     dry_run: bool,
 }
 
+/// What `setup` sets up: a runtime's hooks, the rule files the ledger compiles into, or both
+/// (Copilot and Cursor read rule files where no hook of mneme's runs: in the editor, on GitHub).
+#[derive(Debug, Clone, Copy)]
+enum What {
+    Runtime(Runtime),
+    Rules(Target),
+}
+
+const WHAT: [What; 11] = [
+    What::Runtime(Runtime::Claude),
+    What::Runtime(Runtime::Codex),
+    What::Runtime(Runtime::Gemini),
+    What::Runtime(Runtime::Cursor),
+    What::Runtime(Runtime::Opencode),
+    What::Runtime(Runtime::Qwen),
+    What::Runtime(Runtime::Pi),
+    What::Runtime(Runtime::Copilot),
+    What::Rules(Target::Windsurf),
+    What::Rules(Target::Cline),
+    What::Rules(Target::Kiro),
+];
+
+impl What {
+    fn name(&self) -> &'static str {
+        match self {
+            What::Runtime(r) => r.as_str(),
+            What::Rules(t) => t.as_str(),
+        }
+    }
+
+    /// The rule files it compiles the ledger into, if any.
+    fn rules(self) -> Option<Target> {
+        match self {
+            What::Rules(t) => Some(t),
+            What::Runtime(r) => Target::parse(r.as_str()),
+        }
+    }
+}
+
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    let mut reports = Vec::new();
+    if let What::Runtime(runtime) = args.what {
+        reports.push(runtime_setup(cx, args, runtime)?);
+    }
+    // Rule files belong to a repository: `--user` sets up hooks alone.
+    if let Some(target) = args.what.rules().filter(|_| !args.user) {
+        let ws = cx.workspace()?;
+        reports.push(compile_target(&ws, target, args.remove, args.dry_run)?);
+    } else if args.user && matches!(args.what, What::Rules(_)) {
+        return Err(CliError::invalid_input(format!(
+            "{} reads rule files from the repository: run `mneme setup {}` there, without --user",
+            args.what.name(),
+            args.what.name()
+        )));
+    }
+    // One report, whatever was set up: `--json` prints one object.
+    let mut reports = reports.into_iter();
+    let Some(mut report) = reports.next() else {
+        return Ok(ExitStatus::Success);
+    };
+    for more in reports {
+        report.files.extend(more.files);
+        report.ignored.extend(more.ignored);
+        report.notes.extend(more.notes);
+    }
+    show(cx, &report)?;
+    Ok(ExitStatus::Success)
+}
+
+fn runtime_setup(cx: &Cx, args: &Args, runtime: Runtime) -> Result<Report> {
     let ws = if args.user {
         None
     } else {
@@ -69,17 +138,19 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             ws.store.load_config()?.agents_file,
         ),
     };
-    let report = setup(
-        args.runtime,
+    Ok(setup(
+        runtime,
         &scope,
         ws.as_ref().map(|ws| &ws.repo),
         &agents_file,
         args.remove,
         args.dry_run,
-    )?;
+    )?)
+}
+
+fn show(cx: &Cx, report: &Report) -> Result<()> {
     if cx.ui.json {
-        cx.ui.json(&report)?;
-        return Ok(ExitStatus::Success);
+        return Ok(cx.ui.json(report)?);
     }
     let mut out = String::new();
     for file in &report.files {
@@ -100,8 +171,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     for note in &report.notes {
         out.push_str(&format!("{}\n", paint(DIM, format!("note: {note}"))));
     }
-    cx.ui.out(&out)?;
-    Ok(ExitStatus::Success)
+    Ok(cx.ui.out(&out)?)
 }
 
 /// The user's directories, as the runtimes find them: HOME, XDG_CONFIG_HOME, and the variables

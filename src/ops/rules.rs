@@ -150,9 +150,13 @@ fn refuse_foreign_at(repo: &Repo, commit: gix::ObjectId, path: &str) -> Result<(
     }
 }
 
-/// What the work tree's ledger compiles to.
-pub fn expected_in_work_tree(ws: &Workspace) -> Result<Vec<RuleFile>> {
-    let ledger = ws.store.load()?;
+/// What the work tree's ledger compiles to; with `compile`, for those targets instead of the
+/// config's (`setup` shows what a change of them would write).
+pub fn expected_in_work_tree(ws: &Workspace, compile: Option<&[String]>) -> Result<Vec<RuleFile>> {
+    let mut ledger = ws.store.load()?;
+    if let Some(targets) = compile {
+        ledger.config.compile = targets.to_vec();
+    }
     if ledger.config.compile.is_empty() {
         return Ok(Vec::new());
     }
@@ -176,7 +180,7 @@ fn compiled_in_work_tree(ws: &Workspace) -> Result<BTreeMap<String, String>> {
                 continue;
             }
             let path = format!("{}/{name}", target.dir());
-            if let Some(text) = read(ws, &path)? {
+            if let Some(text) = read_text(ws, &path)? {
                 if is_generated(&text) {
                     out.insert(path, text);
                 }
@@ -186,7 +190,8 @@ fn compiled_in_work_tree(ws: &Workspace) -> Result<BTreeMap<String, String>> {
     Ok(out)
 }
 
-fn read(ws: &Workspace, path: &str) -> Result<Option<String>> {
+/// The text of the work-tree file `path` (from the repository's root), if there is one.
+pub fn read_text(ws: &Workspace, path: &str) -> Result<Option<String>> {
     let root = ws.repo.root();
     Ok(
         store::file::read_file(root, &root.join(path), Kind::Instructions)?
@@ -213,10 +218,20 @@ impl Drift {
 /// made so (written atomically; a file at a compiled file's name that mneme did not write is
 /// refused, before anything is written).
 pub fn sync_work_tree(ws: &Workspace, fix: bool) -> Result<Drift> {
-    let wanted = expected_in_work_tree(ws)?;
+    let wanted = expected_in_work_tree(ws, None)?;
+    let drift = drift_from(ws, &wanted)?;
+    if fix {
+        apply(ws, &wanted, &drift)?;
+    }
+    Ok(drift)
+}
+
+/// How the work tree's rule files differ from `wanted`. A file at a wanted path that mneme did
+/// not write, or a folder that is a file or a link, is refused.
+pub fn drift_from(ws: &Workspace, wanted: &[RuleFile]) -> Result<Drift> {
     let present = compiled_in_work_tree(ws)?;
     let mut drift = Drift::default();
-    for file in &wanted {
+    for file in wanted {
         refuse_link(ws, &file.path)?;
         if present.get(&file.path) != Some(&file.text) {
             let dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
@@ -224,7 +239,7 @@ pub fn sync_work_tree(ws: &Workspace, fix: bool) -> Result<Drift> {
             if dir_path.exists() && !dir_path.is_dir() {
                 return Err(Error::ForeignRuleFile { path: dir.into() });
             }
-            if !present.contains_key(&file.path) && read(ws, &file.path)?.is_some() {
+            if !present.contains_key(&file.path) && read_text(ws, &file.path)?.is_some() {
                 return Err(Error::ForeignRuleFile {
                     path: file.path.clone(),
                 });
@@ -236,19 +251,26 @@ pub fn sync_work_tree(ws: &Workspace, fix: bool) -> Result<Drift> {
         .into_keys()
         .filter(|p| !wanted.iter().any(|f| &f.path == p))
         .collect();
-    if fix {
-        let root = ws.repo.root();
-        for file in wanted.iter().filter(|f| drift.stale.contains(&f.path)) {
-            let path = root.join(&file.path);
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
-            }
-            write_atomic(&path, file.text.as_bytes())?;
+    Ok(drift)
+}
+
+/// Writes the files of `drift` from `wanted` and removes those it finds extra.
+pub fn apply(ws: &Workspace, wanted: &[RuleFile], drift: &Drift) -> Result<()> {
+    let root = ws.repo.root();
+    for file in wanted.iter().filter(|f| drift.stale.contains(&f.path)) {
+        let path = root.join(&file.path);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
         }
-        for rel in &drift.extra {
-            let path = root.join(rel);
-            std::fs::remove_file(&path).map_err(store::Error::io(&path))?;
+        write_atomic(&path, file.text.as_bytes())?;
+    }
+    for rel in &drift.extra {
+        let path = root.join(rel);
+        std::fs::remove_file(&path).map_err(store::Error::io(&path))?;
+        // A folder mneme's files alone filled goes with them.
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::remove_dir(dir);
         }
     }
-    Ok(drift)
+    Ok(())
 }

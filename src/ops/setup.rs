@@ -7,11 +7,13 @@ use serde::Serialize;
 
 use crate::git::ignore::{ignored, Ignored};
 use crate::git::Repo;
+use crate::model::agents::rules::Target;
 use crate::model::agents::runtimes::{edit_codex_config, edit_settings, Runtime};
 use crate::model::agents::templates;
+use crate::model::base::config::with_compile;
 use crate::model::base::paths;
 use crate::model::base::textdiff::unified;
-use crate::ops::{Error, Result};
+use crate::ops::{rules, Error, Result, Workspace};
 use crate::store::file::read_file_text;
 use crate::store::{write_atomic, Kind};
 
@@ -182,6 +184,107 @@ pub fn setup(
     }));
     Ok(Report {
         runtime: runtime.as_str(),
+        dry_run,
+        files,
+        ignored,
+        notes,
+    })
+}
+
+/// Turns the ledger's compilation into `target`'s rule files on (or, with `remove`, off): the
+/// config's `compile` list, and the rule files it then compiles to, written (or removed).
+pub fn compile_target(
+    ws: &Workspace,
+    target: Target,
+    remove: bool,
+    dry_run: bool,
+) -> Result<Report> {
+    let name = target.as_str().to_owned();
+    let config_path = ws.store.path(paths::CONFIG);
+    let old = read_file_text(ws.store.root(), &config_path, Kind::Config)?.unwrap_or_default();
+    let mut targets = ws.store.load_config()?.compile;
+    targets.retain(|t| *t != name);
+    if !remove {
+        targets.push(name);
+    }
+    let new = with_compile(&old, &targets);
+    let wanted = rules::expected_in_work_tree(ws, Some(&targets))?;
+    let drift = rules::drift_from(ws, &wanted)?;
+    let mut files = vec![(
+        FileReport {
+            path: config_path.clone(),
+            action: if new == old { "unchanged" } else { "updated" },
+            diff: if new == old {
+                String::new()
+            } else {
+                unified(paths::CONFIG, &old, &new, 3)
+            },
+        },
+        Some(new.clone()),
+    )];
+    for file in &wanted {
+        let before = rules::read_text(ws, &file.path)?;
+        let action = match &before {
+            _ if !drift.stale.contains(&file.path) => "unchanged",
+            Some(_) => "updated",
+            None => "created",
+        };
+        let diff = if action == "unchanged" {
+            String::new()
+        } else {
+            unified(&file.path, before.as_deref().unwrap_or(""), &file.text, 3)
+        };
+        files.push((
+            FileReport {
+                path: ws.repo.root().join(&file.path),
+                action,
+                diff,
+            },
+            None,
+        ));
+    }
+    for rel in &drift.extra {
+        let before = rules::read_text(ws, rel)?.unwrap_or_default();
+        files.push((
+            FileReport {
+                path: ws.repo.root().join(rel),
+                action: "removed",
+                diff: unified(rel, &before, "", 3),
+            },
+            None,
+        ));
+    }
+    if !dry_run {
+        let _lock = ws.store.lock()?;
+        if new != old {
+            write_atomic(&config_path, new.as_bytes())?;
+        }
+        rules::apply(ws, &wanted, &drift)?;
+    }
+    let files: Vec<FileReport> = files.into_iter().map(|(f, _)| f).collect();
+    let ignored = if remove {
+        Vec::new()
+    } else {
+        left_out(&ws.repo, &files)?
+    };
+    let mut notes: Vec<String> = ignored
+        .iter()
+        .map(|i| {
+            format!(
+                "{} is ignored by git ({}: `{}`), so teammates will not get it: commit it with `git add -f {}`, or take `{}` out of {}",
+                i.path, i.source, i.pattern, i.path, i.pattern, i.source
+            )
+        })
+        .collect();
+    if !remove {
+        notes.push(format!(
+            "commit .ledger/config.yaml and the rule files: from now on every approval rewrites them in its own commit, and `mneme check` reports a hand edit of one ({} reads them from {}/)",
+            target.as_str(),
+            target.dir()
+        ));
+    }
+    Ok(Report {
+        runtime: target.as_str(),
         dry_run,
         files,
         ignored,
