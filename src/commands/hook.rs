@@ -7,6 +7,7 @@ use std::io::{IsTerminal, Read};
 
 use clap::builder::TypedValueParser;
 use mneme::model::agents::briefing::{about_files, render, shown_ids};
+use mneme::model::agents::rules::{leave_compiled_out, Target};
 use mneme::model::agents::runtimes::{
     HookInput, Runtime, Step, OPENCODE_COMPACTING_EVENT, OPENCODE_TOOL_EVENT,
 };
@@ -125,10 +126,33 @@ fn start(cx: &Cx, ws: &Workspace, runtime: Runtime, budget: usize) -> Result<Str
         runtime.identity_hint()
     };
     let budget = budget.saturating_sub(hint.len());
-    let context = session_context(ws, cx.ui, budget, runtime.delivers_about_files())?;
+    let mut context = session_context(ws, cx.ui, budget, runtime.delivers_about_files())?;
+    let native = native_rules(ws, runtime);
+    let left = match native {
+        Some(_) => leave_compiled_out(&mut context.files),
+        None => 0,
+    };
     let mut text = render(&context, Some(budget));
+    if let (Some(dir), 1..) = (native, left) {
+        text.push_str(&format!(
+            "\n{left} approved fact(s) reach this session through its own rule files in {dir}/, compiled from the ledger by mneme: they are not repeated here.\n"
+        ));
+    }
     text.push_str(&hint);
     Ok(text)
+}
+
+/// The folder of the rule files `runtime` reads by itself, when the ledger compiles into them:
+/// its hooks leave out the facts those carry, which would otherwise reach it twice.
+fn native_rules(ws: &Workspace, runtime: Runtime) -> Option<&'static str> {
+    let name = runtime.rule_target()?;
+    let config = ws.store.load_config().ok()?;
+    config
+        .compile
+        .iter()
+        .any(|t| t == name)
+        .then(|| Target::parse(name).map(Target::dir))
+        .flatten()
 }
 
 /// After a tool read or edited files: the facts about them that the session was not given,
@@ -161,7 +185,10 @@ fn about(
     if files.is_empty() && !(restart && session.is_some()) {
         return Ok(None);
     }
-    let context = facts_about(ws, cx.ui, &files)?;
+    let mut context = facts_about(ws, cx.ui, &files)?;
+    if native_rules(ws, runtime).is_some() {
+        leave_compiled_out(&mut context.files);
+    }
     // Built before the lock is taken; used only when the record is gone.
     let restarted = match session {
         Some(session) if restart && !session_holds(ws, runtime.as_str(), session) => {

@@ -31,6 +31,7 @@ mod queue;
 mod remote;
 mod review;
 mod roundtrip;
+mod rules;
 mod signing;
 mod task_index;
 mod tasks;

@@ -167,12 +167,7 @@ pub fn rule_facts(files: &[FileView], unapproved: &BTreeSet<String>) -> Vec<Rule
     files
         .iter()
         .flat_map(|f| &f.facts)
-        .filter(|f| {
-            matches!(
-                f.recorded_state,
-                State::Active | State::Stale | State::Contested
-            )
-        })
+        .filter(|f| is_compiled(f))
         .filter_map(|f| {
             let id = f.id.clone()?;
             if unapproved.contains(&id) {
@@ -196,6 +191,28 @@ pub fn rule_facts(files: &[FileView], unapproved: &BTreeSet<String>) -> Vec<Rule
             })
         })
         .collect()
+}
+
+/// Takes out of `files` the facts rule files carry (as [`rule_facts`] chooses them), for a
+/// runtime that reads them there; returns how many.
+pub fn leave_compiled_out(files: &mut [FileView]) -> usize {
+    let mut left = 0;
+    for file in files {
+        let before = file.facts.len();
+        file.facts.retain(|f| !is_compiled(f));
+        left += before - file.facts.len();
+    }
+    left
+}
+
+/// Whether rule files carry `fact`: a current fact with an id that the records approve.
+fn is_compiled(fact: &FactView) -> bool {
+    fact.id.is_some()
+        && !fact.flags.unapproved
+        && matches!(
+            fact.recorded_state,
+            State::Active | State::Stale | State::Contested
+        )
 }
 
 /// The marks of `fact` that depend on the ledger alone: its recorded state and the facts that

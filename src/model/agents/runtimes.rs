@@ -113,6 +113,16 @@ impl Runtime {
         self != Runtime::Cursor
     }
 
+    /// The rule files the runtime reads by itself where the ledger compiles into them: its hooks
+    /// then leave out the facts those files carry.
+    pub fn rule_target(self) -> Option<&'static str> {
+        match self {
+            Runtime::Copilot => Some("copilot"),
+            Runtime::Cursor => Some("cursor"),
+            _ => None,
+        }
+    }
+
     /// Whether the hook prints the runtime's JSON; a plugin or extension of mneme's own reads
     /// the text itself (OpenCode, pi).
     pub fn prints_json(self) -> bool {
