@@ -7,13 +7,13 @@ use std::io::{IsTerminal, Read};
 
 use clap::builder::TypedValueParser;
 use mneme::model::agents::briefing::{about_files, render, shown_ids};
-use mneme::model::agents::rules::{leave_compiled_out, Target};
+use mneme::model::agents::rules::{compiled_ids, leave_compiled_out, Target};
 use mneme::model::agents::runtimes::{
     HookInput, Runtime, Step, OPENCODE_COMPACTING_EVENT, OPENCODE_TOOL_EVENT,
 };
 use mneme::ops::context::{
-    deliver_once, drop_session, facts_about, history_holds, remember_session, repo_relative,
-    session_context, session_holds, shown_in_history,
+    deliver_once, drop_session, facts_about, history_holds, native_or_dropped, remember_session,
+    repo_relative, restart_native, session_context, session_holds, shown_in_history,
 };
 use mneme::ops::tasks::env_agent;
 use mneme::ops::Workspace;
@@ -106,6 +106,12 @@ fn briefing(
         Step::IfAbsent if history_holds(input) => return Ok(None),
         Step::InjectIfNew | Step::IfAbsent | Step::Inject => {}
     }
+    // A new process of the session: the runtime's own rule files give their facts again.
+    if let (true, Some(s)) = (event.eq_ignore_ascii_case("SessionStart"), session) {
+        if native_rules(&ws, runtime).is_some() {
+            restart_native(&ws, name, s)?;
+        }
+    }
     let text = start(cx, &ws, runtime, budget)?;
     if let Some(session) = session {
         // A new, cleared or compacted session's history holds exactly these facts: those a
@@ -129,7 +135,7 @@ fn start(cx: &Cx, ws: &Workspace, runtime: Runtime, budget: usize) -> Result<Str
     let mut context = session_context(ws, cx.ui, budget, runtime.delivers_about_files())?;
     let native = native_rules(ws, runtime);
     let left = match native {
-        Some(_) => leave_compiled_out(&mut context.files),
+        Some(_) => leave_compiled_out(&mut context.files, &BTreeSet::new()),
         None => 0,
     };
     let mut text = render(&context, Some(budget));
@@ -187,7 +193,13 @@ fn about(
     }
     let mut context = facts_about(ws, cx.ui, &files)?;
     if native_rules(ws, runtime).is_some() {
-        leave_compiled_out(&mut context.files);
+        // The runtime's own rule files give a file's facts once per process, and not again
+        // after a compaction in it dropped them (Copilot CLI): those the hook gives.
+        let dropped = match session {
+            Some(s) => native_or_dropped(ws, runtime.as_str(), s, &compiled_ids(&context.files))?,
+            None => BTreeSet::new(),
+        };
+        leave_compiled_out(&mut context.files, &dropped);
     }
     // Built before the lock is taken; used only when the record is gone.
     let restarted = match session {

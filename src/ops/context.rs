@@ -72,23 +72,83 @@ pub fn delivered(ws: &Workspace, runtime: &str, session: &str) -> BTreeSet<Strin
 /// The record of `runtime`'s session `session`: the ids of the facts it holds; `None` when the
 /// session has none (new, or a compaction dropped it).
 fn record(ws: &Workspace, runtime: &str, session: &str) -> Option<BTreeSet<String>> {
-    store::file::read_local_text(&session_path(ws, runtime, session))
-        .ok()
+    let path = session_path(ws, runtime, session);
+    path.exists().then(|| read_ids(&path))
+}
+
+/// Drops the record of `runtime`'s session `session`: a compaction leaves its history holding
+/// none of what it was given. The facts its own rule files gave it in this process go with it,
+/// and are remembered as such: the runtime does not give them again in the same process.
+pub fn drop_session(ws: &Workspace, runtime: &str, session: &str) -> Result<()> {
+    let _lock = sessions_lock(ws)?;
+    let path = session_path(ws, runtime, session);
+    remove(&path)?;
+    let mut dropped = read_ids(&path.with_extension(NATIVE_DROPPED));
+    dropped.extend(read_ids(&path.with_extension(NATIVE)));
+    remove(&path.with_extension(NATIVE))?;
+    write_ids(&path.with_extension(NATIVE_DROPPED), &dropped)
+}
+
+/// Beside a session's record: the facts the runtime's own rule files gave it in the running
+/// process, and those a compaction in it dropped.
+const NATIVE: &str = "native";
+const NATIVE_DROPPED: &str = "native-dropped";
+
+/// A new process of `runtime`'s session `session` starts: its rule files give their facts again.
+pub fn restart_native(ws: &Workspace, runtime: &str, session: &str) -> Result<()> {
+    let _lock = sessions_lock(ws)?;
+    let path = session_path(ws, runtime, session);
+    remove(&path.with_extension(NATIVE))?;
+    remove(&path.with_extension(NATIVE_DROPPED))
+}
+
+/// Of `compiled` (facts the runtime's own rule files carry, about a file a tool just touched):
+/// those a compaction dropped after the rule files gave them in this process, which the runtime
+/// does not give again and the hook must. The others are remembered as given by the rule files.
+pub fn native_or_dropped(
+    ws: &Workspace,
+    runtime: &str,
+    session: &str,
+    compiled: &[String],
+) -> Result<BTreeSet<String>> {
+    let _lock = sessions_lock(ws)?;
+    let path = session_path(ws, runtime, session);
+    let dropped = read_ids(&path.with_extension(NATIVE_DROPPED));
+    let mut native = read_ids(&path.with_extension(NATIVE));
+    let before = native.len();
+    native.extend(compiled.iter().filter(|id| !dropped.contains(*id)).cloned());
+    if native.len() != before {
+        write_ids(&path.with_extension(NATIVE), &native)?;
+    }
+    Ok(compiled
+        .iter()
+        .filter(|id| dropped.contains(*id))
+        .cloned()
+        .collect())
+}
+
+fn read_ids(path: &Path) -> BTreeSet<String> {
+    store::file::read_local_text(path)
         .map(|text| {
             text.lines()
                 .filter(|l| is_fact_id(l))
                 .map(str::to_owned)
                 .collect()
         })
+        .unwrap_or_default()
 }
 
-/// Drops the record of `runtime`'s session `session`: a compaction leaves its history holding
-/// none of what it was given.
-pub fn drop_session(ws: &Workspace, runtime: &str, session: &str) -> Result<()> {
-    let _lock = sessions_lock(ws)?;
-    let path = session_path(ws, runtime, session);
-    match std::fs::remove_file(&path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(store::Error::io(&path)(e))?,
+fn write_ids(path: &Path, ids: &BTreeSet<String>) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
+    }
+    let text: String = ids.iter().map(|id| format!("{id}\n")).collect();
+    Ok(write_atomic(path, text.as_bytes())?)
+}
+
+fn remove(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(store::Error::io(path)(e))?,
         _ => Ok(()),
     }
 }
@@ -149,14 +209,9 @@ fn write_session(
     held: &BTreeSet<String>,
 ) -> Result<()> {
     let path = session_path(ws, runtime, session);
-    let Some(dir) = path.parent() else {
-        return Ok(());
-    };
     let new = !path.exists();
-    let text: String = held.iter().map(|id| format!("{id}\n")).collect();
-    std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
-    write_atomic(&path, text.as_bytes())?;
-    if new {
+    write_ids(&path, held)?;
+    if let (true, Some(dir)) = (new, path.parent()) {
         forget_old_sessions(dir);
     }
     Ok(())

@@ -665,7 +665,11 @@ fn cursor_gets_an_always_apply_rule_and_its_session_start_hook() {
         .iter()
         .map(|f| f["action"].as_str().unwrap())
         .collect();
-    assert_eq!(actions, ["updated", "created"]);
+    // The hooks, the rule, and the ledger compiled into Cursor's rule files (none without facts).
+    assert_eq!(actions, ["updated", "created", "updated"]);
+    assert!(repo
+        .read(".ledger/config.yaml")
+        .contains("compile: [cursor]"));
     let hooks: Value = serde_json::from_str(&repo.read(".cursor/hooks.json")).unwrap();
     assert_eq!(hooks["version"], 1);
     assert_eq!(hooks["hooks"]["stop"][0]["command"], "audit");

@@ -227,3 +227,53 @@ fn a_runtime_reading_its_own_rule_files_gets_no_second_copy_from_its_hooks() {
     );
     repo.mneme(&["check"]).assert().code(1);
 }
+
+/// Copilot CLI gives a path's rule file once per process, and not again after a compaction in
+/// that process dropped it: then the hook gives those facts, once; a file first viewed after
+/// the compaction, or any file in a new process, is the rule files' again.
+#[test]
+fn copilot_hooks_give_back_only_what_its_rule_files_will_not() {
+    let (repo, db, _) = ledger();
+    repo.write("src/other.rs", "fn other() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "more code"]);
+    let other = repo.approve_new_with(
+        "pitfalls",
+        "Other stays alone.",
+        &["--reason", "r", "--evidence", "src/other.rs"],
+    );
+    set_up(&repo, "copilot");
+    let hook = |event: &str, extra: serde_json::Value| {
+        let mut input = json!({"session_id": "cp", "cwd": repo.path()});
+        input
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let out = repo
+            .mneme(&["context", "--for", "copilot", "--event", event])
+            .write_stdin(input.to_string())
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let view = |file: &str| {
+        hook(
+            "PostToolUse",
+            json!({"tool_name": "Read", "tool_input": {"path": repo.file(file)}}),
+        )
+    };
+    hook("SessionStart", json!({"source": "new"}));
+    assert_eq!(view("src/db.rs"), "", "the rule file gives it");
+    hook("PreCompact", json!({"trigger": "auto"}));
+    let back = view("src/db.rs");
+    assert!(back.contains(&db), "{back}");
+    assert_eq!(view("src/db.rs"), "", "once");
+    let first = view("src/other.rs");
+    assert!(
+        !first.contains(&other),
+        "first viewed after the compaction: {first}"
+    );
+    // A new process: the rule files give everything again.
+    hook("SessionStart", json!({"source": "resume"}));
+    assert_eq!(view("src/db.rs"), "");
+}

@@ -64,6 +64,24 @@ function copilot(ctx, api, prompt, args = [], { env = {}, trust = true } = {}) {
   });
 }
 
+/**
+ * How the repository of `ctx` (set up with `mneme setup copilot`: hooks, and the ledger compiled
+ * into `.github/instructions/`) reaches Copilot CLI: `hooks` alone, the `rules` alone, or `both`.
+ */
+function deliverBy(ctx, mode) {
+  const git = (...args) => sh('git', args, { cwd: ctx.repo });
+  if (mode === 'hooks') {
+    const config = path.join(ctx.repo, '.ledger/config.yaml');
+    fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('compile: [copilot]', 'compile: []'));
+    sh('mneme', ['check', '--fix'], { cwd: ctx.repo });
+  } else if (mode === 'rules') {
+    fs.rmSync(path.join(ctx.repo, '.github/hooks'), { recursive: true });
+  }
+  git('add', '-A');
+  git('commit', '-qm', `deliver by ${mode}`, '--allow-empty');
+  return ctx;
+}
+
 /** The id of the one session Copilot CLI keeps for the repository of `ctx`. */
 function sessionId(ctx) {
   const dir = path.join(ctx.home, '.copilot/session-state');
@@ -78,7 +96,7 @@ function turns(api) {
 }
 
 test('the facts reach the model at session start once, in every request, and once after a compaction', async () => {
-  const ctx = repoWithFacts([FACT], { setup: 'copilot' });
+  const ctx = deliverBy(repoWithFacts([FACT], { setup: 'copilot' }), 'hooks');
   const api = await startChat((body) => (count(body, SUMMARY_REQUEST) ? 'Summary of the conversation so far.' : 'An answer.'));
   try {
     await copilot(ctx, api, 'first question about the build');
@@ -107,7 +125,7 @@ test('the facts reach the model at session start once, in every request, and onc
 
 // One process, several prompts: the interactive UI in a real terminal.
 test('in the terminal UI, /compact drops the facts and the next prompt puts them back once', async () => {
-  const ctx = repoWithFacts([FACT], { setup: 'copilot' });
+  const ctx = deliverBy(repoWithFacts([FACT], { setup: 'copilot' }), 'hooks');
   const api = await startChat((body) => (count(body, SUMMARY_REQUEST) ? 'Summary of the conversation so far.' : 'An answer.'));
   const ui = terminal(`mneme-copilot-${process.pid}`, bin(), ['--allow-all-tools'], {
     cwd: ctx.repo,
@@ -146,6 +164,7 @@ test('in the terminal UI, /compact drops the facts and the next prompt puts them
 
 test('a fact about a file reaches the model when the agent first views it, once, and once more after a compaction', async () => {
   const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'copilot' });
+  deliverBy(ctx, 'hooks');
   const api = await startChat(readsWhenAsked({ tool: 'view', args: { path: db } }, 'Done.'));
   try {
     await copilot(ctx, api, READ_PROMPT);
@@ -177,11 +196,14 @@ test('a fact about a file reaches the model when the agent first views it, once,
   }
 });
 
-test('a compaction in the middle of a turn: the first tool after it puts the facts back, once', async () => {
+for (const mode of ['hooks', 'both']) test(`a compaction in the middle of a turn (${mode}): every request carries each fact it should once`, async () => {
   const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'copilot' });
+  deliverBy(ctx, mode);
   const plain = ['a.rs', 'b.rs', 'c.rs'].map((f) => path.join(ctx.repo, 'src', f));
   for (const file of plain) fs.writeFileSync(file, '// no fact cites this file\n');
-  const views = [db, ...plain, db];
+  // Last, a file first viewed after the compaction.
+  const other = path.join(ctx.repo, 'src/other.rs');
+  const views = [db, ...plain, db, other];
   let viewed = 0;
   const reply = (body) => {
     if (count(body, SUMMARY_REQUEST) > 0) return 'Summary of the conversation so far.';
@@ -198,15 +220,18 @@ test('a compaction in the middle of a turn: the first tool after it puts the fac
     assert.equal(api.requests.length - all.length, 1, 'once');
     for (const [i, request] of all.entries()) {
       assert.equal(count(request, MARK), 1, `request ${i} of ${all.length} carries the fact once`);
-      assert.equal(count(request, OTHER_MARK), 0);
     }
-    const dbViews = (r) => r.messages.filter((m) => m.role === 'assistant' && JSON.stringify(m).includes('db.rs')).length;
+    const views_of = (r, name) =>
+      r.messages.filter((m) => m.role === 'assistant' && JSON.stringify(m).includes(`src/${name}`)).length;
     // db.rs's fact rides on its first view; the compaction summarises that away, and the view
-    // after it brings the fact again: in the history once whenever a view of db.rs is.
+    // after it brings the fact again: in the history once whenever a view of db.rs is. So does
+    // other.rs's, first viewed after the compaction.
     for (const [i, request] of all.entries()) {
-      assert.equal(count(request, DB_MARK), Math.min(1, dbViews(request)), `request ${i}`);
+      assert.equal(count(request, DB_MARK), Math.min(1, views_of(request, 'db.rs')), `request ${i}`);
+      assert.equal(count(request, OTHER_MARK), Math.min(1, views_of(request, 'other.rs')), `request ${i}`);
     }
     assert.equal(count(all.at(-1), DB_MARK), 1, 'the view after the compaction brought it back');
+    assert.equal(count(all.at(-1), OTHER_MARK), 1, 'a file first viewed after it brings its fact once');
   } finally {
     await api.close();
     ctx.cleanup();
@@ -214,7 +239,7 @@ test('a compaction in the middle of a turn: the first tool after it puts the fac
 });
 
 test('an untrusted folder runs no hooks, doctor says how to trust it, and --trust-folder does', async () => {
-  const ctx = repoWithFacts([FACT], { setup: 'copilot' });
+  const ctx = deliverBy(repoWithFacts([FACT], { setup: 'copilot' }), 'hooks');
   const api = await startChat(() => 'Done.');
   try {
     await copilot(ctx, api, 'hello', [], { trust: false });
@@ -246,7 +271,58 @@ test('a repository set up for Claude Code too gives each request the facts once'
 });
 
 test('without mneme installed, the session gets a notice instead of the facts', () =>
-  noticeWithoutMneme('copilot', FACT, MARK, startChat, (ctx, api, env) => copilot(ctx, api, 'first question', [], { env })));
+  noticeWithoutMneme('copilot', FACT, MARK, startChat, (ctx, api, env) => copilot(ctx, api, 'first question', [], { env }), (ctx) => deliverBy(ctx, 'hooks')));
+
+// The ledger compiled into Copilot's own rule files, which Copilot CLI reads with no hook, in any
+// folder, trusted or not: a fact about no file in its system prompt, a fact about a file added
+// once after the agent first views that file.
+test('compiled rule files alone: the facts arrive with no hook and no trust', async () => {
+  const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'copilot' });
+  deliverBy(ctx, 'rules');
+  assert.ok(!fs.existsSync(path.join(ctx.repo, '.github/hooks')));
+  const api = await startChat(readsWhenAsked({ tool: 'view', args: { path: db } }, 'Done.'));
+  try {
+    await copilot(ctx, api, READ_PROMPT, [], { trust: false });
+    const [first, ...later] = api.requests;
+    assert.equal(count(first, MARK), 1, 'the fact about no file is in the first request');
+    assert.equal(count(first, DB_MARK), 0, 'the fact about src/db.rs is not');
+    assert.match(JSON.stringify(first.messages[0]), new RegExp(MARK), 'in the system prompt');
+    const afterView = later.at(-1);
+    assert.equal(count(afterView, DB_MARK), 1, 'once after the agent views src/db.rs');
+    assert.equal(count(afterView, MARK), 1);
+    for (const request of api.requests) assert.equal(count(request, OTHER_MARK), 0);
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
+
+// `mneme setup copilot` does both: the rule files carry the approved facts, the hooks leave those
+// out and put back what a compaction dropped, which Copilot does not add again by itself.
+test('hooks and rule files together: each fact once, before and after a compaction', async () => {
+  const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'copilot' });
+  deliverBy(ctx, 'both');
+  const api = await startChat(readsWhenAsked({ tool: 'view', args: { path: db } }, 'Done.'));
+  try {
+    await copilot(ctx, api, READ_PROMPT);
+    for (const request of api.requests) assert.equal(count(request, MARK), 1);
+    assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'once after the first view');
+    const id = sessionId(ctx);
+    await copilot(ctx, api, READ_PROMPT, [`--resume=${id}`]);
+    assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'a second view adds no copy');
+    await copilot(ctx, api, '/compact', [`--resume=${id}`]);
+    const afterCompaction = api.requests.length;
+    await copilot(ctx, api, READ_PROMPT, [`--resume=${id}`]);
+    const [resumed, reviewed] = api.requests.slice(afterCompaction);
+    assert.equal(count(resumed, MARK), 1);
+    assert.equal(count(resumed, DB_MARK), 0, 'the compaction dropped it');
+    assert.equal(count(reviewed, DB_MARK), 1, 'the next view brings it back once');
+    assert.equal(count(reviewed, MARK), 1);
+  } finally {
+    await api.close();
+    ctx.cleanup();
+  }
+});
 
 test('a repository without setup sends nothing of the ledger', () =>
   sendsNothingWithoutSetup(FACT, MARK, startChat, (ctx, api) => copilot(ctx, api, 'hello')));

@@ -159,10 +159,11 @@ export async function sendsNothingWithoutSetup(fact, mark, start, run) {
 /**
  * Without `mneme` on the PATH, a repository set up for `runtime` gives the session one notice
  * instead of the facts. `start` starts the runtime's stand-in; `run(ctx, api, env)` runs one turn
- * with `env` (the PATH without mneme).
+ * with `env` (the PATH without mneme); `prepare(ctx)` changes the repository first.
  */
-export async function noticeWithoutMneme(runtime, fact, mark, start, run) {
+export async function noticeWithoutMneme(runtime, fact, mark, start, run, prepare = () => {}) {
   const ctx = repoWithFacts([fact], { setup: runtime });
+  prepare(ctx);
   const api = await start();
   try {
     await run(ctx, api, { PATH: pathWithoutMneme() });

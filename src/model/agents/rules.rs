@@ -193,16 +193,27 @@ pub fn rule_facts(files: &[FileView], unapproved: &BTreeSet<String>) -> Vec<Rule
         .collect()
 }
 
-/// Takes out of `files` the facts rule files carry (as [`rule_facts`] chooses them), for a
-/// runtime that reads them there; returns how many.
-pub fn leave_compiled_out(files: &mut [FileView]) -> usize {
+/// Takes out of `files` the facts rule files carry (as [`rule_facts`] chooses them), but those
+/// of `keep`, for a runtime that reads them there; returns how many it took out.
+pub fn leave_compiled_out(files: &mut [FileView], keep: &BTreeSet<String>) -> usize {
     let mut left = 0;
     for file in files {
         let before = file.facts.len();
-        file.facts.retain(|f| !is_compiled(f));
+        file.facts
+            .retain(|f| !is_compiled(f) || f.id.as_ref().is_some_and(|id| keep.contains(id)));
         left += before - file.facts.len();
     }
     left
+}
+
+/// The ids of the facts of `files` that rule files carry.
+pub fn compiled_ids(files: &[FileView]) -> Vec<String> {
+    files
+        .iter()
+        .flat_map(|f| &f.facts)
+        .filter(|f| is_compiled(f))
+        .filter_map(|f| f.id.clone())
+        .collect()
 }
 
 /// Whether rule files carry `fact`: a current fact with an id that the records approve.
