@@ -101,6 +101,20 @@ fn render(r: &Verification) -> String {
             out.push_str(&format!("{} {}\n", paint(WARN, "state"), esc1(&problem)));
         }
     }
+    for path in &r.compiled.stale {
+        out.push_str(&format!(
+            "{} {}: not what the ledger compiles to (a rule file agents read, changed by hand or missing); `mneme check --fix` writes it\n",
+            paint(WARN, "compiled"),
+            esc1(path)
+        ));
+    }
+    for path in &r.compiled.extra {
+        out.push_str(&format!(
+            "{} {}: a compiled rule file the ledger no longer compiles to; `mneme check --fix` removes it\n",
+            paint(WARN, "compiled"),
+            esc1(path)
+        ));
+    }
     if let Some(sig) = &r.signatures {
         out.push_str(&paint(
             DIM,

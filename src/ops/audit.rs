@@ -20,7 +20,7 @@ use crate::model::provenance::summary::{summarize, PendingReview, Summary};
 use crate::ops::records::state_at;
 use crate::ops::review::today;
 use crate::ops::stale::{drifted, watched};
-use crate::ops::{Result, Workspace};
+use crate::ops::{rules, Result, Workspace};
 use crate::store::Kind;
 
 /// The outcome of `mneme verify` (the `--json` shape, docs/json.md).
@@ -39,15 +39,21 @@ pub struct Verification {
     /// The facts at the range's head against the decision records in its tree; `null` for a
     /// ledger without records.
     pub state: Option<State>,
+    /// The rule files compiled from the ledger (`compile:`) that the range's head holds other
+    /// than its ledger compiles them: written by hand, or left behind.
+    pub compiled: rules::Drift,
     /// Where each fact of the range's head is, for annotations; not part of the JSON.
     #[serde(skip)]
     pub fact_lines: FactLines,
 }
 
 impl Verification {
-    /// Whether the range passes: no unreviewed change, and the facts as the records left them.
+    /// Whether the range passes: no unreviewed change, the facts as the records left them, and
+    /// the rule files as the ledger compiles them.
     pub fn passes(&self) -> bool {
-        self.violations.is_empty() && self.state.as_ref().is_none_or(State::holds)
+        self.violations.is_empty()
+            && self.state.as_ref().is_none_or(State::holds)
+            && self.compiled.is_empty()
     }
 }
 
@@ -133,7 +139,9 @@ pub fn verify(ws: &Workspace, range: Option<&str>) -> Result<Verification> {
     let mut j = j?;
     let state = reconcile(ws, &mut j)?;
     let (recheck, fact_lines) = recheck?;
+    let compiled = rules::out_of_date_at(&ws.repo, j.range.head)?;
     Ok(Verification {
+        compiled,
         recheck,
         fact_lines,
         range: j.range.label,

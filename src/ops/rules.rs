@@ -45,6 +45,25 @@ pub fn expected_at(repo: &Repo, commit: gix::ObjectId) -> Result<Vec<RuleFile>> 
     Ok(compile_ledger(&ledger, &unapproved_at(repo, commit)?))
 }
 
+/// How `commit`'s rule files differ from what its ledger compiles to: a compiled file written by
+/// hand or missing (or a file of someone else's where one is compiled), and one the ledger no
+/// longer compiles to.
+pub fn out_of_date_at(repo: &Repo, commit: gix::ObjectId) -> Result<Drift> {
+    let wanted = expected_at(repo, commit)?;
+    let present = compiled_at(repo, commit)?;
+    Ok(Drift {
+        stale: wanted
+            .iter()
+            .filter(|f| present.get(&f.path) != Some(&f.text))
+            .map(|f| f.path.clone())
+            .collect(),
+        extra: present
+            .into_keys()
+            .filter(|p| !wanted.iter().any(|f| &f.path == p))
+            .collect(),
+    })
+}
+
 /// The config as `commit` has it; one that does not parse compiles nothing.
 fn config_at(repo: &Repo, commit: gix::ObjectId) -> Result<Config> {
     Ok(text_at(repo, commit, paths::CONFIG, Kind::Config)?

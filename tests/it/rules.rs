@@ -138,9 +138,18 @@ fn a_hand_edit_is_reported_and_fix_writes_the_file_again() {
         .clone();
     assert_eq!(finding["path"], json!(rel));
     assert_eq!(finding["fixable"], true);
+    // Committed, it fails `verify`, which names the file.
+    repo.git(&["commit", "-qam", "tweak the rules", "--no-verify"]);
+    let out = repo
+        .mneme(&["--json", "verify", "HEAD~1..HEAD"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(crate::common::json(&out)["compiled"]["stale"], json!([rel]));
     repo.mneme(&["check", "--fix"]).assert().success();
     assert_eq!(repo.read(&rel), *text);
-    assert_eq!(repo.status(), "");
+    repo.git(&["commit", "-qam", "as compiled"]);
+    repo.mneme(&["verify", "HEAD~1..HEAD"]).assert().success();
     // A compiled file left behind (the target taken out of the config by hand) is removed.
     let config = repo
         .read(".ledger/config.yaml")
