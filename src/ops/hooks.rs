@@ -6,11 +6,12 @@ use crate::git::commit;
 use crate::git::hooks::hooks_dir;
 use crate::git::index::{staged_dir, staged_under};
 use crate::model::agents::templates;
+use crate::model::base::config::Config;
 use crate::model::base::paths;
 use crate::model::provenance::decision::DECISION;
 use crate::model::provenance::factdiff::{changes, Files};
 use crate::model::provenance::record::judge;
-use crate::ops::{Error, Result, Workspace};
+use crate::ops::{records, rules, Error, Result, Workspace};
 use crate::store::{self, write_atomic};
 
 /// What the hook file runs; its presence marks a hook mneme wrote.
@@ -114,6 +115,7 @@ pub fn check_commit(ws: &Workspace, message_file: &Path) -> Result<()> {
     if commit::interrupted(&ws.repo) {
         return Err(Error::ApprovalUnfinished);
     }
+    check_compiled_staged(ws)?;
     if ws.store.load_config()?.decision_records {
         return check_state_staged(ws);
     }
@@ -133,6 +135,55 @@ pub fn check_commit(ws: &Workspace, message_file: &Path) -> Result<()> {
     Err(Error::DirectFactEdit {
         facts: found.into_iter().map(|c| c.fact).collect(),
     })
+}
+
+/// Refuses a commit that changes a compiled rule file into anything but what the ledger it would
+/// commit compiles to: a hand edit of one is an unreviewed change to what agents read. A rule
+/// file left unchanged while the facts change is `check`'s and `verify`'s to report.
+fn check_compiled_staged(ws: &Workspace) -> Result<()> {
+    let mut changed: Vec<(String, Option<String>)> = Vec::new();
+    for dir in paths::RULE_DIRS {
+        let (before, after) = staged_under(&ws.repo, dir)?;
+        for name in before.keys().chain(after.keys()) {
+            let path = format!("{dir}/{name}");
+            if paths::is_rule_file(&path) && !changed.iter().any(|(p, _)| *p == path) {
+                changed.push((path, after.get(name).cloned()));
+            }
+        }
+    }
+    if changed.is_empty() {
+        return Ok(());
+    }
+    let config_name = paths::CONFIG
+        .rsplit_once('/')
+        .map_or(paths::CONFIG, |(_, n)| n);
+    let config = staged_dir(&ws.repo, paths::LEDGER)?
+        .remove(config_name)
+        .and_then(|text| Config::parse(&text).ok())
+        .unwrap_or_default();
+    let facts: Files = staged_dir(&ws.repo, paths::FACTS)?
+        .into_iter()
+        .filter(|(name, _)| name.ends_with(".md"))
+        .collect();
+    let unapproved = if config.decision_records {
+        let records = staged_dir(&ws.repo, paths::DECISIONS)?;
+        records::unapproved_in(&judge(&records, &[], &facts, None))
+    } else {
+        Default::default()
+    };
+    let wanted = rules::compile_files(config, facts, &unapproved);
+    let edited: Vec<String> = changed
+        .into_iter()
+        .filter(|(path, staged)| {
+            wanted.iter().find(|f| f.path == *path).map(|f| &f.text) != staged.as_ref()
+        })
+        .map(|(path, _)| path)
+        .collect();
+    if edited.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::CompiledEdit { files: edited })
+    }
 }
 
 /// The commit the index would make, against the decision records it would hold.

@@ -100,6 +100,8 @@ pub enum Error {
     Note(#[source] TextError),
     #[error("an approval was interrupted and is not finished; this commit, made from git's index before it, would leave it out")]
     ApprovalUnfinished,
+    #[error("this commit changes rule files compiled from the ledger by hand ({})", files.join(", "))]
+    CompiledEdit { files: Vec<String> },
     #[error("this commit changes facts directly ({})", facts.join(", "))]
     DirectFactEdit { facts: Vec<String> },
     #[error("this commit leaves facts that are not what the decision records approved:\n  {}", problems.join("\n  "))]

@@ -41,8 +41,16 @@ pub fn expected_at(repo: &Repo, commit: gix::ObjectId) -> Result<Vec<RuleFile>> 
     if config.compile.is_empty() {
         return Ok(Vec::new());
     }
-    let ledger = ledger_of(facts_of(repo, Some(commit))?, config);
-    Ok(compile_ledger(&ledger, &unapproved_at(repo, commit)?))
+    Ok(compile_files(
+        config,
+        facts_of(repo, Some(commit))?,
+        &unapproved_at(repo, commit)?,
+    ))
+}
+
+/// What the fact files `facts` compile to under `config`, the facts of `unapproved` left out.
+pub fn compile_files(config: Config, facts: Files, unapproved: &BTreeSet<String>) -> Vec<RuleFile> {
+    compile_ledger(&ledger_of(facts, config), unapproved)
 }
 
 /// How `commit`'s rule files differ from what its ledger compiles to: a compiled file written by

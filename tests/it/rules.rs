@@ -48,6 +48,8 @@ fn compiled(repo: &Repo, dir: &str) -> Vec<(String, String)> {
 #[test]
 fn every_target_is_kept_in_step_by_the_approvals_own_commits() {
     let (repo, db, global) = ledger();
+    // The commit-msg hook judges each decision commit too.
+    repo.mneme(&["hooks", "install"]).assert().success();
     for target in ["copilot", "cursor", "windsurf", "cline", "kiro"] {
         set_up(&repo, target);
     }
@@ -138,7 +140,15 @@ fn a_hand_edit_is_reported_and_fix_writes_the_file_again() {
         .clone();
     assert_eq!(finding["path"], json!(rel));
     assert_eq!(finding["fixable"], true);
-    // Committed, it fails `verify`, which names the file.
+    // The commit-msg hook refuses to commit it; past the hook, `verify` fails and names it.
+    repo.mneme(&["hooks", "install"]).assert().success();
+    let refused = repo.git_output(&["commit", "-qam", "tweak the rules"]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr)
+            .contains("changes rule files compiled from the ledger by hand"),
+        "{refused:?}"
+    );
     repo.git(&["commit", "-qam", "tweak the rules", "--no-verify"]);
     let out = repo
         .mneme(&["--json", "verify", "HEAD~1..HEAD"])

@@ -89,6 +89,9 @@ impl From<ops::Error> for CliError {
             ops::Error::NotAsDecided { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
                 "propose changes with `mneme propose` and approve them with `mneme review`; a merge keeps each side's approved facts as they are; or commit with --no-verify",
             ),
+            ops::Error::CompiledEdit { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
+                "change the facts with `mneme propose` and `mneme review`, which rewrite those files; `mneme check --fix` writes them back as the ledger compiles them; or commit with --no-verify",
+            ),
             ops::Error::DirectFactEdit { .. } => CliError::of(Code::InvalidInput, &e).with_hint(
                 "propose the change with `mneme propose` and approve it with `mneme review`, or commit with --no-verify",
             ),
