@@ -23,7 +23,10 @@ use crate::cli::{names, CliError, Cx, ExitStatus, Result};
 /// extension, `.pi/extensions/mneme.ts`, that adds the facts to the system prompt pi builds for
 /// every prompt and the facts about a file to the tool's result; Copilot CLI's `SessionStart`,
 /// `UserPromptSubmit`, `PostToolUse` and `PreCompact` in `.github/hooks/mneme.json` (a compaction
-/// drops the facts, and the next tool or prompt puts them back). Each hook runs
+/// drops the facts, and the next tool or prompt puts them back). `windsurf`, `cline` and `kiro`
+/// (and `copilot` and `cursor`, besides their hooks) compile the approved facts into the agent's
+/// own rule files (`compile:` in .ledger/config.yaml), which every approval keeps in step.
+/// Each hook runs
 /// `mneme context --for <runtime>`. Safe to re-run;
 /// `--remove` takes mneme's hooks out again. A settings file it cannot parse is refused, and
 /// nothing is written. A file it writes that the project's `.gitignore` ignores is named, since
@@ -36,7 +39,8 @@ use crate::cli::{names, CliError, Cx, ExitStatus, Result};
   mneme setup opencode --user        # ~/.config/opencode/plugins/mneme.js
   mneme setup pi                     # .pi/extensions/mneme.ts in this repository
   mneme setup qwen                   # .qwen/settings.json in this repository
-  mneme setup copilot                # .github/hooks/mneme.json in this repository
+  mneme setup copilot                # .github/hooks/mneme.json and .github/instructions/
+  mneme setup kiro                   # the ledger compiled into .kiro/steering/
   mneme setup claude --remove")]
 pub struct Args {
     /// claude, codex, gemini, cursor, opencode, qwen, pi, copilot, windsurf, cline or kiro.
