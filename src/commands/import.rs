@@ -13,8 +13,9 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// Turn knowledge from elsewhere into proposals a person reviews, never into facts.
 ///
 /// Reads MIF memory files, compiled memory, memory records, a CLAUDE.md, an AGENTS.md (outside
-/// mneme's block), Cursor rules, a Cline memory bank, architecture decision records or any
-/// Markdown notes. Each statement becomes an `add` in one proposal (or one per source file with
+/// mneme's block), Cursor, Copilot, Windsurf, Cline or Kiro rules (the globs a rule applies to
+/// become its facts' scope; files mneme compiled from the ledger are skipped), a Cline memory
+/// bank, architecture decision records or any Markdown notes. Each statement becomes an `add` in one proposal (or one per source file with
 /// --split), citing the file and line it came from, in the fact file it fits. Statements the
 /// ledger (or a pending proposal) already holds are skipped and counted; statements that hold
 /// what looks like a secret, or that break the statement rules, are refused with why; existing
@@ -28,6 +29,8 @@ use crate::cli::{Cx, ExitStatus, Result};
   mneme import adr docs/adr --split
   mneme import claude CLAUDE.md --split=statement   # one proposal per statement
   mneme import cursor .cursor/rules
+  mneme import copilot .github/instructions
+  mneme import kiro .kiro/steering --split
   mneme import mif memory/
   mneme import records records.jsonl --json")]
 pub struct Args {
@@ -68,6 +71,14 @@ enum SourceArg {
     Agents,
     /// `.cursorrules`, or a directory of `.mdc` rules such as `.cursor/rules`.
     Cursor,
+    /// Copilot's instructions: `.github/instructions` (`applyTo`), or copilot-instructions.md.
+    Copilot,
+    /// Windsurf's rules: `.windsurf/rules` (`trigger: glob`), or `.windsurfrules`.
+    Windsurf,
+    /// Cline's rules: `.clinerules` (`paths`), a folder or a file.
+    Cline,
+    /// Kiro's steering files: `.kiro/steering` (`inclusion: fileMatch`).
+    Kiro,
     /// A Cline memory bank: a directory of Markdown files.
     MemoryBank,
     /// Architecture decision records: a directory of `NNNN-title.md`.
@@ -85,6 +96,10 @@ impl From<SourceArg> for Source {
             SourceArg::Claude => Source::Claude,
             SourceArg::Agents => Source::Agents,
             SourceArg::Cursor => Source::Cursor,
+            SourceArg::Copilot => Source::Copilot,
+            SourceArg::Windsurf => Source::Windsurf,
+            SourceArg::Cline => Source::Cline,
+            SourceArg::Kiro => Source::Kiro,
             SourceArg::MemoryBank => Source::MemoryBank,
             SourceArg::Adr => Source::Adr,
             SourceArg::Notes => Source::Notes,

@@ -214,11 +214,7 @@ pub fn diff(ws: &Workspace, range: Option<&str>) -> Result<NetSummary> {
     let config = text_at(&ws.repo, range.head, paths::CONFIG, Kind::Config)?
         .and_then(|text| Config::parse(&text).ok())
         .unwrap_or_default();
-    let entries = after
-        .iter()
-        .filter_map(|(name, raw)| FactFileEntry::parse(name.clone(), raw.clone()).ok())
-        .collect();
-    let ledger = Ledger::new(entries, config);
+    let ledger = Ledger::from_texts(after.clone(), config);
     let queue = Queue::of(&pending, &ledger.limits());
     let today = today();
     for (line, p) in net.pending.iter_mut().zip(&pending) {

@@ -5,13 +5,15 @@ use std::path::{Path, PathBuf};
 use crate::git::commit;
 use crate::git::hooks::hooks_dir;
 use crate::git::index::{staged_dir, staged_under};
+use crate::model::agents::rules::compile_ledger;
 use crate::model::agents::templates;
 use crate::model::base::config::Config;
 use crate::model::base::paths;
+use crate::model::facts::ledger::Ledger;
 use crate::model::provenance::decision::DECISION;
 use crate::model::provenance::factdiff::{changes, Files};
 use crate::model::provenance::record::judge;
-use crate::ops::{records, rules, Error, Result, Workspace};
+use crate::ops::{Error, Result, Workspace};
 use crate::store::{self, write_atomic};
 
 /// What the hook file runs; its presence marks a hook mneme wrote.
@@ -167,11 +169,11 @@ fn check_compiled_staged(ws: &Workspace) -> Result<()> {
         .collect();
     let unapproved = if config.decision_records {
         let records = staged_dir(&ws.repo, paths::DECISIONS)?;
-        records::unapproved_in(&judge(&records, &[], &facts, None))
+        judge(&records, &[], &facts, None).unapproved()
     } else {
         Default::default()
     };
-    let wanted = rules::compile_files(config, facts, &unapproved);
+    let wanted = compile_ledger(&Ledger::from_texts(facts, config), &unapproved);
     let edited: Vec<String> = changed
         .into_iter()
         .filter(|(path, staged)| {

@@ -20,7 +20,7 @@ use crate::model::proposals::proposal::is_proposal_id;
 use crate::model::provenance::decision::{Recorded, Verdict};
 use crate::model::provenance::factdiff::Files;
 use crate::model::provenance::record::{
-    judge_parsed, needs_commit_proof, parse_all, InvalidRecord, Proof, Record, State, StateIssue,
+    judge_parsed, needs_commit_proof, parse_all, InvalidRecord, Proof, Record, State,
 };
 use crate::model::provenance::signing::AllowedSigners;
 use crate::ops::init::{edit_file, Outcome};
@@ -318,16 +318,5 @@ pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
         .iter()
         .map(|f| (f.name.clone(), f.raw.clone()))
         .collect();
-    Ok(unapproved_in(&work_tree_state(ws, &files)?))
-}
-
-/// The facts `state` finds not as the decision records approved them (a record of a fact that
-/// is gone aside).
-pub fn unapproved_in(state: &State) -> BTreeSet<String> {
-    state
-        .issues
-        .iter()
-        .filter(|i| !matches!(i, StateIssue::Missing { .. }))
-        .map(|issue| issue.fact().to_owned())
-        .collect()
+    Ok(work_tree_state(ws, &files)?.unapproved())
 }

@@ -12,8 +12,7 @@ use crate::model::agents::rules::{
 };
 use crate::model::base::config::Config;
 use crate::model::base::paths;
-use crate::model::facts::ledger::{FactFileEntry, Ledger};
-use crate::model::provenance::factdiff::Files;
+use crate::model::facts::ledger::Ledger;
 use crate::model::provenance::signing::AllowedSigners;
 use crate::ops::{records, Error, Result, Workspace};
 use crate::store::{self, write_atomic, Kind};
@@ -41,16 +40,8 @@ pub fn expected_at(repo: &Repo, commit: gix::ObjectId) -> Result<Vec<RuleFile>> 
     if config.compile.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(compile_files(
-        config,
-        facts_of(repo, Some(commit))?,
-        &unapproved_at(repo, commit)?,
-    ))
-}
-
-/// What the fact files `facts` compile to under `config`, the facts of `unapproved` left out.
-pub fn compile_files(config: Config, facts: Files, unapproved: &BTreeSet<String>) -> Vec<RuleFile> {
-    compile_ledger(&ledger_of(facts, config), unapproved)
+    let ledger = Ledger::from_texts(facts_of(repo, Some(commit))?, config);
+    Ok(compile_ledger(&ledger, &unapproved_at(repo, commit)?))
 }
 
 /// How `commit`'s rule files differ from what its ledger compiles to: a compiled file written by
@@ -79,14 +70,6 @@ fn config_at(repo: &Repo, commit: gix::ObjectId) -> Result<Config> {
         .unwrap_or_default())
 }
 
-fn ledger_of(facts: Files, config: Config) -> Ledger {
-    let entries = facts
-        .into_iter()
-        .filter_map(|(name, raw)| FactFileEntry::parse(name, raw).ok())
-        .collect();
-    Ledger::new(entries, config)
-}
-
 /// The facts of `commit` that its decision records do not approve, as `verify` judges them (a
 /// signed ledger's approvals by the keys it lists).
 fn unapproved_at(repo: &Repo, commit: gix::ObjectId) -> Result<BTreeSet<String>> {
@@ -95,7 +78,7 @@ fn unapproved_at(repo: &Repo, commit: gix::ObjectId) -> Result<BTreeSet<String>>
     let Some(state) = records::state_at(repo, commit, None, signers.as_ref())? else {
         return Ok(BTreeSet::new());
     };
-    Ok(records::unapproved_in(&state))
+    Ok(state.unapproved())
 }
 
 /// The rule files a decision commit writes and deletes besides `writes` (its ledger files), so
@@ -121,8 +104,8 @@ pub fn for_decision(ws: &Workspace, writes: &[FileWrite]) -> Result<(Vec<FileWri
             );
         }
     }
-    let before = ledger_of(before, Config::default());
-    let after = ledger_of(after, config);
+    let before = Ledger::from_texts(before, Config::default());
+    let after = Ledger::from_texts(after, config);
     let mut unapproved = unapproved_at(&ws.repo, head)?;
     for (_, fact) in after.facts() {
         let Some(id) = &fact.id else { continue };

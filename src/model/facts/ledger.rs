@@ -106,6 +106,16 @@ impl Ledger {
         }
     }
 
+    /// The ledger of fact files given as `(name, text)`, those that parse (a commit's, an
+    /// index's: anyone's branch; the others are `check`'s to report).
+    pub fn from_texts(files: impl IntoIterator<Item = (String, String)>, config: Config) -> Ledger {
+        let entries = files
+            .into_iter()
+            .filter_map(|(name, raw)| FactFileEntry::parse(name, raw).ok())
+            .collect();
+        Ledger::new(entries, config)
+    }
+
     /// The fact files, sorted by name.
     pub fn files(&self) -> &[FactFileEntry] {
         &self.files

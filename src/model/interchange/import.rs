@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
+use crate::model::agents::rules::is_generated;
 use crate::model::base::text::normalize;
 use crate::model::facts::fields::{
     check_evidence, check_reason, check_scope, check_text, MAX_SCOPES,
@@ -37,6 +38,15 @@ pub enum Source {
     Agents,
     /// `.cursorrules`, or a directory of `.mdc` rules (`.cursor/rules`).
     Cursor,
+    /// Copilot's instructions: `.github/instructions/*.instructions.md` (`applyTo`), or
+    /// `.github/copilot-instructions.md`.
+    Copilot,
+    /// Windsurf's rules: `.windsurf/rules/*.md` (`trigger: glob`), or `.windsurfrules`.
+    Windsurf,
+    /// Cline's rules: `.clinerules/*.md` (`paths`), or a `.clinerules` file.
+    Cline,
+    /// Kiro's steering files: `.kiro/steering/*.md` (`inclusion: fileMatch`).
+    Kiro,
     /// A Cline memory bank: a directory of Markdown files.
     MemoryBank,
     /// Architecture decision records: a directory of `NNNN-title.md`.
@@ -54,6 +64,10 @@ impl Source {
             Source::Claude => "claude",
             Source::Agents => "agents",
             Source::Cursor => "cursor",
+            Source::Copilot => "copilot",
+            Source::Windsurf => "windsurf",
+            Source::Cline => "cline",
+            Source::Kiro => "kiro",
             Source::MemoryBank => "memory-bank",
             Source::Adr => "adr",
             Source::Notes => "notes",
@@ -69,6 +83,12 @@ impl Source {
             Source::Claude => name == "CLAUDE.md",
             Source::Agents => name == "AGENTS.md",
             Source::Cursor => name == ".cursorrules" || name.ends_with(".mdc"),
+            Source::Copilot => {
+                name.ends_with(".instructions.md") || name == "copilot-instructions.md"
+            }
+            Source::Windsurf => name == ".windsurfrules" || name.ends_with(".md"),
+            Source::Cline => name == ".clinerules" || name.ends_with(".md"),
+            Source::Kiro => name.ends_with(".md"),
             Source::MemoryBank | Source::Notes => name.ends_with(".md"),
             Source::Adr => name.ends_with(".md") && notes::adr_number(name).is_some(),
         }
@@ -151,7 +171,20 @@ pub fn found_in(
                 }
             }
         }
-        Source::Claude | Source::Agents | Source::Cursor | Source::MemoryBank | Source::Notes => {
+        Source::Cursor | Source::Copilot | Source::Windsurf | Source::Cline | Source::Kiro => {
+            for f in files {
+                // The ledger's own facts, compiled: importing them would copy the ledger.
+                if is_generated(&f.text) {
+                    skipped.push((
+                        f.shown.clone(),
+                        "compiled from this ledger by mneme".to_owned(),
+                    ));
+                } else {
+                    found.extend(notes::statements(&f.shown, &f.text));
+                }
+            }
+        }
+        Source::Claude | Source::Agents | Source::MemoryBank | Source::Notes => {
             for f in files {
                 found.extend(notes::statements(&f.shown, &f.text));
             }

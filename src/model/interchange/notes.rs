@@ -29,11 +29,7 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
     if lines.first().is_some_and(|l| l.trim_end() == "---") {
         if let Some(end) = lines.iter().skip(1).position(|l| l.trim_end() == "---") {
             start = end + 2;
-            scope = lines[1..=end]
-                .iter()
-                .find_map(|l| l.strip_prefix("globs:"))
-                .map(cursor_globs)
-                .unwrap_or_default();
+            scope = front_matter_scope(&lines[1..=end]);
         }
     }
     let flush_items = |items: &mut Vec<(usize, String, usize, bool, Piece)>,
@@ -288,23 +284,123 @@ fn push(
     });
 }
 
-/// A Cursor rule's `globs` (`src/**/*.ts, *.sql`, or a YAML list) as scope globs: Cursor
-/// matches a glob without a `/` at any depth, as `**/` does.
-fn cursor_globs(value: &str) -> Vec<String> {
-    value
-        .trim()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .split(',')
-        .map(|g| g.trim().trim_matches(|c| c == '"' || c == '\''))
-        .filter(|g| !g.is_empty())
-        .map(|g| {
-            if g.contains('/') {
-                g.to_owned()
-            } else {
-                format!("**/{g}")
-            }
+/// The files a rule file's front matter applies it to, as scope globs; none for a rule that
+/// applies to every request (or only when asked for). Each format says it its own way: Cursor's
+/// `globs` (unless `alwaysApply: true`), Windsurf's `globs` under `trigger: glob`, Copilot's
+/// `applyTo` (`**` is every file), Cline's `paths`, Kiro's `fileMatchPattern` under
+/// `inclusion: fileMatch`. Read line by line: Cursor writes globs YAML cannot parse (`*.ts`).
+fn front_matter_scope(front: &[&str]) -> Vec<String> {
+    let value = |key: &str| {
+        front.iter().enumerate().find_map(|(i, l)| {
+            let rest = l.strip_prefix(key)?.strip_prefix(':')?;
+            Some((i, unquote(rest.trim())))
         })
+    };
+    let is = |key: &str, want: &str| value(key).is_some_and(|(_, v)| v == want);
+    let differs = |key: &str, want: &str| value(key).is_some_and(|(_, v)| v != want);
+    if is("alwaysApply", "true") || differs("trigger", "glob") || differs("inclusion", "fileMatch")
+    {
+        return Vec::new();
+    }
+    // A list inline (`a, b` or `[a, b]`) or as the lines under the key (`  - a`).
+    let list = |key: &str| -> Vec<String> {
+        let Some((i, inline)) = value(key) else {
+            return Vec::new();
+        };
+        if !inline.is_empty() {
+            return split_globs(inline.trim_start_matches('[').trim_end_matches(']'));
+        }
+        front[i + 1..]
+            .iter()
+            .map_while(|l| {
+                l.trim_start()
+                    .strip_prefix('-')
+                    .filter(|_| l.starts_with([' ', '\t', '-']))
+            })
+            .map(|item| unquote(item.trim()).to_owned())
+            .filter(|g| !g.is_empty())
+            .collect()
+    };
+    // Cursor and Windsurf match a glob without a `/` at any depth, as `**/` does.
+    let anywhere = |g: String| {
+        if g.contains('/') {
+            g
+        } else {
+            format!("**/{g}")
+        }
+    };
+    let globs: Vec<String> = if value("globs").is_some() {
+        list("globs").into_iter().map(anywhere).collect()
+    } else if value("applyTo").is_some() {
+        list("applyTo")
+    } else if value("paths").is_some() {
+        list("paths")
+    } else {
+        list("fileMatchPattern")
+    };
+    let mut out: Vec<String> = Vec::new();
+    for glob in globs.iter().flat_map(|g| expand_braces(g)) {
+        let glob = glob
+            .trim_start_matches("./")
+            .trim_start_matches('/')
+            .to_owned();
+        // Every file: the rule applies to every request.
+        if matches!(glob.as_str(), "**" | "**/*" | "*") {
+            return Vec::new();
+        }
+        if !glob.is_empty() && !out.contains(&glob) {
+            out.push(glob);
+        }
+    }
+    out
+}
+
+/// `s` without the quotes around it.
+fn unquote(s: &str) -> &str {
+    s.trim_matches(|c| c == '"' || c == '\'')
+}
+
+/// Globs separated by commas, a comma inside braces (`*.{ts,tsx}`) not separating them.
+fn split_globs(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut current = String::new();
+    for c in s.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut current));
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    out.push(current);
+    out.iter()
+        .map(|g| unquote(g.trim()).to_owned())
+        .filter(|g| !g.is_empty())
+        .collect()
+}
+
+/// `glob` with its first `{a,b}` group expanded (and the groups after it, in turn): git's
+/// globs, which scopes are, have no braces. At most 16 globs come of one.
+fn expand_braces(glob: &str) -> Vec<String> {
+    let (Some(open), Some(close)) = (glob.find('{'), glob.find('}')) else {
+        return vec![glob.to_owned()];
+    };
+    if close < open {
+        return vec![glob.to_owned()];
+    }
+    let (head, rest) = glob.split_at(open);
+    let (group, tail) = rest.split_at(close - open);
+    let tail = tail.strip_prefix('}').unwrap_or(tail);
+    group
+        .trim_start_matches('{')
+        .split(',')
+        .flat_map(|alt| expand_braces(&format!("{head}{alt}{tail}")))
+        .take(16)
         .collect()
 }
 

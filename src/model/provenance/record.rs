@@ -677,6 +677,16 @@ pub struct State {
 }
 
 impl State {
+    /// The facts not as the decision records approved them (a record of a fact that is gone
+    /// aside): what agents see marked `[unapproved]`.
+    pub fn unapproved(&self) -> std::collections::BTreeSet<String> {
+        self.issues
+            .iter()
+            .filter(|i| !matches!(i, StateIssue::Missing { .. }))
+            .map(|issue| issue.fact().to_owned())
+            .collect()
+    }
+
     pub fn holds(&self) -> bool {
         self.issues.is_empty()
             && self.invalid.is_empty()
