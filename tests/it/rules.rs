@@ -296,3 +296,68 @@ fn copilot_hooks_give_back_only_what_its_rule_files_will_not() {
     hook("SessionStart", json!({"source": "resume"}));
     assert_eq!(view("src/db.rs"), "");
 }
+
+/// A team's hand-written rules come into the ledger by review, each rule's globs its facts'
+/// scope, and compile back out; the files mneme compiled are never imported again.
+#[test]
+fn hand_written_rules_come_in_by_review_and_compile_back_out() {
+    let repo = Repo::committed();
+    repo.write("src/api/users.ts", "export {}\n");
+    repo.write(
+        ".github/instructions/api.instructions.md",
+        "---\napplyTo: \"src/api/**/*.ts\"\n---\n# API\n\n- Every handler validates its input with zod.\n",
+    );
+    repo.write(
+        ".kiro/steering/api.md",
+        "---\ninclusion: fileMatch\nfileMatchPattern: [\"src/api/**\"]\n---\n- Handlers never log request bodies.\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "our rules"]);
+    for (source, dir) in [
+        ("copilot", ".github/instructions"),
+        ("kiro", ".kiro/steering"),
+    ] {
+        let v = repo.json(&["import", source, dir, "--json"]);
+        let id = v["proposals"][0]["id"].as_str().unwrap().to_owned();
+        let proposal = repo.read(&format!(".ledger/proposals/{id}.json"));
+        assert!(proposal.contains("src/api/"), "{proposal}");
+        repo.approve(&id);
+    }
+    let facts = repo.facts();
+    let scopes: Vec<String> = facts.values().map(|f| f["scope"].to_string()).collect();
+    assert!(
+        scopes.iter().any(|s| s.contains("src/api/**/*.ts")),
+        "{scopes:?}"
+    );
+    assert!(
+        scopes.iter().any(|s| s.contains("src/api/**")),
+        "{scopes:?}"
+    );
+    set_up(&repo, "copilot");
+    let compiled = compiled(&repo, ".github/instructions");
+    assert!(compiled
+        .iter()
+        .any(|(_, t)| t.contains("applyTo: \"src/api/**/*.ts\"") && t.contains("zod")));
+    // The team's own file stays; importing the folder again proposes nothing new.
+    assert!(repo
+        .file(".github/instructions/api.instructions.md")
+        .is_file());
+    let again = repo.json(&[
+        "import",
+        "copilot",
+        ".github/instructions",
+        "--dry-run",
+        "--json",
+    ]);
+    assert_eq!(
+        again["proposals"].as_array().map_or(0, Vec::len),
+        0,
+        "{again}"
+    );
+    assert!(
+        again
+            .to_string()
+            .contains("compiled from this ledger by mneme"),
+        "{again}"
+    );
+}

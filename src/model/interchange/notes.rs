@@ -544,6 +544,64 @@ mod tests {
             .collect()
     }
 
+    /// Each format's way of saying where a rule applies, as its documentation gives it
+    /// (Copilot's `applyTo`, Cursor's `globs`/`alwaysApply`, Windsurf's `trigger`/`globs`,
+    /// Cline's `paths`, Kiro's `inclusion`/`fileMatchPattern`), read as scope globs.
+    #[test]
+    fn every_rule_format_says_where_it_applies_and_that_becomes_scope() {
+        let scope = |front: &str| {
+            let text = format!("---\n{front}\n---\n- Pools are shared.\n");
+            statements("rules.md", &text).remove(0).scope
+        };
+        assert_eq!(
+            scope("applyTo: \"src/**/*.ts,tests/**\""),
+            ["src/**/*.ts", "tests/**"]
+        );
+        assert_eq!(scope("applyTo: '**'"), Vec::<String>::new());
+        assert_eq!(scope("applyTo: \"**/*.{ts,tsx}\""), ["**/*.ts", "**/*.tsx"]);
+        assert_eq!(
+            scope("globs: *.rs, src/db/**\nalwaysApply: false"),
+            ["**/*.rs", "src/db/**"]
+        );
+        assert_eq!(
+            scope("globs: *.rs\nalwaysApply: true"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            scope("trigger: glob\nglobs: *.js, src/**/*.ts"),
+            ["**/*.js", "src/**/*.ts"]
+        );
+        assert_eq!(
+            scope("trigger: always_on\nglobs: *.js"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            scope("trigger: model_decision\ndescription: when asked"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            scope("paths:\n  - \"src/components/**\"\n  - 'src/hooks/**'\ndescription: x"),
+            ["src/components/**", "src/hooks/**"]
+        );
+        assert_eq!(
+            scope("inclusion: fileMatch\nfileMatchPattern: [\"**/*.ts\", \"./app/*.tsx\"]"),
+            ["**/*.ts", "app/*.tsx"]
+        );
+        assert_eq!(
+            scope("inclusion: fileMatch\nfileMatchPattern: \"components/**/*.tsx\""),
+            ["components/**/*.tsx"]
+        );
+        assert_eq!(scope("inclusion: always"), Vec::<String>::new());
+        assert_eq!(
+            scope("inclusion: manual\nfileMatchPattern: \"x/**\""),
+            Vec::<String>::new()
+        );
+        // A rule without front matter applies to every request.
+        assert!(statements("rules.md", "- Pools are shared.\n")[0]
+            .scope
+            .is_empty());
+    }
+
     #[test]
     fn scripts_without_spaces_are_cut_into_sentences_and_labels_are_listed() {
         let long = "すべてのAPIはJSONを返す。エラーは必ず「コード」を含む。".repeat(8);
