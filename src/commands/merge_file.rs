@@ -3,18 +3,25 @@ use std::path::PathBuf;
 use mneme::model::base::paths;
 use mneme::model::merge::fact_file::merge;
 use mneme::model::tasks::merge::{merge_task_files, merged_text};
-use mneme::ops::Notes;
+use mneme::ops::{rules, Notes};
 use mneme::store::file::{read_capped, Kind};
 use mneme::store::write_atomic;
 
 use crate::cli::error::Code;
 use crate::cli::{CliError, Cx, ExitStatus, Result};
 
-/// Merge a fact file three ways by fact id, or a task file by field (a git merge driver).
+/// Merge a fact file three ways by fact id, a task file by field, or a compiled rule file by
+/// compiling the merged ledger (a git merge driver).
 ///
-/// Git calls it as `mneme merge-file %O %A %B %P` for `.ledger/facts/*.md` and
-/// `.ledger/tasks/*.json` once `mneme init` has registered the driver (%P, the file's path in the
-/// repository, says which kind of file it is and names it in messages).
+/// Git calls it as `mneme merge-file %O %A %B %P %S %Y` for `.ledger/facts/*.md`,
+/// `.ledger/tasks/*.json` and the compiled rule files once `mneme init` has registered the
+/// driver (%P, the file's path in the repository, says which kind of file it is and names it in
+/// messages; %S and %Y name the commits of the base and their side).
+///
+/// Compiled rule files (`.github/instructions/mneme-facts*` and the like): the fact files,
+/// config and decision records of the three commits are merged, and the file is what that ledger
+/// compiles to there. Where it cannot be told (the facts in conflict), our side stays and git
+/// holds the file in conflict; `mneme check --fix` writes it once the facts are merged.
 ///
 /// Fact files: additions from both sides are kept, a fact changed on one side takes that change,
 /// and only a fact both sides changed differently gets conflict markers; the text around the
@@ -41,9 +48,21 @@ pub struct Args {
     theirs: PathBuf,
     /// The file's path in the repository (%P), for messages; git's temporary names otherwise.
     path: Option<PathBuf>,
+    /// The base's label (%S): for a compiled rule file, which commit the base is.
+    base_label: Option<String>,
+    /// Their label (%Y): for a compiled rule file, which commit their side is.
+    theirs_label: Option<String>,
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
+    if let Some(path) = args
+        .path
+        .as_ref()
+        .and_then(|p| p.to_str())
+        .filter(|p| paths::is_rule_file(p))
+    {
+        return rule_file(cx, args, path);
+    }
     let label = args.path.as_ref().unwrap_or(&args.ours);
     let named_task = args
         .path
@@ -100,6 +119,36 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         label.display()
     ));
     Ok(ExitStatus::Failure)
+}
+
+/// A compiled rule file: what the merged ledger compiles to there, never either side's text;
+/// where that cannot be told, our side is left and git holds the file in conflict.
+fn rule_file(cx: &Cx, args: &Args, path: &str) -> Result<ExitStatus> {
+    let ws = cx.workspace()?;
+    let read = |p: &PathBuf| -> Result<String> {
+        let bytes = read_capped(&cx.cwd.join(p), Kind::Instructions.limit())
+            .map_err(|e| CliError::input(p, e))?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    };
+    let texts = [read(&args.base)?, read(&args.ours)?, read(&args.theirs)?];
+    let merged = rules::merged(
+        &ws.repo,
+        path,
+        [&texts[0], &texts[1], &texts[2]],
+        [args.base_label.as_deref(), args.theirs_label.as_deref()],
+    )?;
+    match merged {
+        Some(text) => {
+            write_atomic(&cx.cwd.join(&args.ours), text.as_bytes())?;
+            Ok(ExitStatus::Success)
+        }
+        None => {
+            cx.ui.warn(&format!(
+                "mneme: {path} is compiled from the ledger, and what the merged ledger compiles to there cannot be told yet: resolve the facts, then run `mneme check --fix` and add the file"
+            ));
+            Ok(ExitStatus::Failure)
+        }
+    }
 }
 
 /// A merge refused for size: git then leaves the file in conflict with our side's text.

@@ -2,8 +2,9 @@
 
 use gix::bstr::ByteSlice;
 
-/// What git runs to merge a fact or task file (`merge.mneme.driver`).
-pub const DRIVER_COMMAND: &str = "mneme merge-file %O %A %B %P";
+/// What git runs to merge a fact or task file, or a compiled rule file (`merge.mneme.driver`):
+/// the labels `%S` and `%Y` name the commits of the base and their side.
+pub const DRIVER_COMMAND: &str = "mneme merge-file %O %A %B %P %S %Y";
 
 /// The git config keys `mneme init` sets so that git merges fact files by fact id and task
 /// files by field.

@@ -154,6 +154,49 @@ pub fn resolve_commit(repo: &Repo, spec: &str) -> Result<gix::ObjectId> {
     Ok(commit.id)
 }
 
+/// The commits a merge driver's three sides come from, told by the labels git gives it (`%S`,
+/// `%Y`): `(base, ours, theirs)`. Ours is HEAD; theirs is `%Y`'s commit (`feat` in a merge,
+/// `822978b (subject)` in a cherry-pick or a rebase), or the `GITHEAD_<id>` a merge sets; the
+/// base is `%S`'s commit (`parent of 822978b (subject)`: that commit's first parent), else the
+/// merge-base. `None` where a side cannot be told.
+pub fn merge_sides(
+    repo: &Repo,
+    base_label: Option<&str>,
+    theirs_label: Option<&str>,
+) -> Result<Option<(gix::ObjectId, gix::ObjectId, gix::ObjectId)>> {
+    let git = repo.gix();
+    let Ok(ours) = git.head_id().map(gix::Id::detach) else {
+        return Ok(None);
+    };
+    let first_word = |label: &str| label.split_whitespace().next().map(str::to_owned);
+    let from_env = || {
+        std::env::vars_os().find_map(|(k, _)| {
+            let k = k.to_str()?.strip_prefix("GITHEAD_")?.to_owned();
+            gix::ObjectId::from_hex(k.as_bytes()).ok()
+        })
+    };
+    let theirs = match theirs_label.and_then(first_word) {
+        Some(spec) => resolve_commit(repo, &spec).ok(),
+        None => from_env(),
+    };
+    let Some(theirs) = theirs else {
+        return Ok(None);
+    };
+    let base = match base_label {
+        Some(label) if label.starts_with("parent of ") => git
+            .find_commit(theirs)?
+            .parent_ids()
+            .next()
+            .map(gix::Id::detach),
+        Some(label) => match first_word(label).map(|spec| resolve_commit(repo, &spec)) {
+            Some(Ok(id)) => Some(id),
+            _ => git.merge_base(ours, theirs)?.map(gix::Id::detach),
+        },
+        None => git.merge_base(ours, theirs)?.map(gix::Id::detach),
+    };
+    Ok(base.map(|base| (base, ours, theirs)))
+}
+
 /// Resolves `base..head` (either side may be empty: `..HEAD`, `main..`), or, without a spec,
 /// the merge-base of HEAD with the upstream or default branch up to HEAD.
 pub fn resolve_range(repo: &Repo, spec: Option<&str>) -> Result<Range> {

@@ -180,10 +180,14 @@ pub(crate) fn edit_file(
     })
 }
 
-/// `.gitattributes` with the lines that route fact and task files to the `mneme` merge driver.
-fn with_merge_driver(old: &str) -> String {
+/// `.gitattributes` with the lines that route fact and task files, and the compiled rule files,
+/// to the `mneme` merge driver.
+pub fn with_merge_driver(old: &str) -> String {
     let mut new = old.to_owned();
-    for line in templates::gitattributes_lines() {
+    let lines = templates::gitattributes_lines()
+        .into_iter()
+        .chain(templates::rule_attribute_lines());
+    for line in lines {
         if new.lines().any(|l| l.trim() == line) {
             continue;
         }

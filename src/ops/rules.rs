@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::git::commit::FileWrite;
-use crate::git::history::{facts_of, text_at, texts_in};
+use crate::git::history::{facts_of, merge_sides, record_files_at, text_at, texts_in};
 use crate::git::Repo;
 use crate::model::agents::rules::{
     compile_ledger, is_compiled_name, is_generated, RuleFile, Target,
@@ -13,6 +13,9 @@ use crate::model::agents::rules::{
 use crate::model::base::config::Config;
 use crate::model::base::paths;
 use crate::model::facts::ledger::Ledger;
+use crate::model::merge::fact_file::merge as merge_fact_file;
+use crate::model::provenance::factdiff::Files;
+use crate::model::provenance::record::judge;
 use crate::model::provenance::signing::AllowedSigners;
 use crate::ops::{records, Error, Result, Workspace};
 use crate::store::{self, write_atomic, Kind};
@@ -61,6 +64,113 @@ pub fn out_of_date_at(repo: &Repo, commit: gix::ObjectId) -> Result<Drift> {
             .filter(|p| !wanted.iter().any(|f| &f.path == p))
             .collect(),
     })
+}
+
+/// The three sides of a merge of the compiled rule file `path`, as git gives them to its driver
+/// (`texts`: base, ours, theirs; `labels`: git's `%S` and `%Y`): what the merged ledger compiles
+/// to there, never the text of either side. `None` where that cannot be told (a side's commit
+/// not found, or not holding the text git gave; the fact files, the config or the records in
+/// conflict; the merged ledger compiling nothing there): git then holds the file in conflict,
+/// and `check --fix` writes it once the facts are merged.
+pub fn merged(
+    repo: &Repo,
+    path: &str,
+    texts: [&str; 3],
+    labels: [Option<&str>; 2],
+) -> Result<Option<String>> {
+    let Some((base, ours, theirs)) = merge_sides(repo, labels[0], labels[1])? else {
+        return Ok(None);
+    };
+    let commits = [base, ours, theirs];
+    for (commit, text) in commits.iter().zip(texts) {
+        let at = text_at(repo, *commit, path, Kind::Instructions)?.unwrap_or_default();
+        if at != text {
+            return Ok(None);
+        }
+    }
+    let [b, o, t] = commits;
+    let facts = [
+        facts_of(repo, Some(b))?,
+        facts_of(repo, Some(o))?,
+        facts_of(repo, Some(t))?,
+    ];
+    let Some(facts) = merge_files(&facts, |base, ours, theirs| {
+        let merged = merge_fact_file(base, ours, theirs);
+        (merged.conflicts == 0).then_some(merged.text)
+    }) else {
+        return Ok(None);
+    };
+    let records = [
+        record_files_at(repo, b)?,
+        record_files_at(repo, o)?,
+        record_files_at(repo, t)?,
+    ];
+    // Records are only ever added: the same name on both sides is the same record.
+    let Some(records) = merge_files(&records, |_, ours, theirs| {
+        (ours == theirs).then(|| ours.to_owned())
+    }) else {
+        return Ok(None);
+    };
+    let configs = [
+        text_at(repo, b, paths::CONFIG, Kind::Config)?.unwrap_or_default(),
+        text_at(repo, o, paths::CONFIG, Kind::Config)?.unwrap_or_default(),
+        text_at(repo, t, paths::CONFIG, Kind::Config)?.unwrap_or_default(),
+    ];
+    let Some(config) = one_side(&configs[0], &configs[1], &configs[2]) else {
+        return Ok(None);
+    };
+    let config = Config::parse(config).unwrap_or_default();
+    let unapproved = if config.decision_records {
+        judge(&records, &[], &facts, None).unapproved()
+    } else {
+        BTreeSet::new()
+    };
+    let ledger = Ledger::from_texts(facts, config);
+    Ok(compile_ledger(&ledger, &unapproved)
+        .into_iter()
+        .find(|f| f.path == path)
+        .map(|f| f.text))
+}
+
+/// The side that changed from `base`, or either when they agree; `None` when both changed.
+fn one_side<'a>(base: &'a str, ours: &'a str, theirs: &'a str) -> Option<&'a str> {
+    if ours == theirs || theirs == base {
+        Some(ours)
+    } else if ours == base {
+        Some(theirs)
+    } else {
+        None
+    }
+}
+
+/// Files by name, merged three ways: a file one side changed takes that side (and goes where it
+/// removed it), one both changed is `merge`d; `None` when a file cannot be merged.
+fn merge_files(
+    sides: &[Files; 3],
+    merge: impl Fn(&str, &str, &str) -> Option<String>,
+) -> Option<Files> {
+    let [base, ours, theirs] = sides;
+    let names: BTreeSet<&String> = base
+        .keys()
+        .chain(ours.keys())
+        .chain(theirs.keys())
+        .collect();
+    let mut out = Files::new();
+    for name in names {
+        let (b, o, t) = (base.get(name), ours.get(name), theirs.get(name));
+        let kept = match (o, t) {
+            _ if o == t => o.cloned(),
+            _ if t == b => o.cloned(),
+            _ if o == b => t.cloned(),
+            (Some(o), Some(t)) => Some(merge(b.map_or("", String::as_str), o, t)?),
+            // Removed on one side, changed on the other.
+            _ => return None,
+        };
+        if let Some(text) = kept {
+            out.insert(name.clone(), text);
+        }
+    }
+    Some(out)
 }
 
 /// The config as `commit` has it; one that does not parse compiles nothing.

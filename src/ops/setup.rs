@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::git::config::{set_local_config, MERGE_DRIVER};
 use crate::git::ignore::{ignored, Ignored};
 use crate::git::Repo;
 use crate::model::agents::rules::Target;
@@ -13,6 +14,7 @@ use crate::model::agents::templates;
 use crate::model::base::config::with_compile;
 use crate::model::base::paths;
 use crate::model::base::textdiff::unified;
+use crate::ops::init::{edit_file, with_merge_driver};
 use crate::ops::{rules, Error, Result, Workspace};
 use crate::store::file::read_file_text;
 use crate::store::{write_atomic, Kind};
@@ -260,6 +262,13 @@ pub fn compile_target(
             write_atomic(&config_path, new.as_bytes())?;
         }
         rules::apply(ws, &wanted, &drift)?;
+        // Merges of the rule files go to mneme's driver, which compiles the merged ledger.
+        if !remove {
+            edit_file(ws, paths::GITATTRIBUTES, Kind::GitAttributes, |old| {
+                Ok(with_merge_driver(old))
+            })?;
+            set_local_config(&ws.repo, &MERGE_DRIVER)?;
+        }
     }
     let files: Vec<FileReport> = files.into_iter().map(|(f, _)| f).collect();
     let ignored = if remove {

@@ -361,3 +361,69 @@ fn hand_written_rules_come_in_by_review_and_compile_back_out() {
         "{again}"
     );
 }
+
+/// Two branches that each approved facts merge without a conflict in the rule files: the merge
+/// driver compiles the merged ledger for them, never either side's text. So do a rebase and a
+/// cherry-pick; `check` and `verify` find the files as the merged ledger compiles them.
+#[test]
+fn rule_files_merge_as_the_merged_ledger_compiles_them() {
+    let (repo, db, _) = ledger();
+    set_up(&repo, "kiro");
+    let attributes = repo.read(".gitattributes");
+    assert!(
+        attributes.contains(".kiro/steering/mneme-facts* merge=mneme"),
+        "{attributes}"
+    );
+    repo.git(&["branch", "feat"]);
+    let ours = repo.approve_new("architecture", "Errors carry a code.");
+    let on_db = repo.approve_new_with(
+        "pitfalls",
+        "Queries borrow one connection.",
+        &["--reason", "r", "--evidence", "src/db.rs"],
+    );
+    repo.git(&["checkout", "-q", "feat"]);
+    let theirs = repo.approve_new("architecture", "Logs never hold tokens.");
+    let theirs_db = repo.approve_new_with(
+        "pitfalls",
+        "The pool is shared by every worker.",
+        &["--reason", "r", "--evidence", "src/db.rs:1"],
+    );
+    let feat = repo.head();
+    repo.git(&["checkout", "-q", "main"]);
+    let main = repo.head();
+    let merged = repo.git_output(&["merge", "-q", "--no-edit", "feat"]);
+    assert!(merged.status.success(), "{merged:?}");
+    let always = repo.read(".kiro/steering/mneme-facts.md");
+    assert!(
+        always.contains(&ours) && always.contains(&theirs),
+        "{always}"
+    );
+    let about_db: String = compiled(&repo, ".kiro/steering")
+        .into_iter()
+        .filter(|(n, _)| n != "mneme-facts.md")
+        .map(|(_, t)| t)
+        .collect();
+    for id in [&db, &on_db, &theirs_db] {
+        assert!(about_db.contains(id.as_str()), "{id}: {about_db}");
+    }
+    repo.mneme(&["check"]).assert().success();
+    repo.mneme(&["verify", &format!("{main}..HEAD")])
+        .assert()
+        .success();
+
+    // A cherry-pick of one side's decision, and a rebase of the other onto it.
+    repo.git(&["reset", "-q", "--hard", &main]);
+    let picked = repo.git_output(&["cherry-pick", &feat]);
+    assert!(picked.status.success(), "{picked:?}");
+    repo.mneme(&["check"]).assert().success();
+    repo.git(&["reset", "-q", "--hard", &main]);
+    repo.git(&["checkout", "-q", "feat"]);
+    let rebased = repo.git_output(&["rebase", "-q", "main"]);
+    assert!(rebased.status.success(), "{rebased:?}");
+    repo.mneme(&["check"]).assert().success();
+    let always = repo.read(".kiro/steering/mneme-facts.md");
+    assert!(
+        always.contains(&ours) && always.contains(&theirs),
+        "{always}"
+    );
+}

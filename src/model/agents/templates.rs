@@ -59,6 +59,16 @@ pub fn gitattributes_lines() -> [String; 2] {
     ]
 }
 
+/// The lines that route the rule files compiled from the ledger to the same driver, which
+/// compiles the merged ledger for them (`init` writes them; `setup` of a rule-file target too).
+pub fn rule_attribute_lines() -> Vec<String> {
+    use crate::model::base::paths::{RULE_DIRS, RULE_FILE_PREFIX};
+    RULE_DIRS
+        .iter()
+        .map(|dir| format!("{dir}/{RULE_FILE_PREFIX}* merge=mneme"))
+        .collect()
+}
+
 /// The protocol block mneme keeps in AGENTS.md.
 const AGENTS_BLOCK: &str = include_str!("../../../templates/agents_block.md");
 
