@@ -348,7 +348,7 @@ fn the_merge_driver_names_the_fact_file_and_doctor_shows_it() {
     assert!(
         d["notes"]
             .to_string()
-            .contains("git merges fact files with `mneme merge-file %O %A %B %P`"),
+            .contains("git merges fact files with `mneme merge-file %O %A %B %P %S %Y`"),
         "{d}"
     );
     repo.git(&["config", "merge.mneme.driver", "mneme merge-file %O %A %B"]);
