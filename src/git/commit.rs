@@ -534,7 +534,9 @@ fn apply(
         }
     }
     let index = read.ledger_mut();
-    let mut added = false;
+    // New entries are pushed after every lookup: a lookup searches the entries as sorted, and a
+    // pushed one is out of order until they are sorted again.
+    let mut new = Vec::new();
     for (path, id, data) in written {
         let file = repo.root().join(path);
         // The first decision record of a ledger makes its directory.
@@ -543,27 +545,26 @@ fn apply(
         }
         write_atomic(&file, &data)?;
         let stat = stat_of(&file)?;
-        let key = path.as_bytes().as_bstr();
-        match index.entry_index_by_path(key) {
+        match index.entry_index_by_path(path.as_bytes().as_bstr()) {
             Ok(i) => {
                 let entry = &mut index.entries_mut()[i];
                 entry.id = id;
                 entry.stat = stat;
                 entry.flags.remove(gix::index::entry::Flags::INTENT_TO_ADD);
             }
-            Err(_) => {
-                index.dangerously_push_entry(
-                    stat,
-                    id,
-                    gix::index::entry::Flags::empty(),
-                    gix::index::entry::Mode::FILE,
-                    key,
-                );
-                added = true;
-            }
+            Err(_) => new.push((path, id, stat)),
         }
     }
-    if added {
+    for (path, id, stat) in &new {
+        index.dangerously_push_entry(
+            *stat,
+            *id,
+            gix::index::entry::Flags::empty(),
+            gix::index::entry::Mode::FILE,
+            path.as_bytes().as_bstr(),
+        );
+    }
+    if !new.is_empty() {
         index.sort_entries();
     }
     index.remove_entries(|_, path, _| {

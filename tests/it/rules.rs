@@ -84,6 +84,15 @@ fn every_target_is_kept_in_step_by_the_approvals_own_commits() {
         &["--reason", "r", "--evidence", "src/db.rs"],
     );
     assert_eq!(repo.status(), "", "the work tree is as the commit");
+    // Each path once in the index (found by a merge test: an entry added before a lookup made
+    // the lookup miss `.windsurf/…`, which sorts after the ledger, and add it twice).
+    let staged = repo.git(&["ls-files", "-s"]);
+    let paths: Vec<&str> = staged
+        .lines()
+        .filter_map(|l| l.split('\t').nth(1))
+        .collect();
+    let unique: std::collections::BTreeSet<&&str> = paths.iter().collect();
+    assert_eq!(unique.len(), paths.len(), "{staged}");
     let changed = repo.head_changes();
     for (dir, _) in dirs {
         assert!(
@@ -93,6 +102,19 @@ fn every_target_is_kept_in_step_by_the_approvals_own_commits() {
             "{dir}: {changed:?}"
         );
         assert!(compiled(&repo, dir).iter().any(|(_, t)| t.contains(&more)));
+    }
+    repo.mneme(&["check"]).assert().success();
+
+    // Undoing that approval is a decision too: the fact leaves every target's files with it.
+    let last = repo.head();
+    let undo = repo.json(&["review", "undo", &last, "--json"]);
+    repo.approve(undo["id"].as_str().unwrap());
+    assert_eq!(repo.status(), "");
+    for (dir, _) in dirs {
+        assert!(
+            compiled(&repo, dir).iter().all(|(_, t)| !t.contains(&more)),
+            "{dir}"
+        );
     }
     repo.mneme(&["check"]).assert().success();
 
@@ -362,13 +384,30 @@ fn hand_written_rules_come_in_by_review_and_compile_back_out() {
     );
 }
 
+/// The folder of each target's rule files.
+fn paths_of(targets: &[&str]) -> Vec<&'static str> {
+    targets
+        .iter()
+        .map(|t| match *t {
+            "copilot" => ".github/instructions",
+            "cursor" => ".cursor/rules",
+            "windsurf" => ".windsurf/rules",
+            "cline" => ".clinerules",
+            _ => ".kiro/steering",
+        })
+        .collect()
+}
+
 /// Two branches that each approved facts merge without a conflict in the rule files: the merge
 /// driver compiles the merged ledger for them, never either side's text. So do a rebase and a
 /// cherry-pick; `check` and `verify` find the files as the merged ledger compiles them.
 #[test]
 fn rule_files_merge_as_the_merged_ledger_compiles_them() {
     let (repo, db, _) = ledger();
-    set_up(&repo, "kiro");
+    let targets = ["copilot", "cursor", "windsurf", "cline", "kiro"];
+    for target in targets {
+        set_up(&repo, target);
+    }
     let attributes = repo.read(".gitattributes");
     assert!(
         attributes.contains(".kiro/steering/mneme-facts* merge=mneme"),
@@ -393,6 +432,12 @@ fn rule_files_merge_as_the_merged_ledger_compiles_them() {
     let main = repo.head();
     let merged = repo.git_output(&["merge", "-q", "--no-edit", "feat"]);
     assert!(merged.status.success(), "{merged:?}");
+    for dir in paths_of(&targets) {
+        let all: String = compiled(&repo, dir).into_iter().map(|(_, t)| t).collect();
+        for id in [&ours, &theirs, &on_db, &theirs_db] {
+            assert!(all.contains(id.as_str()), "{dir} lacks {id}");
+        }
+    }
     let always = repo.read(".kiro/steering/mneme-facts.md");
     assert!(
         always.contains(&ours) && always.contains(&theirs),
