@@ -26,7 +26,12 @@ fn ledger() -> (Repo, String, String) {
 fn set_up(repo: &Repo, target: &str) {
     repo.mneme(&["setup", target]).assert().success();
     repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-qm", &format!("compile {target}")]);
+    repo.git(&[
+        "commit",
+        "-qm",
+        &format!("compile {target}"),
+        "--allow-empty",
+    ]);
 }
 
 /// The compiled files of a folder: name → text.
@@ -182,6 +187,20 @@ fn a_hand_edit_is_reported_and_fix_writes_the_file_again() {
     assert_eq!(repo.read(&rel), *text);
     repo.git(&["commit", "-qam", "as compiled"]);
     repo.mneme(&["verify", "HEAD~1..HEAD"]).assert().success();
+    // `setup --remove` takes the target out of the config and its files away, and only them.
+    repo.write(".kiro/steering/team.md", "# Team\n");
+    repo.mneme(&["setup", "kiro", "--remove"])
+        .assert()
+        .success();
+    assert!(repo.read(".ledger/config.yaml").contains("compile: []"));
+    assert_eq!(
+        compiled(&repo, ".kiro/steering").len(),
+        1,
+        "the team's file stays"
+    );
+    std::fs::remove_file(repo.file(".kiro/steering/team.md")).unwrap();
+    set_up(&repo, "kiro");
+
     // A compiled file left behind (the target taken out of the config by hand) is removed.
     let config = repo
         .read(".ledger/config.yaml")
