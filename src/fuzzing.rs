@@ -241,7 +241,10 @@ fn brief(ledger: &Ledger) {
                 file.text
             );
             assert!(rules::is_generated(&file.text), "{:?}", file.text);
-            if let Some(front) = file.text.strip_prefix("---\n") {
+            // Cursor and Windsurf read bare globs (`*.rs`), which YAML does not; the others' is
+            // YAML.
+            let yaml = !matches!(target, rules::Target::Cursor | rules::Target::Windsurf);
+            if let Some(front) = file.text.strip_prefix("---\n").filter(|_| yaml) {
                 let front = front.split("\n---\n").next().unwrap_or_default();
                 let value: serde_json::Value =
                     serde_saphyr::from_str(front).expect("front matter is YAML");
