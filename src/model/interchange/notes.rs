@@ -3,6 +3,7 @@
 //! records (docs/formats/import.md says how each is read).
 
 use crate::model::agents::agents_md::{BEGIN, END};
+use crate::model::facts::fields::MAX_SCOPE;
 use crate::model::facts::file::State;
 use crate::model::interchange::found::Found;
 use crate::model::interchange::prose::{introduces, not_a_statement, procedure, Piece};
@@ -339,7 +340,9 @@ fn front_matter_scope(front: &[&str]) -> Vec<String> {
         list("fileMatchPattern")
     };
     let mut out: Vec<String> = Vec::new();
-    for glob in globs.iter().flat_map(|g| expand_braces(g)) {
+    // A glob longer than a scope may be is refused whole, before its braces are expanded.
+    let globs = globs.iter().filter(|g| g.chars().count() <= MAX_SCOPE);
+    for glob in globs.flat_map(|g| expand_braces(g)) {
         let glob = glob
             .trim_start_matches("./")
             .trim_start_matches('/')
@@ -600,6 +603,10 @@ mod tests {
         assert!(statements("rules.md", "- Pools are shared.\n")[0]
             .scope
             .is_empty());
+        // However many braces a hostile glob holds, it costs little and never recurses deep.
+        let braces = "{a,b}".repeat(100_000);
+        assert!(scope(&format!("paths:\n  - \"{braces}\"")).is_empty());
+        assert_eq!(scope("paths: [\"{a,b}{c,d}{e,f}{g,h}{i,j}\"]").len(), 16);
     }
 
     #[test]
