@@ -898,6 +898,18 @@ fn doctor_checks_that_the_runtimes_will_run_the_hooks() {
     );
 }
 
+/// `doctor`'s problems as JSON text, with `home` as the user's home directory (and no runtime's
+/// own directory moved elsewhere).
+fn doctor_problems(repo: &Repo, home: &std::path::Path) -> String {
+    let out = repo
+        .mneme(&["--json", "doctor"])
+        .env("HOME", home)
+        .env_remove("COPILOT_HOME")
+        .output()
+        .unwrap();
+    json(&out)["problems"].to_string()
+}
+
 /// `setup qwen` writes Qwen Code's Claude-shaped hooks into `.qwen/settings.json` beside what is
 /// there, `--remove` takes exactly them out, and `doctor` reads Qwen's folder trust: nothing to
 /// fix while trust is off (its default), a problem with the fix once the user turns it on, none
@@ -929,14 +941,7 @@ fn setup_qwen_and_doctor_read_its_hooks_and_folder_trust() {
 
     let home = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(repo.path()).unwrap();
-    let problems = |repo: &Repo| {
-        let out = repo
-            .mneme(&["--json", "doctor"])
-            .env("HOME", home.path())
-            .output()
-            .unwrap();
-        json(&out)["problems"].to_string()
-    };
+    let problems = |repo: &Repo| doctor_problems(repo, home.path());
     assert!(!problems(&repo).contains("Qwen Code"));
     std::fs::create_dir_all(home.path().join(".qwen")).unwrap();
     std::fs::write(
@@ -1051,15 +1056,7 @@ fn setup_copilot_writes_its_hooks_file_and_doctor_reads_its_folder_trust() {
 
     let home = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(repo.path()).unwrap();
-    let problems = |repo: &Repo| {
-        let out = repo
-            .mneme(&["--json", "doctor"])
-            .env("HOME", home.path())
-            .env_remove("COPILOT_HOME")
-            .output()
-            .unwrap();
-        json(&out)["problems"].to_string()
-    };
+    let problems = |repo: &Repo| doctor_problems(repo, home.path());
     let found = problems(&repo);
     assert!(
         found.contains("Copilot CLI does not trust this folder")
