@@ -52,18 +52,7 @@ pub fn expected_at(repo: &Repo, commit: gix::ObjectId) -> Result<Vec<RuleFile>> 
 /// longer compiles to.
 pub fn out_of_date_at(repo: &Repo, commit: gix::ObjectId) -> Result<Drift> {
     let wanted = expected_at(repo, commit)?;
-    let present = compiled_at(repo, commit)?;
-    Ok(Drift {
-        stale: wanted
-            .iter()
-            .filter(|f| present.get(&f.path) != Some(&f.text))
-            .map(|f| f.path.clone())
-            .collect(),
-        extra: present
-            .into_keys()
-            .filter(|p| !wanted.iter().any(|f| &f.path == p))
-            .collect(),
-    })
+    Ok(Drift::between(&wanted, compiled_at(repo, commit)?))
 }
 
 /// The three sides of a merge of the compiled rule file `path`, as git gives them to its driver
@@ -244,11 +233,7 @@ pub fn for_decision(ws: &Workspace, writes: &[FileWrite]) -> Result<(Vec<FileWri
             }
         }
     }
-    let deletes = present
-        .into_keys()
-        .filter(|p| !wanted.iter().any(|f| &f.path == p))
-        .collect();
-    Ok((out, deletes))
+    Ok((out, Drift::between(&wanted, present).extra))
 }
 
 /// Refuses a rule file whose folder leads out of the work tree through a link: a branch can
@@ -329,6 +314,21 @@ pub struct Drift {
 }
 
 impl Drift {
+    /// How the compiled files `present` (path → text) differ from `wanted`.
+    fn between(wanted: &[RuleFile], present: BTreeMap<String, String>) -> Drift {
+        Drift {
+            stale: wanted
+                .iter()
+                .filter(|f| present.get(&f.path) != Some(&f.text))
+                .map(|f| f.path.clone())
+                .collect(),
+            extra: present
+                .into_keys()
+                .filter(|p| !wanted.iter().any(|f| &f.path == p))
+                .collect(),
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.stale.is_empty() && self.extra.is_empty()
     }
@@ -350,28 +350,23 @@ pub fn sync_work_tree(ws: &Workspace, fix: bool) -> Result<Drift> {
 /// not write, or a folder that is a file or a link, is refused.
 pub fn drift_from(ws: &Workspace, wanted: &[RuleFile]) -> Result<Drift> {
     let present = compiled_in_work_tree(ws)?;
-    let mut drift = Drift::default();
     for file in wanted {
         refuse_link(ws, &file.path)?;
-        if present.get(&file.path) != Some(&file.text) {
-            let dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
-            let dir_path = ws.repo.root().join(dir);
-            if dir_path.exists() && !dir_path.is_dir() {
-                return Err(Error::ForeignRuleFile { path: dir.into() });
-            }
-            if !present.contains_key(&file.path) && read_text(ws, &file.path)?.is_some() {
-                return Err(Error::ForeignRuleFile {
-                    path: file.path.clone(),
-                });
-            }
-            drift.stale.push(file.path.clone());
+        if present.contains_key(&file.path) {
+            continue;
+        }
+        let dir = file.path.rsplit_once('/').map_or("", |(d, _)| d);
+        let dir_path = ws.repo.root().join(dir);
+        if dir_path.exists() && !dir_path.is_dir() {
+            return Err(Error::ForeignRuleFile { path: dir.into() });
+        }
+        if read_text(ws, &file.path)?.is_some() {
+            return Err(Error::ForeignRuleFile {
+                path: file.path.clone(),
+            });
         }
     }
-    drift.extra = present
-        .into_keys()
-        .filter(|p| !wanted.iter().any(|f| &f.path == p))
-        .collect();
-    Ok(drift)
+    Ok(Drift::between(wanted, present))
 }
 
 /// Writes the files of `drift` from `wanted` and removes those it finds extra.
