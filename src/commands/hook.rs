@@ -80,12 +80,14 @@ fn briefing(
     budget: usize,
 ) -> Result<Option<String>, CliError> {
     let ws = Workspace::discover(&cx.cwd)?;
+    // Read once: the start and the file hooks both leave out what the rule files carry.
+    let native = native_rules(&ws, runtime);
     let name = runtime.as_str();
     let session = input.session_id.as_deref();
     match runtime.on(event, input.source.as_deref()) {
         Step::Skip => return Ok(None),
-        Step::AboutFiles => return about(cx, &ws, runtime, input, budget, false),
-        Step::StartAndAboutFiles => return about(cx, &ws, runtime, input, budget, true),
+        Step::AboutFiles => return about(cx, &ws, runtime, input, budget, native, false),
+        Step::StartAndAboutFiles => return about(cx, &ws, runtime, input, budget, native, true),
         Step::Drop => {
             if let Some(session) = session {
                 drop_session(&ws, name, session)?;
@@ -108,11 +110,11 @@ fn briefing(
     }
     // A new process of the session: the runtime's own rule files give their facts again.
     if let (true, Some(s)) = (event.eq_ignore_ascii_case("SessionStart"), session) {
-        if native_rules(&ws, runtime).is_some() {
+        if native.is_some() {
             restart_native(&ws, name, s)?;
         }
     }
-    let text = start(cx, &ws, runtime, budget)?;
+    let text = start(cx, &ws, runtime, budget, native)?;
     if let Some(session) = session {
         // A new, cleared or compacted session's history holds exactly these facts: those a
         // compaction dropped come again when the agent touches their files. A resumed one
@@ -125,7 +127,14 @@ fn briefing(
 
 /// The facts a session starts with, within `budget` characters, and the agent's name for mneme
 /// where the runtime did not set it.
-fn start(cx: &Cx, ws: &Workspace, runtime: Runtime, budget: usize) -> Result<String, CliError> {
+/// `native`: the folder of the rule files the runtime reads by itself ([`native_rules`]).
+fn start(
+    cx: &Cx,
+    ws: &Workspace,
+    runtime: Runtime,
+    budget: usize,
+    native: Option<&str>,
+) -> Result<String, CliError> {
     let hint = if env_agent().is_some() {
         String::new()
     } else {
@@ -133,7 +142,6 @@ fn start(cx: &Cx, ws: &Workspace, runtime: Runtime, budget: usize) -> Result<Str
     };
     let budget = budget.saturating_sub(hint.len());
     let mut context = session_context(ws, cx.ui, budget, runtime.delivers_about_files())?;
-    let native = native_rules(ws, runtime);
     let left = match native {
         Some(_) => leave_compiled_out(&mut context.files, &BTreeSet::new()),
         None => 0,
@@ -163,13 +171,15 @@ fn native_rules(ws: &Workspace, runtime: Runtime) -> Option<&'static str> {
 
 /// After a tool read or edited files: the facts about them that the session was not given,
 /// each once; nothing when there are none. With `restart`, a session whose record is gone (a
-/// compaction dropped what it was given) gets its start's facts first.
+/// compaction dropped what it was given) gets its start's facts first. `native`: as for
+/// [`start`].
 fn about(
     cx: &Cx,
     ws: &Workspace,
     runtime: Runtime,
     input: &HookInput,
     budget: usize,
+    native: Option<&str>,
     restart: bool,
 ) -> Result<Option<String>, CliError> {
     // Only files: a shell command's other words (`sed`, `1,80p`) are named by no heading.
@@ -192,7 +202,7 @@ fn about(
         return Ok(None);
     }
     let mut context = facts_about(ws, cx.ui, &files)?;
-    if native_rules(ws, runtime).is_some() {
+    if native.is_some() {
         // The runtime's own rule files give a file's facts once per process, and not again
         // after a compaction in it dropped them (Copilot CLI): those the hook gives.
         let dropped = match session {
@@ -204,7 +214,7 @@ fn about(
     // Built before the lock is taken; used only when the record is gone.
     let restarted = match session {
         Some(session) if restart && !session_holds(ws, runtime.as_str(), session) => {
-            Some(start(cx, ws, runtime, budget)?)
+            Some(start(cx, ws, runtime, budget, native)?)
         }
         _ => None,
     };
