@@ -124,6 +124,21 @@ export function repoWithScopedFacts(facts, { setup }) {
   return { ctx, db: path.join(ctx.repo, 'src/db.rs') };
 }
 
+/**
+ * The first read of `src/db.rs` in a repository of [`repoWithScopedFacts`]: the session's start
+ * (`start`, a recorded request) carries the fact about no file (`mark`) once and not the file's
+ * fact; the request after the read (`afterRead`) carries the file's fact once, with its last
+ * message of `role` (the tool's result, or a message a runtime adds after it).
+ */
+export function deliveredOnFirstRead(start, afterRead, mark, role = 'tool') {
+  if (count(start, DB_MARK) !== 0) throw new Error(`${DB_MARK} at session start`);
+  if (count(start, mark) !== 1) throw new Error(`not one ${mark} at session start`);
+  if (count(afterRead, DB_MARK) !== 1) throw new Error(`not one ${DB_MARK} after the read`);
+  if (count(afterRead, mark) !== 1) throw new Error(`not one ${mark} after the read`);
+  const last = afterRead.messages.at(-1).role;
+  if (last !== role) throw new Error(`the request after the read ends with a ${last} message, not ${role}`);
+}
+
 /** How many times `needle` occurs in the JSON of a recorded request. */
 export function count(request, needle) {
   return JSON.stringify(request).split(needle).length - 1;

@@ -11,6 +11,7 @@ import { READ_PROMPT, readsWhenAsked, startChat } from './standins/chat.mjs';
 import {
   count,
   DB_MARK,
+  deliveredOnFirstRead,
   OTHER_MARK,
   pathWithMneme,
   repoWithFacts,
@@ -131,11 +132,7 @@ test('a fact about a file reaches the model when the agent first reads it, once,
   const api = await reader(db);
   try {
     await piPrint(ctx, api, [READ_PROMPT]);
-    const [start, afterRead] = api.requests.slice(-2);
-    assert.equal(count(start, DB_MARK), 0, 'not at session start');
-    assert.equal(count(start, MARK), 1, 'the facts about no file are');
-    assert.equal(afterRead.messages.at(-1).role, 'tool');
-    assert.equal(count(afterRead, DB_MARK), 1, 'once after the read, with the tool result');
+    deliveredOnFirstRead(...api.requests.slice(-2), MARK);
 
     // `pi -c` continues the session in a new process: its history holds the fact already.
     await piPrint(ctx, api, ['-c', READ_PROMPT]);

@@ -10,6 +10,7 @@ import { READ_PROMPT, readsWhenAsked, startChat } from './standins/chat.mjs';
 import {
   count,
   DB_MARK,
+  deliveredOnFirstRead,
   OTHER_MARK,
   repoWithFacts,
   repoWithScopedFacts,
@@ -88,11 +89,7 @@ test('a fact about a file reaches the model when the agent first reads it, once,
   const api = await reader(db);
   try {
     await qwen(ctx, api, [READ_PROMPT]);
-    const [start, afterRead] = api.requests.slice(-2);
-    assert.equal(count(start, DB_MARK), 0, 'not at session start');
-    assert.equal(count(start, MARK), 1, 'the facts about no file are');
-    assert.equal(count(afterRead, DB_MARK), 1, 'once after the read, with the tool result');
-    assert.equal(afterRead.messages.at(-1).role, 'tool');
+    deliveredOnFirstRead(...api.requests.slice(-2), MARK);
 
     await qwen(ctx, api, ['--continue', READ_PROMPT]);
     assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'a second read adds no copy');
