@@ -1,3 +1,4 @@
+use mneme::model::base::code_quality::{report as code_quality, Issue};
 use mneme::model::lint::Severity;
 use mneme::ops::check::{check, Report};
 
@@ -13,16 +14,35 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// in commits since the fact was approved or verified (as `mneme stale` lists it). See
 /// docs/check.md.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  mneme check\n  mneme check --fix\n  mneme check --json")]
+#[command(
+    after_help = "Examples:\n  mneme check\n  mneme check --fix\n  mneme check --json\n  mneme check --code-quality mneme-check.json   # in a GitLab job"
+)]
 pub struct Args {
     /// Apply the safe repairs (ids for facts without one, canonical metadata) and report them.
     #[arg(long)]
     fix: bool,
+    /// Also write the findings as a GitLab Code Quality report to FILE (`[]` when none).
+    #[arg(long, value_name = "FILE")]
+    code_quality: Option<std::path::PathBuf>,
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
     let report = check(&ws, args.fix)?;
+    if let Some(path) = &args.code_quality {
+        let issues: Vec<Issue> = report
+            .findings
+            .iter()
+            .map(|f| Issue {
+                check: format!("mneme check: {}", f.code.as_str()),
+                description: esc1(&f.message).into_owned(),
+                path: f.path.clone(),
+                line: f.line,
+                fails: f.severity == Severity::Error,
+            })
+            .collect();
+        super::verify::write_report(path, &code_quality(&issues))?;
+    }
     if cx.ui.json {
         cx.ui.json(&report)?;
     } else {

@@ -1,7 +1,8 @@
+use mneme::model::base::code_quality;
 use mneme::model::base::ids::sha256_hex;
 use mneme::model::base::paths;
 use mneme::model::base::text::first_chars;
-use mneme::model::provenance::annotations::{annotations, github};
+use mneme::model::provenance::annotations::{annotations, code_quality as issues, github};
 use mneme::model::provenance::audit::Violation;
 use mneme::ops::audit::{verify, Verification};
 
@@ -32,9 +33,10 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// `--format github` (in a GitHub Actions step) also puts each finding on the line it is about:
 /// an unreviewed or unapproved fact on its line in the fact file, a record that does not count
 /// on the record, a fact whose cited code changed on the fact and on that code (docs/ci.md).
+/// `--code-quality FILE` writes the same findings as a GitLab Code Quality report.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  mneme verify\n  mneme verify origin/main..HEAD\n  mneme verify HEAD~20.. --json\n  mneme verify \"$BASE..$HEAD\" --format github   # in a GitHub Actions step"
+    after_help = "Examples:\n  mneme verify\n  mneme verify origin/main..HEAD\n  mneme verify HEAD~20.. --json\n  mneme verify \"$BASE..$HEAD\" --format github   # in a GitHub Actions step\n  mneme verify \"$BASE..$HEAD\" --code-quality mneme-verify.json   # in a GitLab job"
 )]
 pub struct Args {
     /// BASE..HEAD (either side may be omitted).
@@ -42,6 +44,9 @@ pub struct Args {
     /// Output format: `github` adds workflow commands that annotate the lines concerned.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Also write the findings as a GitLab Code Quality report to FILE (`[]` when none).
+    #[arg(long, value_name = "FILE")]
+    code_quality: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -53,22 +58,27 @@ enum Format {
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
     let report = verify(&ws, args.range.as_deref())?;
-    if cx.ui.json {
-        cx.ui.json(&report)?;
-    } else if args.format == Format::Github {
-        let found = annotations(
+    let found = || {
+        annotations(
             &report.violations,
             report.state.as_ref(),
             &report.recheck,
             &report.fact_lines,
-        );
+        )
+    };
+    if let Some(path) = &args.code_quality {
+        write_report(path, &code_quality::report(&issues(&found())))?;
+    }
+    if cx.ui.json {
+        cx.ui.json(&report)?;
+    } else if args.format == Format::Github {
         // The report quotes text from the branch: the runner reads no command in it.
         let seed = format!("{:?} {}", std::time::SystemTime::now(), std::process::id());
         let hash = sha256_hex(seed.as_bytes());
         let token = first_chars(&hash, 32);
         cx.ui.out(&format!(
             "{}::stop-commands::{token}\n{}::{token}::\n",
-            github(&found),
+            github(&found()),
             render(&report)
         ))?;
     } else {
@@ -79,6 +89,12 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     } else {
         ExitStatus::Failure
     })
+}
+
+/// Writes a Code Quality report where the job's artifacts are read.
+pub(crate) fn write_report(path: &std::path::Path, text: &str) -> Result<()> {
+    mneme::store::file::write_atomic(path, text.as_bytes())?;
+    Ok(())
 }
 
 fn render(r: &Verification) -> String {

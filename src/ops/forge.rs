@@ -5,7 +5,7 @@
 use crate::git::commit::Committed;
 use crate::git::history::resolve_commit;
 use crate::model::forge::command::{Command, Named};
-use crate::model::forge::event::Target;
+use crate::model::forge::gate::Target;
 use crate::model::proposals::proposal::Proposal;
 use crate::model::provenance::decision::Verdict;
 use crate::ops::review::{self, Approval, Pending};

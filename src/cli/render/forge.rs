@@ -1,13 +1,13 @@
-//! The replies to a pull request's `/mneme` comment, in GitHub's Markdown. Nothing of the
-//! branch's text is shown outside a code span or a code block, and no line of a reply opens
-//! with a command.
+//! The replies to a pull or merge request's `/mneme` comment, in the forge's Markdown (GitHub's
+//! and GitLab's read these alike). Nothing of the branch's text is shown outside a code span or
+//! a code block, and no line of a reply opens with a command.
 
 use std::fmt::Write as _;
 
 use mneme::git;
 use mneme::model::forge::command::USAGE;
-use mneme::model::forge::event::{Refusal, Target};
-use mneme::model::provenance::decision::Verdict;
+use mneme::model::forge::gate::{Refusal, Target};
+use mneme::model::provenance::decision::{Forge, Verdict};
 use mneme::ops::audit::Verification;
 use mneme::ops::forge::{Failure, Outcome};
 use mneme::ops::Error;
@@ -23,8 +23,81 @@ pub const SUMMARY_MARKER: &str = "<!-- mneme fact summary -->";
 /// A reply and the reaction to the command.
 pub struct Reply {
     pub body: String,
-    /// `+1` when it was done, `confused` when it was not.
-    pub reaction: &'static str,
+    /// Whether the command was done: a 👍 on the command, else a 😕.
+    pub done: bool,
+}
+
+/// How a forge names the things a reply speaks of.
+pub struct Words {
+    pub forge: Forge,
+    /// The role deciding needs, as the reply names it, and what to ask to be granted.
+    pub needs: String,
+    pub grant: String,
+}
+
+impl Words {
+    pub fn github() -> Words {
+        Words {
+            forge: Forge::GitHub,
+            needs: "write permission".into(),
+            grant: "write access".into(),
+        }
+    }
+
+    /// GitLab's, where deciding needs the role `least` or a higher one.
+    pub fn gitlab(least: &str) -> Words {
+        Words {
+            forge: Forge::GitLab,
+            needs: format!("the {least} role or a higher one"),
+            grant: format!("the {least} role"),
+        }
+    }
+
+    fn request(&self) -> &'static str {
+        match self.forge {
+            Forge::GitHub => "pull request",
+            Forge::GitLab => "merge request",
+        }
+    }
+
+    fn repository(&self) -> &'static str {
+        match self.forge {
+            Forge::GitHub => "repository",
+            Forge::GitLab => "project",
+        }
+    }
+
+    fn runner(&self) -> &'static str {
+        match self.forge {
+            Forge::GitHub => "workflow",
+            Forge::GitLab => "pipeline",
+        }
+    }
+
+    /// Where the forge's signing key is kept.
+    fn secret(&self) -> &'static str {
+        match self.forge {
+            Forge::GitHub => "the repository secret",
+            Forge::GitLab => "the masked, protected CI/CD variable",
+        }
+    }
+
+    /// Where a failed verification's findings are shown.
+    fn findings(&self) -> &'static str {
+        match self.forge {
+            Forge::GitHub => "the workflow's log and annotations",
+            Forge::GitLab => "the pipeline's log and its Code Quality report",
+        }
+    }
+
+    /// The reaction to the command, as the forge's API names it.
+    pub fn reaction(&self, done: bool) -> &'static str {
+        match (self.forge, done) {
+            (Forge::GitHub, true) => "+1",
+            (Forge::GitLab, true) => "thumbsup",
+            (_, false) => "confused",
+        }
+    }
 }
 
 /// `text` in a code block no line of it can close.
@@ -34,26 +107,30 @@ pub fn block(text: &str) -> String {
 }
 
 /// Why nothing of a comment ran.
-pub fn refusal(login: &str, refusal: &Refusal) -> Reply {
+pub fn refusal(login: &str, refusal: &Refusal, words: &Words) -> Reply {
+    let (request, repository, runner) = (words.request(), words.repository(), words.runner());
     let why = match refusal {
         Refusal::Edited => "an edited comment is not a command: mneme acts on new comments only, so that what was decided is what was first written. Post the command again as a new comment.".to_owned(),
         // The parser's own words: of the comment they quote only letters and digits.
         Refusal::Usage(why) => format!("the command cannot be read: {why}. The commands:\n\n{}", block(USAGE)),
         Refusal::Permission { level, .. } => format!(
-            "deciding needs write permission on this repository; yours is {}. Ask a maintainer to decide, or to grant you write access.",
-            code(level)
+            "deciding needs {} on this {repository}; yours is {}. Ask a maintainer to decide, or to grant you {}.",
+            words.needs,
+            code(level),
+            words.grant
         ),
         Refusal::Fork { head } => format!(
-            "this pull request's branch is in {}, not in this repository, and mneme does not decide on a fork's branch with this repository's token. A maintainer can run `mneme review` on a checkout of the branch, or the author can push the branch to this repository.",
+            "this {request}'s branch is in {}, not in this {repository}, and mneme does not decide on a fork's branch with this {repository}'s token. A maintainer can run `mneme review` on a checkout of the branch, or the author can push the branch to this {repository}.",
             head.as_deref().map_or_else(|| "a deleted fork".to_owned(), code)
         ),
-        Refusal::Closed => "this pull request is closed: reopen it to decide its proposals.".to_owned(),
-        Refusal::Mismatch(why) => format!("the workflow's inputs do not fit the comment ({why}); nothing was decided. This is a fault of the workflow, not of the command."),
+        Refusal::Closed => format!("this {request} is closed: reopen it to decide its proposals."),
+        Refusal::Stale => format!("the comment was more than an hour old when the {runner} ran, so it is not taken as a command. Post the command again."),
+        Refusal::Mismatch(why) => format!("the {runner}'s inputs do not fit the comment ({why}); nothing was decided. This is a fault of the {runner}, not of the command."),
         Refusal::Help => format!("the commands:\n\n{}", block(USAGE)),
     };
     Reply {
         body: format!("@{login}: nothing was decided: {why}\n"),
-        reaction: "confused",
+        done: false,
     }
 }
 
@@ -63,6 +140,7 @@ pub fn outcome(
     outcome: Outcome,
     verification: Option<&Verification>,
     commit_url: &dyn Fn(&str) -> String,
+    words: &Words,
 ) -> Reply {
     let login = &target.reviewer.login;
     let mut body = String::new();
@@ -70,9 +148,11 @@ pub fn outcome(
         let line = i + 1;
         let why = match failure {
             Failure::HeadMoved { expected, found } => format!(
-                "the pull request's branch is at {} here, not at {} as GitHub said: it moved. Read the summary again and post the command again.\n",
+                "the {}'s branch is at {} here, not at {} as {} said: it moved. Read the summary again and post the command again.\n",
+                words.request(),
                 code(short(&found)),
-                code(short(&expected))
+                code(short(&expected)),
+                words.forge.name()
             ),
             Failure::Drop(why) => block(&why),
             Failure::Changed { id, pin, now } => format!(
@@ -82,8 +162,10 @@ pub fn outcome(
                 code(&now)
             ),
             Failure::Error(Error::Git(git::Error::Signing(why))) => format!(
-                "{}This ledger requires signed decisions (`.ledger/allowed_signers`), and the workflow could not sign: add the forge's key as the repository secret `MNEME_FORGE_SIGNING_KEY` and list its public key for `mneme-forge` in `allowed_signers` (docs/ci.md, \"Signed ledgers\").\n",
-                block(&why)
+                "{}This ledger requires signed decisions (`.ledger/allowed_signers`), and the {} could not sign: add the forge's key as {} `MNEME_FORGE_SIGNING_KEY` and list its public key for `mneme-forge` in `allowed_signers` (docs/ci.md, \"Signed ledgers\").\n",
+                block(&why),
+                words.runner(),
+                words.secret()
             ),
             Failure::Error(e) => block(&CliError::from(e).message),
         };
@@ -91,10 +173,7 @@ pub fn outcome(
             body,
             "@{login}: nothing was decided, and nothing was pushed: command {line} cannot apply.\n\n{why}"
         );
-        return Reply {
-            body,
-            reaction: "confused",
-        };
+        return Reply { body, done: false };
     }
     let decided = !outcome.done.is_empty();
     if !decided {
@@ -142,15 +221,15 @@ pub fn outcome(
             "\n`mneme verify {}..HEAD`: {}\n",
             short(&target.base),
             if v.passes() {
-                "passes."
+                "passes.".to_owned()
             } else {
-                "fails; the workflow's log and annotations say where."
+                format!("fails; {} say where.", words.findings())
             }
         );
     }
     Reply {
         body,
-        reaction: if decided { "+1" } else { "confused" },
+        done: decided,
     }
 }
 
@@ -162,11 +241,11 @@ pub fn failed(target: &Target, e: &CliError) -> Reply {
     }
     Reply {
         body: format!(
-            "@{}: nothing was decided, and nothing was pushed: mneme stopped with an error. The workflow's log has the details.\n\n{}",
+            "@{}: nothing was decided, and nothing was pushed: mneme stopped with an error. The log has the details.\n\n{}",
             target.reviewer.login,
             block(&why)
         ),
-        reaction: "confused",
+        done: false,
     }
 }
 

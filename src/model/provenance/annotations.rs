@@ -1,10 +1,12 @@
 //! `verify`'s findings as annotations on the lines they are about: an unreviewed or unapproved
 //! fact on its line in the fact file, a record that does not count on the record, a drifted
 //! citation on the fact and on the cited code. Rendered as GitHub Actions workflow commands,
-//! which the forge shows on the pull request's files and in the log.
+//! which the forge shows on the pull request's files and in the log, or as GitLab Code
+//! Quality issues, which GitLab shows in the merge request.
 
 use std::collections::BTreeMap;
 
+use crate::model::base::code_quality::Issue;
 use crate::model::base::paths;
 use crate::model::base::text::escape_line;
 use crate::model::evidence::drift::{DriftKind, Drifted};
@@ -184,6 +186,20 @@ pub fn github(annotations: &[Annotation]) -> String {
         ));
     }
     out
+}
+
+/// The annotations as GitLab Code Quality issues.
+pub fn code_quality(annotations: &[Annotation]) -> Vec<Issue> {
+    annotations
+        .iter()
+        .map(|a| Issue {
+            check: format!("mneme verify: {}", a.title),
+            description: escape_line(&a.message).into_owned(),
+            path: a.file.clone(),
+            line: a.line,
+            fails: a.level == Level::Error,
+        })
+        .collect()
 }
 
 /// A command's message: `%`, CR and LF encoded, as the runner decodes them; other controls and

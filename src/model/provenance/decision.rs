@@ -36,8 +36,8 @@ pub const DROPPED: &str = "Mneme-Dropped";
 /// `<fact-id> <JSON string>`: what the agent proposed for that fact, when the commit does not
 /// show it (an approval the reviewer edited, a rejection).
 pub const PROPOSED_TEXT: &str = "Mneme-Proposed-Text";
-/// `<site> <login> <numeric id> <comment URL>`: a decision made on a forge (a pull request's
-/// comment), by whom.
+/// `[gitlab ]<site> <login> <numeric id> <comment URL>`: a decision made on a forge (a pull
+/// request's comment, a merge request's note), by whom.
 pub const FORGE: &str = "Mneme-Forge";
 
 /// How a rejection's body starts when the reviewer gave a reason.
@@ -91,7 +91,10 @@ pub struct Decision<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ForgeReviewer {
-    /// The forge's host: `github.com`, or a GitHub Enterprise server's.
+    /// Which forge: GitHub when absent, so records written before GitLab keep their ids.
+    #[serde(default, skip_serializing_if = "Forge::is_github")]
+    pub kind: Forge,
+    /// The forge's host: `github.com`, `gitlab.com`, or a self-hosted server's.
     pub site: String,
     pub login: String,
     /// The account's numeric id, which outlives a renamed login.
@@ -100,17 +103,43 @@ pub struct ForgeReviewer {
     pub comment: String,
 }
 
+/// A forge mneme takes review commands from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Forge {
+    #[default]
+    GitHub,
+    GitLab,
+}
+
+impl Forge {
+    fn is_github(&self) -> bool {
+        *self == Forge::GitHub
+    }
+
+    /// The forge's own name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Forge::GitHub => "GitHub",
+            Forge::GitLab => "GitLab",
+        }
+    }
+}
+
 impl ForgeReviewer {
-    /// `login <id+login@users.noreply.…>`: the reviewer as commits and records name people, with
-    /// the forge's own address for the account.
+    /// `login <id+login@users.noreply.…>` (GitLab: `id-login`): the reviewer as commits and
+    /// records name people, with the forge's own private address for the account.
     pub fn identity(&self) -> (String, String) {
-        let domain = match self.site.as_str() {
-            "github.com" => "users.noreply.github.com".to_owned(),
-            site => format!("users.noreply.{site}"),
+        let join = match self.kind {
+            Forge::GitHub => '+',
+            Forge::GitLab => '-',
         };
         (
             self.login.clone(),
-            format!("{}+{}@{domain}", self.id, self.login),
+            format!(
+                "{}{join}{}@users.noreply.{}",
+                self.id, self.login, self.site
+            ),
         )
     }
 
@@ -121,11 +150,11 @@ impl ForgeReviewer {
         format!("{name} <{email}>")
     }
 
-    /// `GitHub`, or the server's host.
+    /// `GitHub` or `GitLab` on their own sites, or the server's host.
     pub fn forge_name(&self) -> &str {
-        match self.site.as_str() {
-            "github.com" => "GitHub",
-            site => site,
+        match (self.kind, self.site.as_str()) {
+            (Forge::GitHub, "github.com") | (Forge::GitLab, "gitlab.com") => self.kind.name(),
+            (_, site) => site,
         }
     }
 
@@ -145,11 +174,25 @@ impl ForgeReviewer {
 
     /// Why this cannot be a forge reviewer, if it cannot: every value is read back from a branch.
     pub fn problem(&self) -> Option<String> {
-        let login_ok = (1..=39).contains(&self.login.len())
-            && self
-                .login
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        let login_ok = match self.kind {
+            Forge::GitHub => {
+                (1..=39).contains(&self.login.len())
+                    && self
+                        .login
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            }
+            // GitLab's usernames also take `.`, though not first or last.
+            Forge::GitLab => {
+                (1..=255).contains(&self.login.len())
+                    && !self.login.starts_with(['.', '-'])
+                    && !self.login.ends_with('.')
+                    && self
+                        .login
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+            }
+        };
         let site_ok = (1..=253).contains(&self.site.len())
             && self
                 .site
@@ -175,14 +218,26 @@ impl ForgeReviewer {
         }
     }
 
-    /// The `Mneme-Forge` trailer's value.
+    /// The `Mneme-Forge` trailer's value; GitLab's opens with `gitlab`.
     fn trailer(&self) -> String {
-        format!("{} {} {} {}", self.site, self.login, self.id, self.comment)
+        let kind = match self.kind {
+            Forge::GitHub => "",
+            Forge::GitLab => "gitlab ",
+        };
+        format!(
+            "{kind}{} {} {} {}",
+            self.site, self.login, self.id, self.comment
+        )
     }
 
     fn parse_trailer(value: &str) -> Option<ForgeReviewer> {
+        let (kind, value) = match value.strip_prefix("gitlab ") {
+            Some(rest) => (Forge::GitLab, rest),
+            None => (Forge::GitHub, value),
+        };
         let mut words = value.split_whitespace();
         let r = ForgeReviewer {
+            kind,
             site: words.next()?.to_owned(),
             login: words.next()?.to_owned(),
             id: words.next()?.parse().ok()?,
@@ -756,6 +811,7 @@ mod tests {
     fn a_forge_decision_commit_names_the_forge_account_or_is_malformed() {
         let p = proposal();
         let grace = ForgeReviewer {
+            kind: Forge::GitHub,
             site: "github.com".into(),
             login: "grace".into(),
             id: 42,
@@ -775,6 +831,57 @@ mod tests {
         assert_eq!(r.reviewer_name().unwrap(), "@grace on GitHub");
         let r = read_back(&decision("The CTO <cto@example.com>".into()).message());
         assert_eq!(r.malformed.len(), 1, "{:?}", r.malformed);
+    }
+
+    /// A GitLab reviewer reads back as GitLab's, with GitLab's private address and a username
+    /// GitHub would not allow.
+    #[test]
+    fn a_gitlab_reviewer_reads_back_as_gitlab_s() {
+        let p = proposal();
+        let grace = ForgeReviewer {
+            kind: Forge::GitLab,
+            site: "git.example.org".into(),
+            login: "grace.hopper".into(),
+            id: 42,
+            comment: "https://git.example.org/o/r/-/merge_requests/1#note_9".into(),
+        };
+        assert_eq!(
+            grace.by(),
+            "grace.hopper <42-grace.hopper@users.noreply.git.example.org>"
+        );
+        let r = read_back(
+            &Decision {
+                verdict: Verdict::Approve,
+                proposal: &p,
+                reviewer: grace.by(),
+                note: None,
+                rebased: false,
+                original: None,
+                forge: Some(&grace),
+            }
+            .message(),
+        );
+        assert!(r.malformed.is_empty(), "{:?}", r.malformed);
+        assert_eq!(r.forge.as_ref(), Some(&grace));
+        assert_eq!(
+            r.reviewer_name().unwrap(),
+            "@grace.hopper on git.example.org"
+        );
+        let on_gitlab_com = ForgeReviewer {
+            site: "gitlab.com".into(),
+            comment: "https://gitlab.com/o/r/-/merge_requests/1#note_9".into(),
+            ..grace.clone()
+        };
+        assert_eq!(
+            on_gitlab_com.describe(Verdict::Approve),
+            "approved on GitLab by @grace.hopper (https://gitlab.com/o/r/-/merge_requests/1#note_9)"
+        );
+        // A GitHub login is never a dotted one.
+        let github = ForgeReviewer {
+            kind: Forge::GitHub,
+            ..grace
+        };
+        assert!(github.problem().is_some());
     }
 
     #[test]

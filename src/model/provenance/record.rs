@@ -823,6 +823,7 @@ pub fn judge_parsed(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::provenance::decision::Forge;
 
     fn files(pairs: &[(&str, &str)]) -> Files {
         pairs
@@ -949,6 +950,7 @@ mod tests {
         let after = files(&[("a.md", "# A\n\n- **f-0001** One.\n")]);
         let (_, mut r) = approve(P1, 0, &before, &after);
         let grace = ForgeReviewer {
+            kind: Forge::GitHub,
             site: "github.com".into(),
             login: "grace".into(),
             id: 42,
@@ -961,6 +963,20 @@ mod tests {
         let e = Record::parse(&r.id(), &r.render()).unwrap_err();
         assert!(e.to_string().contains("names its account"), "{e}");
         r.by = "grace <42+grace@users.noreply.github.com.evil>".into();
+        assert!(Record::parse(&r.id(), &r.render()).is_err());
+        // A GitLab reviewer is named as GitLab's, and GitHub's record never reads as GitLab's.
+        let on_gitlab = ForgeReviewer {
+            kind: Forge::GitLab,
+            site: "gitlab.com".into(),
+            comment: "https://gitlab.com/o/r/-/merge_requests/1#note_1".into(),
+            ..grace
+        };
+        r.forge = Some(on_gitlab.clone());
+        r.by = on_gitlab.by();
+        let text = r.render();
+        assert!(text.contains("\"kind\": \"gitlab\""), "{text}");
+        assert_eq!(Record::parse(&r.id(), &text).unwrap(), r);
+        r.by = "grace <42+grace@users.noreply.gitlab.com>".into();
         assert!(Record::parse(&r.id(), &r.render()).is_err());
     }
 

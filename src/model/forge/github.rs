@@ -1,14 +1,13 @@
 //! What GitHub says about a comment: the `issue_comment` event, the pull request it is on
 //! (`GET /repos/{owner}/{repo}/pulls/{number}`) and the commenter's permission on the
-//! repository (`GET /repos/{owner}/{repo}/collaborators/{login}/permission`). [`gate`] decides
-//! from these alone whether the comment's commands may run, before anything of the pull
-//! request's branch is fetched.
+//! repository (`GET /repos/{owner}/{repo}/collaborators/{login}/permission`), read into what
+//! [`gate`] decides on.
 
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-use crate::model::forge::command::{self, Command};
-use crate::model::provenance::decision::ForgeReviewer;
+use crate::model::forge::gate::{self, gate, site, Gate, Request, Review};
+use crate::model::provenance::decision::Forge;
 
 /// Largest payload read: GitHub caps webhook payloads at 25 MB.
 pub const MAX_BYTES: usize = 25 * 1024 * 1024;
@@ -91,161 +90,78 @@ pub struct Login {
     pub login: String,
 }
 
-/// Whether and how a comment's commands run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Gate {
-    /// Not mneme's: not on a pull request, no command in it, or a bot's.
-    Ignore(&'static str),
-    /// Commands mneme will not run, and why; the reviewer is answered.
-    Refuse(Refusal),
-    Decide(Target),
-}
-
-/// What a comment may decide, where.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
-    pub pull: u64,
-    /// The pull request's branch, in this repository.
-    pub branch: String,
-    /// The branch it is to be merged into.
-    pub base_ref: String,
-    /// Its head when the API answered: the decisions are made on exactly this commit.
-    pub head: String,
-    pub base: String,
-    pub reviewer: ForgeReviewer,
-    pub commands: Vec<Command>,
-}
-
-/// Why a comment's commands do not run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
-    /// The comment was edited: only a new comment is a command.
-    Edited,
-    /// Its commands cannot be read.
-    Usage(String),
-    /// The commenter's permission is below `write`.
-    Permission { login: String, level: String },
-    /// The pull request comes from another repository.
-    Fork { head: Option<String> },
-    /// The pull request is closed or merged.
-    Closed,
-    /// The API's answers do not fit the event (a workflow error, not the reviewer's).
-    Mismatch(&'static str),
-    /// `/mneme help`, or a command line with nothing after it.
-    Help,
-}
-
-/// Decides from the event and the API's answers whether the comment's commands run: only a new
-/// comment's, on an open pull request whose branch is in this repository, by an account with
-/// `write` or more, never by what the payload's `author_association` says.
-pub fn gate(event: &CommentEvent, pull: &Pull, permission: &Permission) -> Gate {
+/// What GitHub says about the comment, for [`gate`]; `Err` when the comment is not mneme's
+/// (not on a pull request, a bot's, deleted).
+pub fn request(
+    event: &CommentEvent,
+    pull: &Pull,
+    permission: &Permission,
+) -> Result<Request, &'static str> {
     if event.issue.pull_request.is_none() {
-        return Gate::Ignore("the comment is not on a pull request");
+        return Err("the comment is not on a pull request");
     }
     if event.comment.user.kind == "Bot" {
-        return Gate::Ignore("the comment is a bot's");
+        return Err("the comment is a bot's");
     }
-    let body = event.comment.body.as_deref().unwrap_or("");
-    let commands = match command::parse(body) {
-        Ok(c) if c.is_empty() => return Gate::Ignore("the comment gives no mneme command"),
-        Ok(c) => c,
-        Err(why) if event.action == "created" => return Gate::Refuse(Refusal::Usage(why)),
-        Err(_) => return Gate::Ignore("the comment was not created"),
-    };
-    match event.action.as_str() {
-        "created" => {}
-        "edited" => return Gate::Refuse(Refusal::Edited),
-        _ => return Gate::Ignore("the comment was not created"),
+    if !matches!(event.action.as_str(), "created" | "edited") {
+        return Err("the comment was not created");
     }
     let login = &event.comment.user.login;
     let repo = &event.repository.full_name;
-    if pull.number != event.issue.number {
-        return Gate::Refuse(Refusal::Mismatch("the pull request is not the comment's"));
-    }
-    if pull.base.repo.as_ref().map(|r| &r.full_name) != Some(repo) {
-        return Gate::Refuse(Refusal::Mismatch(
-            "the pull request's base is not this repository",
-        ));
-    }
-    if permission
+    let mismatch = if pull.number != event.issue.number {
+        Some("the pull request is not the comment's")
+    } else if pull.base.repo.as_ref().map(|r| &r.full_name) != Some(repo) {
+        Some("the pull request's base is not this repository")
+    } else if permission
         .user
         .as_ref()
         .is_none_or(|u| !u.login.eq_ignore_ascii_case(login))
     {
-        return Gate::Refuse(Refusal::Mismatch("the permission is not the commenter's"));
-    }
-    if !matches!(permission.permission.as_str(), "admin" | "write") {
-        return Gate::Refuse(Refusal::Permission {
-            login: login.clone(),
-            level: permission.permission.clone(),
-        });
-    }
-    if pull.head.repo.as_ref().map(|r| &r.full_name) != Some(repo) {
-        return Gate::Refuse(Refusal::Fork {
-            head: pull.head.repo.as_ref().map(|r| r.full_name.clone()),
-        });
-    }
-    if pull.state != "open" {
-        return Gate::Refuse(Refusal::Closed);
-    }
-    if !commands.iter().any(Command::decides) {
-        return Gate::Refuse(Refusal::Help);
-    }
-    let reviewer = ForgeReviewer {
+        Some("the permission is not the commenter's")
+    } else {
+        None
+    };
+    let head_repo = pull.head.repo.as_ref().map(|r| r.full_name.clone());
+    Ok(Request {
+        forge: Forge::GitHub,
         site: site(&event.repository.html_url)
             .unwrap_or_default()
             .to_owned(),
-        login: login.clone(),
-        id: event.comment.user.id,
-        comment: event.comment.html_url.clone(),
-    };
-    if reviewer.problem().is_some()
-        || !is_sha(&pull.head.sha)
-        || !is_sha(&pull.base.sha)
-        || !is_branch(&pull.head.name)
-        || !is_branch(&pull.base.name)
-    {
-        return Gate::Refuse(Refusal::Mismatch(
-            "the event or the pull request holds values GitHub does not send",
-        ));
-    }
-    Gate::Decide(Target {
-        pull: pull.number,
-        branch: pull.head.name.clone(),
-        base_ref: pull.base.name.clone(),
-        head: pull.head.sha.clone(),
-        base: pull.base.sha.clone(),
-        reviewer,
-        commands,
+        comment: gate::Comment {
+            body: event.comment.body.clone().unwrap_or_default(),
+            new: event.action == "created",
+            url: event.comment.html_url.clone(),
+            login: login.clone(),
+            user_id: event.comment.user.id,
+        },
+        review: Review {
+            number: pull.number,
+            open: pull.state == "open",
+            fork: (head_repo.as_ref() != Some(repo)).then_some(head_repo),
+            branch: pull.head.name.clone(),
+            base_ref: pull.base.name.clone(),
+            head: pull.head.sha.clone(),
+            base: pull.base.sha.clone(),
+        },
+        role: permission.permission.clone(),
+        may_decide: matches!(permission.permission.as_str(), "admin" | "write"),
+        mismatch,
     })
 }
 
-/// The host of an `https://host/…` address.
-fn site(url: &str) -> Option<&str> {
-    url.strip_prefix("https://")?.split('/').next()
-}
-
-/// A branch name as git allows one, which the workflow may put in a refspec and an output line.
-fn is_branch(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 255
-        && !s.starts_with(['-', '/', '.'])
-        && !s.ends_with(['/', '.'])
-        && !s.contains("..")
-        && !s.contains("@{")
-        && !s.ends_with(".lock")
-        && s.chars().all(|c| {
-            !c.is_control() && !matches!(c, ' ' | '~' | '^' | ':' | '?' | '*' | '[' | '\\')
-        })
-}
-
-fn is_sha(s: &str) -> bool {
-    matches!(s.len(), 40 | 64) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+/// [`gate`] on GitHub's answers.
+pub fn judge(event: &CommentEvent, pull: &Pull, permission: &Permission) -> Gate {
+    match request(event, pull, permission) {
+        Ok(r) => gate(&r),
+        Err(why) => Gate::Ignore(why),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::forge::command::Command;
+    use crate::model::forge::gate::Refusal;
     use serde_json::json;
 
     fn event(action: &str, body: &str) -> CommentEvent {
@@ -278,7 +194,7 @@ mod tests {
 
     #[test]
     fn a_writer_s_new_command_on_the_repository_s_own_branch_runs() {
-        let Gate::Decide(t) = gate(
+        let Gate::Decide(t) = judge(
             &event("created", "/mneme approve all"),
             &pull(Some("o/r"), "open"),
             &permission("write"),
@@ -297,19 +213,19 @@ mod tests {
         let w = permission("write");
         let cases: Vec<(Gate, Gate)> = vec![
             (
-                gate(&event("edited", "/mneme approve all"), &ok, &w),
+                judge(&event("edited", "/mneme approve all"), &ok, &w),
                 Gate::Refuse(Refusal::Edited),
             ),
             (
-                gate(&event("deleted", "/mneme approve all"), &ok, &w),
+                judge(&event("deleted", "/mneme approve all"), &ok, &w),
                 Gate::Ignore("the comment was not created"),
             ),
             (
-                gate(&event("created", "thanks!"), &ok, &w),
+                judge(&event("created", "thanks!"), &ok, &w),
                 Gate::Ignore("the comment gives no mneme command"),
             ),
             (
-                gate(
+                judge(
                     &event("created", "/mneme approve all"),
                     &ok,
                     &permission("read"),
@@ -320,7 +236,7 @@ mod tests {
                 }),
             ),
             (
-                gate(
+                judge(
                     &event("created", "/mneme approve all"),
                     &pull(Some("mallory/r"), "open"),
                     &w,
@@ -330,7 +246,7 @@ mod tests {
                 }),
             ),
             (
-                gate(
+                judge(
                     &event("created", "/mneme approve all"),
                     &pull(None, "open"),
                     &w,
@@ -338,7 +254,7 @@ mod tests {
                 Gate::Refuse(Refusal::Fork { head: None }),
             ),
             (
-                gate(
+                judge(
                     &event("created", "/mneme approve all"),
                     &pull(Some("o/r"), "closed"),
                     &w,
@@ -346,7 +262,7 @@ mod tests {
                 Gate::Refuse(Refusal::Closed),
             ),
             (
-                gate(&event("created", "/mneme help"), &ok, &w),
+                judge(&event("created", "/mneme help"), &ok, &w),
                 Gate::Refuse(Refusal::Help),
             ),
         ];
@@ -359,13 +275,13 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(
-            gate(&event("created", "/mneme approve all"), &ok, &other),
+            judge(&event("created", "/mneme approve all"), &ok, &other),
             Gate::Refuse(Refusal::Mismatch(_))
         ));
         let mut issue = event("created", "/mneme approve all");
         issue.issue.pull_request = None;
         assert_eq!(
-            gate(&issue, &ok, &w),
+            judge(&issue, &ok, &w),
             Gate::Ignore("the comment is not on a pull request")
         );
     }

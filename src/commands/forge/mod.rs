@@ -1,6 +1,10 @@
 use std::path::{Path, PathBuf};
 
-use mneme::model::forge::event::{gate, CommentEvent, Gate, Permission, Pull, Target, MAX_BYTES};
+use mneme::model::forge::gate::{Gate, Target};
+use mneme::model::forge::github::{
+    judge as github_judge, CommentEvent, Permission, Pull, MAX_BYTES,
+};
+use mneme::model::provenance::decision::Forge;
 use mneme::ops::audit::{diff, verify};
 use mneme::ops::forge::decide;
 use mneme::ops::{Notes, Workspace};
@@ -8,14 +12,16 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use crate::cli::render::diff::{markdown, Links};
-use crate::cli::render::forge::{failed, moved, outcome, refusal, Reply, SUMMARY_MARKER};
+use crate::cli::render::forge::{failed, moved, outcome, refusal, Reply, Words, SUMMARY_MARKER};
 use crate::cli::{CliError, Cx, ExitStatus, Result};
 
-/// Review on the forge: run the `/mneme` commands of a pull request's comment.
+/// Review on the forge: run the `/mneme` commands of a pull request's comment (GitHub) or a
+/// merge request's note (`mneme forge gitlab …`).
 ///
 /// For the workflow `mneme init --ci github` writes (docs/ci.md, "Deciding in the pull
-/// request"). The workflow asks GitHub's API for the pull request and for the commenter's
-/// permission, and hands the answers over as files; mneme itself never talks to the network.
+/// request") and the pipeline `mneme init --ci gitlab` writes (docs/ci.md, "GitLab"). The
+/// workflow asks the forge's API about the comment, and hands the answers over as files; mneme
+/// itself never talks to the network.
 /// Each subcommand prints its outputs as `key=value` lines for `$GITHUB_OUTPUT` (`--json`: one
 /// object), and writes the bodies of the requests the workflow then makes into `--out`:
 /// `reply.json` (the answer in the thread), `reaction.json` (on the command's comment) and
@@ -25,6 +31,7 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
   mneme forge gate --event e.json --pull pull.json --permission perm.json --out answer
   mneme forge decide --event e.json --pull pull.json --permission perm.json --out answer
   mneme forge summary \"$BASE..$HEAD\" --repo-url \"$URL\" --out answer --comments page1.json
+  mneme forge gitlab gate --event \"$TRIGGER_PAYLOAD\" --project \"$CI_PROJECT_ID\" --api api --out answer
 
 The commands a reviewer comments, one per line:
   /mneme approve <id>…          approve these proposals (all or none)
@@ -61,6 +68,9 @@ enum Sub {
   mneme forge summary \"$BASE..$HEAD\" --repo-url \"$URL\" --out answer --comments page1.json
   mneme forge summary origin/main..HEAD --repo-url https://github.com/acme/app --out answer")]
     Summary(SummaryArgs),
+    /// The same on GitLab, for the pipeline `mneme init --ci gitlab` writes.
+    #[command(subcommand)]
+    Gitlab(gitlab::Sub),
 }
 
 #[derive(Debug, clap::Args)]
@@ -98,21 +108,20 @@ struct SummaryArgs {
     comments: Vec<PathBuf>,
 }
 
+mod gitlab;
+
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let outputs = match &args.command {
+        Sub::Gitlab(sub) => gitlab::run(cx, sub)?,
         Sub::Gate(inputs) => run_gate(cx, inputs)?,
         Sub::Decide(inputs) => run_decide(cx, inputs)?,
         Sub::Summary(s) => {
             let ws = cx.workspace()?;
             let mut outputs = vec![];
-            summarise(
-                &ws,
-                &s.range,
-                &s.repo_url,
-                &s.comments,
-                &s.out,
-                &mut outputs,
-            )?;
+            summarise(&ws, &s.range, &s.repo_url, &s.out)?;
+            if let Some(id) = github_summary_comment(&s.comments)? {
+                outputs.push(("summary_id", json!(id)));
+            }
             outputs
         }
     };
@@ -135,16 +144,21 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-type Outputs = Vec<(&'static str, Value)>;
+pub(crate) type Outputs = Vec<(&'static str, Value)>;
 
 /// The gate's verdict on the inputs; a refusal's reply is written.
 fn judge(cx: &Cx, inputs: &Inputs) -> Result<(CommentEvent, Gate)> {
     let event: CommentEvent = read_json(&inputs.event, "the event")?;
     let pull: Pull = read_json(&inputs.pull, "the pull request")?;
     let permission: Permission = read_json(&inputs.permission, "the permission")?;
-    let verdict = gate(&event, &pull, &permission);
+    let verdict = github_judge(&event, &pull, &permission);
+    let words = Words::github();
     match &verdict {
-        Gate::Refuse(why) => write_reply(&inputs.out, &refusal(&event.comment.user.login, why))?,
+        Gate::Refuse(why) => write_reply(
+            &inputs.out,
+            &refusal(&event.comment.user.login, why, &words),
+            &words,
+        )?,
         Gate::Ignore(why) => cx.ui.warn(&format!("not acting: {why}")),
         Gate::Decide(_) => {}
     }
@@ -170,74 +184,73 @@ fn run_decide(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
     let Gate::Decide(target) = verdict else {
         return Ok(vec![("push", json!(false))]);
     };
-    decide_and_answer(cx, inputs, &event, &target).inspect_err(|e| {
-        // The reviewer is answered even when mneme itself cannot go on.
-        let _ = write_reply(&inputs.out, &failed(&target, e));
-    })
-}
-
-fn decide_and_answer(
-    cx: &Cx,
-    inputs: &Inputs,
-    event: &CommentEvent,
-    target: &Target,
-) -> Result<Outputs> {
-    let mut ws = cx.workspace()?;
-    let done = decide(&mut ws, target, cx.ui)?;
-    let push = done.failed.is_none() && !done.done.is_empty();
-    let repo_url = event.repository.html_url.trim_end_matches('/').to_owned();
-    // The summary names the commits, as the pull request's own workflow does.
-    let head = done
-        .done
-        .last()
-        .map_or("HEAD", |d| d.committed.commit.as_str());
-    let range = format!("{}..{head}", target.base);
-    let verification = if push {
-        Some(verify(&ws, Some(&range))?)
-    } else {
-        None
-    };
+    let repo_url = event.repository.html_url.trim_end_matches('/');
     let commit_url = |id: &str| format!("{repo_url}/commit/{id}");
-    let reply = outcome(target, done, verification.as_ref(), &commit_url);
-    write_reply(&inputs.out, &reply)?;
-    let mut outputs = vec![("push", json!(push))];
-    if push {
-        // The reply in case the push is refused: the branch moved while deciding.
-        write_body(&inputs.out, "moved.json", &json!({ "body": moved(target) }))?;
+    let words = Words::github();
+    let mut outputs = decide_and_answer(cx, &inputs.out, &target, &commit_url, &words)?;
+    if outputs.contains(&("push", json!(true))) {
         summarise(
-            &ws,
-            &range,
-            &repo_url,
-            &inputs.comments,
+            &cx.workspace()?,
+            &decided_range(&target),
+            repo_url,
             &inputs.out,
-            &mut outputs,
         )?;
+        if let Some(id) = github_summary_comment(&inputs.comments)? {
+            outputs.push(("summary_id", json!(id)));
+        }
     }
     Ok(outputs)
 }
 
-/// Writes `summary.json` for `range`, and adds the id of the summary comment to update.
-fn summarise(
-    ws: &Workspace,
-    range: &str,
-    repo_url: &str,
-    comments: &[PathBuf],
+/// The range a decision's summary and verification cover: the base up to the checkout's
+/// head, which holds the decision commits.
+fn decided_range(target: &Target) -> String {
+    format!("{}..HEAD", target.base)
+}
+
+/// Runs the target's commands on the checkout and writes the answers: the reply, the reaction,
+/// and the reply for a push the forge refuses. Prints `push`.
+pub(crate) fn decide_and_answer(
+    cx: &Cx,
     out: &Path,
-    outputs: &mut Outputs,
-) -> Result<()> {
+    target: &Target,
+    commit_url: &dyn Fn(&str) -> String,
+    words: &Words,
+) -> Result<Outputs> {
+    let answered = (|| {
+        let mut ws = cx.workspace()?;
+        let done = decide(&mut ws, target, cx.ui)?;
+        let push = done.failed.is_none() && !done.done.is_empty();
+        let verification = if push {
+            Some(verify(&ws, Some(&decided_range(target)))?)
+        } else {
+            None
+        };
+        let reply = outcome(target, done, verification.as_ref(), commit_url, words);
+        write_reply(out, &reply, words)?;
+        if push {
+            // The reply in case the push is refused: the branch moved while deciding.
+            write_body(out, "moved.json", &json!({ "body": moved(target) }))?;
+        }
+        Ok(vec![("push", json!(push))])
+    })();
+    answered.inspect_err(|e| {
+        // The reviewer is answered even when mneme itself cannot go on.
+        let _ = write_reply(out, &failed(target, e), words);
+    })
+}
+
+/// Writes `summary.json` for `range`: `diff --format markdown` under mneme's marker.
+pub(crate) fn summarise(ws: &Workspace, range: &str, repo_url: &str, out: &Path) -> Result<()> {
     let net = diff(ws, Some(range))?;
     let links = Links::new(Some(repo_url), &net.head);
     let body = format!("{SUMMARY_MARKER}\n{}", markdown(&net, &links));
-    write_body(out, "summary.json", &json!({ "body": body }))?;
-    if let Some(id) = summary_comment(comments)? {
-        outputs.push(("summary_id", json!(id)));
-    }
-    Ok(())
+    write_body(out, "summary.json", &json!({ "body": body }))
 }
 
 /// The id of the summary comment mneme's workflow posted: the first by GitHub Actions' own
 /// account that opens with the marker. A comment anyone else wrote is never taken for it.
-fn summary_comment(pages: &[PathBuf]) -> Result<Option<u64>> {
+fn github_summary_comment(pages: &[PathBuf]) -> Result<Option<u64>> {
     for page in pages {
         let comments: Vec<Value> = read_json(page, "the comments")?;
         let found = comments.iter().find(|c| {
@@ -254,12 +267,18 @@ fn summary_comment(pages: &[PathBuf]) -> Result<Option<u64>> {
     Ok(None)
 }
 
-fn write_reply(out: &Path, reply: &Reply) -> Result<()> {
+/// Writes the reply and the reaction to the command, as the forge's API takes them.
+pub(crate) fn write_reply(out: &Path, reply: &Reply, words: &Words) -> Result<()> {
     write_body(out, "reply.json", &json!({ "body": reply.body }))?;
-    write_body(out, "reaction.json", &json!({ "content": reply.reaction }))
+    let reaction = words.reaction(reply.done);
+    let body = match words.forge {
+        Forge::GitHub => json!({ "content": reaction }),
+        Forge::GitLab => json!({ "name": reaction }),
+    };
+    write_body(out, "reaction.json", &body)
 }
 
-fn write_body(dir: &Path, name: &str, body: &Value) -> Result<()> {
+pub(crate) fn write_body(dir: &Path, name: &str, body: &Value) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| CliError::input(dir, e))?;
     let path = dir.join(name);
     let text = serde_json::to_vec(body).expect("a JSON value serializes");
@@ -267,12 +286,12 @@ fn write_body(dir: &Path, name: &str, body: &Value) -> Result<()> {
     Ok(())
 }
 
-fn read_json<T: DeserializeOwned>(path: &Path, what: &str) -> Result<T> {
+pub(crate) fn read_json<T: DeserializeOwned>(path: &Path, what: &str) -> Result<T> {
     let bytes = mneme::store::file::read_named(path, MAX_BYTES as u64)
         .map_err(|e| CliError::input(path, e))?;
     serde_json::from_slice(&bytes).map_err(|e| {
         CliError::invalid_input(format!(
-            "{}: not {what} as GitHub sends it: {e}",
+            "{}: not {what} as the forge sends it: {e}",
             path.display()
         ))
     })
