@@ -1,5 +1,5 @@
 use mneme::model::base::paths;
-use mneme::ops::init::init;
+use mneme::ops::init::{self, init};
 
 use crate::cli::ui::{esc, paint, DIM, GOOD};
 use crate::cli::{Cx, ExitStatus, Result};
@@ -14,12 +14,14 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// never overwritten; only the AGENTS.md block is refreshed. Works from any subdirectory.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  mneme init\n  mneme init --ci github\n  mneme init --agents-file CLAUDE.md   # the same block in Claude Code's own file\n  mneme -C path/to/repo init --json"
+    after_help = "Examples:\n  mneme init\n  mneme init --ci github\n  mneme init --ci gitlab\n  mneme init --agents-file CLAUDE.md   # the same block in Claude Code's own file\n  mneme -C path/to/repo init --json"
 )]
 pub struct Args {
-    /// Also write the CI workflows: one runs `mneme check`, `verify` and `diff` and keeps a
-    /// summary comment on each pull request; the other decides proposals from reviewers'
-    /// `/mneme approve <id>` comments.
+    /// Also write the CI configuration: it runs `mneme check`, `verify` and `diff` on pull or
+    /// merge requests and on the default branch, keeps one summary comment on each, and
+    /// decides proposals from reviewers' `/mneme approve <id>` comments. `github` writes two
+    /// workflows; `gitlab` writes `.gitlab/mneme.gitlab-ci.yml` and includes it from
+    /// `.gitlab-ci.yml`, and prints what to set up in the project.
     #[arg(long, value_enum, value_name = "PROVIDER")]
     ci: Option<Ci>,
     /// The instructions file that gets the mneme block, relative to the repository root;
@@ -32,15 +34,16 @@ pub struct Args {
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum Ci {
     Github,
+    Gitlab,
 }
 
 pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
-    let report = init(
-        &ws,
-        matches!(args.ci, Some(Ci::Github)),
-        args.agents_file.as_deref(),
-    )?;
+    let ci = args.ci.map(|c| match c {
+        Ci::Github => init::Ci::GitHub,
+        Ci::Gitlab => init::Ci::GitLab,
+    });
+    let report = init(&ws, ci, args.agents_file.as_deref())?;
     if cx.ui.json {
         cx.ui.json(&report)?;
         return Ok(ExitStatus::Success);
@@ -84,7 +87,10 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
              and the commit-msg hook; agents read facts with `mneme context`.\n",
         );
     }
-    if args.ci.is_some() {
+    if let Some(Ci::Gitlab) = args.ci {
+        out.push_str(&gitlab_steps());
+    }
+    if let Some(Ci::Github) = args.ci {
         out.push_str(&format!(
             "The workflows check every push and pull request, keep one summary comment on each \
              pull request, and let a reviewer with write access decide proposals by commenting \
@@ -95,4 +101,24 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     }
     cx.ui.out(&out)?;
     Ok(ExitStatus::Success)
+}
+
+/// What a GitLab project needs besides the files: a token, a trigger and a webhook.
+fn gitlab_steps() -> String {
+    format!(
+        "\nThe pipeline checks every merge request and push to the default branch ({file}). For \
+         the summary note and `/mneme approve <id>` notes, set up in the GitLab project \
+         (docs/ci.md, \"GitLab\"):\n\
+         \x20 1. Settings > Access tokens: a project access token with the Developer role (or \
+         Maintainer, to push to protected branches) and the scopes `api` and `write_repository`; \
+         add it under Settings > CI/CD > Variables as MNEME_GITLAB_TOKEN, masked and protected.\n\
+         \x20 2. Settings > CI/CD > Pipeline trigger tokens: add a trigger token.\n\
+         \x20 3. Settings > Webhooks: a webhook for \"Comments\" and \"Merge request events\" \
+         whose URL is <your GitLab>/api/v4/projects/<project id>/ref/<default branch>/trigger/pipeline?token=<trigger token>.\n\
+         \x20 4. Where .ledger/allowed_signers requires signed decisions: the forge's private key \
+         as MNEME_FORGE_SIGNING_KEY (a protected variable of type File), its public key listed \
+         for `mneme-forge` in allowed_signers.\n\
+         `mneme doctor` in a pipeline names what is missing.\n",
+        file = paths::GITLAB_MNEME_CI
+    )
 }

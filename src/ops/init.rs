@@ -9,6 +9,7 @@ use crate::model::agents::{agents_md, templates};
 use crate::model::base::config::with_agents_file;
 use crate::model::base::paths;
 use crate::model::facts::starter;
+use crate::model::forge::gitlab_ci::{with_include, Include};
 use crate::ops::{hooks, Error, Result, Workspace};
 use crate::store::{create_new, write_atomic, Kind};
 
@@ -43,10 +44,17 @@ impl Report {
     }
 }
 
+/// The forge whose CI `init` sets up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ci {
+    GitHub,
+    GitLab,
+}
+
 /// Sets up the ledger. `agents_file` is the instructions file that gets the mneme block
 /// (`AGENTS.md`, or `CLAUDE.md`, `GEMINI.md` for runtimes that read those); it is remembered in
 /// the config, which names the file when it is `None`.
-pub fn init(ws: &Workspace, github_ci: bool, agents_file: Option<&str>) -> Result<Report> {
+pub fn init(ws: &Workspace, ci: Option<Ci>, agents_file: Option<&str>) -> Result<Report> {
     let store = &ws.store;
     let _lock = store.lock()?;
     let mut report = Report {
@@ -112,26 +120,60 @@ pub fn init(ws: &Workspace, github_ci: bool, agents_file: Option<&str>) -> Resul
     };
     report.record("git hook commit-msg", outcome);
     report.notes.extend(hook.note());
-    if github_ci {
-        let workflows = Path::new(paths::GITHUB_WORKFLOW)
-            .parent()
-            .unwrap_or(Path::new("."));
-        store.create_dir(workflows)?;
-        seed(
-            ws,
-            &mut report,
-            paths::GITHUB_WORKFLOW,
-            // Pushes to the branch set up on: `master` in a repository git made with that.
-            &templates::github_workflow(&ws.repo.branch().unwrap_or_else(|| "main".to_owned())),
-        )?;
-        seed(
-            ws,
-            &mut report,
-            paths::GITHUB_DECIDE_WORKFLOW,
-            &templates::github_decide_workflow(),
-        )?;
+    match ci {
+        Some(Ci::GitHub) => {
+            let workflows = Path::new(paths::GITHUB_WORKFLOW)
+                .parent()
+                .unwrap_or(Path::new("."));
+            store.create_dir(workflows)?;
+            seed(
+                ws,
+                &mut report,
+                paths::GITHUB_WORKFLOW,
+                // Pushes to the branch set up on: `master` in a repository git made with that.
+                &templates::github_workflow(&ws.repo.branch().unwrap_or_else(|| "main".to_owned())),
+            )?;
+            seed(
+                ws,
+                &mut report,
+                paths::GITHUB_DECIDE_WORKFLOW,
+                &templates::github_decide_workflow(),
+            )?;
+        }
+        Some(Ci::GitLab) => gitlab_ci(ws, &mut report)?,
+        None => {}
     }
     Ok(report)
+}
+
+/// mneme's GitLab CI file, and the one `include:` entry for it in the project's
+/// `.gitlab-ci.yml`; an `include:` the edit cannot keep as it is gets a note instead.
+fn gitlab_ci(ws: &Workspace, report: &mut Report) -> Result<()> {
+    let dir = Path::new(paths::GITLAB_MNEME_CI)
+        .parent()
+        .unwrap_or(Path::new("."));
+    ws.store.create_dir(dir)?;
+    seed(ws, report, paths::GITLAB_MNEME_CI, &templates::gitlab_ci())?;
+    let mut by_hand = None;
+    let outcome = edit_file(ws, paths::GITLAB_CI, Kind::CiConfig, |old| {
+        Ok(match with_include(old, paths::GITLAB_MNEME_CI) {
+            Include::Added(new) => new,
+            Include::Present => old.to_owned(),
+            Include::ByHand(why) => {
+                by_hand = Some(why);
+                old.to_owned()
+            }
+        })
+    })?;
+    report.record(paths::GITLAB_CI, outcome);
+    if let Some(why) = by_hand {
+        report.notes.push(format!(
+            "{} was left as it is ({why}): add `- local: '{}'` to its `include:` list",
+            paths::GITLAB_CI,
+            paths::GITLAB_MNEME_CI
+        ));
+    }
+    Ok(())
 }
 
 /// The mneme block for this ledger: the protocol, with its fact files named.

@@ -96,6 +96,8 @@ pub enum Kind {
     GitIgnore,
     /// A runtime's settings file (`.claude/settings.json`, …).
     RuntimeSettings,
+    /// A forge's CI configuration (`.gitlab-ci.yml`).
+    CiConfig,
     /// A file a fact cites as evidence.
     Evidence,
 }
@@ -108,7 +110,11 @@ impl Kind {
         match self {
             Kind::Config | Kind::Claim => 64 * 1024,
             Kind::Record => 256 * 1024,
-            Kind::FactFile | Kind::Task | Kind::Proposal | Kind::RuntimeSettings => MIB,
+            Kind::FactFile
+            | Kind::Task
+            | Kind::Proposal
+            | Kind::RuntimeSettings
+            | Kind::CiConfig => MIB,
             Kind::AllowedSigners | Kind::Instructions | Kind::GitAttributes | Kind::GitIgnore => {
                 MIB
             }
@@ -138,6 +144,7 @@ impl Kind {
             Kind::AllowedSigners => "allowed signers file",
             Kind::Instructions => "agent instructions file",
             Kind::GitAttributes => "attributes file",
+            Kind::CiConfig => "CI configuration",
             Kind::GitIgnore => "ignore file",
             Kind::RuntimeSettings => "runtime settings file",
             Kind::Evidence => "cited file",

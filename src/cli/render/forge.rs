@@ -78,7 +78,7 @@ impl Words {
     fn secret(&self) -> &'static str {
         match self.forge {
             Forge::GitHub => "the repository secret",
-            Forge::GitLab => "the masked, protected CI/CD variable",
+            Forge::GitLab => "the protected CI/CD variable (of type File)",
         }
     }
 

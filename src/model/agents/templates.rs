@@ -26,6 +26,14 @@ pub fn github_decide_workflow() -> String {
     ))
 }
 
+/// The GitLab CI configuration `mneme init --ci gitlab` writes: it installs the release of the
+/// mneme that wrote it.
+pub fn gitlab_ci() -> String {
+    include_str!("../../../templates/gitlab-ci.yml")
+        .replace("{{releases}}", RELEASES)
+        .replace("{{version}}", env!("CARGO_PKG_VERSION"))
+}
+
 /// `workflow` with its step that installs this release of mneme.
 fn with_install(workflow: &str) -> String {
     workflow

@@ -50,6 +50,10 @@ pub const GITATTRIBUTES: &str = ".gitattributes";
 pub const GITHUB_WORKFLOW: &str = ".github/workflows/mneme.yml";
 /// The workflow `mneme init --ci github` writes for deciding in pull requests.
 pub const GITHUB_DECIDE_WORKFLOW: &str = ".github/workflows/mneme-decide.yml";
+/// A GitLab project's CI configuration, which `mneme init --ci gitlab` makes include mneme's.
+pub const GITLAB_CI: &str = ".gitlab-ci.yml";
+/// mneme's own GitLab CI configuration, which `mneme init --ci gitlab` writes.
+pub const GITLAB_MNEME_CI: &str = ".gitlab/mneme.gitlab-ci.yml";
 
 /// In the git directory: serialises changes to facts and proposals.
 pub const LEDGER_LOCK: &str = "mneme.lock";

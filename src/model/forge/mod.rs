@@ -11,3 +11,4 @@ pub mod command;
 pub mod gate;
 pub mod github;
 pub mod gitlab;
+pub mod gitlab_ci;
