@@ -26,10 +26,20 @@ pub struct Args {
     /// The per-commit view: one entry per approval and rejection, in commit order.
     #[arg(long)]
     by_commit: bool,
-    /// The repository's web address (GitHub-style paths): markdown links commits to
-    /// URL/commit/<id> and evidence files to URL/blob/<head>/<path>.
+    /// The repository's web address: markdown links commits to URL/commit/<id> and evidence
+    /// files to URL/blob/<head>/<path> (with `--forge gitlab`, URL/-/commit/<id> and
+    /// URL/-/blob/<head>/<path>).
     #[arg(long, value_name = "URL")]
     repo_url: Option<String>,
+    /// Whose paths the links of `--repo-url` follow.
+    #[arg(long, value_enum, default_value_t = Forge::Github)]
+    forge: Forge,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Forge {
+    Github,
+    Gitlab,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -55,7 +65,10 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     match (json, args.format) {
         (true, _) => cx.ui.json(&net)?,
         (false, Format::Markdown) => {
-            let links = Links::new(args.repo_url.as_deref(), &net.head);
+            let mut links = Links::new(args.repo_url.as_deref(), &net.head);
+            if args.forge == Forge::Gitlab {
+                links = links.gitlab();
+            }
             cx.ui.out(&markdown(&net, &links))?;
         }
         (false, _) => cx.ui.out(&text(&net))?,

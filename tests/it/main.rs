@@ -14,6 +14,7 @@ mod corpus;
 mod docs;
 mod drift;
 mod forge;
+mod gitlab;
 mod hostile;
 mod hostile_files;
 mod init;

@@ -257,6 +257,8 @@ fn rejected_by(r: &mneme::model::provenance::net::Rejected) -> String {
 pub struct Links<'a> {
     url: Option<&'a str>,
     head: &'a str,
+    /// What comes between the project's address and `commit/…`, `blob/…`: GitLab's `/-`.
+    routes: &'static str,
 }
 
 impl<'a> Links<'a> {
@@ -264,12 +266,21 @@ impl<'a> Links<'a> {
         Links {
             url: url.map(|u| u.trim_end_matches('/')),
             head,
+            routes: "",
+        }
+    }
+
+    /// Links into a GitLab project: `URL/-/commit/<id>`, `URL/-/blob/<head>/<path>`.
+    pub fn gitlab(self) -> Links<'a> {
+        Links {
+            routes: "/-",
+            ..self
         }
     }
 
     fn commit(&self, id: &str) -> String {
         match self.url {
-            Some(url) => format!("[`{}`]({url}/commit/{id})", short(id)),
+            Some(url) => format!("[`{}`]({url}{}/commit/{id})", short(id), self.routes),
             None => format!("`{}`", short(id)),
         }
     }
@@ -295,7 +306,12 @@ impl<'a> Links<'a> {
         match self.url {
             Some(url) if plain => {
                 let anchor = line.map(|l| format!("#L{l}")).unwrap_or_default();
-                format!("[`{}`]({url}/blob/{}/{path}{anchor})", esc1(e), self.head)
+                format!(
+                    "[`{}`]({url}{}/blob/{}/{path}{anchor})",
+                    esc1(e),
+                    self.routes,
+                    self.head
+                )
             }
             _ => code(e),
         }

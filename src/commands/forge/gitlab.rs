@@ -8,6 +8,7 @@ use mneme::model::forge::gate::{Gate, Target};
 use mneme::model::forge::gitlab::{
     asked, judge, Access, Answers, Asked, Award, Member, MergeRequest, Note, Payload, User,
 };
+use mneme::model::provenance::decision::Forge;
 use mneme::ops::Notes;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
@@ -110,7 +111,13 @@ pub fn run(cx: &Cx, sub: &Sub) -> Result<Outputs> {
         Sub::Gate(inputs) => run_gate(cx, inputs),
         Sub::Decide(inputs) => run_decide(cx, inputs),
         Sub::Summary(s) => {
-            summarise(&cx.workspace()?, &s.range, &s.repo_url, &s.out)?;
+            summarise(
+                &cx.workspace()?,
+                &s.range,
+                &s.repo_url,
+                Forge::GitLab,
+                &s.out,
+            )?;
             Ok(summary_note(&s.api)?
                 .map(|id| vec![("summary_id", json!(id))])
                 .unwrap_or_default())
@@ -229,7 +236,13 @@ fn run_decide(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
     let mut outputs = decide_and_answer(cx, &inputs.out, &target, &commit_url, &words)?;
     if outputs.contains(&("push", json!(true))) {
         let range = format!("{}..HEAD", target.base);
-        summarise(&cx.workspace()?, &range, &project_url, &inputs.out)?;
+        summarise(
+            &cx.workspace()?,
+            &range,
+            &project_url,
+            Forge::GitLab,
+            &inputs.out,
+        )?;
         if let Some(id) = summary_note(&inputs.api)? {
             outputs.push(("summary_id", json!(id)));
         }

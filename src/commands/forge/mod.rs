@@ -118,7 +118,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         Sub::Summary(s) => {
             let ws = cx.workspace()?;
             let mut outputs = vec![];
-            summarise(&ws, &s.range, &s.repo_url, &s.out)?;
+            summarise(&ws, &s.range, &s.repo_url, Forge::GitHub, &s.out)?;
             if let Some(id) = github_summary_comment(&s.comments)? {
                 outputs.push(("summary_id", json!(id)));
             }
@@ -193,6 +193,7 @@ fn run_decide(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
             &cx.workspace()?,
             &decided_range(&target),
             repo_url,
+            Forge::GitHub,
             &inputs.out,
         )?;
         if let Some(id) = github_summary_comment(&inputs.comments)? {
@@ -240,10 +241,20 @@ pub(crate) fn decide_and_answer(
     })
 }
 
-/// Writes `summary.json` for `range`: `diff --format markdown` under mneme's marker.
-pub(crate) fn summarise(ws: &Workspace, range: &str, repo_url: &str, out: &Path) -> Result<()> {
+/// Writes `summary.json` for `range`: `diff --format markdown` under mneme's marker, linked
+/// into the forge's project.
+pub(crate) fn summarise(
+    ws: &Workspace,
+    range: &str,
+    repo_url: &str,
+    forge: Forge,
+    out: &Path,
+) -> Result<()> {
     let net = diff(ws, Some(range))?;
-    let links = Links::new(Some(repo_url), &net.head);
+    let links = match forge {
+        Forge::GitHub => Links::new(Some(repo_url), &net.head),
+        Forge::GitLab => Links::new(Some(repo_url), &net.head).gitlab(),
+    };
     let body = format!("{SUMMARY_MARKER}\n{}", markdown(&net, &links));
     write_body(out, "summary.json", &json!({ "body": body }))
 }
