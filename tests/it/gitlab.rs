@@ -9,7 +9,6 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tempfile::TempDir;
@@ -292,7 +291,7 @@ impl Mr {
 
     /// Runs the trigger's pipeline for `payload` with gitlab-ci-local, as GitLab would: the
     /// default branch's CI file, `mneme-decide` under the shell executor.
-    fn trigger(&self, payload: &Value) -> (bool, String, Duration) {
+    fn trigger(&self, payload: &Value) -> (bool, String) {
         let run = tempfile::tempdir().unwrap();
         let payload_file = run.path().join("payload.json");
         std::fs::write(&payload_file, payload.to_string()).unwrap();
@@ -341,15 +340,13 @@ impl Mr {
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("NO_COLOR", "1");
-        let started = Instant::now();
         let out = cmd.output().unwrap();
-        let took = started.elapsed();
         let log = format!(
             "{}{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        (out.status.success(), log, took)
+        (out.status.success(), log)
     }
 
     /// The branch's tip on the server.
@@ -411,9 +408,8 @@ fn one_note_takes_three_proposals_to_approved_signed_and_verified() {
         mr.pinned(2)
     );
     let note = mr.note(42, &body);
-    let (ok, job, took) = mr.trigger(&mr.note_event(note, &body, 42));
+    let (ok, job) = mr.trigger(&mr.note_event(note, &body, 42));
     assert!(ok, "{job}");
-    eprintln!("note to pushed decision and answers: {took:?}");
 
     // Three decision commits on the branch, each the reviewer's, each naming the note.
     let clone = crate::remote::clone(&mr.server.url());
@@ -466,7 +462,7 @@ fn one_note_takes_three_proposals_to_approved_signed_and_verified() {
     assert!(summary.contains(&format!("]({WEB}/-/blob/")), "{summary}");
 
     // The same note again (a replayed payload) is answered already: nothing more happens.
-    let (ok, log, _) = mr.trigger(&mr.note_event(note, &body, 42));
+    let (ok, log) = mr.trigger(&mr.note_event(note, &body, 42));
     assert!(ok, "{log}");
     let again = answers(&mr.api.requests());
     assert!(
@@ -482,7 +478,7 @@ fn a_reporter_is_refused_and_nothing_is_pushed() {
     let before = mr.tip("agent/facts");
     let body = format!("/mneme approve {}\n", mr.pinned(0));
     let note = mr.note(43, &body);
-    let (ok, log, _) = mr.trigger(&mr.note_event(note, &body, 43));
+    let (ok, log) = mr.trigger(&mr.note_event(note, &body, 43));
     assert!(ok, "{log}");
     assert_eq!(mr.tip("agent/facts"), before);
     let a = answers(&mr.api.requests());

@@ -469,7 +469,7 @@ mod tests {
                 c.awards = vec![serde_json::from_value(
                     json!({"name": "thumbsup", "user": {"id": 900, "username": "project_5_bot_1"}}),
                 )
-                .unwrap()]
+                .unwrap()];
             },
             Access::Developer,
             Gate::Ignore("the note was answered already"),

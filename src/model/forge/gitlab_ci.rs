@@ -32,9 +32,8 @@ pub fn with_include(old: &str, path: &str) -> Include {
         return Include::Present;
     }
     let entry = format!("local: '{path}'");
-    let new = match add_entry(old, &entry) {
-        Some(new) => new,
-        None => return Include::ByHand("its `include:` is not a block list".into()),
+    let Some(new) = add_entry(old, &entry) else {
+        return Include::ByHand("its `include:` is not a block list".into());
     };
     // The edit holds only if the file now reads as before plus the one entry.
     let mut expected = before;
