@@ -68,8 +68,15 @@ enum Sub {
   mneme forge summary \"$BASE..$HEAD\" --repo-url \"$URL\" --out answer --comments page1.json
   mneme forge summary origin/main..HEAD --repo-url https://github.com/acme/app --out answer")]
     Summary(SummaryArgs),
-    /// The same on GitLab, for the pipeline `mneme init --ci gitlab` writes.
-    #[command(subcommand)]
+    /// The same on GitLab, for the pipeline `mneme init --ci gitlab` writes: what the
+    /// trigger's payload names, the gate, the decisions and the summary note.
+    #[command(
+        subcommand,
+        after_help = "Examples:
+  mneme forge gitlab asked --event \"$TRIGGER_PAYLOAD\" --project \"$CI_PROJECT_ID\"
+  mneme forge gitlab gate --event \"$TRIGGER_PAYLOAD\" --project \"$CI_PROJECT_ID\" --api api --out answer
+  mneme forge gitlab decide --event \"$TRIGGER_PAYLOAD\" --project \"$CI_PROJECT_ID\" --api api --out answer"
+    )]
     Gitlab(gitlab::Sub),
 }
 
