@@ -23,22 +23,22 @@ pub enum Sub {
     /// `note=<id>`, and once `note.json` is in `--api`, `author=<user id>`. Prints nothing for
     /// a payload mneme does not act on.
     #[command(after_help = "Examples:
-  mneme forge gitlab asked --event \"$TRIGGER_PAYLOAD\" --project \"$CI_PROJECT_ID\"
-  mneme forge gitlab asked --event \"$TRIGGER_PAYLOAD\" --project \"$CI_PROJECT_ID\" --api api")]
+  mneme forge gitlab asked --event payload.json --project 5
+  mneme forge gitlab asked --event payload.json --project 5 --api api")]
     Asked(AskedArgs),
     /// Whether the note's commands may run: a new note on an open merge request whose branch
     /// is in this project, by a person whose role is `--least` or higher. Prints `decide=true`
     /// with the branch, its head and the target, or `decide=false`; a refused command gets a
     /// reply. Reads nothing of the branch.
     #[command(after_help = "Examples:
-  mneme forge gitlab gate --event \"$TRIGGER_PAYLOAD\" --project \"$CI_PROJECT_ID\" --api api --out answer
-  mneme forge gitlab gate --event \"$TRIGGER_PAYLOAD\" --project 5 --api api --out answer --least maintainer")]
+  mneme forge gitlab gate --event payload.json --project 5 --api api --out answer
+  mneme forge gitlab gate --event payload.json --project 5 --api api --out answer --least maintainer")]
     Gate(Inputs),
     /// Runs the note's commands on the checked-out head of the merge request's branch, as the
     /// note's author. Prints `push=true` when there are decisions to push, and the id of the
     /// summary note to update.
     #[command(after_help = "Examples:
-  mneme forge gitlab decide --event \"$TRIGGER_PAYLOAD\" --project \"$CI_PROJECT_ID\" --api api --out answer
+  mneme forge gitlab decide --event payload.json --project 5 --api api --out answer
   git push origin \"HEAD:refs/heads/$BRANCH\"   # when it printed push=true")]
     Decide(Inputs),
     /// Writes the merge request's summary note (`diff --format markdown` under mneme's marker)

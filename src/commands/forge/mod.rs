@@ -31,7 +31,7 @@ use crate::cli::{CliError, Cx, ExitStatus, Result};
   mneme forge gate --event e.json --pull pull.json --permission perm.json --out answer
   mneme forge decide --event e.json --pull pull.json --permission perm.json --out answer
   mneme forge summary \"$BASE..$HEAD\" --repo-url \"$URL\" --out answer --comments page1.json
-  mneme forge gitlab gate --event \"$TRIGGER_PAYLOAD\" --project \"$CI_PROJECT_ID\" --api api --out answer
+  mneme forge gitlab gate --event payload.json --project 5 --api api --out answer
 
 The commands a reviewer comments, one per line:
   /mneme approve <id>…          approve these proposals (all or none)
@@ -73,9 +73,9 @@ enum Sub {
     #[command(
         subcommand,
         after_help = "Examples:
-  mneme forge gitlab asked --event \"$TRIGGER_PAYLOAD\" --project \"$CI_PROJECT_ID\"
-  mneme forge gitlab gate --event \"$TRIGGER_PAYLOAD\" --project \"$CI_PROJECT_ID\" --api api --out answer
-  mneme forge gitlab decide --event \"$TRIGGER_PAYLOAD\" --project \"$CI_PROJECT_ID\" --api api --out answer"
+  mneme forge gitlab asked --event payload.json --project 5
+  mneme forge gitlab gate --event payload.json --project 5 --api api --out answer
+  mneme forge gitlab decide --event payload.json --project 5 --api api --out answer"
     )]
     Gitlab(gitlab::Sub),
 }
