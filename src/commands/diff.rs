@@ -1,3 +1,4 @@
+use mneme::model::provenance::decision;
 use mneme::ops::audit::{diff, diff_by_commit};
 
 use crate::cli::render::diff::{by_commit_markdown, by_commit_text, markdown, text, Links};
@@ -65,10 +66,11 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     match (json, args.format) {
         (true, _) => cx.ui.json(&net)?,
         (false, Format::Markdown) => {
-            let mut links = Links::new(args.repo_url.as_deref(), &net.head);
-            if args.forge == Forge::Gitlab {
-                links = links.gitlab();
-            }
+            let forge = match args.forge {
+                Forge::Github => decision::Forge::GitHub,
+                Forge::Gitlab => decision::Forge::GitLab,
+            };
+            let links = Links::on(forge, args.repo_url.as_deref(), &net.head);
             cx.ui.out(&markdown(&net, &links))?;
         }
         (false, _) => cx.ui.out(&text(&net))?,

@@ -6,17 +6,16 @@
 //! against GitHub's published schemas (tests/it/harness/webhook-event.mjs).
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tempfile::TempDir;
 
 use crate::common::{path_with_mneme, succeeded, Repo};
 use crate::remote::Server;
 use crate::signing::{keygen, sign_with};
+use crate::standin::StandIn;
 
 const TOKEN: &str = "ghs_standintoken";
 const REPO: &str = "o/r";
@@ -78,76 +77,22 @@ fn webhook(name: &str, action: &str, overrides: &Value) -> Option<Value> {
     Some(serde_json::from_slice(&succeeded(out).stdout).unwrap())
 }
 
-/// The API stand-in, serving `state` (read again on each request).
-struct StandIn {
-    child: Child,
-    port: u16,
-    dir: TempDir,
-}
-
-impl StandIn {
-    fn start(state: &Value) -> Option<StandIn> {
-        crate::ci::tool(
-            "node",
-            &["--version"],
-            "review on the forge against GitHub's API",
-        )?;
-        if !harness().join("node_modules/@octokit/openapi").is_dir() {
-            crate::skips::skip(
-                "GitHub's API description: `npm ci` in tests/it/harness",
-                "review on the forge",
-            );
-            return None;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let standin = |d: &Path| (d.join("state.json"), d.join("requests.jsonl"));
-        let (state_file, log) = standin(dir.path());
-        std::fs::write(&state_file, state.to_string()).unwrap();
-        let mut child = Command::new("node")
-            .arg(harness().join("github-standin.mjs"))
-            .arg(&state_file)
-            .arg(&log)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line.trim().parse().unwrap_or_else(|_| panic!("{line:?}"));
-        Some(StandIn { child, port, dir })
+/// The stand-in of GitHub's API, serving `state`; `None` (after recording the skip) without
+/// node or the harness's packages.
+fn github_standin(state: &Value) -> Option<StandIn> {
+    crate::ci::tool(
+        "node",
+        &["--version"],
+        "review on the forge against GitHub's API",
+    )?;
+    if !harness().join("node_modules/@octokit/openapi").is_dir() {
+        crate::skips::skip(
+            "GitHub's API description: `npm ci` in tests/it/harness",
+            "review on the forge",
+        );
+        return None;
     }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    fn set_state(&self, state: &Value) {
-        std::fs::write(self.dir.path().join("state.json"), state.to_string()).unwrap();
-    }
-
-    /// The requests made since the last call, each checked: none may break GitHub's API.
-    fn requests(&self) -> Vec<Value> {
-        let log = self.dir.path().join("requests.jsonl");
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        let _ = std::fs::remove_file(&log);
-        let requests: Vec<Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        for r in &requests {
-            assert_eq!(r["problems"], json!([]), "{r}");
-        }
-        requests
-    }
-}
-
-impl Drop for StandIn {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    Some(StandIn::start(&harness().join("github-standin.mjs"), state))
 }
 
 /// What a run of the workflow did.
@@ -432,7 +377,7 @@ impl Pr {
                 {"id": 501, "body": format!("{MARKER}\nthe summary"), "login": "github-actions[bot]", "type": "Bot"},
             ]},
         });
-        let api = StandIn::start(&state)?;
+        let api = github_standin(&state)?;
         api.requests();
         let workflows = ["mneme.yml", "mneme-decide.yml"]
             .into_iter()

@@ -6,9 +6,8 @@
 //! pushing to a bare repository served by `git daemon`. The payloads are GitLab's documented
 //! comment event (tests/it/harness/gitlab/note-event.json) with this test's values.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 use tempfile::TempDir;
@@ -16,6 +15,7 @@ use tempfile::TempDir;
 use crate::common::{path_with_mneme, Repo};
 use crate::remote::Server;
 use crate::signing::{keygen, sign_with};
+use crate::standin::StandIn;
 
 const TOKEN: &str = "glpat-standin";
 const PROJECT: u64 = 5;
@@ -52,65 +52,6 @@ fn which(program: &str) -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok()
-}
-
-/// The API stand-in, serving `state.json` (read again, and written back, on each request).
-struct StandIn {
-    child: Child,
-    port: u16,
-    dir: TempDir,
-}
-
-impl StandIn {
-    fn start(state: &Value) -> StandIn {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("state.json"), state.to_string()).unwrap();
-        let mut child = Command::new("node")
-            .arg(harness().join("gitlab/standin.mjs"))
-            .arg(dir.path().join("state.json"))
-            .arg(dir.path().join("requests.jsonl"))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line.trim().parse().unwrap_or_else(|_| panic!("{line:?}"));
-        StandIn { child, port, dir }
-    }
-
-    fn state(&self) -> Value {
-        serde_json::from_str(&std::fs::read_to_string(self.dir.path().join("state.json")).unwrap())
-            .unwrap()
-    }
-
-    fn set_state(&self, state: &Value) {
-        std::fs::write(self.dir.path().join("state.json"), state.to_string()).unwrap();
-    }
-
-    /// The requests made since the last call, each checked: none may break GitLab's API.
-    fn requests(&self) -> Vec<Value> {
-        let log = self.dir.path().join("requests.jsonl");
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        let _ = std::fs::remove_file(&log);
-        let requests: Vec<Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        for r in &requests {
-            assert_eq!(r["problems"], json!([]), "{r}");
-        }
-        requests
-    }
-}
-
-impl Drop for StandIn {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Now, as GitLab writes times.
@@ -233,7 +174,7 @@ impl Mr {
             ]},
             "awards": {},
         });
-        let api = StandIn::start(&state);
+        let api = StandIn::start(&harness().join("gitlab/standin.mjs"), &state);
         let keys = tempfile::tempdir().unwrap();
         let forge_key = keys.path().join("forge");
         std::fs::copy(&forge, &forge_key).unwrap();
@@ -308,10 +249,7 @@ impl Mr {
         .unwrap();
         let predefined = [
             ("CI_PIPELINE_SOURCE", "trigger".to_owned()),
-            (
-                "CI_API_V4_URL",
-                format!("http://127.0.0.1:{}/api/v4", self.api.port),
-            ),
+            ("CI_API_V4_URL", format!("{}/api/v4", self.api.url())),
             ("CI_SERVER_URL", self.server.root_url()),
             ("CI_PROJECT_ID", PROJECT.to_string()),
             ("CI_PROJECT_PATH", "acme/app".to_owned()),

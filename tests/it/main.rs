@@ -34,6 +34,7 @@ mod review;
 mod roundtrip;
 mod rules;
 mod signing;
+mod standin;
 mod task_index;
 mod tasks;
 mod trust;

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use mneme::model::base::paths;
 use mneme::model::base::text::operations_in_brief;
 use mneme::model::proposals::preview::Status;
+use mneme::model::provenance::decision::Forge;
 use mneme::model::provenance::net::{FactNet, How, NetKind, NetSummary, Step};
 use mneme::model::provenance::summary::{Entry, EntryKind, PendingReview, Summary};
 
@@ -270,17 +271,27 @@ impl<'a> Links<'a> {
         }
     }
 
-    /// Links into a GitLab project: `URL/-/commit/<id>`, `URL/-/blob/<head>/<path>`.
-    pub fn gitlab(self) -> Links<'a> {
+    /// Links into a project on `forge`: GitLab's are `URL/-/commit/<id>`,
+    /// `URL/-/blob/<head>/<path>`.
+    pub fn on(forge: Forge, url: Option<&'a str>, head: &'a str) -> Links<'a> {
         Links {
-            routes: "/-",
-            ..self
+            routes: match forge {
+                Forge::GitHub => "",
+                Forge::GitLab => "/-",
+            },
+            ..Links::new(url, head)
         }
     }
 
+    /// The commit's web address, where there is a project to link into.
+    pub fn commit_url(&self, id: &str) -> Option<String> {
+        self.url
+            .map(|url| format!("{url}{}/commit/{id}", self.routes))
+    }
+
     fn commit(&self, id: &str) -> String {
-        match self.url {
-            Some(url) => format!("[`{}`]({url}{}/commit/{id})", short(id), self.routes),
+        match self.commit_url(id) {
+            Some(url) => format!("[`{}`]({url})", short(id)),
             None => format!("`{}`", short(id)),
         }
     }

@@ -33,6 +33,15 @@ pub struct Words {
     /// The role deciding needs, as the reply names it, and what to ask to be granted.
     pub needs: String,
     pub grant: String,
+    request: &'static str,
+    repository: &'static str,
+    runner: &'static str,
+    /// Where the forge's signing key is kept.
+    secret: &'static str,
+    /// Where a failed verification's findings are shown.
+    findings: &'static str,
+    /// The reaction to a command done, as the forge's API names it.
+    done: &'static str,
 }
 
 impl Words {
@@ -41,6 +50,12 @@ impl Words {
             forge: Forge::GitHub,
             needs: "write permission".into(),
             grant: "write access".into(),
+            request: "pull request",
+            repository: "repository",
+            runner: "workflow",
+            secret: "the repository secret",
+            findings: "the workflow's log and annotations",
+            done: "+1",
         }
     }
 
@@ -50,52 +65,21 @@ impl Words {
             forge: Forge::GitLab,
             needs: format!("the {least} role or a higher one"),
             grant: format!("the {least} role"),
-        }
-    }
-
-    fn request(&self) -> &'static str {
-        match self.forge {
-            Forge::GitHub => "pull request",
-            Forge::GitLab => "merge request",
-        }
-    }
-
-    fn repository(&self) -> &'static str {
-        match self.forge {
-            Forge::GitHub => "repository",
-            Forge::GitLab => "project",
-        }
-    }
-
-    fn runner(&self) -> &'static str {
-        match self.forge {
-            Forge::GitHub => "workflow",
-            Forge::GitLab => "pipeline",
-        }
-    }
-
-    /// Where the forge's signing key is kept.
-    fn secret(&self) -> &'static str {
-        match self.forge {
-            Forge::GitHub => "the repository secret",
-            Forge::GitLab => "the protected CI/CD variable (of type File)",
-        }
-    }
-
-    /// Where a failed verification's findings are shown.
-    fn findings(&self) -> &'static str {
-        match self.forge {
-            Forge::GitHub => "the workflow's log and annotations",
-            Forge::GitLab => "the pipeline's log and its Code Quality report",
+            request: "merge request",
+            repository: "project",
+            runner: "pipeline",
+            secret: "the protected CI/CD variable (of type File)",
+            findings: "the pipeline's log and its Code Quality report",
+            done: "thumbsup",
         }
     }
 
     /// The reaction to the command, as the forge's API names it.
     pub fn reaction(&self, done: bool) -> &'static str {
-        match (self.forge, done) {
-            (Forge::GitHub, true) => "+1",
-            (Forge::GitLab, true) => "thumbsup",
-            (_, false) => "confused",
+        if done {
+            self.done
+        } else {
+            "confused"
         }
     }
 }
@@ -108,7 +92,7 @@ pub fn block(text: &str) -> String {
 
 /// Why nothing of a comment ran.
 pub fn refusal(login: &str, refusal: &Refusal, words: &Words) -> Reply {
-    let (request, repository, runner) = (words.request(), words.repository(), words.runner());
+    let (request, repository, runner) = (words.request, words.repository, words.runner);
     let why = match refusal {
         Refusal::Edited => "an edited comment is not a command: mneme acts on new comments only, so that what was decided is what was first written. Post the command again as a new comment.".to_owned(),
         // The parser's own words: of the comment they quote only letters and digits.
@@ -149,7 +133,7 @@ pub fn outcome(
         let why = match failure {
             Failure::HeadMoved { expected, found } => format!(
                 "the {}'s branch is at {} here, not at {} as {} said: it moved. Read the summary again and post the command again.\n",
-                words.request(),
+                words.request,
                 code(short(&found)),
                 code(short(&expected)),
                 words.forge.name()
@@ -164,8 +148,8 @@ pub fn outcome(
             Failure::Error(Error::Git(git::Error::Signing(why))) => format!(
                 "{}This ledger requires signed decisions (`.ledger/allowed_signers`), and the {} could not sign: add the forge's key as {} `MNEME_FORGE_SIGNING_KEY` and list its public key for `mneme-forge` in `allowed_signers` (docs/ci.md, \"Signed ledgers\").\n",
                 block(&why),
-                words.runner(),
-                words.secret()
+                words.runner,
+                words.secret
             ),
             Failure::Error(e) => block(&CliError::from(e).message),
         };
@@ -223,7 +207,7 @@ pub fn outcome(
             if v.passes() {
                 "passes.".to_owned()
             } else {
-                format!("fails; {} say where.", words.findings())
+                format!("fails; {} say where.", words.findings)
             }
         );
     }

@@ -9,12 +9,11 @@ use mneme::model::forge::gitlab::{
     asked, judge, Access, Answers, Asked, Award, Member, MergeRequest, Note, Payload, User,
 };
 use mneme::model::provenance::decision::Forge;
-use mneme::ops::Notes;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
-use super::{decide_and_answer, read_json, summarise, write_reply, Outputs};
-use crate::cli::render::forge::{refusal, Words, SUMMARY_MARKER};
+use super::{answer_gate, decide_and_summarise, gate_outputs, read_json, summarise, Outputs};
+use crate::cli::render::forge::{Words, SUMMARY_MARKER};
 use crate::cli::{CliError, Cx, Result};
 
 #[derive(Debug, clap::Subcommand)]
@@ -201,29 +200,12 @@ fn judged(cx: &Cx, inputs: &Inputs) -> Result<(Gate, Words)> {
         least: inputs.least,
         now: mneme::ops::now(),
     });
-    match &verdict {
-        Gate::Refuse(why) => write_reply(
-            &inputs.out,
-            &refusal(&found.author.username, why, &words),
-            &words,
-        )?,
-        Gate::Ignore(why) => cx.ui.warn(&format!("not acting: {why}")),
-        Gate::Decide(_) => {}
-    }
+    answer_gate(cx, &inputs.out, &found.author.username, &verdict, &words)?;
     Ok((verdict, words))
 }
 
 fn run_gate(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
-    Ok(match judged(cx, inputs)?.0 {
-        Gate::Decide(t) => vec![
-            ("decide", json!(true)),
-            ("branch", json!(t.branch)),
-            ("base_ref", json!(t.base_ref)),
-            ("head", json!(t.head)),
-            ("base", json!(t.base)),
-        ],
-        _ => vec![("decide", json!(false))],
-    })
+    Ok(gate_outputs(judged(cx, inputs)?.0))
 }
 
 fn run_decide(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
@@ -232,22 +214,9 @@ fn run_decide(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
         return Ok(vec![("push", json!(false))]);
     };
     let project_url = project_url(&inputs.api, &target)?;
-    let commit_url = |id: &str| format!("{project_url}/-/commit/{id}");
-    let mut outputs = decide_and_answer(cx, &inputs.out, &target, &commit_url, &words)?;
-    if outputs.contains(&("push", json!(true))) {
-        let range = format!("{}..HEAD", target.base);
-        summarise(
-            &cx.workspace()?,
-            &range,
-            &project_url,
-            Forge::GitLab,
-            &inputs.out,
-        )?;
-        if let Some(id) = summary_note(&inputs.api)? {
-            outputs.push(("summary_id", json!(id)));
-        }
-    }
-    Ok(outputs)
+    decide_and_summarise(cx, &inputs.out, &target, &project_url, &words, || {
+        summary_note(&inputs.api)
+    })
 }
 
 /// The project's web address: the merge request's, less `/-/merge_requests/<iid>`.

@@ -153,28 +153,46 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
 
 pub(crate) type Outputs = Vec<(&'static str, Value)>;
 
-/// The gate's verdict on the inputs; a refusal's reply is written.
+/// The gate's verdict on GitHub's answers; a refusal's reply is written.
 fn judge(cx: &Cx, inputs: &Inputs) -> Result<(CommentEvent, Gate)> {
     let event: CommentEvent = read_json(&inputs.event, "the event")?;
     let pull: Pull = read_json(&inputs.pull, "the pull request")?;
     let permission: Permission = read_json(&inputs.permission, "the permission")?;
     let verdict = github_judge(&event, &pull, &permission);
-    let words = Words::github();
-    match &verdict {
-        Gate::Refuse(why) => write_reply(
-            &inputs.out,
-            &refusal(&event.comment.user.login, why, &words),
-            &words,
-        )?,
-        Gate::Ignore(why) => cx.ui.warn(&format!("not acting: {why}")),
-        Gate::Decide(_) => {}
-    }
+    answer_gate(
+        cx,
+        &inputs.out,
+        &event.comment.user.login,
+        &verdict,
+        &Words::github(),
+    )?;
     Ok((event, verdict))
 }
 
+/// What a verdict asks of the reviewer: a refusal is answered (`reply.json`, `reaction.json`),
+/// a comment that is not mneme's only noted in the log.
+pub(crate) fn answer_gate(
+    cx: &Cx,
+    out: &Path,
+    login: &str,
+    verdict: &Gate,
+    words: &Words,
+) -> Result<()> {
+    match verdict {
+        Gate::Refuse(why) => write_reply(out, &refusal(login, why, words), words)?,
+        Gate::Ignore(why) => cx.ui.warn(&format!("not acting: {why}")),
+        Gate::Decide(_) => {}
+    }
+    Ok(())
+}
+
 fn run_gate(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
-    let (_, verdict) = judge(cx, inputs)?;
-    Ok(match verdict {
+    Ok(gate_outputs(judge(cx, inputs)?.1))
+}
+
+/// `decide=true` with the branch, its head and the base; or `decide=false`.
+pub(crate) fn gate_outputs(verdict: Gate) -> Outputs {
+    match verdict {
         Gate::Decide(t) => vec![
             ("decide", json!(true)),
             ("branch", json!(t.branch)),
@@ -183,7 +201,7 @@ fn run_gate(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
             ("base", json!(t.base)),
         ],
         _ => vec![("decide", json!(false))],
-    })
+    }
 }
 
 fn run_decide(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
@@ -192,18 +210,33 @@ fn run_decide(cx: &Cx, inputs: &Inputs) -> Result<Outputs> {
         return Ok(vec![("push", json!(false))]);
     };
     let repo_url = event.repository.html_url.trim_end_matches('/');
-    let commit_url = |id: &str| format!("{repo_url}/commit/{id}");
-    let words = Words::github();
-    let mut outputs = decide_and_answer(cx, &inputs.out, &target, &commit_url, &words)?;
+    decide_and_summarise(cx, &inputs.out, &target, repo_url, &Words::github(), || {
+        github_summary_comment(&inputs.comments)
+    })
+}
+
+/// Decides, answers, and when there is a push, writes the summary and prints the id of the
+/// summary comment `summary_id` finds.
+pub(crate) fn decide_and_summarise(
+    cx: &Cx,
+    out: &Path,
+    target: &Target,
+    repo_url: &str,
+    words: &Words,
+    summary_id: impl FnOnce() -> Result<Option<u64>>,
+) -> Result<Outputs> {
+    let links = Links::on(words.forge, Some(repo_url), "HEAD");
+    let commit_url = |id: &str| links.commit_url(id).unwrap_or_default();
+    let mut outputs = decide_and_answer(cx, out, target, &commit_url, words)?;
     if outputs.contains(&("push", json!(true))) {
         summarise(
             &cx.workspace()?,
-            &decided_range(&target),
+            &decided_range(target),
             repo_url,
-            Forge::GitHub,
-            &inputs.out,
+            words.forge,
+            out,
         )?;
-        if let Some(id) = github_summary_comment(&inputs.comments)? {
+        if let Some(id) = summary_id()? {
             outputs.push(("summary_id", json!(id)));
         }
     }
@@ -218,7 +251,7 @@ fn decided_range(target: &Target) -> String {
 
 /// Runs the target's commands on the checkout and writes the answers: the reply, the reaction,
 /// and the reply for a push the forge refuses. Prints `push`.
-pub(crate) fn decide_and_answer(
+fn decide_and_answer(
     cx: &Cx,
     out: &Path,
     target: &Target,
@@ -258,10 +291,7 @@ pub(crate) fn summarise(
     out: &Path,
 ) -> Result<()> {
     let net = diff(ws, Some(range))?;
-    let links = match forge {
-        Forge::GitHub => Links::new(Some(repo_url), &net.head),
-        Forge::GitLab => Links::new(Some(repo_url), &net.head).gitlab(),
-    };
+    let links = Links::on(forge, Some(repo_url), &net.head);
     let body = format!("{SUMMARY_MARKER}\n{}", markdown(&net, &links));
     write_body(out, "summary.json", &json!({ "body": body }))
 }
