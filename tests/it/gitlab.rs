@@ -1,10 +1,12 @@
-//! Review on GitLab, run as GitLab runs it: the job `mneme-decide` of the CI file `mneme init
-//! --ci gitlab` writes, run by `gitlab-ci-local` (tests/it/harness, with the Node it needs) with
-//! its shell executor, the webhook's body in the file variable `TRIGGER_PAYLOAD`, against a local
+//! Review on GitLab, run as GitLab runs it: the jobs of the CI file `mneme init --ci gitlab`
+//! writes, run by `gitlab-ci-local` (tests/it/harness, with the Node it needs) with its shell
+//! executor, the webhook's body in the file variable `TRIGGER_PAYLOAD`, against a local
 //! stand-in of GitLab's API that accepts only the requests GitLab documents
 //! (tests/it/harness/gitlab/standin.mjs and api.json, which says where each shape came from),
 //! pushing to a bare repository served by `git daemon`. The payloads are GitLab's documented
-//! comment event (tests/it/harness/gitlab/note-event.json) with this test's values.
+//! "Comment on a merge request" and "Merge request events" examples, whole
+//! (tests/it/harness/gitlab/note-event.json and merge-request-event.json, from
+//! doc/user/project/integrations/webhook_events.md), with this test's values.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -233,20 +235,19 @@ impl Mr {
     /// Runs the trigger's pipeline for `payload` with gitlab-ci-local, as GitLab would: the
     /// default branch's CI file, `mneme-decide` under the shell executor.
     fn trigger(&self, payload: &Value) -> (bool, String) {
+        self.trigger_with(payload, None)
+    }
+
+    /// [`Mr::trigger`], with `first` ahead on the job's PATH.
+    fn trigger_with(&self, payload: &Value, first: Option<&Path>) -> (bool, String) {
         let run = tempfile::tempdir().unwrap();
         let payload_file = run.path().join("payload.json");
         std::fs::write(&payload_file, payload.to_string()).unwrap();
-        let variables = run.path().join("variables.yml");
         // A value that is a file's path is a variable of type File, as TRIGGER_PAYLOAD is.
-        std::fs::write(
-            &variables,
-            format!(
-                "TRIGGER_PAYLOAD: '{}'\nMNEME_GITLAB_TOKEN: '{TOKEN}'\nMNEME_FORGE_SIGNING_KEY: '{}'\n",
-                payload_file.display(),
-                self.forge_key.display()
-            ),
-        )
-        .unwrap();
+        let files = [
+            ("TRIGGER_PAYLOAD", payload_file.as_path()),
+            ("MNEME_FORGE_SIGNING_KEY", self.forge_key.as_path()),
+        ];
         let predefined = [
             ("CI_PIPELINE_SOURCE", "trigger".to_owned()),
             ("CI_API_V4_URL", format!("{}/api/v4", self.api.url())),
@@ -255,36 +256,47 @@ impl Mr {
             ("CI_PROJECT_PATH", "acme/app".to_owned()),
             ("CI_PROJECT_URL", WEB.to_owned()),
         ];
-        let (node, gcl) = &self.tools;
-        let mut cmd = Command::new(node);
-        cmd.arg(gcl)
-            .args(["--force-shell-executor", "--no-color", "--variables-file"])
-            .arg(&variables)
-            .arg("--ignore-predefined-vars")
-            .arg(
-                predefined
-                    .iter()
-                    .map(|(k, _)| *k)
-                    .collect::<Vec<_>>()
-                    .join(","),
-            );
-        for (k, v) in &predefined {
-            cmd.arg("--variable").arg(format!("{k}={v}"));
-        }
-        cmd.arg("mneme-decide")
-            .current_dir(self.project.path())
-            .env("PATH", path_with_mneme())
-            .env("HOME", run.path())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("NO_COLOR", "1");
-        let out = cmd.output().unwrap();
-        let log = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.success(), log)
+        let job = Job {
+            name: "mneme-decide",
+            checkout: &self.project,
+            variables: &[("MNEME_GITLAB_TOKEN", TOKEN)],
+            files: &files,
+            predefined: &predefined,
+            first,
+        };
+        let (ok, log) = job.run(&self.tools, run.path());
+        (ok, log)
+    }
+
+    /// Changes what the API answers.
+    fn set(&self, change: impl FnOnce(&mut Value)) {
+        let mut state = self.api.state();
+        change(&mut state);
+        self.api.set_state(&state);
+    }
+
+    /// A commit `change` makes on the merge request's branch, pushed as its author would, and
+    /// the merge request's head as GitLab then reports it; the new head.
+    fn push_to_branch(&self, change: impl FnOnce(&Repo)) -> String {
+        let pusher = crate::remote::clone(&self.server.url());
+        pusher.git(&["checkout", "-q", "agent/facts"]);
+        change(&pusher);
+        pusher.git(&["add", "-A"]);
+        pusher.git(&["commit", "-q", "-m", "more from the agent"]);
+        pusher.git(&["push", "-q", "origin", "agent/facts"]);
+        let head = pusher.head();
+        let ok = Command::new("git")
+            .args([
+                "update-ref",
+                &format!("refs/merge-requests/{MR}/head"),
+                &head,
+            ])
+            .current_dir(self.server.bare())
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        self.set(|s| s["merge_requests"][MR.to_string()]["head"] = json!(head));
+        head
     }
 
     /// The branch's tip on the server.
@@ -295,6 +307,65 @@ impl Mr {
             .output()
             .unwrap();
         String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    }
+}
+
+/// One job of the CI file, run by gitlab-ci-local's shell executor in `checkout`.
+struct Job<'a> {
+    name: &'a str,
+    checkout: &'a Repo,
+    variables: &'a [(&'a str, &'a str)],
+    /// Variables of type File: the value is the file's path.
+    files: &'a [(&'a str, &'a Path)],
+    /// GitLab's own variables, as GitLab would set them for this pipeline.
+    predefined: &'a [(&'a str, String)],
+    first: Option<&'a Path>,
+}
+
+impl Job<'_> {
+    fn run(&self, (node, gcl): &(PathBuf, PathBuf), home: &Path) -> (bool, String) {
+        let variables = home.join("variables.yml");
+        let mut text = String::new();
+        for (k, v) in self.variables {
+            text.push_str(&format!("{k}: '{v}'\n"));
+        }
+        for (k, v) in self.files {
+            text.push_str(&format!("{k}: '{}'\n", v.display()));
+        }
+        std::fs::write(&variables, text).unwrap();
+        let mut cmd = Command::new(node);
+        cmd.arg(gcl)
+            .args(["--force-shell-executor", "--no-color", "--variables-file"])
+            .arg(&variables)
+            .arg("--ignore-predefined-vars")
+            .arg(
+                self.predefined
+                    .iter()
+                    .map(|(k, _)| *k)
+                    .collect::<Vec<_>>()
+                    .join(","),
+            );
+        for (k, v) in self.predefined {
+            cmd.arg("--variable").arg(format!("{k}={v}"));
+        }
+        let path = match self.first {
+            Some(dir) => format!("{}:{}", dir.display(), path_with_mneme().to_string_lossy()),
+            None => path_with_mneme().to_string_lossy().into_owned(),
+        };
+        cmd.arg(self.name)
+            .current_dir(self.checkout.path())
+            .env("PATH", path)
+            .env("HOME", home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("NO_COLOR", "1");
+        let out = cmd.output().unwrap();
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), log)
     }
 }
 
@@ -426,4 +497,396 @@ fn a_reporter_is_refused_and_nothing_is_pushed() {
         vec!["@rex: nothing was decided: deciding needs the Developer role or a higher one on this project; yours is `Reporter`. Ask a maintainer to decide, or to grant you the Developer role.\n".to_owned()]
     );
     assert!(a.summaries.is_empty());
+}
+
+/// Runs `body` as a new note by `author` and asserts that nothing was pushed and that the
+/// thread was told why, with a 😕 and no summary; returns the reply.
+fn refused(mr: &Mr, author: u64, body: &str, first: Option<&Path>) -> String {
+    let before = mr.tip("agent/facts");
+    let note = mr.note(author, body);
+    let (_, log) = mr.trigger_with(&mr.note_event(note, body, author), first);
+    assert_eq!(mr.tip("agent/facts"), before, "nothing is pushed: {log}");
+    let a = answers(&mr.api.requests());
+    assert_eq!(
+        a.awards,
+        vec![(note.to_string(), "confused".to_owned())],
+        "{a:?}\n{log}"
+    );
+    assert_eq!(a.replies.len(), 1, "{a:?}\n{log}");
+    assert!(a.summaries.is_empty(), "{a:?}");
+    a.replies[0].clone()
+}
+
+#[test]
+fn every_refused_note_is_answered_and_pushes_nothing() {
+    let Some(mr) = Mr::open() else { return };
+    let approve = format!("/mneme approve {}", mr.pinned(0));
+
+    // An edited note is never a command: GitLab's API says so by its two times.
+    let before = mr.tip("agent/facts");
+    let note = mr.note(42, &approve);
+    mr.set(|s| {
+        let notes = s["notes"][MR.to_string()].as_array_mut().unwrap();
+        let last = notes.last_mut().unwrap();
+        last["updated_at"] = json!("2099-01-01T00:00:00.000Z");
+    });
+    let (_, log) = mr.trigger(&mr.note_event(note, &approve, 42));
+    assert_eq!(mr.tip("agent/facts"), before, "{log}");
+    let a = answers(&mr.api.requests());
+    assert_eq!(a.awards, vec![(note.to_string(), "confused".to_owned())]);
+    assert!(
+        a.replies[0].starts_with("@grace: nothing was decided: an edited comment is not a command"),
+        "{a:?}"
+    );
+
+    // A fork's merge request: its branch is never fetched with this project's token.
+    mr.set(|s| s["merge_requests"][MR.to_string()]["source_project_id"] = json!(66));
+    let reply = refused(&mr, 42, &approve, None);
+    assert!(
+        reply.contains("this merge request's branch is in `project 66`, not in this project"),
+        "{reply}"
+    );
+    assert!(
+        reply.contains("can run `mneme review` on a checkout"),
+        "{reply}"
+    );
+    mr.set(|s| s["merge_requests"][MR.to_string()]["source_project_id"] = json!(PROJECT));
+
+    // A closed merge request decides nothing.
+    mr.set(|s| s["merge_requests"][MR.to_string()]["state"] = json!("closed"));
+    let reply = refused(&mr, 42, &approve, None);
+    assert!(reply.contains("this merge request is closed"), "{reply}");
+    mr.set(|s| s["merge_requests"][MR.to_string()]["state"] = json!("opened"));
+
+    // Someone who is a member only on the way in (awaiting approval) has no role yet.
+    mr.set(|s| s["membership_states"] = json!({"42": "awaiting"}));
+    let reply = refused(&mr, 42, &approve, None);
+    assert!(reply.contains("yours is `no access`"), "{reply}");
+    mr.set(|s| s["membership_states"] = json!({}));
+
+    // The agent changes a proposal after the summary was read: its pin no longer names it, so
+    // neither of the two approvals lands.
+    let first = mr.proposals[0].clone();
+    mr.push_to_branch(|r| {
+        let rel = format!(".ledger/proposals/{first}.json");
+        let text = r.read(&rel).replace("twenty", "thirty");
+        r.write(&rel, &text);
+    });
+    let reply = refused(
+        &mr,
+        42,
+        &format!("/mneme approve {} {}", mr.pinned(1), mr.pinned(0)),
+        None,
+    );
+    assert!(
+        reply.contains(&format!(
+            "`{first}` changed after the summary you read was written: you named it as `{}`",
+            mr.pins[0]
+        )),
+        "{reply}"
+    );
+
+    // The branch moves while the decisions are made: the push, never forced, is refused, and
+    // the thread is told so. The other push happens the moment before the job's own.
+    let pusher = crate::remote::clone(&mr.server.url());
+    pusher.git(&["checkout", "-q", "agent/facts"]);
+    pusher.write("NOTES.md", "meanwhile\n");
+    pusher.git(&["add", "-A"]);
+    pusher.git(&["commit", "-q", "-m", "meanwhile"]);
+    let shim = tempfile::tempdir().unwrap();
+    let git = shim.path().join("git");
+    let real = String::from_utf8(
+        Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    std::fs::write(
+        &git,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = push ]; then (cd '{}' && '{real}' push -q origin agent/facts); fi\nexec '{real}' \"$@\"\n",
+            pusher.path().display(),
+            real = real.trim()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&git, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let moved_from = mr.tip("agent/facts");
+    let body = format!("/mneme approve {}", mr.pinned(1));
+    let note = mr.note(42, &body);
+    let (_, log) = mr.trigger_with(&mr.note_event(note, &body, 42), Some(shim.path()));
+    assert_eq!(
+        mr.tip("agent/facts"),
+        pusher.head(),
+        "only the other push landed: {log}"
+    );
+    assert_ne!(pusher.head(), moved_from);
+    let a = answers(&mr.api.requests());
+    assert_eq!(
+        a.awards,
+        vec![(note.to_string(), "confused".to_owned())],
+        "{log}"
+    );
+    assert!(
+        a.replies[0].contains("moved while the decisions were made"),
+        "{a:?}"
+    );
+    assert!(a.summaries.is_empty(), "{a:?}");
+}
+
+#[test]
+fn a_reject_is_recorded_on_the_branch() {
+    let Some(mr) = Mr::open() else { return };
+    let before = mr.tip("agent/facts");
+    let short = mr.proposals[1].rsplit_once('-').unwrap().1.to_owned();
+    let body = format!("/mneme reject {short} an executor is never blocked here anyway\n");
+    let note = mr.note(42, &body);
+    let (ok, log) = mr.trigger(&mr.note_event(note, &body, 42));
+    assert!(ok, "{log}");
+    let clone = crate::remote::clone(&mr.server.url());
+    clone.git(&["checkout", "-q", "agent/facts"]);
+    assert_eq!(
+        clone
+            .git(&["rev-list", "--count", &format!("{before}..HEAD")])
+            .trim(),
+        "1"
+    );
+    let decisions = clone.json(&["log", "--json"]);
+    assert_eq!(decisions[0]["verdict"], "reject", "{decisions}");
+    assert_eq!(decisions[0]["proposal"], mr.proposals[1].as_str());
+    assert_eq!(decisions[0]["forge"]["login"], "grace");
+    let verified = clone.json(&["verify", "origin/main..HEAD", "--json"]);
+    assert_eq!(verified["violations"], json!([]), "{verified}");
+    let a = answers(&mr.api.requests());
+    assert_eq!(a.awards, vec![(note.to_string(), "thumbsup".to_owned())]);
+    assert_eq!(a.summaries.len(), 1, "{a:?}");
+    assert_eq!(a.summaries[0].0.as_deref(), Some("502"));
+}
+
+/// GitLab's documented merge request event for this merge request, `action` as given.
+fn merge_request_event(action: &str) -> Value {
+    let mut event: Value = serde_json::from_str(
+        &std::fs::read_to_string(harness().join("gitlab/merge-request-event.json")).unwrap(),
+    )
+    .unwrap();
+    event["project"]["id"] = json!(PROJECT);
+    event["project"]["web_url"] = json!(WEB);
+    event["object_attributes"]["iid"] = json!(MR);
+    event["object_attributes"]["action"] = json!(action);
+    event["object_attributes"]["source_project_id"] = json!(PROJECT);
+    event["object_attributes"]["target_project_id"] = json!(PROJECT);
+    event["object_attributes"]["source_branch"] = json!("agent/facts");
+    event["object_attributes"]["target_branch"] = json!("main");
+    event
+}
+
+#[test]
+fn the_summary_note_is_kept_up_to_date_and_never_duplicated() {
+    let Some(mr) = Mr::open() else { return };
+    // The token's own summary (502) is updated in place; the forged one (501) is not.
+    let (ok, log) = mr.trigger(&merge_request_event("open"));
+    assert!(ok, "{log}");
+    let a = answers(&mr.api.requests());
+    assert_eq!(a.summaries.len(), 1, "{a:?}\n{log}");
+    assert_eq!(a.summaries[0].0.as_deref(), Some("502"));
+    let summary = &a.summaries[0].1;
+    for i in 0..3 {
+        assert!(
+            summary.contains(&format!("/mneme approve {}", mr.pinned(i))),
+            "{summary}"
+        );
+    }
+    assert!(a.replies.is_empty() && a.awards.is_empty(), "{a:?}");
+
+    // Without one of its own, the token posts one; the next event updates that one.
+    mr.set(|s| {
+        let notes = s["notes"][MR.to_string()].as_array_mut().unwrap();
+        notes.retain(|n| n["id"] != 502);
+    });
+    let (ok, log) = mr.trigger(&merge_request_event("update"));
+    assert!(ok, "{log}");
+    let a = answers(&mr.api.requests());
+    assert_eq!(a.summaries.len(), 1, "{a:?}");
+    assert_eq!(a.summaries[0].0, None, "posted new");
+    // A new commit on the branch: the summary follows it, in the same note.
+    let first = mr.proposals[0].clone();
+    mr.push_to_branch(|r| {
+        let rel = format!(".ledger/proposals/{first}.json");
+        let text = r.read(&rel).replace("twenty", "thirty");
+        r.write(&rel, &text);
+    });
+    let (ok, log) = mr.trigger(&merge_request_event("update"));
+    assert!(ok, "{log}");
+    let a = answers(&mr.api.requests());
+    assert_eq!(a.summaries.len(), 1, "{a:?}");
+    let posted = mr.api.state()["notes"][MR.to_string()]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["author"] == BOT)
+        .map(|n| n["id"].to_string())
+        .collect::<Vec<_>>();
+    assert_eq!(posted.len(), 1, "one summary: {posted:?}");
+    assert_eq!(a.summaries[0].0.as_deref(), Some(posted[0].as_str()));
+    assert!(a.summaries[0].1.contains("thirty"), "{}", a.summaries[0].1);
+    assert!(
+        !a.summaries[0].1.contains(&mr.pinned(0)),
+        "the old pin is gone"
+    );
+}
+
+/// Runs `mneme-ledger` in `checkout` for a pipeline of `source` with GitLab's variables
+/// `more`; whether it passed, its log, and the artifacts it exported, by name.
+fn ledger_job(
+    mr: &Mr,
+    checkout: &Repo,
+    more: &[(&str, String)],
+) -> (bool, String, std::collections::BTreeMap<String, String>) {
+    let home = tempfile::tempdir().unwrap();
+    let mut predefined = vec![
+        ("CI_PROJECT_URL", WEB.to_owned()),
+        ("CI_DEFAULT_BRANCH", "main".to_owned()),
+        ("CI_COMMIT_SHA", checkout.head()),
+    ];
+    predefined.extend(more.iter().cloned());
+    let job = Job {
+        name: "mneme-ledger",
+        checkout,
+        variables: &[],
+        files: &[],
+        predefined: &predefined,
+        first: None,
+    };
+    let (ok, log) = job.run(&mr.tools, home.path());
+    // gitlab-ci-local exports `artifacts:paths`; the reports GitLab's runner would upload are
+    // where the job wrote them.
+    let dir = checkout
+        .path()
+        .join(".gitlab-ci-local/artifacts/mneme-ledger");
+    let mut artifacts = std::collections::BTreeMap::new();
+    for name in ["mneme-summary.md", "mneme-check.json", "mneme-verify.json"] {
+        let exported = dir.join(name);
+        let path = if exported.exists() {
+            exported
+        } else {
+            checkout.path().join(name)
+        };
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            artifacts.insert(name.to_owned(), text);
+        }
+        let _ = std::fs::remove_file(checkout.path().join(name));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    (ok, log, artifacts)
+}
+
+#[test]
+fn the_ledger_job_verifies_merge_requests_and_pushes_and_reports_to_code_quality() {
+    let Some(mr) = Mr::open() else { return };
+    let checkout = crate::remote::clone(&mr.server.url());
+    checkout.git(&["checkout", "-q", "agent/facts"]);
+    checkout.git(&["remote", "set-url", "origin", &format!("{WEB}.git")]);
+    let base = checkout
+        .git(&["merge-base", "origin/main", "HEAD"])
+        .trim()
+        .to_owned();
+    let merge_request = |checkout: &Repo| {
+        vec![
+            ("CI_PIPELINE_SOURCE", "merge_request_event".to_owned()),
+            ("CI_MERGE_REQUEST_DIFF_BASE_SHA", base.clone()),
+            ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "main".to_owned()),
+            ("CI_COMMIT_BRANCH", String::new()),
+            ("CI_COMMIT_SHA", checkout.head()),
+        ]
+    };
+
+    // Proposals only: the ledger holds, Code Quality has nothing to say, and the summary
+    // artifact tells the reviewer what to comment.
+    let (ok, log, artifacts) = ledger_job(&mr, &checkout, &merge_request(&checkout));
+    assert!(ok, "{log}");
+    assert!(log.contains(&format!("mneme: checking {base}..")), "{log}");
+    assert_eq!(artifacts["mneme-check.json"], "[]\n");
+    assert_eq!(artifacts["mneme-verify.json"], "[]\n");
+    assert!(
+        artifacts["mneme-summary.md"].contains(&format!("/mneme approve {}", mr.pinned(0))),
+        "{}",
+        artifacts["mneme-summary.md"]
+    );
+
+    // A fact edited by hand on the branch: the job fails, and the finding is on its line.
+    let rel = ".ledger/facts/architecture.md";
+    let text = checkout
+        .read(rel)
+        .replace("PostgreSQL.", "whatever is at hand.");
+    checkout.write(rel, &text);
+    checkout.git(&["commit", "-q", "-am", "edit a fact by hand"]);
+    let (ok, log, artifacts) = ledger_job(&mr, &checkout, &merge_request(&checkout));
+    assert!(!ok, "{log}");
+    let found: Vec<Value> = serde_json::from_str(&artifacts["mneme-verify.json"]).unwrap();
+    let line = checkout
+        .read(rel)
+        .lines()
+        .position(|l| l.contains("whatever is at hand."))
+        .unwrap()
+        + 1;
+    let checks: Vec<&str> = found
+        .iter()
+        .map(|f| f["check_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        checks,
+        [
+            "mneme verify: unreviewed fact change",
+            "mneme verify: fact not as approved"
+        ],
+        "{found:?}"
+    );
+    for f in &found {
+        assert_eq!(f["severity"], "major");
+        assert_eq!(
+            f["location"],
+            json!({"path": rel, "lines": {"begin": line}})
+        );
+    }
+
+    // The same commits pushed to the default branch as a new branch's first push (GitLab's
+    // before-sha is all zeros): everything is checked, and the edit is found again.
+    let push = vec![
+        ("CI_PIPELINE_SOURCE", "push".to_owned()),
+        ("CI_COMMIT_BRANCH", "main".to_owned()),
+        ("CI_COMMIT_BEFORE_SHA", "0".repeat(40)),
+        ("CI_COMMIT_SHA", checkout.head()),
+    ];
+    let (ok, log, artifacts) = ledger_job(&mr, &checkout, &push);
+    assert!(!ok, "{log}");
+    assert!(
+        log.contains(&format!("mneme: checking ..{}", checkout.head())),
+        "{log}"
+    );
+    assert!(artifacts["mneme-verify.json"].contains("unreviewed fact change"));
+    // The next push brings only code: its range starts at the last push, so the commit that
+    // edited the fact is not reported again; the ledger's state still is, whatever the range.
+    let last_push = checkout.head();
+    checkout.write("src/db.rs", "fn pool() {}\nconst SIZE: u32 = 30;\n");
+    checkout.git(&["commit", "-q", "-am", "code only"]);
+    let next = vec![
+        ("CI_PIPELINE_SOURCE", "push".to_owned()),
+        ("CI_COMMIT_BRANCH", "main".to_owned()),
+        ("CI_COMMIT_BEFORE_SHA", last_push.clone()),
+        ("CI_COMMIT_SHA", checkout.head()),
+    ];
+    let (ok, log, artifacts) = ledger_job(&mr, &checkout, &next);
+    assert!(!ok, "{log}");
+    assert!(
+        log.contains(&format!("mneme: checking {last_push}..{}", checkout.head())),
+        "{log}"
+    );
+    let found: Vec<Value> = serde_json::from_str(&artifacts["mneme-verify.json"]).unwrap();
+    let checks: Vec<&str> = found
+        .iter()
+        .map(|f| f["check_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(checks, ["mneme verify: fact not as approved"], "{found:?}");
 }

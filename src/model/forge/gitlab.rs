@@ -114,8 +114,12 @@ pub struct User {
 pub struct Member {
     pub id: u64,
     pub access_level: u32,
+    /// The account's state (`active`, `blocked`).
     #[serde(default)]
     pub state: Option<String>,
+    /// The membership's (`active`, or `awaiting` approval); older GitLab sends none.
+    #[serde(default)]
+    pub membership_state: Option<String>,
 }
 
 /// A merge request, from the API.
@@ -280,7 +284,9 @@ fn request(a: &Answers) -> Result<Request, Early> {
     let (level, active) = a.member.map_or((0, false), |m| {
         (
             m.access_level,
-            m.state.as_deref().is_none_or(|s| s == "active"),
+            [&m.state, &m.membership_state]
+                .iter()
+                .all(|s| s.as_deref().is_none_or(|s| s == "active")),
         )
     });
     let active = active && a.author.state.as_deref().is_none_or(|s| s == "active");
@@ -423,7 +429,12 @@ mod tests {
             permission("no access"),
         );
         refused(
-            &|c| c.member.as_mut().unwrap().state = Some("awaiting".into()),
+            &|c| c.member.as_mut().unwrap().state = Some("blocked".into()),
+            Access::Developer,
+            permission("no access"),
+        );
+        refused(
+            &|c| c.member.as_mut().unwrap().membership_state = Some("awaiting".into()),
             Access::Developer,
             permission("no access"),
         );

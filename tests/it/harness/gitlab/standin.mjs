@@ -9,7 +9,7 @@
 // STATE (JSON), read again for each request so a test can change it between runs:
 //   {"token": "...", "project": 5, "web_url": "https://gitlab.example.com/acme/app",
 //    "bot": {"id": 900, "username": "..."}, "users": {"42": {"username": "grace", "bot": false}},
-//    "members": {"42": 30}, "merge_requests": {"7": {...}}, "notes": {"7": [...]},
+//    "members": {"42": 30}, "membership_states": {"42": "awaiting"}, "merge_requests": {"7": {...}}, "notes": {"7": [...]},
 //    "awards": {"301": [...]}}
 import { createServer } from "node:http";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
@@ -65,7 +65,8 @@ function answer(state, save, method, route, params, query, body) {
       const level = state.members[params.user_id];
       const u = user(state, params.user_id);
       if (!level || !u) return [404, { message: "404 Not found" }];
-      return [200, { ...example(method, route.path), ...basic(u), access_level: level, membership_state: "active" }];
+      const extra = state.membership_states?.[params.user_id];
+      return [200, { ...example(method, route.path), ...basic(u), access_level: level, ...(extra ? { membership_state: extra } : {}) }];
     }
     case "GET /projects/:id/merge_requests/:merge_request_iid": {
       const m = state.merge_requests[mr];
