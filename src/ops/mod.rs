@@ -6,6 +6,7 @@ pub mod audit;
 pub mod check;
 pub mod claims;
 pub mod context;
+pub mod doctor;
 pub mod evidence;
 pub mod export;
 pub mod forge;

@@ -890,3 +890,138 @@ fn the_ledger_job_verifies_merge_requests_and_pushes_and_reports_to_code_quality
         .collect();
     assert_eq!(checks, ["mneme verify: fact not as approved"], "{found:?}");
 }
+
+/// `mneme doctor` as a job of a project's pipeline, with GitLab's variables as gitlab-ci-local
+/// sets them, `variables` the project's own and `predefined` over GitLab's; its `--json`.
+fn doctor_in_pipeline(
+    tools: &(PathBuf, PathBuf),
+    project: &Repo,
+    variables: &[(&str, &str)],
+    files: &[(&str, &Path)],
+    predefined: &[(&str, String)],
+) -> Value {
+    let home = tempfile::tempdir().unwrap();
+    let job = Job {
+        name: "doctor",
+        checkout: project,
+        variables,
+        files,
+        predefined,
+        first: None,
+    };
+    let (ok, log) = job.run(tools, home.path());
+    assert!(ok, "{log}");
+    let out = project.path().join("doctor.json");
+    let doctor = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    std::fs::remove_file(out).unwrap();
+    doctor
+}
+
+fn whats(doctor: &Value) -> Vec<String> {
+    doctor["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["what"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn doctor_in_a_pipeline_names_what_its_setup_lacks() {
+    let Some(tools) = gitlab_ci_local() else {
+        return;
+    };
+    let project = Repo::committed();
+    project.init(&["--ci", "gitlab"]);
+    let with_doctor = format!(
+        "{}\ndoctor:\n  script:\n    - mneme doctor --json > doctor.json || true\n",
+        project.read(".gitlab-ci.yml")
+    );
+    project.write(".gitlab-ci.yml", &with_doctor);
+    project.git(&["add", "-A"]);
+    project.git(&["commit", "-q", "-m", "mneme's pipeline"]);
+    project.git(&["remote", "add", "origin", &format!("{WEB}.git")]);
+    let protected = |yes: bool| ("CI_COMMIT_REF_PROTECTED", yes.to_string());
+    let merge_request = [
+        ("CI_PIPELINE_SOURCE", "merge_request_event".to_owned()),
+        ("CI_COMMIT_BRANCH", String::new()),
+        protected(false),
+    ];
+
+    // The protected default branch's pipeline without the token: it says how to add it.
+    let d = doctor_in_pipeline(&tools, &project, &[], &[], &[protected(true)]);
+    assert_eq!(d["ci"], "gitlab");
+    assert_eq!(
+        whats(&d),
+        ["MNEME_GITLAB_TOKEN is not set in this pipeline, so no `/mneme` note is read or answered and no summary note is kept"]
+    );
+    assert!(d["problems"][0]["fix"]
+        .as_str()
+        .unwrap()
+        .contains("masked, protected CI/CD variable MNEME_GITLAB_TOKEN"));
+    // An unprotected default branch never gets the protected variables.
+    let d = doctor_in_pipeline(&tools, &project, &[], &[], &[protected(false)]);
+    assert!(
+        whats(&d)[0].starts_with("the default branch is not protected"),
+        "{d}"
+    );
+    // A merge request's pipeline: without the token all is well; with it, it leaks.
+    let d = doctor_in_pipeline(&tools, &project, &[], &[], &merge_request);
+    assert_eq!(whats(&d), Vec::<String>::new(), "{d}");
+    let d = doctor_in_pipeline(
+        &tools,
+        &project,
+        &[("MNEME_GITLAB_TOKEN", TOKEN)],
+        &[],
+        &merge_request,
+    );
+    assert_eq!(
+        whats(&d),
+        ["MNEME_GITLAB_TOKEN reaches a pipeline of an unprotected branch, where any branch's CI configuration can use it"]
+    );
+
+    // A signed ledger whose keys leave the forge out, then one whose pipeline lacks its key.
+    let Some((_, human)) = keygen(&project, "human") else {
+        return;
+    };
+    project.write(
+        ".ledger/allowed_signers",
+        &format!("human@example.com {human}\n"),
+    );
+    let trigger = [
+        ("CI_PIPELINE_SOURCE", "trigger".to_owned()),
+        protected(true),
+    ];
+    let token = [("MNEME_GITLAB_TOKEN", TOKEN)];
+    let d = doctor_in_pipeline(&tools, &project, &token, &[], &trigger);
+    assert_eq!(whats(&d).len(), 1, "{d}");
+    assert!(
+        whats(&d)[0].contains("lists no key for `mneme-forge`"),
+        "{d}"
+    );
+    let Some((forge, forge_pub)) = keygen(&project, "forge") else {
+        return;
+    };
+    project.write(
+        ".ledger/allowed_signers",
+        &format!("human@example.com {human}\nmneme-forge {forge_pub}\n"),
+    );
+    let d = doctor_in_pipeline(&tools, &project, &token, &[], &trigger);
+    assert_eq!(
+        whats(&d),
+        ["MNEME_FORGE_SIGNING_KEY is not set in this pipeline, so decisions from `/mneme` notes cannot be signed and are refused"]
+    );
+    let key = [("MNEME_FORGE_SIGNING_KEY", forge.as_path())];
+    let d = doctor_in_pipeline(&tools, &project, &token, &key, &trigger);
+    assert_eq!(whats(&d), Vec::<String>::new(), "all set: {d}");
+
+    // The include taken out: mneme's jobs would never run.
+    let without = with_doctor.replace("include:\n  - local: '.gitlab/mneme.gitlab-ci.yml'\n", "");
+    assert_ne!(without, with_doctor);
+    project.write(".gitlab-ci.yml", &without);
+    let d = doctor_in_pipeline(&tools, &project, &token, &key, &trigger);
+    assert_eq!(
+        whats(&d),
+        [".gitlab-ci.yml does not include .gitlab/mneme.gitlab-ci.yml, so its jobs never run"]
+    );
+}

@@ -22,15 +22,15 @@ pub fn with_include(old: &str, path: &str) -> Include {
         Ok(v) => v,
         Err(why) => return Include::ByHand(why),
     };
+    if included(&before, path) {
+        return Include::Present;
+    }
     let entries = match before.get("include") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items.clone(),
         Some(one @ Value::String(_)) => vec![one.clone()],
         Some(_) => return Include::ByHand("its `include:` is a single mapping, not a list".into()),
     };
-    if entries.iter().any(|e| names(e, path)) {
-        return Include::Present;
-    }
     let entry = format!("local: '{path}'");
     let Some(new) = add_entry(old, &entry) else {
         return Include::ByHand("its `include:` is not a block list".into());
@@ -48,6 +48,20 @@ pub fn with_include(old: &str, path: &str) -> Include {
     match parse(&new) {
         Ok(after) if after == expected => Include::Added(new),
         _ => Include::ByHand("adding the entry as text would change more than the entry".into()),
+    }
+}
+
+/// Whether the CI file `text` includes the local file `path`, in any of the forms GitLab
+/// reads; `Err` says why the file cannot be read.
+pub fn includes(text: &str, path: &str) -> Result<bool, String> {
+    Ok(included(&parse(text)?, path))
+}
+
+fn included(ci: &Value, path: &str) -> bool {
+    match ci.get("include") {
+        Some(Value::Array(items)) => items.iter().any(|e| names(e, path)),
+        Some(one) => names(one, path),
+        None => false,
     }
 }
 
@@ -181,9 +195,15 @@ mod tests {
             "include:\n  - local: .gitlab/mneme.gitlab-ci.yml\n",
             "include: '/.gitlab/mneme.gitlab-ci.yml'\n",
             "include:\n  - '.gitlab/mneme.gitlab-ci.yml'\n",
+            "include:\n  local: .gitlab/mneme.gitlab-ci.yml\n",
+            "include: [ci/a.yml, {local: .gitlab/mneme.gitlab-ci.yml}]\n",
         ] {
             assert_eq!(with_include(present, PATH), Include::Present, "{present:?}");
+            assert_eq!(includes(present, PATH), Ok(true), "{present:?}");
         }
+        assert_eq!(includes("", PATH), Ok(false));
+        assert_eq!(includes("include:\n  local: ci/a.yml\n", PATH), Ok(false));
+        assert!(includes("build: [\n", PATH).is_err());
         for by_hand in [
             "include: [ci/a.yml, ci/b.yml]\n",
             "include:\n  local: ci/a.yml\n",
