@@ -65,20 +65,14 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         out.push_str(&format!("note: {}\n", esc(note)));
     }
     // Files to commit, or only this clone's own set-up (a teammate's init after cloning).
-    let to_commit = report
-        .created
-        .iter()
-        .chain(&report.updated)
-        .any(|item| !item.starts_with("git "));
-    if to_commit {
+    let to_commit = files_to_commit(&report);
+    if !to_commit.is_empty() {
         out.push_str(&format!(
-            "\nNext: commit {}/, {} and {}; agents read facts with `mneme context`; the commit-msg \
-             hook stops unreviewed fact edits in this clone.\n\
+            "\nNext: commit {}; agents read facts with `mneme context`; the commit-msg hook stops \
+             unreviewed fact edits in this clone.\n\
              To require SSH-signed approvals, list the reviewers' keys in {} (`mneme doctor` checks \
              each clone's setup; docs/ci.md, \"Signed approvals\").\n",
-            paths::LEDGER,
-            esc(&report.agents_file),
-            paths::GITATTRIBUTES,
+            esc(&and_list(&to_commit)),
             paths::ALLOWED_SIGNERS
         ));
     } else {
@@ -101,6 +95,34 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     }
     cx.ui.out(&out)?;
     Ok(ExitStatus::Success)
+}
+
+/// What `init` wrote that the repository keeps: the ledger as one directory, then each other
+/// file; this clone's own git configuration and hooks are not committed.
+fn files_to_commit(report: &init::Report) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for item in report.created.iter().chain(&report.updated) {
+        let file = if item.starts_with(&format!("{}/", paths::LEDGER)) {
+            format!("{}/", paths::LEDGER)
+        } else if item.starts_with("git ") {
+            continue;
+        } else {
+            item.clone()
+        };
+        if !files.contains(&file) {
+            files.push(file);
+        }
+    }
+    files
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// What a GitLab project needs besides the files: a token, a trigger and a webhook.

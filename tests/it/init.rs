@@ -424,3 +424,45 @@ fn a_remote_branch_that_is_not_there_says_what_to_name() {
     );
     repo.mneme(&["verify"]).assert().success();
 }
+
+/// `init --ci gitlab` writes mneme's CI file and adds its one `include:` entry to the project's
+/// `.gitlab-ci.yml`, leaving the rest of it as it was; a file it cannot edit safely is left as
+/// it is, with the line to add.
+#[test]
+fn init_for_gitlab_adds_one_include_and_names_what_to_commit_and_set_up() {
+    let repo = Repo::committed();
+    let ci = "# build and test\nstages: [build, test]\n\nbuild:\n  script: make\n";
+    repo.write(".gitlab-ci.yml", ci);
+    let out = repo.stdout(&["init", "--ci", "gitlab"]);
+    assert_eq!(
+        repo.read(".gitlab-ci.yml"),
+        "# build and test\ninclude:\n  - local: '.gitlab/mneme.gitlab-ci.yml'\n\nstages: [build, test]\n\nbuild:\n  script: make\n"
+    );
+    assert!(repo
+        .read(".gitlab/mneme.gitlab-ci.yml")
+        .contains("mneme-decide:"));
+    assert!(
+        out.contains("Next: commit .gitlab/mneme.gitlab-ci.yml and .gitlab-ci.yml;"),
+        "{out}"
+    );
+    assert!(
+        out.contains("as MNEME_GITLAB_TOKEN, masked and protected"),
+        "{out}"
+    );
+    // Again: nothing changes.
+    let again = repo.stdout(&["init", "--ci", "gitlab"]);
+    assert!(again.contains("nothing to commit"), "{again}");
+
+    let flow = Repo::committed();
+    flow.write(".gitlab-ci.yml", "include: [ci/a.yml]\n");
+    let out = flow.stdout(&["init", "--ci", "gitlab"]);
+    assert_eq!(flow.read(".gitlab-ci.yml"), "include: [ci/a.yml]\n");
+    assert!(
+        out.contains("note: .gitlab-ci.yml was left as it is (its `include:` is not a block list): add `- local: '.gitlab/mneme.gitlab-ci.yml'` to its `include:` list"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Next: commit .gitlab/mneme.gitlab-ci.yml;"),
+        "{out}"
+    );
+}
