@@ -417,7 +417,9 @@ fn one_note_takes_three_proposals_to_approved_signed_and_verified() {
         mr.pinned(2)
     );
     let note = mr.note(42, &body);
+    let started = std::time::Instant::now();
     let (ok, job) = mr.trigger(&mr.note_event(note, &body, 42));
+    let pipeline = started.elapsed();
     assert!(ok, "{job}");
 
     // Three decision commits on the branch, each the reviewer's, each naming the note.
@@ -469,6 +471,21 @@ fn one_note_takes_three_proposals_to_approved_signed_and_verified() {
     );
     assert!(summary.contains(&format!("]({WEB}/-/commit/")), "{summary}");
     assert!(summary.contains(&format!("]({WEB}/-/blob/")), "{summary}");
+
+    // For scripts/bench-forge and the docs: how long, and what the reviewer reads.
+    let in_job = job
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("mneme-decide finished in "))
+        .unwrap_or("?")
+        .to_owned();
+    std::fs::write(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("gitlab-decide.txt"),
+        format!(
+            "note to pushed decisions: {pipeline:?} (the whole gitlab-ci-local run; the job itself: {in_job})\n\n{body}\n{}\n{summary}",
+            a.replies[0]
+        ),
+    )
+    .unwrap();
 
     // The same note again (a replayed payload) is answered already: nothing more happens.
     let (ok, log) = mr.trigger(&mr.note_event(note, &body, 42));
