@@ -575,6 +575,18 @@ fn every_refused_note_is_answered_and_pushes_nothing() {
     assert!(reply.contains("this merge request is closed"), "{reply}");
     mr.set(|s| s["merge_requests"][MR.to_string()]["state"] = json!("opened"));
 
+    // What GitLab says of the branch reaches a refspec only as a branch name: anything else is
+    // refused before git sees it.
+    mr.set(|s| {
+        s["merge_requests"][MR.to_string()]["source_branch"] = json!("--upload-pack=touch pwned")
+    });
+    let reply = refused(&mr, 42, &approve, None);
+    assert!(
+        reply.contains("the pipeline's inputs do not fit the comment"),
+        "{reply}"
+    );
+    mr.set(|s| s["merge_requests"][MR.to_string()]["source_branch"] = json!("agent/facts"));
+
     // Someone who is a member only on the way in (awaiting approval) has no role yet.
     mr.set(|s| s["membership_states"] = json!({"42": "awaiting"}));
     let reply = refused(&mr, 42, &approve, None);
@@ -883,6 +895,20 @@ fn the_ledger_job_verifies_merge_requests_and_pushes_and_reports_to_code_quality
         "{log}"
     );
     assert!(artifacts["mneme-verify.json"].contains("unreviewed fact change"));
+    // A force push whose old tip is gone from the repository: everything is checked.
+    let force = vec![
+        ("CI_PIPELINE_SOURCE", "push".to_owned()),
+        ("CI_COMMIT_BRANCH", "main".to_owned()),
+        ("CI_COMMIT_BEFORE_SHA", "1".repeat(40)),
+        ("CI_COMMIT_SHA", checkout.head()),
+    ];
+    let (ok, log, _) = ledger_job(&mr, &checkout, &force);
+    assert!(!ok, "{log}");
+    assert!(
+        log.contains(&format!("mneme: checking ..{}", checkout.head())),
+        "{log}"
+    );
+
     // The next push brings only code: its range starts at the last push, so the commit that
     // edited the fact is not reported again; the ledger's state still is, whatever the range.
     let last_push = checkout.head();
