@@ -578,7 +578,7 @@ fn every_refused_note_is_answered_and_pushes_nothing() {
     // What GitLab says of the branch reaches a refspec only as a branch name: anything else is
     // refused before git sees it.
     mr.set(|s| {
-        s["merge_requests"][MR.to_string()]["source_branch"] = json!("--upload-pack=touch pwned")
+        s["merge_requests"][MR.to_string()]["source_branch"] = json!("--upload-pack=touch pwned");
     });
     let reply = refused(&mr, 42, &approve, None);
     assert!(
