@@ -7,6 +7,7 @@
 use crate::model::base::paths;
 use std::cmp::Reverse;
 
+use crate::model::agents::scope::about_no_file;
 use crate::model::base::text::{
     escape_controls, escape_line, first_chars, listing, operations_in_brief, truncate,
 };
@@ -233,6 +234,7 @@ struct Omitted {
     total: usize,
     marked: usize,
     code_changed: usize,
+    no_file: usize,
     /// Fact files in the context's order, with how many of each were left out.
     by_file: Vec<usize>,
 }
@@ -260,6 +262,7 @@ fn facts_section(c: &Context, out: &mut Budget) -> Omitted {
         omitted.by_file[file] += 1;
         match rank_group(c, fact) {
             Group::Marked => omitted.marked += 1,
+            Group::NoFile => omitted.no_file += 1,
             Group::CodeChanged(_) => omitted.code_changed += 1,
             Group::Rest => {}
         }
@@ -276,11 +279,14 @@ fn facts_section(c: &Context, out: &mut Budget) -> Omitted {
     omitted
 }
 
-/// Where a fact ranks when not all fit, most needed first.
+/// Where a fact ranks when not all fit, most needed first: what only the start can bring, then
+/// what the tool hooks would bring anyway when the agent touches its files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Group {
     /// Unapproved, stale or contested: acting on one unwarned costs the most.
     Marked,
+    /// About no file: left out here, no hook brings it later.
+    NoFile,
     /// Cites code changed this many commits back from HEAD: what the work is likely about.
     CodeChanged(usize),
     Rest,
@@ -289,6 +295,9 @@ enum Group {
 fn rank_group(c: &Context, fact: &FactView) -> Group {
     if fact.standing_note().is_some() {
         return Group::Marked;
+    }
+    if about_no_file(fact) {
+        return Group::NoFile;
     }
     match fact.id.as_ref().and_then(|id| c.code_changed.get(id)) {
         Some(&n) => Group::CodeChanged(n),
@@ -329,10 +338,13 @@ fn omitted_facts_line(c: &Context, o: &Omitted) -> String {
     if o.marked > 0 {
         kinds.push(format!("{} marked", o.marked));
     }
+    if o.no_file > 0 {
+        kinds.push(format!("{} about no file", o.no_file));
+    }
     if o.code_changed > 0 {
         kinds.push(format!("{} citing recently changed code", o.code_changed));
     }
-    let rest = o.total - o.marked - o.code_changed;
+    let rest = o.total - o.marked - o.no_file - o.code_changed;
     if rest > 0 {
         kinds.push(format!("{rest} less recently approved or verified"));
     }
@@ -558,7 +570,7 @@ mod tests {
         let shown = text.lines().filter(|l| l.starts_with("- f-")).count();
         assert!(
             text.contains(&format!(
-                "{n} more facts did not fit ({n} less recently approved or verified; by file: a.md {n}): `mneme facts [FILE]`",
+                "{n} more facts did not fit ({n} about no file; by file: a.md {n}): `mneme facts [FILE]`",
                 n = 41 - shown
             )),
             "{text}"
@@ -580,10 +592,10 @@ mod tests {
         let mut b = String::from("# B\n");
         for i in 0..30 {
             a.push_str(&format!(
-                "- **f-a{i:03}** Statement {i} of file a, long enough to count. <!-- since: 2026-11-01 -->\n"
+                "- **f-a{i:03}** Statement {i} of file a, long enough to count. <!-- since: 2026-11-01; evidence: src/a.rs:{i} -->\n"
             ));
             b.push_str(&format!(
-                "- **f-b{i:03}** Statement {i} of file b, long enough to count. <!-- since: 2026-11-01 -->\n"
+                "- **f-b{i:03}** Statement {i} of file b, long enough to count. <!-- since: 2026-11-01; evidence: src/b.rs:{i} -->\n"
             ));
         }
         b.push_str("- **f-b900** Disputed. <!-- since: 2026-11-01; contradicts: f-b901 -->\n");
@@ -637,6 +649,58 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("`mneme facts [FILE]`"), "{text}");
+    }
+
+    /// A fact about no file that does not fit the start never reaches the agent (no tool hook
+    /// brings it), while one citing code comes when the agent touches that code: the first
+    /// ranks ahead, however many facts cite recently changed code.
+    #[test]
+    fn facts_only_the_start_can_bring_rank_ahead_of_those_the_hooks_bring() {
+        let mut a = String::from("# A\n");
+        for i in 0..300 {
+            a.push_str(&format!(
+                "- **f-a{i:03}** Statement {i} about the code, long enough to count. <!-- since: 2026-11-20; evidence: src/a{i}.rs:1 -->\n"
+            ));
+        }
+        a.push_str("- **f-n000** Every change ships behind a flag. <!-- since: 2026-01-01 -->\n");
+        a.push_str("- **f-n001** Decisions are written down. <!-- since: 2026-01-01; evidence: docs/adr/1.md -->\n");
+        a.push_str("- **f-s000** Handlers never block. <!-- since: 2026-01-01; scope: src/handlers/** -->\n");
+        let l = ledger(&[("a.md", &a)]);
+        let mut c = Context::build(
+            &l,
+            &Standings::of(&l, today()),
+            Proposals::default(),
+            TaskSummary::default(),
+        );
+        c.code_changed = (0..300).map(|i| (format!("f-a{i:03}"), i)).collect();
+        let text = render(&c, Some(2000));
+        let ids = shown(&text);
+        // A cited document is where a fact came from, not a file it is about.
+        assert!(ids.contains(&"f-n000") && ids.contains(&"f-n001"), "{text}");
+        // A scoped fact comes with the files its scope matches.
+        assert!(!ids.contains(&"f-s000"), "{text}");
+        assert!(
+            ids.contains(&"f-a000") && !ids.contains(&"f-a299"),
+            "{text}"
+        );
+        let line = text
+            .lines()
+            .find(|l| l.contains("more facts did not fit"))
+            .expect(&text);
+        assert!(!line.contains("about no file"), "{line}");
+        // Room for one fact only: it is one about no file, and the closing line counts the
+        // other apart.
+        let text = (300..2000)
+            .step_by(10)
+            .map(|budget| render(&c, Some(budget)))
+            .find(|text| shown(text).len() == 1)
+            .unwrap();
+        assert!(shown(&text)[0].starts_with("f-n"), "{text}");
+        let line = text
+            .lines()
+            .find(|l| l.contains("more facts did not fit"))
+            .expect(&text);
+        assert!(line.contains("(1 about no file, 300 citing"), "{line}");
     }
 
     #[test]

@@ -83,6 +83,11 @@ pub fn is_about(fact: &FactView, files: &[String]) -> bool {
         .any(|f| cited.contains(&f) || globs.iter().any(|g| wildmatch(g, f)))
 }
 
+/// Whether `fact` is about no file at all: no tool hook ever brings it, only a session's start.
+pub fn about_no_file(fact: &FactView) -> bool {
+    cited_files(fact).is_empty() && valid_scope(fact).next().is_none()
+}
+
 /// The directory a scope glob names before its first wildcard: `src/db/` of `src/db/**`.
 fn glob_dir(glob: &str) -> String {
     let dir: Vec<&str> = glob.rsplit_once('/').map_or_else(Vec::new, |(dirs, _)| {
