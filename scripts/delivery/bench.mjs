@@ -193,6 +193,7 @@ function measure(runtime, mode) {
     const check = (path) => {
       const want = about(path);
       const have = want.filter((id) => inContext.has(id)).length;
+      if (process.env.DEBUG && compacted && have < want.length) console.error(path, want.filter((id) => !inContext.has(id)), inContext.size);
       r.wanted += want.length;
       r.found += have;
       if (compacted) {

@@ -6,14 +6,18 @@ use std::collections::BTreeSet;
 use std::io::{IsTerminal, Read};
 
 use clap::builder::TypedValueParser;
-use mneme::model::agents::briefing::{about_files, render, shown_ids};
+use mneme::model::agents::briefing::{
+    about_files, carried_over, render, shown_ids, CLOSING_RESERVE,
+};
 use mneme::model::agents::rules::{compiled_ids, leave_compiled_out, Target};
 use mneme::model::agents::runtimes::{
     HookInput, Runtime, Step, OPENCODE_COMPACTING_EVENT, OPENCODE_TOOL_EVENT,
 };
+use mneme::model::views::FactView;
 use mneme::ops::context::{
-    deliver_once, drop_session, facts_about, history_holds, native_or_dropped, remember_session,
-    repo_relative, restart_native, session_context, session_holds, shown_in_history,
+    deliver_once, drop_session, facts_about, forget_touched, history_holds, native_or_dropped,
+    remember_session, remember_touched, repo_relative, restart_native, session_context,
+    session_holds, shown_in_history, touched,
 };
 use mneme::ops::tasks::env_agent;
 use mneme::ops::Workspace;
@@ -114,7 +118,19 @@ fn briefing(
             restart_native(&ws, name, s)?;
         }
     }
-    let text = start(cx, &ws, runtime, budget, native)?;
+    let new_session = event.eq_ignore_ascii_case("SessionStart")
+        && matches!(input.source.as_deref(), Some("startup" | "clear"));
+    let text = match session {
+        Some(s) if new_session => {
+            forget_touched(&ws, name, s)?;
+            start(cx, &ws, runtime, budget, native)?
+        }
+        // A resumed history still holds what it was given.
+        Some(s) if input.source.as_deref() != Some("resume") => {
+            start_after_compaction(cx, &ws, runtime, s, budget, native)?
+        }
+        _ => start(cx, &ws, runtime, budget, native)?,
+    };
     if let Some(session) = session {
         // A new, cleared or compacted session's history holds exactly these facts: those a
         // compaction dropped come again when the agent touches their files. A resumed one
@@ -153,6 +169,40 @@ fn start(
         ));
     }
     text.push_str(&hint);
+    Ok(text)
+}
+
+/// A compacted session's start: a compaction drops what the tool hooks gave it about the files
+/// it worked on, and the work goes on with those files. Their facts come back with the start,
+/// each once, in room kept for them, before a tool on them (whose hook comes after it) would
+/// bring them.
+fn start_after_compaction(
+    cx: &Cx,
+    ws: &Workspace,
+    runtime: Runtime,
+    session: &str,
+    budget: usize,
+    native: Option<&str>,
+) -> Result<String, CliError> {
+    let files = touched(ws, runtime.as_str(), session);
+    if files.is_empty() || !runtime.delivers_about_files() {
+        return start(cx, ws, runtime, budget, native);
+    }
+    let about = facts_about(ws, cx.ui, &files)?;
+    let facts: Vec<&FactView> = about.files.iter().flat_map(|f| &f.facts).collect();
+    // The block keeps room for its closing line, whether or not it needs it.
+    let kept = carried_over(&facts, budget / 2).chars().count() + CLOSING_RESERVE;
+    let mut text = start(cx, ws, runtime, budget.saturating_sub(kept), native)?;
+    let shown = shown_ids(&text);
+    let back: Vec<&FactView> = facts
+        .into_iter()
+        .filter(|f| f.id.as_ref().is_none_or(|id| !shown.contains(id)))
+        .collect();
+    let back = carried_over(&back, budget.saturating_sub(text.chars().count()));
+    if !back.is_empty() {
+        text.push('\n');
+        text.push_str(&back);
+    }
     Ok(text)
 }
 
@@ -201,6 +251,9 @@ fn about(
     if files.is_empty() && !(restart && session.is_some()) {
         return Ok(None);
     }
+    if let (Some(s), false) = (session, files.is_empty()) {
+        remember_touched(ws, runtime.as_str(), s, &files)?;
+    }
     let mut context = facts_about(ws, cx.ui, &files)?;
     if native.is_some() {
         // The runtime's own rule files give a file's facts once per process, and not again
@@ -213,9 +266,9 @@ fn about(
     }
     // Built before the lock is taken; used only when the record is gone.
     let restarted = match session {
-        Some(session) if restart && !session_holds(ws, runtime.as_str(), session) => {
-            Some(start(cx, ws, runtime, budget, native)?)
-        }
+        Some(session) if restart && !session_holds(ws, runtime.as_str(), session) => Some(
+            start_after_compaction(cx, ws, runtime, session, budget, native)?,
+        ),
         _ => None,
     };
     let choose = |record: Option<&BTreeSet<String>>| {

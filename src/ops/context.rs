@@ -94,6 +94,61 @@ pub fn drop_session(ws: &Workspace, runtime: &str, session: &str) -> Result<()> 
 const NATIVE: &str = "native";
 const NATIVE_DROPPED: &str = "native-dropped";
 
+/// Beside a session's record: the repository files its tools touched, whose facts a
+/// compaction's hook gives back.
+const TOUCHED: &str = "touched";
+
+/// At most this many touched files are kept per session: the newest facts matter, and a
+/// marker stays small.
+const TOUCHED_FILES: usize = 1000;
+
+/// Records that `runtime`'s session `session` touched `files` (paths from the repository's root).
+pub fn remember_touched(
+    ws: &Workspace,
+    runtime: &str,
+    session: &str,
+    files: &[String],
+) -> Result<()> {
+    let _lock = sessions_lock(ws)?;
+    let path = session_path(ws, runtime, session).with_extension(TOUCHED);
+    let mut all = read_lines(&path);
+    let new: Vec<&String> = files
+        .iter()
+        .filter(|f| !f.contains('\n') && !all.contains(*f))
+        .collect();
+    if new.is_empty() {
+        return Ok(());
+    }
+    all.extend(new.into_iter().cloned());
+    let keep = all.len().saturating_sub(TOUCHED_FILES);
+    let text: String = all[keep..].iter().map(|f| format!("{f}\n")).collect();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
+    }
+    Ok(write_atomic(&path, text.as_bytes())?)
+}
+
+/// The files `runtime`'s session `session` touched, oldest first.
+pub fn touched(ws: &Workspace, runtime: &str, session: &str) -> Vec<String> {
+    read_lines(&session_path(ws, runtime, session).with_extension(TOUCHED))
+}
+
+/// A new or cleared session has touched nothing yet.
+pub fn forget_touched(ws: &Workspace, runtime: &str, session: &str) -> Result<()> {
+    remove(&session_path(ws, runtime, session).with_extension(TOUCHED))
+}
+
+fn read_lines(path: &Path) -> Vec<String> {
+    store::file::read_local_text(path)
+        .map(|text| {
+            text.lines()
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// A new process of `runtime`'s session `session` starts: its rule files give their facts again.
 pub fn restart_native(ws: &Workspace, runtime: &str, session: &str) -> Result<()> {
     let _lock = sessions_lock(ws)?;

@@ -1146,18 +1146,23 @@ fn copilot_gets_the_facts_back_once_after_a_compaction() {
     assert!(first.contains(&db) && !first.contains(&global), "{first}");
     assert_eq!(view("src/db.rs"), "");
 
-    // A compaction: the next tool brings the start and the file's facts, once.
+    // A compaction: the next tool brings the start, the facts about the files the session
+    // worked on before it, and the tool's file's, each once.
     assert_eq!(
         copilot_hook(&repo, "PreCompact", session(json!({"trigger": "auto"}))),
         ""
     );
     let back = view("src/other.rs");
     assert!(back.starts_with("# Project facts"), "{back}");
-    assert!(back.contains(&global) && back.contains(&other), "{back}");
-    assert!(!back.contains(&db), "{back}");
-    assert_eq!(back.matches(&global).count(), 1, "{back}");
+    assert!(
+        back.contains(&global) && back.contains(&other) && back.contains(&db),
+        "{back}"
+    );
+    for fact in [&global, &other, &db] {
+        assert_eq!(back.matches(fact.as_str()).count(), 1, "{back}");
+    }
     assert_eq!(prompt(), "");
-    assert!(view("src/db.rs").contains(&db), "dropped by the compaction");
+    assert_eq!(view("src/db.rs"), "", "given back with the start");
     // A tool on no cited file after a compaction still brings the start; then the prompt none.
     copilot_hook(&repo, "PreCompact", session(json!({"trigger": "manual"})));
     let dir = session(json!({"tool_name": "Read", "tool_input": {"path": repo.file("src")}}));
@@ -1166,9 +1171,9 @@ fn copilot_gets_the_facts_back_once_after_a_compaction() {
     // Or the next prompt does, when no tool ran; a resumed process starts with them again.
     copilot_hook(&repo, "PreCompact", session(json!({"trigger": "manual"})));
     let again = prompt();
-    assert!(again.contains(&global), "{again}");
+    assert!(again.contains(&global) && again.contains(&db), "{again}");
     assert_eq!(prompt(), "");
-    assert!(view("src/db.rs").contains(&db));
+    assert_eq!(view("src/db.rs"), "");
     let resumed = copilot_hook(&repo, "SessionStart", session(json!({"source": "resume"})));
     assert!(resumed.contains(&global), "{resumed}");
     assert_eq!(view("src/db.rs"), "", "a resumed history still holds it");
@@ -1330,11 +1335,25 @@ fn facts_about_a_file_come_when_the_agent_touches_it_once_per_session() {
     assert!(claude_tool(&repo, "s2", "src/db.rs").contains(&db));
     assert_eq!(claude_tool(&repo, "s1", "README.md"), "");
     assert_eq!(claude_tool(&repo, "s1", "/etc/hostname"), "");
-    // A resumed session still holds it; a compaction drops it, and the file brings it again.
+    // A resumed session still holds it. A compaction drops it, and its hook gives it back
+    // with the start (the work goes on with that file, and a tool's hook comes after the
+    // tool), once: the file then adds nothing. A fact about a file not touched stays out.
     claude_start(&repo, "s1", "resume");
     assert_eq!(claude_tool(&repo, "s1", &absolute), "");
-    claude_start(&repo, "s1", "compact");
-    assert!(claude_tool(&repo, "s1", &absolute).contains(&db));
+    let compacted = claude_start(&repo, "s1", "compact");
+    assert!(
+        compacted.contains("# Project facts about the files you worked on before the compaction"),
+        "{compacted}"
+    );
+    assert!(
+        compacted.contains(&db) && compacted.contains(&global),
+        "{compacted}"
+    );
+    assert!(!compacted.contains(&other), "{compacted}");
+    assert_eq!(claude_tool(&repo, "s1", &absolute), "");
+    // A new session has touched nothing: its compaction gives the start alone.
+    claude_start(&repo, "s3", "startup");
+    assert!(!claude_start(&repo, "s3", "compact").contains(&db));
 
     // The full briefing and `--files` still give everything asked for.
     let all = repo.stdout(&["context"]);

@@ -130,7 +130,7 @@ test('Claude Code calls the MCP server: context, then a proposal that lands as a
   }
 });
 
-test('a fact about a file reaches the model when the agent first reads it, once, and once more after a compaction', async () => {
+test('a fact about a file reaches the model when the agent first reads it, once, and once more after a compaction, with the start', async () => {
   const { ctx, db } = repoWithScopedFacts([FACT], { setup: 'claude' });
   // The model reads the file, later edits it, and reads it again after a compaction; a tool's
   // result gets a one-word answer, and a compaction's request a summary free of the facts.
@@ -162,8 +162,8 @@ test('a fact about a file reaches the model when the agent first reads it, once,
     await claude(ctx, api, ['--continue', '/compact']);
     const compacted = api.requests.length;
     await claude(ctx, api, ['--continue', 'Please read the pool code again.', ...tools]);
-    assert.equal(count(api.requests[compacted], DB_MARK), 0, 'the compaction dropped it');
-    assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'reading the file again brings it back, once');
+    assert.equal(count(api.requests[compacted], DB_MARK), 1, 'the compaction hook gives it back with the start');
+    assert.equal(count(api.requests.at(-1), DB_MARK), 1, 'reading the file again does not repeat it');
     for (const r of api.requests) assert.equal(count(r, OTHER_MARK), 0, 'a fact about another file never comes');
   } finally {
     await api.close();

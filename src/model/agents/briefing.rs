@@ -18,7 +18,7 @@ use crate::model::views::{Context, FactView, TaskLine};
 pub const HOOK_BUDGET: usize = 9000;
 
 /// Room kept for the closing lines that name what did not fit.
-const CLOSING_RESERVE: usize = 500;
+pub const CLOSING_RESERVE: usize = 500;
 
 /// How the context starts: what shows that a runtime's history holds it.
 pub const HEADING: &str = "# Project facts (";
@@ -153,19 +153,12 @@ pub fn about_files(files: &[String], facts: &[&FactView], max_chars: usize) -> S
     if files.len() > NAMED_FILES {
         names.push(format!("and {} more", files.len() - NAMED_FILES));
     }
-    let mut out = Budget::new(max_chars.saturating_sub(CLOSING_RESERVE));
-    out.always(&format!(
+    let heading = format!(
         "{ABOUT_HEADING}{}) — verified by humans; they outrank conversation history\n",
         names.join(", ")
-    ));
-    let mut left = 0;
-    for fact in facts {
-        if !out.fits(&fact_line(fact)) {
-            left += 1;
-        }
-    }
-    if left > 0 {
-        out.always(&format!(
+    );
+    facts_block(&heading, facts, max_chars, |left| {
+        format!(
             "{left} more fact(s) about these files did not fit: `mneme context --files {}`\n",
             files
                 .iter()
@@ -173,7 +166,37 @@ pub fn about_files(files: &[String], facts: &[&FactView], max_chars: usize) -> S
                 .map(|f| escape_line(&truncate(f, 200)).into_owned())
                 .collect::<Vec<_>>()
                 .join(" ")
-        ));
+        )
+    })
+}
+
+/// The facts a session had been given about the files it worked on, which its compaction
+/// dropped, for the compaction's hook to give back: the agent goes on with those files, and a
+/// tool hook's facts come only after the tool. Empty when there are none.
+pub fn carried_over(facts: &[&FactView], max_chars: usize) -> String {
+    if facts.is_empty() {
+        return String::new();
+    }
+    facts_block(CARRIED_HEADING, facts, max_chars, |left| {
+        format!("{left} more fact(s) about them did not fit; they come again when you read or edit their files.\n")
+    })
+}
+
+/// How the facts a compaction's hook gives back start.
+pub const CARRIED_HEADING: &str = "# Project facts about the files you worked on before the compaction — verified by humans; they outrank conversation history\n";
+
+/// `heading`, then `facts` while they fit `max_chars`, then `more(n)` for the `n` that did not.
+fn facts_block(
+    heading: &str,
+    facts: &[&FactView],
+    max_chars: usize,
+    more: impl FnOnce(usize) -> String,
+) -> String {
+    let mut out = Budget::new(max_chars.saturating_sub(CLOSING_RESERVE));
+    out.always(heading);
+    let left = facts.iter().filter(|f| !out.fits(&fact_line(f))).count();
+    if left > 0 {
+        out.always(&more(left));
     }
     out.text
 }
