@@ -185,7 +185,7 @@ fn start_after_compaction(
     native: Option<&str>,
 ) -> Result<String, CliError> {
     let files = touched(ws, runtime.as_str(), session);
-    if files.is_empty() || !runtime.delivers_about_files() {
+    if files.is_empty() || !runtime.carries_over() {
         return start(cx, ws, runtime, budget, native);
     }
     let about = facts_about(ws, cx.ui, &files)?;

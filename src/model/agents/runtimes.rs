@@ -113,6 +113,17 @@ impl Runtime {
         self != Runtime::Cursor
     }
 
+    /// Whether what the hook gives a session after a compaction reaches the model, so that the
+    /// facts about the files the session worked on can come back with it. Qwen Code's
+    /// `SessionStart` text lives in the system prompt, which a compaction keeps, and its
+    /// `compact` start reaches no request: there they come back when a file is touched again.
+    pub fn carries_over(self) -> bool {
+        matches!(
+            self,
+            Runtime::Claude | Runtime::Codex | Runtime::Copilot | Runtime::Gemini
+        )
+    }
+
     /// The rule files the runtime reads by itself where the ledger compiles into them: its hooks
     /// then leave out the facts those files carry.
     pub fn rule_target(self) -> Option<&'static str> {
