@@ -13,7 +13,8 @@ use crate::cli::{Cx, ExitStatus, Result};
 /// Turn knowledge from elsewhere into proposals a person reviews, never into facts.
 ///
 /// Reads MIF memory files, compiled memory, memory records, a CLAUDE.md, an AGENTS.md (outside
-/// mneme's block), Cursor, Copilot, Windsurf, Cline or Kiro rules (the globs a rule applies to
+/// mneme's block; a directory reads every tracked one under it, and a nested one's facts get its
+/// directory as scope), Cursor, Copilot, Windsurf, Cline or Kiro rules (the globs a rule applies to
 /// become its facts' scope; files mneme compiled from the ledger are skipped), a Cline memory
 /// bank, architecture decision records or any Markdown notes. Each statement becomes an `add` in one proposal (or one per source file with
 /// --split), citing the file and line it came from, in the fact file it fits. Statements the
@@ -26,6 +27,7 @@ use crate::cli::{Cx, ExitStatus, Result};
 #[command(after_help = "Examples:
   mneme import claude CLAUDE.md --dry-run
   mneme import agents AGENTS.md
+  mneme import agents .   # every AGENTS.md: crates/db/AGENTS.md scoped to crates/db/**
   mneme import adr docs/adr --split
   mneme import claude CLAUDE.md --split=statement   # one proposal per statement
   mneme import cursor .cursor/rules
@@ -37,7 +39,8 @@ pub struct Args {
     /// What PATH holds.
     #[arg(value_enum)]
     source: SourceArg,
-    /// A file, or a directory of such files (not its subdirectories).
+    /// A file, or a directory of such files (not its subdirectories; for `claude` and
+    /// `agents`, every tracked one under it).
     path: PathBuf,
     /// Show what would be proposed; write nothing.
     #[arg(long)]
@@ -199,12 +202,17 @@ fn render(s: &ImportSummary) -> String {
         ));
         for op in &s.operations {
             let state = op.state.map(|st| format!(" [{st}]")).unwrap_or_default();
+            let scope = if op.scope.is_empty() {
+                String::new()
+            } else {
+                format!(" (scope: {})", esc1(&op.scope.join(", ")))
+            };
             out.push_str(&format!(
                 "  {} {}{state}: {}  {}\n",
                 paint(ID, esc1(op.fact_id)),
                 esc1(op.file),
                 esc1(op.text),
-                paint(DIM, esc1(op.source))
+                paint(DIM, format!("{}{scope}", esc1(op.source)))
             ));
         }
     }

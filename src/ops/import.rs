@@ -2,10 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::git::index::tracked_paths;
 use crate::model::interchange::import::{found_in, plan, proposals, Plan, Read, Source, Split};
 use crate::model::proposals::plan::{IdMinter, PlanContext};
 use crate::ops::{now, Result, Workspace};
-use crate::store::import::read;
+use crate::store::import::{read, read_listed};
 
 /// What to import and how.
 pub struct Options<'a> {
@@ -35,10 +36,25 @@ pub struct Imported {
 /// Reads `opts.path` as `opts.source` and proposes what it holds that the ledger lacks.
 pub fn import(ws: &Workspace, opts: &Options) -> Result<Imported> {
     ws.store.check_ledger()?;
-    let (files, links) = read(opts.path, &|name| opts.source.wants(name))?;
     // Canonical once: evidence names files from it.
     let root = ws.store.root().canonicalize().ok();
     let root = root.as_deref();
+    let (files, links) = match nested_in(ws, root, opts)? {
+        Some(paths) => {
+            let (files, links) = read_listed(&paths)?;
+            // Named from the root, as evidence names the files read.
+            let links = links
+                .into_iter()
+                .map(|l| shown(None, Path::new(&l)))
+                .map(|l| match root.map(|r| format!("{}/", r.display())) {
+                    Some(r) => l.strip_prefix(&r).map_or(l.clone(), str::to_owned),
+                    None => l,
+                })
+                .collect();
+            (files, links)
+        }
+        None => read(opts.path, &|name| opts.source.wants(name))?,
+    };
     let reads: Vec<Read> = files
         .into_iter()
         .map(|f| Read {
@@ -111,6 +127,46 @@ pub fn import(ws: &Workspace, opts: &Options) -> Result<Imported> {
         files: reads.len(),
         skipped,
     })
+}
+
+/// For a source whose files nest (`AGENTS.md`, `CLAUDE.md`) and a directory of this repository:
+/// the tracked files of that name under it, at any depth, in path order. `None` otherwise: the
+/// directory's own files are read.
+fn nested_in(ws: &Workspace, root: Option<&Path>, opts: &Options) -> Result<Option<Vec<PathBuf>>> {
+    let (true, Some(root)) = (opts.source.nested() && opts.path.is_dir(), root) else {
+        return Ok(None);
+    };
+    let Some(dir) = opts
+        .path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.strip_prefix(root).ok().map(Path::to_path_buf))
+    else {
+        return Ok(None);
+    };
+    let prefix = dir.to_string_lossy().replace('\\', "/");
+    let mut paths: Vec<String> = tracked_paths(&ws.repo)?
+        .into_iter()
+        .filter(|p| prefix.is_empty() || p.starts_with(&format!("{prefix}/")))
+        .filter(|p| opts.source.wants(p.rsplit('/').next().unwrap_or(p)))
+        .collect();
+    // The directory's own, tracked or not yet.
+    let own = opts.path.join(if opts.source == Source::Claude {
+        "CLAUDE.md"
+    } else {
+        "AGENTS.md"
+    });
+    let own_rel = if prefix.is_empty() {
+        own.file_name().map(|n| n.to_string_lossy().into_owned())
+    } else {
+        own.file_name()
+            .map(|n| format!("{prefix}/{}", n.to_string_lossy()))
+    };
+    if let Some(rel) = own_rel.filter(|r| !paths.contains(r) && own.exists()) {
+        paths.push(rel);
+    }
+    paths.sort();
+    Ok(Some(paths.iter().map(|p| root.join(p)).collect()))
 }
 
 /// How evidence names a file: from the work tree's root (canonical) when inside it, else as

@@ -1,6 +1,7 @@
-//! Reading what an import reads: a file, or the matching files of a directory (not its
-//! subdirectories), each within a size limit and valid UTF-8. Symbolic links inside a directory
-//! are skipped, never followed: an import reads what the directory holds, nothing elsewhere.
+//! Reading what an import reads: a file, the matching files of a directory (not its
+//! subdirectories), or files listed by path, each within a size limit and valid UTF-8. Symbolic
+//! links inside a directory or in a list are skipped, never followed: an import reads what the
+//! directory holds, nothing elsewhere.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -75,6 +76,36 @@ pub fn read(path: &Path, wanted: &dyn Fn(&str) -> bool) -> Result<(Vec<SourceFil
         .iter()
         .map(|n| read_one(&path.join(n)))
         .collect::<Result<Vec<_>>>()?;
+    Ok((files, links))
+}
+
+/// Reads each of `paths` (a repository's tracked files, found by name), in order, with the
+/// symbolic links skipped (their paths are returned).
+pub fn read_listed(paths: &[PathBuf]) -> Result<(Vec<SourceFile>, Vec<String>)> {
+    if paths.len() > MAX_FILES {
+        let at = paths.first().map_or(Path::new("."), PathBuf::as_path);
+        return Err(refuse(
+            at,
+            format!(
+                "and {} more files to import; at most {MAX_FILES} are read at once",
+                paths.len() - 1
+            ),
+        ));
+    }
+    let mut files = Vec::new();
+    let mut links = Vec::new();
+    for path in paths {
+        let meta = match fs::symlink_metadata(path) {
+            // Tracked, but gone from the work tree: nothing to read.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            other => other.map_err(Error::io(path))?,
+        };
+        if meta.file_type().is_symlink() {
+            links.push(path.display().to_string());
+        } else {
+            files.push(read_one(path)?);
+        }
+    }
     Ok((files, links))
 }
 

@@ -1,6 +1,7 @@
 //! `export` (and, as it grows, `import`): the ledger in other memory formats, written from real
 //! repositories with approved decisions.
 
+use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -905,4 +906,105 @@ fn import_skips_what_only_shapes_the_document_and_says_why() {
         .stdout(predicates::str::contains(
             "AGENTS.md:11: a quoted example of wording",
         ));
+}
+
+/// A nested `AGENTS.md` (or `CLAUDE.md`) holds the rules for the files under its directory:
+/// importing a directory reads every tracked one under it, at any depth, and each statement
+/// of a nested one gets its directory as scope; the root's are about no file. A link is not
+/// followed, and the directory's own file is read even before it is tracked.
+#[test]
+fn nested_instruction_files_import_with_their_directory_as_scope() {
+    let repo = Repo::committed();
+    repo.write(
+        "AGENTS.md",
+        &format!(
+            "{}\n# Rules\n\nEvery crate builds with the workspace lints on.\n",
+            repo.read("AGENTS.md")
+        ),
+    );
+    repo.write(
+        "crates/db/AGENTS.md",
+        "# DB crate\n\nMigrations in this crate never drop a column.\n",
+    );
+    repo.write(
+        "web/app/AGENTS.md",
+        "# Web\n\nComponents never fetch data themselves.\n",
+    );
+    repo.write(
+        "web/app/CLAUDE.md",
+        "# Web for Claude\n\nHooks stay pure here.\n",
+    );
+    repo.write(
+        "vendor/AGENTS.md",
+        "# Vendored\n\nVendored code is never edited.\n",
+    );
+    repo.write(".gitignore", "vendor/\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "instructions"]);
+    std::os::unix::fs::symlink("AGENTS.md", repo.file("crates/db/CLAUDE.md")).unwrap();
+
+    let imported = repo.json(&["import", "agents", ".", "--dry-run", "--json"]);
+    let scopes: Vec<(String, serde_json::Value)> = imported["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["text"].as_str().unwrap().to_owned(), o["scope"].clone()))
+        .collect();
+    assert_eq!(
+        scopes,
+        [
+            (
+                "Every crate builds with the workspace lints on.".to_owned(),
+                json!(null)
+            ),
+            (
+                "Migrations in this crate never drop a column.".to_owned(),
+                json!(["crates/db/**"])
+            ),
+            (
+                "Components never fetch data themselves.".to_owned(),
+                json!(["web/app/**"])
+            ),
+        ],
+        "{imported}"
+    );
+    // CLAUDE.md files likewise; a link to another file is not read through.
+    let claude = repo.json(&["import", "claude", ".", "--dry-run", "--json"]);
+    let ops = claude["operations"].as_array().unwrap();
+    assert_eq!(ops.len(), 1, "{claude}");
+    assert_eq!(ops[0]["scope"], json!(["web/app/**"]));
+    // A subdirectory reads what is under it; a file names its own directory as scope.
+    let sub = repo.json(&["import", "agents", "web", "--dry-run", "--json"]);
+    assert_eq!(sub["operations"].as_array().unwrap().len(), 1, "{sub}");
+    let one = repo.json(&[
+        "import",
+        "agents",
+        "crates/db/AGENTS.md",
+        "--dry-run",
+        "--json",
+    ]);
+    assert_eq!(one["operations"][0]["scope"], json!(["crates/db/**"]));
+    // The directory's own file, not yet tracked, is read too; and the proposals carry the scope
+    // to review.
+    repo.write(
+        "crates/AGENTS.md",
+        "# Crates\n\nEvery crate has a README.\n",
+    );
+    let crates = repo.json(&["import", "agents", "crates", "--json"]);
+    assert_eq!(
+        crates["operations"].as_array().unwrap().len(),
+        2,
+        "{crates}"
+    );
+    let id = crates["proposals"][0]["id"].as_str().unwrap();
+    let proposal: serde_json::Value =
+        serde_json::from_str(&repo.read(&format!(".ledger/proposals/{id}.json"))).unwrap();
+    let scoped: Vec<&serde_json::Value> = proposal["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| &o["scope"])
+        .collect();
+    assert!(scoped.contains(&&json!(["crates/**"])), "{proposal}");
+    assert!(scoped.contains(&&json!(["crates/db/**"])), "{proposal}");
 }

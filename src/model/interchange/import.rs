@@ -75,6 +75,12 @@ impl Source {
     }
 
     /// Whether a directory's file named `name` is one this source reads.
+    /// Whether the source's files also sit in subdirectories, each about its own: a nested
+    /// `AGENTS.md` or `CLAUDE.md` holds the rules for the files under it.
+    pub fn nested(self) -> bool {
+        matches!(self, Source::Claude | Source::Agents)
+    }
+
     pub fn wants(self, name: &str) -> bool {
         match self {
             Source::Mif => name.ends_with(".memory.md"),
@@ -186,11 +192,28 @@ pub fn found_in(
         }
         Source::Claude | Source::Agents | Source::MemoryBank | Source::Notes => {
             for f in files {
-                found.extend(notes::statements(&f.shown, &f.text));
+                let mut statements = notes::statements(&f.shown, &f.text);
+                // A nested instruction file is about the files under its directory.
+                if let Some(dir) = source.nested().then(|| nested_dir(&f.shown)).flatten() {
+                    for s in statements.iter_mut().filter(|s| s.scope.is_empty()) {
+                        s.scope = vec![format!("{dir}/**")];
+                    }
+                }
+                found.extend(statements);
             }
         }
     }
     Ok((found, skipped))
+}
+
+/// The directory of a file named from the repository's root (`crates/db` of
+/// `crates/db/AGENTS.md`); `None` at the root, or for a path outside the repository (absolute,
+/// or above it).
+fn nested_dir(shown: &str) -> Option<&str> {
+    let (dir, _) = shown.rsplit_once('/')?;
+    let outside =
+        dir.is_empty() || shown.starts_with('/') || dir.split('/').any(|p| p == ".." || p == ".");
+    (!outside).then_some(dir)
 }
 
 /// What an import will propose, and what it will not.
