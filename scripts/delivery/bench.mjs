@@ -7,7 +7,7 @@
 //
 //   node bench.mjs --repo DIR [--mneme BIN] [--commits 200] [--every 10]
 //                  [--runtimes claude,codex,copilot,cursor] [--modes anchor,default,scoped]
-//                  [--json OUT]
+//                  [--json OUT] [--min-recall 1]
 //
 // Recall: at each touch, of the facts about the touched file, the share in context: after a
 // read's hook (what the agent has when it acts on what it read), and before an edit's hook (what
@@ -272,3 +272,10 @@ for (const x of results) {
 }
 if (args.json) writeFileSync(args.json, JSON.stringify({ repo, head, facts: facts.size, sessions: sessions.length, every, results }, null, 1) + "\n");
 rmSync(work, { recursive: true, force: true });
+// --min-recall R: fail when a mode's recall (or recall after a compaction) is below R.
+if (args["min-recall"] !== undefined) {
+  const min = Number(args["min-recall"]);
+  const low = results.filter((x) => x.recall < min || x.recall_after_compaction < min);
+  for (const x of low) console.error(`recall below ${min}: ${x.runtime} ${x.mode}: ${pct(x.recall)}, after compaction ${pct(x.recall_after_compaction)}`);
+  if (low.length) process.exit(1);
+}
