@@ -77,6 +77,12 @@ pub fn not_a_statement(text: &str, piece: Piece) -> Option<String> {
     if link_entry(text) {
         return Some("an entry of a list of links or files, not a statement".into());
     }
+    if about_the_instructions(text) {
+        return Some("it is about the instruction file itself, not about the project".into());
+    }
+    if demonstrative_object(&plain) {
+        return Some("it refers to what it does not name (`Use this when …`)".into());
+    }
     let rule = has_rule_word(&plain);
     let verb = first_verb(&plain);
     let short = n < FRAGMENT_WORDS && !ends_sentence(&plain) && !rule;
@@ -98,6 +104,62 @@ pub fn not_a_statement(text: &str, piece: Piece) -> Option<String> {
         return Some("no verb: a fragment, not a statement".into());
     }
     None
+}
+
+/// `Read and follow this AGENTS.md`, `Applies when editing files under …`, `Treat SHOULD as
+/// defaults`: how to read the instruction file, which means nothing once it is a fact.
+fn about_the_instructions(text: &str) -> bool {
+    let lower = text.to_lowercase().replace('`', "");
+    let opens = [
+        "applies when ",
+        "applies to ",
+        "these files ",
+        "this file ",
+        "this document ",
+        "treat must ",
+        "treat should ",
+        "treat may ",
+    ];
+    let names = [
+        "this agents.md",
+        "this claude.md",
+        "nearest agents.md",
+        "nearest claude.md",
+        "own agents.md",
+        "own claude.md",
+        "deeper rules",
+        "this directory uses",
+    ];
+    // `Apply root AGENTS.md first.`: an order to read another instruction file.
+    let files = [
+        "agents.md",
+        "claude.md",
+        "gemini.md",
+        ".cursorrules",
+        "copilot-instructions",
+    ];
+    let reads_another = ["apply ", "follow ", "read "]
+        .iter()
+        .any(|o| lower.starts_with(o))
+        && files.iter().any(|f| lower.contains(f));
+    reads_another
+        || opens.iter().any(|o| lower.starts_with(o))
+        || names.iter().any(|n| lower.contains(n))
+}
+
+/// `Use this before any workflow …`, `Run it when …`: a verb whose object is only a pronoun,
+/// followed by when or why, stands for something the file named before.
+fn demonstrative_object(plain: &str) -> bool {
+    let words: Vec<String> = plain_words(plain).take(3).collect();
+    let [_, object, then] = words.as_slice() else {
+        return false;
+    };
+    ["this", "these", "it", "them", "that", "those"].contains(&object.as_str())
+        && [
+            "when", "before", "after", "if", "unless", "once", "while", "for", "to", "with",
+            "instead",
+        ]
+        .contains(&then.as_str())
 }
 
 /// `Update it to main`: a pronoun standing for something said elsewhere.
@@ -748,6 +810,46 @@ mod tests {
             ),
             ("Shows diff preview", Item, "fragment"),
             ("Update it to `main`", Item, "refers to"),
+            (
+                "Use this before any workflow that wants to load existing auth.",
+                Item,
+                "refers to",
+            ),
+            (
+                "Run it with `--release` when measuring anything.",
+                Prose,
+                "refers to",
+            ),
+            (
+                "Read and follow this `AGENTS.md` before editing files in this directory.",
+                Item,
+                "instruction file itself",
+            ),
+            (
+                "If a deeper subdirectory has its own `AGENTS.md`, the deeper rules win.",
+                Item,
+                "instruction file itself",
+            ),
+            (
+                "Applies when editing files under: `scripts/playwright/`",
+                Prose,
+                "instruction file itself",
+            ),
+            (
+                "Apply `packages/database/AGENTS.md` and backend scoped rules.",
+                Item,
+                "instruction file itself",
+            ),
+            (
+                "Treat `SHOULD` as defaults unless task requirements conflict.",
+                Item,
+                "instruction file itself",
+            ),
+            (
+                "These files inline operational rules so Codex can proceed with minimal indirection.",
+                Prose,
+                "instruction file itself",
+            ),
             ("Push to GitHub", Step, "step of a procedure"),
             ("Commits to git", Item, "does not name"),
             ("Automatic workspace detection", Item, "fragment"),
@@ -775,6 +877,12 @@ mod tests {
     fn rules_and_facts_are_statements() {
         for (text, piece) in [
             ("Always run tests", Item),
+            (
+                "Never edit `AGENTS.md` by hand: `make docs` writes it.",
+                Item,
+            ),
+            ("Use this pattern for every new endpoint.", Item),
+            ("Keep it simple: one handler per route.", Prose),
             ("Implement RBAC policies", Item),
             ("Push to GitHub", Item),
             ("Never use unwrap in handlers", Item),
