@@ -300,69 +300,102 @@ struct Pr {
     state: Value,
 }
 
+/// A project set up for review on a forge (`mneme init --ci <ci>`) on a signed ledger, whose
+/// agent branch `agent/facts` raises the pool and proposes three facts: the repository that made
+/// it (back on `main`), the forge's private key, the proposals, their pins as the summary writes
+/// them, and the branch's base and head.
+pub(crate) struct AgentBranch {
+    pub seed: Repo,
+    pub forge_key: PathBuf,
+    pub proposals: Vec<String>,
+    pub pins: Vec<String>,
+    pub base: String,
+    pub head: String,
+}
+
+/// [`AgentBranch`]; `None` (after recording the skip) without ssh-keygen.
+pub(crate) fn agent_branch(ci: &str) -> Option<AgentBranch> {
+    let seed = Repo::committed();
+    seed.init(&["--ci", ci]);
+    let (human, human_pub) = keygen(&seed, "human")?;
+    let (forge_key, forge_pub) = keygen(&seed, "forge")?;
+    sign_with(&seed, &human);
+    seed.write(
+        ".ledger/allowed_signers",
+        &format!("human@example.com {human_pub}\nmneme-forge {forge_pub}\n"),
+    );
+    seed.write("src/db.rs", "fn pool() {}\nconst SIZE: u32 = 10;\n");
+    seed.git(&["add", "-A"]);
+    seed.git(&["commit", "-q", "-m", "ci, keys, code"]);
+    seed.approve_new(
+        "architecture",
+        "Every service stores its data in PostgreSQL.",
+    );
+    let base = seed.head();
+    // The agent's branch: code, and three proposals committed with it.
+    seed.git(&["checkout", "-q", "-b", "agent/facts"]);
+    seed.write("src/db.rs", "fn pool() {}\nconst SIZE: u32 = 20;\n");
+    let proposals = vec![
+        seed.propose_add(
+            "performance_rules",
+            "The pool holds twenty connections.",
+            &[
+                "--reason",
+                "raised after the load test",
+                "--evidence",
+                "src/db.rs:2",
+                "--agent",
+                "claude",
+            ],
+        ),
+        seed.propose_add(
+            "pitfalls",
+            "Never block the executor.",
+            &["--reason", "r", "--agent", "claude"],
+        ),
+        seed.propose_add(
+            "invariants",
+            "Every migration is reversible.",
+            &["--reason", "r", "--agent", "claude"],
+        ),
+    ];
+    seed.git(&["add", "-A"]);
+    seed.git(&["commit", "-q", "-m", "raise the pool; propose facts"]);
+    let head = seed.head();
+    let diff = seed.json(&["diff", "main..agent/facts", "--json"]);
+    let pins = proposals
+        .iter()
+        .map(|id| {
+            let p = diff["pending"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["id"] == id.as_str())
+                .unwrap();
+            p["review"]["pin"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    seed.git(&["checkout", "-q", "main"]);
+    Some(AgentBranch {
+        seed,
+        forge_key,
+        proposals,
+        pins,
+        base,
+        head,
+    })
+}
+
 impl Pr {
     fn open() -> Option<Pr> {
-        let seed = Repo::committed();
-        seed.init(&["--ci", "github"]);
-        let (human, human_pub) = keygen(&seed, "human")?;
-        let (forge, forge_pub) = keygen(&seed, "forge")?;
-        sign_with(&seed, &human);
-        seed.write(
-            ".ledger/allowed_signers",
-            &format!("human@example.com {human_pub}\nmneme-forge {forge_pub}\n"),
-        );
-        seed.write("src/db.rs", "fn pool() {}\nconst SIZE: u32 = 10;\n");
-        seed.git(&["add", "-A"]);
-        seed.git(&["commit", "-q", "-m", "ci, keys, code"]);
-        seed.approve_new(
-            "architecture",
-            "Every service stores its data in PostgreSQL.",
-        );
-        let base = seed.head();
-        // The agent's branch: code, and three proposals committed with it.
-        seed.git(&["checkout", "-q", "-b", "agent/facts"]);
-        seed.write("src/db.rs", "fn pool() {}\nconst SIZE: u32 = 20;\n");
-        let proposals = vec![
-            seed.propose_add(
-                "performance_rules",
-                "The pool holds twenty connections.",
-                &[
-                    "--reason",
-                    "raised after the load test",
-                    "--evidence",
-                    "src/db.rs:2",
-                    "--agent",
-                    "claude",
-                ],
-            ),
-            seed.propose_add(
-                "pitfalls",
-                "Never block the executor.",
-                &["--reason", "r", "--agent", "claude"],
-            ),
-            seed.propose_add(
-                "invariants",
-                "Every migration is reversible.",
-                &["--reason", "r", "--agent", "claude"],
-            ),
-        ];
-        seed.git(&["add", "-A"]);
-        seed.git(&["commit", "-q", "-m", "raise the pool; propose facts"]);
-        let head = seed.head();
-        let diff = seed.json(&["diff", "main..agent/facts", "--json"]);
-        let pins = proposals
-            .iter()
-            .map(|id| {
-                let p = diff["pending"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .find(|p| p["id"] == id.as_str())
-                    .unwrap();
-                p["review"]["pin"].as_str().unwrap().to_owned()
-            })
-            .collect();
-        seed.git(&["checkout", "-q", "main"]);
+        let AgentBranch {
+            seed,
+            forge_key,
+            proposals,
+            pins,
+            base,
+            head,
+        } = agent_branch("github")?;
         let server = Server::start_as(&seed, &format!("{REPO}.git"));
         let state = json!({
             "token": TOKEN,
@@ -392,7 +425,7 @@ impl Pr {
             server,
             api,
             workflows,
-            forge_key: std::fs::read_to_string(forge).unwrap().into(),
+            forge_key: std::fs::read_to_string(forge_key).unwrap().into(),
             proposals,
             pins,
             state,

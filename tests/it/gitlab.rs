@@ -15,8 +15,9 @@ use serde_json::{json, Value};
 use tempfile::TempDir;
 
 use crate::common::{path_with_mneme, Repo};
+use crate::forge::{agent_branch, AgentBranch};
 use crate::remote::Server;
-use crate::signing::{keygen, sign_with};
+use crate::signing::keygen;
 use crate::standin::StandIn;
 
 const TOKEN: &str = "glpat-standin";
@@ -84,66 +85,14 @@ struct Mr {
 impl Mr {
     fn open() -> Option<Mr> {
         let tools = gitlab_ci_local()?;
-        let seed = Repo::committed();
-        seed.init(&["--ci", "gitlab"]);
-        let (human, human_pub) = keygen(&seed, "human")?;
-        let (forge, forge_pub) = keygen(&seed, "forge")?;
-        sign_with(&seed, &human);
-        seed.write(
-            ".ledger/allowed_signers",
-            &format!("human@example.com {human_pub}\nmneme-forge {forge_pub}\n"),
-        );
-        seed.write("src/db.rs", "fn pool() {}\nconst SIZE: u32 = 10;\n");
-        seed.git(&["add", "-A"]);
-        seed.git(&["commit", "-q", "-m", "ci, keys, code"]);
-        seed.approve_new(
-            "architecture",
-            "Every service stores its data in PostgreSQL.",
-        );
-        let base = seed.head();
-        seed.git(&["checkout", "-q", "-b", "agent/facts"]);
-        seed.write("src/db.rs", "fn pool() {}\nconst SIZE: u32 = 20;\n");
-        let proposals = vec![
-            seed.propose_add(
-                "performance_rules",
-                "The pool holds twenty connections.",
-                &[
-                    "--reason",
-                    "raised after the load test",
-                    "--evidence",
-                    "src/db.rs:2",
-                    "--agent",
-                    "claude",
-                ],
-            ),
-            seed.propose_add(
-                "pitfalls",
-                "Never block the executor.",
-                &["--reason", "r", "--agent", "claude"],
-            ),
-            seed.propose_add(
-                "invariants",
-                "Every migration is reversible.",
-                &["--reason", "r", "--agent", "claude"],
-            ),
-        ];
-        seed.git(&["add", "-A"]);
-        seed.git(&["commit", "-q", "-m", "raise the pool; propose facts"]);
-        let head = seed.head();
-        let diff = seed.json(&["diff", "main..agent/facts", "--json"]);
-        let pins = proposals
-            .iter()
-            .map(|id| {
-                let p = diff["pending"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .find(|p| p["id"] == id.as_str())
-                    .unwrap();
-                p["review"]["pin"].as_str().unwrap().to_owned()
-            })
-            .collect();
-        seed.git(&["checkout", "-q", "main"]);
+        let AgentBranch {
+            seed,
+            forge_key: forge,
+            proposals,
+            pins,
+            base,
+            head,
+        } = agent_branch("gitlab")?;
         let server = Server::start_as(&seed, "acme/app.git");
         // GitLab keeps every merge request's head under refs/merge-requests/<iid>/head.
         let ok = Command::new("git")
@@ -882,13 +831,16 @@ fn the_ledger_job_verifies_merge_requests_and_pushes_and_reports_to_code_quality
 
     // The same commits pushed to the default branch as a new branch's first push (GitLab's
     // before-sha is all zeros): everything is checked, and the edit is found again.
-    let push = vec![
-        ("CI_PIPELINE_SOURCE", "push".to_owned()),
-        ("CI_COMMIT_BRANCH", "main".to_owned()),
-        ("CI_COMMIT_BEFORE_SHA", "0".repeat(40)),
-        ("CI_COMMIT_SHA", checkout.head()),
-    ];
-    let (ok, log, artifacts) = ledger_job(&mr, &checkout, &push);
+    // A push to the default branch whose previous tip GitLab names `before`.
+    let push = |before: String| {
+        vec![
+            ("CI_PIPELINE_SOURCE", "push".to_owned()),
+            ("CI_COMMIT_BRANCH", "main".to_owned()),
+            ("CI_COMMIT_BEFORE_SHA", before),
+            ("CI_COMMIT_SHA", checkout.head()),
+        ]
+    };
+    let (ok, log, artifacts) = ledger_job(&mr, &checkout, &push("0".repeat(40)));
     assert!(!ok, "{log}");
     assert!(
         log.contains(&format!("mneme: checking ..{}", checkout.head())),
@@ -896,13 +848,7 @@ fn the_ledger_job_verifies_merge_requests_and_pushes_and_reports_to_code_quality
     );
     assert!(artifacts["mneme-verify.json"].contains("unreviewed fact change"));
     // A force push whose old tip is gone from the repository: everything is checked.
-    let force = vec![
-        ("CI_PIPELINE_SOURCE", "push".to_owned()),
-        ("CI_COMMIT_BRANCH", "main".to_owned()),
-        ("CI_COMMIT_BEFORE_SHA", "1".repeat(40)),
-        ("CI_COMMIT_SHA", checkout.head()),
-    ];
-    let (ok, log, _) = ledger_job(&mr, &checkout, &force);
+    let (ok, log, _) = ledger_job(&mr, &checkout, &push("1".repeat(40)));
     assert!(!ok, "{log}");
     assert!(
         log.contains(&format!("mneme: checking ..{}", checkout.head())),
@@ -914,13 +860,7 @@ fn the_ledger_job_verifies_merge_requests_and_pushes_and_reports_to_code_quality
     let last_push = checkout.head();
     checkout.write("src/db.rs", "fn pool() {}\nconst SIZE: u32 = 30;\n");
     checkout.git(&["commit", "-q", "-am", "code only"]);
-    let next = vec![
-        ("CI_PIPELINE_SOURCE", "push".to_owned()),
-        ("CI_COMMIT_BRANCH", "main".to_owned()),
-        ("CI_COMMIT_BEFORE_SHA", last_push.clone()),
-        ("CI_COMMIT_SHA", checkout.head()),
-    ];
-    let (ok, log, artifacts) = ledger_job(&mr, &checkout, &next);
+    let (ok, log, artifacts) = ledger_job(&mr, &checkout, &push(last_push.clone()));
     assert!(!ok, "{log}");
     assert!(
         log.contains(&format!("mneme: checking {last_push}..{}", checkout.head())),
