@@ -184,8 +184,9 @@ fn start_after_compaction(
     budget: usize,
     native: Option<&str>,
 ) -> Result<String, CliError> {
+    // Recorded only for the runtimes that carry facts over (`about`).
     let files = touched(ws, runtime.as_str(), session);
-    if files.is_empty() || !runtime.carries_over() {
+    if files.is_empty() {
         return start(cx, ws, runtime, budget, native);
     }
     let about = facts_about(ws, cx.ui, &files)?;
@@ -251,7 +252,8 @@ fn about(
     if files.is_empty() && !(restart && session.is_some()) {
         return Ok(None);
     }
-    if let (Some(s), false) = (session, files.is_empty()) {
+    // Only where a compaction's context can give their facts back.
+    if let (Some(s), false, true) = (session, files.is_empty(), runtime.carries_over()) {
         remember_touched(ws, runtime.as_str(), s, &files)?;
     }
     let mut context = facts_about(ws, cx.ui, &files)?;

@@ -86,7 +86,7 @@ pub fn drop_session(ws: &Workspace, runtime: &str, session: &str) -> Result<()> 
     let mut dropped = read_ids(&path.with_extension(NATIVE_DROPPED));
     dropped.extend(read_ids(&path.with_extension(NATIVE)));
     remove(&path.with_extension(NATIVE))?;
-    write_ids(&path.with_extension(NATIVE_DROPPED), &dropped)
+    write_lines(&path.with_extension(NATIVE_DROPPED), &dropped)
 }
 
 /// Beside a session's record: the facts the runtime's own rule files gave it in the running
@@ -121,11 +121,7 @@ pub fn remember_touched(
     }
     all.extend(new.into_iter().cloned());
     let keep = all.len().saturating_sub(TOUCHED_FILES);
-    let text: String = all[keep..].iter().map(|f| format!("{f}\n")).collect();
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
-    }
-    Ok(write_atomic(&path, text.as_bytes())?)
+    write_lines(&path, &all[keep..])
 }
 
 /// The files `runtime`'s session `session` touched, oldest first.
@@ -136,17 +132,6 @@ pub fn touched(ws: &Workspace, runtime: &str, session: &str) -> Vec<String> {
 /// A new or cleared session has touched nothing yet.
 pub fn forget_touched(ws: &Workspace, runtime: &str, session: &str) -> Result<()> {
     remove(&session_path(ws, runtime, session).with_extension(TOUCHED))
-}
-
-fn read_lines(path: &Path) -> Vec<String> {
-    store::file::read_local_text(path)
-        .map(|text| {
-            text.lines()
-                .filter(|l| !l.is_empty())
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A new process of `runtime`'s session `session` starts: its rule files give their facts again.
@@ -173,7 +158,7 @@ pub fn native_or_dropped(
     let before = native.len();
     native.extend(compiled.iter().filter(|id| !dropped.contains(*id)).cloned());
     if native.len() != before {
-        write_ids(&path.with_extension(NATIVE), &native)?;
+        write_lines(&path.with_extension(NATIVE), &native)?;
     }
     Ok(compiled
         .iter()
@@ -183,21 +168,33 @@ pub fn native_or_dropped(
 }
 
 fn read_ids(path: &Path) -> BTreeSet<String> {
+    read_lines(path)
+        .into_iter()
+        .filter(|l| is_fact_id(l))
+        .collect()
+}
+
+/// A marker's lines, empty ones left out; none when it cannot be read.
+fn read_lines(path: &Path) -> Vec<String> {
     store::file::read_local_text(path)
         .map(|text| {
             text.lines()
-                .filter(|l| is_fact_id(l))
+                .filter(|l| !l.is_empty())
                 .map(str::to_owned)
                 .collect()
         })
         .unwrap_or_default()
 }
 
-fn write_ids(path: &Path, ids: &BTreeSet<String>) -> Result<()> {
+/// Writes `lines` as a marker, one a line, creating its directory.
+fn write_lines(path: &Path, lines: impl IntoIterator<Item = impl AsRef<str>>) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
     }
-    let text: String = ids.iter().map(|id| format!("{id}\n")).collect();
+    let text: String = lines
+        .into_iter()
+        .map(|l| format!("{}\n", l.as_ref()))
+        .collect();
     Ok(write_atomic(path, text.as_bytes())?)
 }
 
@@ -265,7 +262,7 @@ fn write_session(
 ) -> Result<()> {
     let path = session_path(ws, runtime, session);
     let new = !path.exists();
-    write_ids(&path, held)?;
+    write_lines(&path, held)?;
     if let (true, Some(dir)) = (new, path.parent()) {
         forget_old_sessions(dir);
     }

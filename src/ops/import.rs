@@ -39,21 +39,9 @@ pub fn import(ws: &Workspace, opts: &Options) -> Result<Imported> {
     // Canonical once: evidence names files from it.
     let root = ws.store.root().canonicalize().ok();
     let root = root.as_deref();
-    let (files, links) = match nested_in(ws, root, opts)? {
-        Some(paths) => {
-            let (files, links) = read_listed(&paths)?;
-            // Named from the root, as evidence names the files read.
-            let links = links
-                .into_iter()
-                .map(|l| shown(None, Path::new(&l)))
-                .map(|l| match root.map(|r| format!("{}/", r.display())) {
-                    Some(r) => l.strip_prefix(&r).map_or(l.clone(), str::to_owned),
-                    None => l,
-                })
-                .collect();
-            (files, links)
-        }
-        None => read(opts.path, &|name| opts.source.wants(name))?,
+    let (files, links) = match (nested_in(ws, root, opts)?, root) {
+        (Some(paths), Some(root)) => read_listed(root, &paths)?,
+        _ => read(opts.path, &|name| opts.source.wants(name))?,
     };
     let reads: Vec<Read> = files
         .into_iter()
@@ -130,10 +118,10 @@ pub fn import(ws: &Workspace, opts: &Options) -> Result<Imported> {
 }
 
 /// For a source whose files nest (`AGENTS.md`, `CLAUDE.md`) and a directory of this repository:
-/// the tracked files of that name under it, at any depth, in path order. `None` otherwise: the
-/// directory's own files are read.
-fn nested_in(ws: &Workspace, root: Option<&Path>, opts: &Options) -> Result<Option<Vec<PathBuf>>> {
-    let (true, Some(root)) = (opts.source.nested() && opts.path.is_dir(), root) else {
+/// the tracked files of that name under it, at any depth, and the directory's own, tracked or
+/// not yet, from the root, in path order. `None` otherwise: the directory's own files are read.
+fn nested_in(ws: &Workspace, root: Option<&Path>, opts: &Options) -> Result<Option<Vec<String>>> {
+    let (Some(name), Some(root), true) = (opts.source.nested(), root, opts.path.is_dir()) else {
         return Ok(None);
     };
     let Some(dir) = opts
@@ -144,29 +132,23 @@ fn nested_in(ws: &Workspace, root: Option<&Path>, opts: &Options) -> Result<Opti
     else {
         return Ok(None);
     };
-    let prefix = dir.to_string_lossy().replace('\\', "/");
+    let dir = dir.to_string_lossy().replace('\\', "/");
+    let own = if dir.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{dir}/{name}")
+    };
+    let under = format!("{dir}/");
     let mut paths: Vec<String> = tracked_paths(&ws.repo)?
         .into_iter()
-        .filter(|p| prefix.is_empty() || p.starts_with(&format!("{prefix}/")))
-        .filter(|p| opts.source.wants(p.rsplit('/').next().unwrap_or(p)))
+        .filter(|p| dir.is_empty() || p.starts_with(&under))
+        .filter(|p| p.rsplit('/').next() == Some(name))
         .collect();
-    // The directory's own, tracked or not yet.
-    let own = opts.path.join(if opts.source == Source::Claude {
-        "CLAUDE.md"
-    } else {
-        "AGENTS.md"
-    });
-    let own_rel = if prefix.is_empty() {
-        own.file_name().map(|n| n.to_string_lossy().into_owned())
-    } else {
-        own.file_name()
-            .map(|n| format!("{prefix}/{}", n.to_string_lossy()))
-    };
-    if let Some(rel) = own_rel.filter(|r| !paths.contains(r) && own.exists()) {
-        paths.push(rel);
+    if !paths.contains(&own) && root.join(&own).exists() {
+        paths.push(own);
     }
     paths.sort();
-    Ok(Some(paths.iter().map(|p| root.join(p)).collect()))
+    Ok(Some(paths))
 }
 
 /// How evidence names a file: from the work tree's root (canonical) when inside it, else as

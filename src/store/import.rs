@@ -79,31 +79,31 @@ pub fn read(path: &Path, wanted: &dyn Fn(&str) -> bool) -> Result<(Vec<SourceFil
     Ok((files, links))
 }
 
-/// Reads each of `paths` (a repository's tracked files, found by name), in order, with the
-/// symbolic links skipped (their paths are returned).
-pub fn read_listed(paths: &[PathBuf]) -> Result<(Vec<SourceFile>, Vec<String>)> {
+/// Reads each of `paths` (files under `root`, named from it), in order, with the symbolic links
+/// skipped (their paths are returned, as given).
+pub fn read_listed(root: &Path, paths: &[String]) -> Result<(Vec<SourceFile>, Vec<String>)> {
     if paths.len() > MAX_FILES {
-        let at = paths.first().map_or(Path::new("."), PathBuf::as_path);
         return Err(refuse(
-            at,
+            root,
             format!(
-                "and {} more files to import; at most {MAX_FILES} are read at once",
-                paths.len() - 1
+                "holds {} files to import; at most {MAX_FILES} are read at once",
+                paths.len()
             ),
         ));
     }
     let mut files = Vec::new();
     let mut links = Vec::new();
-    for path in paths {
-        let meta = match fs::symlink_metadata(path) {
+    for rel in paths {
+        let path = root.join(rel);
+        let meta = match fs::symlink_metadata(&path) {
             // Tracked, but gone from the work tree: nothing to read.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            other => other.map_err(Error::io(path))?,
+            other => other.map_err(Error::io(&path))?,
         };
         if meta.file_type().is_symlink() {
-            links.push(path.display().to_string());
+            links.push(rel.clone());
         } else {
-            files.push(read_one(path)?);
+            files.push(read_one(&path)?);
         }
     }
     Ok((files, links))

@@ -75,10 +75,14 @@ impl Source {
     }
 
     /// Whether a directory's file named `name` is one this source reads.
-    /// Whether the source's files also sit in subdirectories, each about its own: a nested
-    /// `AGENTS.md` or `CLAUDE.md` holds the rules for the files under it.
-    pub fn nested(self) -> bool {
-        matches!(self, Source::Claude | Source::Agents)
+    /// The name of the source's file when copies of it also sit in subdirectories, each about
+    /// its own: a nested `AGENTS.md` or `CLAUDE.md` holds the rules for the files under it.
+    pub fn nested(self) -> Option<&'static str> {
+        match self {
+            Source::Claude => Some("CLAUDE.md"),
+            Source::Agents => Some("AGENTS.md"),
+            _ => None,
+        }
     }
 
     pub fn wants(self, name: &str) -> bool {
@@ -86,8 +90,7 @@ impl Source {
             Source::Mif => name.ends_with(".memory.md"),
             Source::Compiled => name == "entries.jsonl" || name == "documents.jsonl",
             Source::Records => name.ends_with(".jsonl"),
-            Source::Claude => name == "CLAUDE.md",
-            Source::Agents => name == "AGENTS.md",
+            Source::Claude | Source::Agents => self.nested() == Some(name),
             Source::Cursor => name == ".cursorrules" || name.ends_with(".mdc"),
             Source::Copilot => {
                 name.ends_with(".instructions.md") || name == "copilot-instructions.md"
@@ -194,7 +197,7 @@ pub fn found_in(
             for f in files {
                 let mut statements = notes::statements(&f.shown, &f.text);
                 // A nested instruction file is about the files under its directory.
-                if let Some(dir) = source.nested().then(|| nested_dir(&f.shown)).flatten() {
+                if let Some(dir) = source.nested().and_then(|_| nested_dir(&f.shown)) {
                     for s in statements.iter_mut().filter(|s| s.scope.is_empty()) {
                         s.scope = vec![format!("{dir}/**")];
                     }
