@@ -102,7 +102,8 @@ pub fn read_listed(root: &Path, paths: &[String]) -> Result<(Vec<SourceFile>, Ve
         };
         if meta.file_type().is_symlink() {
             links.push(rel.clone());
-        } else {
+        } else if meta.is_file() {
+            // Never a FIFO or a device put in a tracked file's place: reading it could block.
             files.push(read_one(&path)?);
         }
     }

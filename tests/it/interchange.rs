@@ -984,6 +984,15 @@ fn nested_instruction_files_import_with_their_directory_as_scope() {
         "--json",
     ]);
     assert_eq!(one["operations"][0]["scope"], json!(["crates/db/**"]));
+    // A FIFO put in a tracked file's place is not read (reading it would block).
+    std::fs::remove_file(repo.file("web/app/AGENTS.md")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(repo.file("web/app/AGENTS.md"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let fifo = repo.json(&["import", "agents", "web", "--dry-run", "--json"]);
+    assert_eq!(fifo["operations"], json!([]), "{fifo}");
     // The directory's own file, not yet tracked, is read too; and the proposals carry the scope
     // to review.
     repo.write(
