@@ -6,7 +6,7 @@
 // counts what reaches the agent in o200k_base tokens.
 //
 //   node bench.mjs --repo DIR [--mneme BIN] [--commits 200] [--every 10]
-//                  [--runtimes claude,codex,copilot,cursor] [--modes anchor,default,scoped]
+//                  [--runtimes claude,codex,copilot,cursor] [--modes anchor,default,scoped,native]
 //                  [--json OUT] [--min-recall 1]
 //
 // Recall: at each touch, of the facts about the touched file, the share in context: after a
@@ -14,6 +14,12 @@
 // it has when it edits). Noise: the share of delivered fact tokens that are about files, none of
 // which the session touched. A compaction clears the context; what the runtime then puts back
 // (its instruction file, mneme's compaction hook) is all the context holds.
+//
+// native: the same facts as the runtime's own path rules, for the runtimes that have them
+// (Claude Code's `.claude/rules` `paths:`, Cursor's `globs`, Copilot CLI's `applyTo`): one rule
+// file per set of paths (a fact's scope globs, or else the code it cites), loaded whole after
+// the first read of a matching file in a context; the facts about no file in the instruction
+// file, read at the start and after each compaction.
 import { spawnSync, execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync, existsSync, statSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,7 +34,8 @@ const mneme = args.mneme ?? "mneme";
 const commits = Number(args.commits ?? 200);
 const every = Number(args.every ?? 10);
 const runtimes = (args.runtimes ?? "claude,codex,copilot,cursor").split(",");
-const modes = (args.modes ?? "anchor,default,scoped").split(",");
+const modes = (args.modes ?? "anchor,default,scoped,native").split(",");
+const NATIVE = new Set(["claude", "cursor", "copilot"]);
 
 const git = (dir, ...a) => execFileSync("git", a, { cwd: dir, encoding: "utf8", maxBuffer: 1 << 28 });
 
@@ -62,7 +69,9 @@ for (const file of context.files) {
       .filter((p) => !PROSE.test(p) && !RULES.has(p.split("/").pop()) && !p.startsWith(".ledger/"));
     const globs = (f.scope ?? []).map(globRegex);
     const line = `- ${f.id} ${f.text}\n`;
-    facts.set(f.id, { cited: new Set(cited), globs, tokens: countTokens(line), line, file: file.name });
+    // What a team would write as the rule's paths: its scope, or else the files it cites.
+    const paths = f.scope?.length ? [...f.scope].sort() : [...new Set(cited)].sort();
+    facts.set(f.id, { cited: new Set(cited), globs, paths, tokens: countTokens(line), line, file: file.name });
   }
 }
 function globRegex(glob) {
@@ -151,6 +160,18 @@ function injected(runtime, stdout) {
 // compaction, as a team's CLAUDE.md or AGENTS.md is.
 const anchor = ["# Project facts\n", ...context.files.flatMap((f) => [`\n## ${f.name}\n`, ...f.facts.filter((x) => x.id).map((x) => facts.get(x.id).line)])].join("");
 
+// native: the rule files, each its paths (as patterns) and its text, and the instruction file
+// with the facts about no file.
+const ruleFiles = new Map();
+for (const [id, f] of facts) {
+  if (!f.paths.length) continue;
+  const key = f.paths.join("\n");
+  if (!ruleFiles.has(key)) ruleFiles.set(key, { test: f.paths.map(globRegex), lines: [] });
+  ruleFiles.get(key).lines.push(f.line);
+}
+const rules = [...ruleFiles.values()].map((r) => ({ test: r.test, text: `# Project facts\n\n${r.lines.join("")}` }));
+const alwaysLoaded = ["# Project facts\n\n", ...[...facts.values()].filter((f) => !f.paths.length).map((f) => f.line)].join("");
+
 const percentile = (xs, p) => {
   if (!xs.length) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -179,17 +200,29 @@ function measure(runtime, mode) {
       }
       return t;
     };
+    // native: the rule files in this context, and those a read loads.
+    const loaded = new Set();
+    const loadRules = (path) => {
+      let t = 0;
+      for (const rule of rules) {
+        if (loaded.has(rule) || !rule.test.some((g) => g.test(path))) continue;
+        loaded.add(rule);
+        t += deliver(rule.text);
+      }
+      return t;
+    };
     const hooks = (steps) => {
       let t = 0;
       for (const [event, input] of steps) {
-        if (mode === "anchor") continue;
+        if (mode === "anchor" || mode === "native") continue;
         const { stdout, ms } = run(["context", "--for", runtime, "--event", event], JSON.stringify(input), env);
         r.hookMs.push(ms);
         t += deliver(injected(runtime, stdout));
       }
       return t;
     };
-    r.start.push(mode === "anchor" ? deliver(anchor) : hooks(shape.start(sid)));
+    const instructions = { anchor, native: alwaysLoaded }[mode];
+    r.start.push(instructions !== undefined ? deliver(instructions) : hooks(shape.start(sid)));
     const check = (path) => {
       const want = about(path);
       const have = want.filter((id) => inContext.has(id)).length;
@@ -205,12 +238,13 @@ function measure(runtime, mode) {
     const call = (kind, path) => {
       if (calls > 0 && calls % every === 0) {
         inContext.clear();
+        loaded.clear();
         compacted = true;
-        r.compaction.push(mode === "anchor" ? deliver(anchor) : hooks(shape.compact(sid)));
+        r.compaction.push(instructions !== undefined ? deliver(instructions) : hooks(shape.compact(sid)));
       }
       calls += 1;
       if (kind === "edit") check(path);
-      r.perCall.push(hooks(shape[kind](sid, path)));
+      r.perCall.push(mode === "native" ? (kind === "read" ? loadRules(path) : 0) : hooks(shape[kind](sid, path)));
       if (kind === "read") check(path);
       r.touches += 1;
     };
@@ -253,9 +287,11 @@ function measure(runtime, mode) {
 const results = [];
 for (const runtime of runtimes) {
   for (const mode of modes) {
-    // The anchor does not depend on the runtime: once is enough.
+    // The anchor does not depend on the runtime: once is enough. Native rules are measured for
+    // the runtimes that have them, once (they load the same way in each).
     if (mode === "anchor" && runtime !== runtimes[0]) continue;
-    results.push(measure(mode === "anchor" ? "any" : runtime, mode));
+    if (mode === "native" && runtime !== runtimes.find((x) => NATIVE.has(x))) continue;
+    results.push(measure({ anchor: "any", native: runtimes.filter((x) => NATIVE.has(x)).join("/") }[mode] ?? runtime, mode));
   }
 }
 writeFileSync(config, baseConfig);

@@ -11,6 +11,9 @@ use crate::model::interchange::prose::{introduces, not_a_statement, procedure, P
 /// A paragraph wider than this many columns is split into its sentences.
 const PARAGRAPH_MAX: usize = 300;
 
+/// The most words a title written as a line of its own has.
+const SUB_HEADING_WORDS: usize = 5;
+
 /// One statement per list item and per short paragraph (long paragraphs by sentence) of a
 /// Markdown notes file at `path`. Headings are hints of where a statement belongs; code blocks,
 /// tables, HTML comments, front matter and mneme's own AGENTS.md block are skipped. A nested
@@ -122,12 +125,19 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
             items.push((indent, text, line_no, introduces(body), piece));
             continue;
         }
+        if paragraph.is_none() && sub_heading(&lines, n, trimmed) {
+            flush_items(&mut items, &mut out, &heading, 0);
+            heading = Some(trimmed.to_owned());
+            continue;
+        }
         let indent = line.len() - trimmed.len();
         match items.last_mut() {
-            // A continuation line of the open item.
-            Some((i, text, ..)) if indent > *i => {
+            // A continuation line of the open item; `**Label:**` then its text on the next line
+            // is one statement, not a lead-in.
+            Some((i, text, _, lead_in, _)) if indent > *i => {
                 text.push(' ');
                 text.push_str(trimmed);
+                *lead_in = introduces(text);
             }
             _ => {
                 flush_items(&mut items, &mut out, &heading, 0);
@@ -150,6 +160,21 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
         f.scope.clone_from(&scope);
     }
     out
+}
+
+/// Whether line `n` (its text `trimmed`) is a heading written as a line of its own: a short
+/// title (`Naming Conventions`) after a blank line, with a list right under it. Read as a
+/// heading, it no longer runs on from the item above it or stands as a fragment.
+fn sub_heading(lines: &[&str], n: usize, trimmed: &str) -> bool {
+    let after_blank = n == 0 || lines[n - 1].trim().is_empty();
+    let title = trimmed.split_whitespace().count() <= SUB_HEADING_WORDS
+        && trimmed.chars().next().is_some_and(char::is_uppercase)
+        && !trimmed.contains(['`', ':', '.', ';', '!', '?', ',']);
+    let list_follows = lines[n + 1..]
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| list_item(l).is_some());
+    after_blank && title && list_follows
 }
 
 fn line_of(source: &str) -> usize {
@@ -607,6 +632,40 @@ mod tests {
         let braces = "{a,b}".repeat(100_000);
         assert!(scope(&format!("paths:\n  - \"{braces}\"")).is_empty());
         assert_eq!(scope("paths: [\"{a,b}{c,d}{e,f}{g,h}{i,j}\"]").len(), 16);
+    }
+
+    /// Two shapes from a public repository's Cursor rules the import was not tuned on: a bold
+    /// label with its text on the next line, and titles on lines of their own above their
+    /// lists, indented with no-break spaces.
+    #[test]
+    fn a_label_on_its_own_line_and_titles_over_lists_read_as_a_reader_reads_them() {
+        let nbsp = "\u{a0} \u{a0} ";
+        let text = format!(
+            "- **API Controllers:**  \n  Implement API controllers in the `api/` directory.\n\n\
+             - bun run typecheck\n{nbsp}\n{nbsp}Naming Conventions\n{nbsp}- Favor named exports for functions.\n\
+             {nbsp}\n{nbsp}UI and Styling\n{nbsp}- Use UnoCSS for styling.\n\n\
+             Closing Remarks\n"
+        );
+        let found = statements("frontend.mdc", &text);
+        assert_eq!(
+            texts(&found),
+            [
+                (
+                    "**API Controllers:** Implement API controllers in the `api/` directory.",
+                    "frontend.mdc:1",
+                    None
+                ),
+                ("bun run typecheck", "frontend.mdc:4", None),
+                (
+                    "Favor named exports for functions.",
+                    "frontend.mdc:7",
+                    Some("Naming Conventions")
+                ),
+                ("Use UnoCSS for styling.", "frontend.mdc:10", Some("UI and Styling")),
+            ]
+        );
+        // A title with no list under it is what it was: a fragment, listed with its reason.
+        assert_eq!(skipped(&found).len(), 1, "{:?}", skipped(&found));
     }
 
     #[test]

@@ -80,6 +80,9 @@ pub fn not_a_statement(text: &str, piece: Piece) -> Option<String> {
     if about_the_instructions(text) {
         return Some("it is about the instruction file itself, not about the project".into());
     }
+    if role_prompt(&plain) {
+        return Some("it casts the agent in a role (`You are an expert in …`), not a fact about the project".into());
+    }
     if demonstrative_object(&plain) {
         return Some("it refers to what it does not name (`Use this when …`)".into());
     }
@@ -145,6 +148,16 @@ fn about_the_instructions(text: &str) -> bool {
     reads_another
         || opens.iter().any(|o| lower.starts_with(o))
         || names.iter().any(|n| lower.contains(n))
+}
+
+/// `You are an expert in Go …`, `Act as a senior engineer …`: a prompt's opening, common at the
+/// top of Cursor rules, that says who the agent is and nothing about the project.
+fn role_prompt(plain: &str) -> bool {
+    let lower = plain.trim_start().to_lowercase();
+    // `You are not allowed to …` is a rule; only `You are a/an …` casts a role.
+    ["you are a ", "you are an ", "you're a ", "you're an ", "act as ", "as an expert "]
+        .iter()
+        .any(|o| lower.starts_with(o))
 }
 
 /// `Use this before any workflow …`, `Run it when …`: a verb whose object is only a pronoun,
@@ -545,6 +558,7 @@ const VERBS: &[&str] = &[
     "encourage",
     "end",
     "enforce",
+    "enhance",
     "ensure",
     "escape",
     "establish",
@@ -560,6 +574,8 @@ const VERBS: &[&str] = &[
     "expose",
     "fail",
     "fall",
+    "favor",
+    "favour",
     "fetch",
     "fill",
     "filter",
@@ -607,6 +623,7 @@ const VERBS: &[&str] = &[
     "leak",
     "learn",
     "leave",
+    "leverage",
     "limit",
     "link",
     "list",
@@ -680,6 +697,7 @@ const VERBS: &[&str] = &[
     "reference",
     "refine",
     "refuse",
+    "register",
     "reject",
     "release",
     "rely",
@@ -740,6 +758,7 @@ const VERBS: &[&str] = &[
     "swap",
     "switch",
     "sync",
+    "tag",
     "take",
     "talk",
     "tell",
@@ -841,6 +860,12 @@ mod tests {
                 "instruction file itself",
             ),
             (
+                "You are an expert in Go, Gin and Gorm, with a deep understanding of best practices.",
+                Prose,
+                "casts the agent in a role",
+            ),
+            ("Act as a senior Rust engineer.", Prose, "casts the agent in a role"),
+            (
                 "Treat `SHOULD` as defaults unless task requirements conflict.",
                 Item,
                 "instruction file itself",
@@ -908,6 +933,7 @@ mod tests {
                 Item,
             ),
             ("`bd sync` forces a flush", Item),
+            ("You are not allowed to push to `main` directly.", Item),
             (
                 "**Best Practice: Use a dedicated directory for these ephemeral files**",
                 Item,
