@@ -118,8 +118,9 @@ pub fn import(ws: &Workspace, opts: &Options) -> Result<Imported> {
 }
 
 /// For a source whose files nest (`AGENTS.md`, `CLAUDE.md`) and a directory of this repository:
-/// the tracked files of that name under it, at any depth, and the directory's own, tracked or
-/// not yet, from the root, in path order. `None` otherwise: the directory's own files are read.
+/// the tracked files of that name under it, at any depth, the tracked rules of the runtime's
+/// rules folder (`.claude/rules/**/*.md`), and the directory's own, tracked or not yet, from the
+/// root, in path order. `None` otherwise: the directory's own files are read.
 fn nested_in(ws: &Workspace, root: Option<&Path>, opts: &Options) -> Result<Option<Vec<String>>> {
     let (Some(name), Some(root), true) = (opts.source.nested(), root, opts.path.is_dir()) else {
         return Ok(None);
@@ -139,10 +140,25 @@ fn nested_in(ws: &Workspace, root: Option<&Path>, opts: &Options) -> Result<Opti
         format!("{dir}/{name}")
     };
     let under = format!("{dir}/");
+    // The runtime's folder of rules (`.claude/rules`), under DIR or DIR itself: every `.md` in it.
+    let rules = opts.source.rules_dir().map(|r| {
+        if dir.is_empty() {
+            format!("{r}/")
+        } else if dir.ends_with(r) || dir.contains(&format!("{r}/")) {
+            under.clone()
+        } else {
+            format!("{dir}/{r}/")
+        }
+    });
+    let is_rule = |p: &str| {
+        rules
+            .as_deref()
+            .is_some_and(|r| p.starts_with(r) && p.ends_with(".md"))
+    };
     let mut paths: Vec<String> = tracked_paths(&ws.repo)?
         .into_iter()
         .filter(|p| dir.is_empty() || p.starts_with(&under))
-        .filter(|p| p.rsplit('/').next() == Some(name))
+        .filter(|p| p.rsplit('/').next() == Some(name) || is_rule(p))
         .collect();
     if !paths.contains(&own) && root.join(&own).exists() {
         paths.push(own);

@@ -1017,3 +1017,64 @@ fn nested_instruction_files_import_with_their_directory_as_scope() {
     assert!(scoped.contains(&&json!(["crates/**"])), "{proposal}");
     assert!(scoped.contains(&&json!(["crates/db/**"])), "{proposal}");
 }
+
+/// Claude Code's `.claude/rules`: every tracked rule file is read with the CLAUDE.md files, its
+/// `paths:` (a list or one pattern, braces expanded) as scope; a rule without paths applies to
+/// every file, not to the rules folder. Naming the folder reads only it.
+#[test]
+fn claude_rules_import_with_their_paths_as_scope() {
+    let repo = Repo::committed();
+    repo.write(
+        "CLAUDE.md",
+        "# Project\n\nEvery handler returns a typed error.\n",
+    );
+    repo.write(
+        ".claude/rules/api.md",
+        "---\npaths:\n  - \"src/api/**\"\n  - 'lib/http.rs'\n---\n# API\n\n- Handlers never block the executor.\n",
+    );
+    repo.write(
+        ".claude/rules/web/ts.md",
+        "---\npaths: web/**/*.{ts,tsx}\n---\n- Components never fetch data themselves.\n",
+    );
+    repo.write(
+        ".claude/rules/style.md",
+        "# Style\n\n- Comments say why, not what.\n",
+    );
+    repo.write(
+        ".claude/rules/notes.txt",
+        "- Not a rule file at all here.\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "rules"]);
+
+    let scopes = |args: &[&str]| -> Vec<(String, serde_json::Value)> {
+        repo.json(args)["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| (o["text"].as_str().unwrap().to_owned(), o["scope"].clone()))
+            .collect()
+    };
+    let all = scopes(&["import", "claude", ".", "--dry-run", "--json"]);
+    let want = |t: &str, s: serde_json::Value| (t.to_owned(), s);
+    assert_eq!(
+        all,
+        [
+            want(
+                "Handlers never block the executor.",
+                json!(["src/api/**", "lib/http.rs"])
+            ),
+            want("Comments say why, not what.", json!(null)),
+            want(
+                "Components never fetch data themselves.",
+                json!(["web/**/*.ts", "web/**/*.tsx"])
+            ),
+            want("Every handler returns a typed error.", json!(null)),
+        ]
+    );
+    let folder = scopes(&["import", "claude", ".claude/rules", "--dry-run", "--json"]);
+    assert_eq!(folder.len(), 3, "{folder:?}");
+    assert!(folder
+        .iter()
+        .all(|(t, _)| t != "Every handler returns a typed error."));
+}

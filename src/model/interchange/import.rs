@@ -85,6 +85,15 @@ impl Source {
         }
     }
 
+    /// The folder of rule files, each with its own paths, that the runtime reads beside its
+    /// nested files: Claude Code's `.claude/rules`.
+    pub fn rules_dir(self) -> Option<&'static str> {
+        match self {
+            Source::Claude => Some(".claude/rules"),
+            _ => None,
+        }
+    }
+
     pub fn wants(self, name: &str) -> bool {
         match self {
             Source::Mif => name.ends_with(".memory.md"),
@@ -196,8 +205,10 @@ pub fn found_in(
         Source::Claude | Source::Agents | Source::MemoryBank | Source::Notes => {
             for f in files {
                 let mut statements = notes::statements(&f.shown, &f.text);
-                // A nested instruction file is about the files under its directory.
-                if let Some(dir) = source.nested().and_then(|_| nested_dir(&f.shown)) {
+                // A nested instruction file is about the files under its directory; a rule file
+                // (`.claude/rules/db.md`) about the paths its front matter names, or every file.
+                let nested = source.nested() == Some(f.name.as_str());
+                if let Some(dir) = nested.then(|| nested_dir(&f.shown)).flatten() {
                     for s in statements.iter_mut().filter(|s| s.scope.is_empty()) {
                         s.scope = vec![format!("{dir}/**")];
                     }

@@ -661,7 +661,11 @@ mod tests {
                     "frontend.mdc:7",
                     Some("Naming Conventions")
                 ),
-                ("Use UnoCSS for styling.", "frontend.mdc:10", Some("UI and Styling")),
+                (
+                    "Use UnoCSS for styling.",
+                    "frontend.mdc:10",
+                    Some("UI and Styling")
+                ),
             ]
         );
         // A title with no list under it is what it was: a fragment, listed with its reason.

@@ -81,7 +81,10 @@ pub fn not_a_statement(text: &str, piece: Piece) -> Option<String> {
         return Some("it is about the instruction file itself, not about the project".into());
     }
     if role_prompt(&plain) {
-        return Some("it casts the agent in a role (`You are an expert in …`), not a fact about the project".into());
+        return Some(
+            "it casts the agent in a role (`You are an expert in …`), not a fact about the project"
+                .into(),
+        );
     }
     if demonstrative_object(&plain) {
         return Some("it refers to what it does not name (`Use this when …`)".into());
@@ -155,9 +158,16 @@ fn about_the_instructions(text: &str) -> bool {
 fn role_prompt(plain: &str) -> bool {
     let lower = plain.trim_start().to_lowercase();
     // `You are not allowed to …` is a rule; only `You are a/an …` casts a role.
-    ["you are a ", "you are an ", "you're a ", "you're an ", "act as ", "as an expert "]
-        .iter()
-        .any(|o| lower.starts_with(o))
+    [
+        "you are a ",
+        "you are an ",
+        "you're a ",
+        "you're an ",
+        "act as ",
+        "as an expert ",
+    ]
+    .iter()
+    .any(|o| lower.starts_with(o))
 }
 
 /// `Use this before any workflow …`, `Run it when …`: a verb whose object is only a pronoun,
