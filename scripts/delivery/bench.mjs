@@ -6,7 +6,7 @@
 // counts what reaches the agent in o200k_base tokens.
 //
 //   node bench.mjs --repo DIR [--mneme BIN] [--commits 200] [--every 10]
-//                  [--runtimes claude,codex,copilot,cursor] [--modes anchor,default,scoped,native]
+//                  [--runtimes claude,codex,copilot,cursor] [--modes anchor,unscoped,scoped,native]
 //                  [--json OUT] [--min-recall 1]
 //
 // Recall: at each touch, of the facts about the touched file, the share in context: after a
@@ -34,7 +34,7 @@ const mneme = args.mneme ?? "mneme";
 const commits = Number(args.commits ?? 200);
 const every = Number(args.every ?? 10);
 const runtimes = (args.runtimes ?? "claude,codex,copilot,cursor").split(",");
-const modes = (args.modes ?? "anchor,default,scoped,native").split(",");
+const modes = (args.modes ?? "anchor,unscoped,scoped,native").split(",");
 const NATIVE = new Set(["claude", "cursor", "copilot"]);
 
 const git = (dir, ...a) => execFileSync("git", a, { cwd: dir, encoding: "utf8", maxBuffer: 1 << 28 });
@@ -180,7 +180,9 @@ const percentile = (xs, p) => {
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 function measure(runtime, mode) {
-  writeFileSync(config, baseConfig + (mode === "scoped" ? "\nscoped_delivery: true\n" : ""));
+  // The ledger's own config, with `scoped_delivery` as the mode says (mneme's hooks run in both).
+  const scoped = { scoped: "true", unscoped: "false" }[mode];
+  writeFileSync(config, baseConfig.replace(/^scoped_delivery:.*\n?/m, "") + (scoped ? `\nscoped_delivery: ${scoped}\n` : ""));
   rmSync(join(dir, ".git/mneme-sessions"), { recursive: true, force: true });
   const shape = SHAPES[runtime] ?? SHAPES.cursor;
   const env = shape.agent ? { MNEME_AGENT: shape.agent } : { MNEME_AGENT: "" };

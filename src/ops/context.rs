@@ -98,9 +98,11 @@ const NATIVE_DROPPED: &str = "native-dropped";
 /// compaction's hook gives back.
 const TOUCHED: &str = "touched";
 
-/// At most this many touched files are kept per session: the newest facts matter, and a
-/// marker stays small.
-const TOUCHED_FILES: usize = 1000;
+/// The files a session touched last, which a compaction's hook gives back the facts of: the
+/// work in hand, which the agent may edit again without reading it first. A file touched
+/// longer ago is read again before it is worked on, and its read's hook brings its facts.
+/// Measured by scripts/bench-delivery (docs/agents.md).
+const TOUCHED_FILES: usize = 5;
 
 /// Records that `runtime`'s session `session` touched `files` (paths from the repository's root).
 pub fn remember_touched(
@@ -111,20 +113,27 @@ pub fn remember_touched(
 ) -> Result<()> {
     let _lock = sessions_lock(ws)?;
     let path = session_path(ws, runtime, session).with_extension(TOUCHED);
-    let mut all = read_lines(&path);
-    let new: Vec<&String> = files
+    let before = read_lines(&path);
+    // Least recently touched first: a file touched again moves to the end.
+    let mut all: Vec<String> = before
         .iter()
-        .filter(|f| !f.contains('\n') && !all.contains(*f))
+        .filter(|f| !files.contains(f))
+        .cloned()
         .collect();
-    if new.is_empty() {
+    for f in files.iter().filter(|f| !f.contains('\n')) {
+        if !all.contains(f) {
+            all.push(f.clone());
+        }
+    }
+    let keep = all.len().saturating_sub(TOUCHED_FILES);
+    if all[keep..] == before[..] {
         return Ok(());
     }
-    all.extend(new.into_iter().cloned());
-    let keep = all.len().saturating_sub(TOUCHED_FILES);
     write_lines(&path, &all[keep..])
 }
 
-/// The files `runtime`'s session `session` touched, oldest first.
+/// The files `runtime`'s session `session` touched last (at most [`TOUCHED_FILES`]), the
+/// longest ago first.
 pub fn touched(ws: &Workspace, runtime: &str, session: &str) -> Vec<String> {
     read_lines(&session_path(ws, runtime, session).with_extension(TOUCHED))
 }

@@ -1245,11 +1245,10 @@ fn scoped_repo() -> (Repo, [String; 3]) {
         &["--reason", "r", "--evidence", "./src/other.rs"],
     );
     let global = repo.approve_new("pitfalls", "Every change is reviewed.");
-    let config = repo.read(".ledger/config.yaml");
-    repo.write(
-        ".ledger/config.yaml",
-        &format!("{config}scoped_delivery: true\n"),
-    );
+    // Scoped delivery is what `init` writes, and the default.
+    assert!(repo
+        .read(".ledger/config.yaml")
+        .contains("\nscoped_delivery: true\n"));
     (repo, [db, other, global])
 }
 
@@ -1427,7 +1426,7 @@ fn marked_facts_and_unscoped_ledgers_start_with_everything() {
     assert!(start.contains(&format!("{db} [stale")), "{start}");
     let config = repo
         .read(".ledger/config.yaml")
-        .replace("scoped_delivery: true\n", "");
+        .replace("scoped_delivery: true\n", "scoped_delivery: false\n");
     repo.write(".ledger/config.yaml", &config);
     let start = claude_start(&repo, "s2", "startup");
     assert!(!start.contains("are about specific files"), "{start}");

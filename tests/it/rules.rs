@@ -256,6 +256,12 @@ fn rule_files_are_never_written_through_a_link() {
 #[test]
 fn a_runtime_reading_its_own_rule_files_gets_no_second_copy_from_its_hooks() {
     let (repo, db, global) = ledger();
+    // Every fact at the start, so that what the rule files take out shows.
+    let config = repo.read(".ledger/config.yaml");
+    repo.write(
+        ".ledger/config.yaml",
+        &config.replace("scoped_delivery: true", "scoped_delivery: false"),
+    );
     let start = |repo: &Repo| {
         let out = repo
             .mneme(&["context", "--for", "copilot", "--event", "SessionStart"])

@@ -97,7 +97,7 @@ export const DB_MARK = 'QX9-DB';
 export const OTHER_MARK = 'QX9-OTHER';
 
 /**
- * A repository as `repoWithFacts(facts, { setup })` makes it, with `scoped_delivery` on, code in
+ * A repository as `repoWithFacts(facts, { setup })` makes it (`scoped_delivery` on, the default), code in
  * `src/db.rs` and `src/other.rs`, and a fact citing each (marked `DB_MARK`, `OTHER_MARK`; long
  * enough that a decision commit's subject, which runtimes show among recent commits, never
  * carries the marker). Returns the context and the absolute path of `src/db.rs`.
@@ -118,9 +118,10 @@ export function repoWithScopedFacts(facts, { setup }) {
     mneme('propose', 'add', '-f', 'pitfalls', text, '--reason', 'r', '--evidence', cites, '--agent', 'test');
   }
   mneme('review', 'approve', '--all');
-  fs.appendFileSync(path.join(ctx.repo, '.ledger/config.yaml'), 'scoped_delivery: true\n');
-  git('add', '-A');
-  git('commit', '-qm', 'scoped delivery');
+  // Scoped delivery is the default `init` writes.
+  if (!/^scoped_delivery: true$/m.test(fs.readFileSync(path.join(ctx.repo, '.ledger/config.yaml'), 'utf8'))) {
+    throw new Error('the ledger does not deliver facts about files on touch');
+  }
   return { ctx, db: path.join(ctx.repo, 'src/db.rs') };
 }
 

@@ -6,7 +6,9 @@ use crate::model::agents::agents_md::{BEGIN, END};
 use crate::model::facts::fields::MAX_SCOPE;
 use crate::model::facts::file::State;
 use crate::model::interchange::found::Found;
-use crate::model::interchange::prose::{introduces, not_a_statement, procedure, Piece};
+use crate::model::interchange::prose::{
+    introduces, not_a_statement, procedure, sentence_lead, stands_alone, Piece,
+};
 
 /// A paragraph wider than this many columns is split into its sentences.
 const PARAGRAPH_MAX: usize = 300;
@@ -16,11 +18,20 @@ const SUB_HEADING_WORDS: usize = 5;
 
 /// One statement per list item and per short paragraph (long paragraphs by sentence) of a
 /// Markdown notes file at `path`. Headings are hints of where a statement belongs; code blocks,
-/// tables, HTML comments, front matter and mneme's own AGENTS.md block are skipped. A nested
-/// item under an item that ends with `:` is read with it: `Never: use unwrap in handlers.`
+/// tables, HTML comments, front matter and mneme's own AGENTS.md block are skipped. What
+/// introduces a list is read with each of its items: a nested item under an item that ends with
+/// `:` (`Never: use unwrap in handlers.`), an item under a paragraph that ends with `:`, and an
+/// item under a heading that is a condition (`Before Making Any Code Change`). A list whose
+/// items are mostly not sentences on their own (`New worker job added`) is one statement, with
+/// its heading: `What Triggers an Update: New endpoint added; New worker job added`.
 pub fn statements(path: &str, text: &str) -> Vec<Found> {
     let mut out = Vec::new();
     let mut heading: Option<String> = None;
+    // The last sentence of the paragraph right above the list, which introduces its items.
+    let mut lead: Option<String> = None;
+    // The list under a heading being read, and those read.
+    let mut run: Option<Run> = None;
+    let mut runs: Vec<Run> = Vec::new();
     // Open list items: `(indent, text, first line, is a lead-in, item or step)`.
     let mut items: Vec<(usize, String, usize, bool, Piece)> = Vec::new();
     let mut paragraph: Option<(String, usize)> = None;
@@ -93,8 +104,13 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
         let item = list_item(line);
         if opens_fence.is_some() || is_blank || is_heading || is_table || item.is_some() {
             if let Some((text, at)) = paragraph.take() {
-                paragraph_statements(&mut out, path, at, &text, &heading);
+                let list_next = item.is_some() || (is_blank && list_follows(&lines, n));
+                lead = paragraph_statements(&mut out, path, at, &text, &heading, list_next);
             }
+        }
+        if opens_fence.is_some() || is_heading || is_table {
+            lead = None;
+            runs.extend(run.take());
         }
         if let Some(marker) = opens_fence {
             fence = Some(marker);
@@ -118,15 +134,33 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
             let piece = if step { Piece::Step } else { Piece::Item };
             // A sibling (and what is nested under it) is done.
             flush_items(&mut items, &mut out, &heading, indent);
-            let text = match items.last() {
-                Some((_, parent, _, true, _)) => format!("{} {body}", parent.trim_end()),
+            let condition = heading
+                .as_deref()
+                .filter(|h| is_condition(h))
+                .map(|h| format!("{h}:"));
+            let text = match (items.last(), lead.as_ref().or(condition.as_ref())) {
+                (Some((_, parent, _, true, _)), _) => read_with(parent, body),
+                (None, Some(lead)) => read_with(lead, body),
                 _ => body.to_owned(),
             };
+            let top = items.is_empty();
+            if lead.is_none() && condition.is_none() {
+                let run = run.get_or_insert_with(|| Run {
+                    heading: heading.clone(),
+                    ..Run::default()
+                });
+                if top {
+                    run.lines.push(line_no);
+                }
+                run.whole &= top && !step;
+            }
             items.push((indent, text, line_no, introduces(body), piece));
             continue;
         }
         if paragraph.is_none() && sub_heading(&lines, n, trimmed) {
             flush_items(&mut items, &mut out, &heading, 0);
+            runs.extend(run.take());
+            lead = None;
             heading = Some(trimmed.to_owned());
             continue;
         }
@@ -141,6 +175,8 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
             }
             _ => {
                 flush_items(&mut items, &mut out, &heading, 0);
+                runs.extend(run.take());
+                lead = None;
                 match &mut paragraph {
                     Some((text, _)) => {
                         text.push(' ');
@@ -152,10 +188,14 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
         }
     }
     if let Some((text, at)) = paragraph.take() {
-        paragraph_statements(&mut out, path, at, &text, &heading);
+        paragraph_statements(&mut out, path, at, &text, &heading, false);
     }
     flush_items(&mut items, &mut out, &heading, 0);
+    runs.extend(run.take());
     out.sort_by_key(|f| line_of(&f.source));
+    for run in &runs {
+        join_entries(&mut out, path, run);
+    }
     for f in out.iter_mut().filter(|f| f.skipped.is_none()) {
         f.scope.clone_from(&scope);
     }
@@ -170,11 +210,7 @@ fn sub_heading(lines: &[&str], n: usize, trimmed: &str) -> bool {
     let title = trimmed.split_whitespace().count() <= SUB_HEADING_WORDS
         && trimmed.chars().next().is_some_and(char::is_uppercase)
         && !trimmed.contains(['`', ':', '.', ';', '!', '?', ',']);
-    let list_follows = lines[n + 1..]
-        .iter()
-        .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| list_item(l).is_some());
-    after_blank && title && list_follows
+    after_blank && title && list_follows(lines, n)
 }
 
 fn line_of(source: &str) -> usize {
@@ -212,30 +248,166 @@ fn list_item(line: &str) -> Option<(usize, &str, bool)> {
     Some((indent, rest.trim(), numbered))
 }
 
+/// The statements of a paragraph; when it ends by introducing the list that follows
+/// (`list_next`), its last sentence, to read with each item.
 fn paragraph_statements(
     out: &mut Vec<Found>,
     path: &str,
     line: usize,
     text: &str,
     heading: &Option<String>,
-) {
+    list_next: bool,
+) -> Option<String> {
     if introduces(text) {
-        return skip(
+        // Only its last sentence introduces what follows; those before it still say something.
+        let all = sentences(text);
+        let (lead_in, said) = all.split_last().unwrap_or((&text, &[]));
+        for sentence in said {
+            push(out, path, line, sentence, heading, Piece::Prose);
+        }
+        if list_next && sentence_lead(lead_in) {
+            return Some(lead_in.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+        skip(
             out,
             path,
             line,
-            text,
+            lead_in,
             "it introduces what follows, and says nothing itself",
         );
+        return None;
     }
     // Measured in columns: a CJK character says about as much as two Latin letters.
     if crate::model::base::text::display_width(text) <= PARAGRAPH_MAX {
         push(out, path, line, text, heading, Piece::Prose);
-        return;
+        return None;
     }
     for sentence in sentences(text) {
         push(out, path, line, sentence, heading, Piece::Prose);
     }
+    None
+}
+
+/// A list under a heading, with no lead-in of its own: the lines of its top-level items, and
+/// whether they are all (no item nested under another, no step of a procedure).
+#[derive(Debug)]
+struct Run {
+    heading: Option<String>,
+    lines: Vec<usize>,
+    whole: bool,
+}
+
+impl Default for Run {
+    fn default() -> Run {
+        Run {
+            heading: None,
+            lines: Vec::new(),
+            whole: true,
+        }
+    }
+}
+
+/// The longest statement a list joined with its heading may make; past it, its items stay apart.
+const JOINED_MAX: usize = 1000;
+
+/// Reads `run` as one statement with its heading when most of its items are entries, not
+/// sentences on their own (`New worker job added`). Not when any item was refused for what it
+/// is (a link, a quote, a lead-in): a list of links stays refused.
+fn join_entries(out: &mut Vec<Found>, path: &str, run: &Run) {
+    let Some(heading) = run.heading.as_deref() else {
+        return;
+    };
+    if !run.whole || run.lines.len() < 2 {
+        return;
+    }
+    let at: Vec<usize> = (0..out.len())
+        .filter(|&i| run.lines.contains(&line_of(&out[i].source)))
+        .collect();
+    let entry = |f: &Found| match &f.skipped {
+        Some(why) => ["a label", "no verb", "a fragment"]
+            .iter()
+            .any(|w| why.contains(w))
+            .then_some(true),
+        None => Some(!stands_alone(&f.text)),
+    };
+    let Some(kinds) = at
+        .iter()
+        .map(|&i| entry(&out[i]))
+        .collect::<Option<Vec<bool>>>()
+    else {
+        return;
+    };
+    let entries = kinds.iter().filter(|&&e| e).count();
+    if at.len() != run.lines.len() || entries * 2 <= kinds.len() {
+        return;
+    }
+    let items: Vec<&str> = at
+        .iter()
+        .map(|&i| out[i].text.trim_end_matches(['.', ';']))
+        .collect();
+    let text = format!("{heading}: {}", items.join("; "));
+    if text.chars().count() > JOINED_MAX {
+        return;
+    }
+    let line = run.lines[0];
+    let mut joined = Vec::new();
+    push(
+        &mut joined,
+        path,
+        line,
+        &text,
+        &Some(heading.to_owned()),
+        Piece::Item,
+    );
+    // Refused whole (a list of links), its items stay refused one by one.
+    if joined.iter().any(|f| f.skipped.is_some()) {
+        return;
+    }
+    for &i in at.iter().rev() {
+        out.remove(i);
+    }
+    let place = out.partition_point(|f| line_of(&f.source) < line);
+    out.splice(place..place, joined);
+}
+
+/// Whether a heading says when what is under it applies, or is a sentence its items finish:
+/// `Before Making Any Code Change`, `When Updating`, `Stop and Ask If`.
+fn is_condition(heading: &str) -> bool {
+    let words: Vec<String> = heading
+        .split_whitespace()
+        .map(|w| w.to_lowercase())
+        .collect();
+    let opens = [
+        "before", "after", "when", "whenever", "while", "if", "once", "during", "until", "unless",
+    ];
+    let open_ended = [
+        "if", "when", "unless", "until", "before", "after", "for", "to", "with", "about", "on",
+    ];
+    // `When to use`, `How to release`: a topic, not a condition.
+    let topic = words.get(1).is_some_and(|w| w == "to");
+    (!topic && words.first().is_some_and(|w| opens.contains(&w.as_str())))
+        || (words.len() > 1
+            && words
+                .last()
+                .is_some_and(|w| open_ended.contains(&w.as_str())))
+}
+
+/// An item read with what introduces it; after CJK text's full-width colon, with no space.
+fn read_with(lead: &str, body: &str) -> String {
+    let lead = lead.trim_end();
+    if lead.ends_with('\u{ff1a}') {
+        format!("{lead}{body}")
+    } else {
+        format!("{lead} {body}")
+    }
+}
+
+/// Whether the next line with text after line `n` is a list item.
+fn list_follows(lines: &[&str], n: usize) -> bool {
+    lines[n + 1..]
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| list_item(l).is_some())
 }
 
 /// The sentences of a paragraph: cut after `.`, `!` or `?` followed by a space and a capital,
@@ -672,6 +844,98 @@ mod tests {
         assert_eq!(skipped(&found).len(), 1, "{:?}", skipped(&found));
     }
 
+    /// A paragraph that ends by introducing a list or a code block (`:`, or `：` in CJK text)
+    /// still says what its sentences before the last one say; its last is read with each item
+    /// of a list under it.
+    #[test]
+    fn a_paragraph_that_introduces_keeps_its_sentences_before_the_lead_in() {
+        let text = "The service uses Postgres 16. Run these before pushing:\n\n\
+                    ```sh\nmake check\n```\n\n\
+                    后端使用 `uv`，前端使用 `pnpm`。push 前执行对应校验：\n\n\
+                    代码遵循以下约定：\n\n- 临时目录一律用 `tempfile.gettempdir()`。\n";
+        let found = statements("AGENTS.md", text);
+        let kept: Vec<&str> = texts(&found).iter().map(|k| k.0).collect();
+        assert_eq!(
+            kept,
+            [
+                "The service uses Postgres 16.",
+                "后端使用 `uv`，前端使用 `pnpm`。",
+                "代码遵循以下约定：临时目录一律用 `tempfile.gettempdir()`。"
+            ]
+        );
+        // A lead-in before a code block says nothing; one before a list is read with its items.
+        let refused: Vec<&str> = skipped(&found).iter().map(|s| s.0).collect();
+        assert_eq!(
+            refused,
+            ["Run these before pushing:", "push 前执行对应校验："]
+        );
+    }
+
+    /// Lists whose items need what introduces them, in the shapes of a public repository's
+    /// `.claude/rules` the import was not tuned on: entries under a heading become one statement
+    /// with it; steps under a heading that is a condition, and items under a paragraph's
+    /// lead-in, are each read with it. A list of sentences, or of links, stays as it was.
+    #[test]
+    fn items_that_need_their_lead_in_are_read_with_it() {
+        let text = "\
+# Feature Map
+
+## What Triggers a Feature Map Update
+
+- New API endpoint added or removed
+- New worker job added
+- Module renamed or reorganised
+- Permission changes
+
+## Before Making Any Code Change
+
+1. **Check blast radius**: open `docs/architecture/module-blast-radius.md`.
+
+You MUST update the architecture files if your change:
+
+- **Adds a new NestJS module**: add it to `docs/architecture/module-blast-radius.md`.
+
+## Stop and Ask If
+
+- A blocker forces a different approach
+
+## Rules
+
+- Imports within a group are alphabetical.
+- Test additions
+
+## Docs
+
+- [Guide](docs/guide.md)
+- [API](docs/api.md)
+";
+        let found = statements("rules.md", text);
+        let kept: Vec<&str> = texts(&found).iter().map(|k| k.0).collect();
+        assert_eq!(
+            kept,
+            [
+                "What Triggers a Feature Map Update: New API endpoint added or removed; New worker \
+                 job added; Module renamed or reorganised; Permission changes",
+                "Before Making Any Code Change: **Check blast radius**: open \
+                 `docs/architecture/module-blast-radius.md`.",
+                "You MUST update the architecture files if your change: **Adds a new NestJS \
+                 module**: add it to `docs/architecture/module-blast-radius.md`.",
+                "Stop and Ask If: A blocker forces a different approach",
+                "Imports within a group are alphabetical.",
+            ]
+        );
+        let refused: Vec<&str> = skipped(&found).iter().map(|s| s.0).collect();
+        assert_eq!(
+            refused,
+            [
+                "Test additions",
+                "[Guide](docs/guide.md)",
+                "[API](docs/api.md)"
+            ]
+        );
+        assert_eq!(found[0].source, "rules.md:5");
+    }
+
     #[test]
     fn scripts_without_spaces_are_cut_into_sentences_and_labels_are_listed() {
         let long = "すべてのAPIはJSONを返す。エラーは必ず「コード」を含む。".repeat(8);
@@ -686,6 +950,7 @@ mod tests {
         let skipped = skipped(&found);
         assert_eq!(skipped.len(), 3, "{skipped:?}");
         assert!(skipped[0].0 == "ビルド" && skipped[0].1.contains("a label"));
+        // A label introduces nothing its items need.
         assert!(skipped[1].0 == "Setup:" && skipped[1].1.contains("introduces"));
         assert!(skipped[2].0 == "Lead-in:" && skipped[2].1.contains("not there"));
         // Hindi, Arabic, and a Latin sentence that ends a quote.

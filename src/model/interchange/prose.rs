@@ -53,6 +53,39 @@ pub fn procedure(heading: &str) -> bool {
         .any(|p| lower.contains(p))
 }
 
+/// Whether a list item reads as a sentence of its own, not as an entry of a list that needs what
+/// introduces it: neither refused as a statement nor a short clause whose verb is only a
+/// participle after its noun (`New worker job added`, `Module renamed or reorganised`).
+pub fn stands_alone(text: &str) -> bool {
+    if not_a_statement(text, Piece::Item).is_some() {
+        return false;
+    }
+    let plain = plain(text);
+    let reduced = matches!(first_verb(&plain), Some((at, Form::Other)) if at > 0
+        && plain_words(&plain).nth(at).is_some_and(|w| w.ends_with("ed") && !AUXILIARIES.contains(&w.as_str())));
+    !(reduced && words(&plain) < ENTRY_WORDS && !ends_sentence(&plain) && !has_rule_word(&plain))
+}
+
+/// Whether a lead-in (`You MUST update the docs if your change:`) is a sentence that its items
+/// finish, to be read with each of them; not a label (`Setup:`) or a heading drawn in bold
+/// (`**When to use:**`) or a topic (`How to release:`), which say nothing of their items.
+pub fn sentence_lead(lead: &str) -> bool {
+    let bare = lead
+        .trim_end()
+        .trim_end_matches(['*', '_'])
+        .trim_end()
+        .trim_end_matches([':', '\u{ff1a}']);
+    let words: Vec<String> = plain_words(&plain(bare)).take(2).collect();
+    // `When to use:`, `How to release:`: a topic.
+    let topic = words.len() == 2
+        && words[1] == "to"
+        && ["when", "how", "what", "where", "which", "why"].contains(&words[0].as_str());
+    !wholly_emphasised(lead) && !topic && not_a_statement(bare, Piece::Prose).is_none()
+}
+
+/// An item of fewer words than this, with only a participle for a verb, is an entry of a list.
+const ENTRY_WORDS: usize = 8;
+
 /// Why `text` (a `piece` of a notes file) is not a statement, when it is not.
 pub fn not_a_statement(text: &str, piece: Piece) -> Option<String> {
     let plain = plain(text);
@@ -79,6 +112,11 @@ pub fn not_a_statement(text: &str, piece: Piece) -> Option<String> {
     }
     if about_the_instructions(text) {
         return Some("it is about the instruction file itself, not about the project".into());
+    }
+    if points_elsewhere(&plain) {
+        return Some(
+            "it points to a place in the file it came from (`this step`, `as above`)".into(),
+        );
     }
     if role_prompt(&plain) {
         return Some(
@@ -185,18 +223,37 @@ fn demonstrative_object(plain: &str) -> bool {
         .contains(&then.as_str())
 }
 
+/// `Do not skip this step.`, `As above, …`: a place in the source file, which a fact on its own
+/// no longer has. (`here` is not one: in a nested AGENTS.md it names the directory, which the
+/// fact's scope keeps.)
+fn points_elsewhere(plain: &str) -> bool {
+    let words: Vec<String> = plain_words(plain).collect();
+    let places = [
+        ["this", "step"],
+        ["these", "steps"],
+        ["this", "section"],
+        ["the", "above"],
+        ["as", "above"],
+        ["see", "below"],
+    ];
+    words
+        .windows(2)
+        .any(|pair| places.iter().any(|p| pair[0] == p[0] && pair[1] == p[1]))
+}
+
 /// `Update it to main`: a pronoun standing for something said elsewhere.
 fn refers_back(plain: &str) -> bool {
     plain_words(plain)
         .any(|w| ["it", "them", "this", "that", "these", "those"].contains(&w.as_str()))
 }
 
-/// Whether `text` ends with a colon, emphasis around it aside: `**When to use:**`.
+/// Whether `text` ends with a colon (or the full-width one of CJK text), emphasis around it
+/// aside: `**When to use:**`, `遵循以下约定：`.
 pub fn introduces(text: &str) -> bool {
     text.trim_end()
         .trim_end_matches(['*', '_'])
         .trim_end()
-        .ends_with(':')
+        .ends_with([':', '\u{ff1a}'])
 }
 
 /// The text a reader sees: emphasis markers dropped, a link as its text, code spans as one
@@ -875,6 +932,8 @@ mod tests {
                 "casts the agent in a role",
             ),
             ("Act as a senior Rust engineer.", Prose, "casts the agent in a role"),
+            ("Do not skip this step.", Prose, "points to a place"),
+            ("Retry as above when the push fails.", Item, "points to a place"),
             (
                 "Treat `SHOULD` as defaults unless task requirements conflict.",
                 Item,
