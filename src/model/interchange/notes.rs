@@ -373,10 +373,7 @@ fn join_entries(out: &mut Vec<Found>, path: &str, run: &Run) {
 /// Whether a heading says when what is under it applies, or is a sentence its items finish:
 /// `Before Making Any Code Change`, `When Updating`, `Stop and Ask If`.
 fn is_condition(heading: &str) -> bool {
-    let words: Vec<String> = heading
-        .split_whitespace()
-        .map(|w| w.to_lowercase())
-        .collect();
+    let words: Vec<String> = heading.split_whitespace().map(str::to_lowercase).collect();
     let opens = [
         "before", "after", "when", "whenever", "while", "if", "once", "during", "until", "unless",
     ];

@@ -63,7 +63,7 @@ pub fn stands_alone(text: &str) -> bool {
     let plain = plain(text);
     let reduced = matches!(first_verb(&plain), Some((at, Form::Other)) if at > 0
         && plain_words(&plain).nth(at).is_some_and(|w| w.ends_with("ed") && !AUXILIARIES.contains(&w.as_str())));
-    !(reduced && words(&plain) < ENTRY_WORDS && !ends_sentence(&plain) && !has_rule_word(&plain))
+    !reduced || words(&plain) >= ENTRY_WORDS || ends_sentence(&plain) || has_rule_word(&plain)
 }
 
 /// Whether a lead-in (`You MUST update the docs if your change:`) is a sentence that its items
