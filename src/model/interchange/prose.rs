@@ -349,7 +349,14 @@ fn quoted(plain: &str) -> bool {
 /// `See docs/X.md for details.`, `For more details, see README.md.`
 fn pointer(plain: &str) -> bool {
     let lower = plain.trim_start().to_lowercase();
-    [
+    // `…见 \`CONTRIBUTING.md\`。` (see …), `Triage 标签状态机：\`docs/triage.md\`。` (a label, then a file).
+    let t = plain.trim().trim_end_matches(['。', '.']).trim_end();
+    let cjk = t.ends_with("见 code")
+        || t.ends_with("见code")
+        || t.split_once('\u{ff1a}').is_some_and(|(label, rest)| {
+            rest.trim() == "code" && label.chars().count() <= CJK_LABEL_CHARS
+        });
+    cjk || [
         "see ",
         "refer to ",
         "for more ",
@@ -360,6 +367,9 @@ fn pointer(plain: &str) -> bool {
     .iter()
     .any(|p| lower.starts_with(p))
 }
+
+/// The most characters a CJK label before a file name has (`领域文档的使用方式：…`).
+const CJK_LABEL_CHARS: usize = 30;
 
 /// `[Guide](docs/guide.md) - how to start`, `**README.md** - Main documentation`: a link or a
 /// file name, then at most a short description.
@@ -933,6 +943,16 @@ mod tests {
             ),
             ("Act as a senior Rust engineer.", Prose, "casts the agent in a role"),
             ("Do not skip this step.", Prose, "points to a place"),
+            (
+                "启动开发服务器、测试规范、注释规范见 `CONTRIBUTING.md`。",
+                Prose,
+                "points to other documentation",
+            ),
+            (
+                "Triage 标签状态机：`docs/agents/triage-labels.md`。",
+                Item,
+                "points to other documentation",
+            ),
             ("Retry as above when the push fails.", Item, "points to a place"),
             (
                 "Treat `SHOULD` as defaults unless task requirements conflict.",
