@@ -1,4 +1,5 @@
-//! The `mneme` binary: everything lives in `cli` and the verbs in `commands`.
+//! The `mneme` binary: the verbs and their dispatch live in `commands`, what they share with
+//! a person in `cli`.
 // Untrusted text is never cut at a byte offset, as in the library (src/lib.rs).
 #![deny(clippy::string_slice)]
 
@@ -11,5 +12,5 @@ mod mcp;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    cli::main()
+    commands::main()
 }

@@ -13,11 +13,12 @@
 // read's hook (what the agent has when it acts on what it read), and before an edit's hook (what
 // it has when it edits). Noise: the share of delivered fact tokens that are about files, none of
 // which the session touched. A compaction clears the context; what the runtime then puts back
-// (its instruction file, mneme's compaction hook) is all the context holds.
+// (its instruction file, mneme's compaction hook) is all the context holds. About no file, at
+// start: of the facts about no file (which only a start brings), the share the start carried.
 //
 // native: the same facts as the runtime's own path rules, for the runtimes that have them
 // (Claude Code's `.claude/rules` `paths:`, Cursor's `globs`, Copilot CLI's `applyTo`): one rule
-// file per set of paths (a fact's scope globs, or else the code it cites), loaded whole after
+// file per set of paths (a fact's scope globs and the code it cites), loaded whole after
 // the first read of a matching file in a context; the facts about no file in the instruction
 // file, read at the start and after each compaction.
 import { spawnSync, execFileSync } from "node:child_process";
@@ -69,8 +70,8 @@ for (const file of context.files) {
       .filter((p) => !PROSE.test(p) && !RULES.has(p.split("/").pop()) && !p.startsWith(".ledger/"));
     const globs = (f.scope ?? []).map(globRegex);
     const line = `- ${f.id} ${f.text}\n`;
-    // What a team would write as the rule's paths: its scope, or else the files it cites.
-    const paths = f.scope?.length ? [...f.scope].sort() : [...new Set(cited)].sort();
+    // What a team would write as the rule's paths: its scope and the files it cites.
+    const paths = [...new Set([...(f.scope ?? []), ...cited])].sort();
     facts.set(f.id, { cited: new Set(cited), globs, paths, tokens: countTokens(line), line, file: file.name });
   }
 }
@@ -97,6 +98,8 @@ function about(path) {
   return aboutCache.get(path);
 }
 const isAboutFiles = (id) => facts.get(id).cited.size > 0 || facts.get(id).globs.length > 0;
+// The facts about no file: only a session's start (or the instruction file) brings them.
+const noFile = [...facts.keys()].filter((id) => !isAboutFiles(id));
 
 // The sessions: the newest commits (merges left out), each the files it touched that are still
 // files at HEAD, the ledger's own left out (agents never edit it).
@@ -111,6 +114,9 @@ const sessions = git(repo, "log", "--no-merges", "--format=%H", "-n", String(com
   }))
   .filter((s) => s.files.length > 0);
 
+// A path as an agent writes it in a shell command: quoted, since paths hold `[locale]`, `(auth)`.
+const shellQuoted = (p) => (/^[\w./-]+$/.test(p) ? p : `'${p.replaceAll("'", `'\\''`)}'`);
+
 // What each runtime sends its hooks, and what it does at a compaction.
 const SHAPES = {
   claude: {
@@ -123,7 +129,7 @@ const SHAPES = {
   codex: {
     agent: "codex",
     start: (sid) => [["SessionStart", { session_id: sid, source: "startup" }]],
-    read: (sid, p) => [["PostToolUse", { session_id: sid, tool_name: "Bash", tool_input: { command: `sed -n 1,200p ${p}` } }]],
+    read: (sid, p) => [["PostToolUse", { session_id: sid, tool_name: "Bash", tool_input: { command: `sed -n 1,200p ${shellQuoted(p)}` } }]],
     edit: (sid, p) => [["PostToolUse", { session_id: sid, tool_name: "apply_patch", tool_input: { command: `*** Begin Patch\n*** Update File: ${p}\n@@\n-a\n+b\n*** End Patch\n` } }]],
     compact: (sid) => [["SessionStart", { session_id: sid, source: "compact" }]],
   },
@@ -186,7 +192,7 @@ function measure(runtime, mode) {
   rmSync(join(dir, ".git/mneme-sessions"), { recursive: true, force: true });
   const shape = SHAPES[runtime] ?? SHAPES.cursor;
   const env = shape.agent ? { MNEME_AGENT: shape.agent } : { MNEME_AGENT: "" };
-  const r = { runtime, mode, sessions: 0, start: [], compaction: [], perCall: [], perSession: [], hookMs: [], touches: 0, found: 0, wanted: 0, afterCompaction: { found: 0, wanted: 0 }, factTokens: 0, noiseTokens: 0 };
+  const r = { runtime, mode, sessions: 0, start: [], compaction: [], perCall: [], perSession: [], hookMs: [], touches: 0, found: 0, wanted: 0, afterCompaction: { found: 0, wanted: 0 }, factTokens: 0, noiseTokens: 0, noFile: { found: 0, missed: 0 } };
   sessions.forEach((s, n) => {
     const sid = `bench-${runtime}-${mode}-${n}`;
     const inContext = new Set();
@@ -225,6 +231,7 @@ function measure(runtime, mode) {
     };
     const instructions = { anchor, native: alwaysLoaded }[mode];
     r.start.push(instructions !== undefined ? deliver(instructions) : hooks(shape.start(sid)));
+    for (const id of noFile) r.noFile[inContext.has(id) ? "found" : "missed"] += 1;
     const check = (path) => {
       const want = about(path);
       const have = want.filter((id) => inContext.has(id)).length;
@@ -282,6 +289,8 @@ function measure(runtime, mode) {
     pairs_after_compaction: r.afterCompaction.wanted,
     recall_after_compaction: r.afterCompaction.wanted ? r.afterCompaction.found / r.afterCompaction.wanted : 1,
     noise: r.factTokens ? r.noiseTokens / r.factTokens : 0,
+    // Of the facts about no file, the share the start carried.
+    no_file_at_start: r.noFile.found + r.noFile.missed ? r.noFile.found / (r.noFile.found + r.noFile.missed) : 1,
     hook_ms: { p50: percentile(r.hookMs, 50), p95: percentile(r.hookMs, 95) },
   };
 }
@@ -302,11 +311,11 @@ const head = git(repo, "rev-parse", "--short=10", "HEAD").trim();
 const pct = (x) => `${(x * 100).toFixed(1)}%`;
 const ms = (x) => (x == null ? "–" : x.toFixed(1));
 console.log(`${repo} at ${head}: ${facts.size} facts, ${sessions.length} sessions (of the last ${commits} commits), a compaction every ${every} tool calls\n`);
-console.log("| runtime | mode | start | after compaction | per tool call | per session | recall | recall after compaction | noise | hook p50 / p95 ms |");
+console.log("| runtime | mode | start | after compaction | per tool call | per session | recall | recall after compaction | about no file, at start | noise | hook p50 / p95 ms |");
 // Recall is of (touch, fact about the touched file) pairs; their count follows each share.
-console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const x of results) {
-  console.log(`| ${x.runtime} | ${x.mode} | ${x.tokens.start} | ${x.tokens.after_compaction} | ${x.tokens.per_tool_call} | ${x.tokens.per_session} | ${pct(x.recall)} (${x.pairs}) | ${pct(x.recall_after_compaction)} (${x.pairs_after_compaction}) | ${pct(x.noise)} | ${ms(x.hook_ms.p50)} / ${ms(x.hook_ms.p95)} |`);
+  console.log(`| ${x.runtime} | ${x.mode} | ${x.tokens.start} | ${x.tokens.after_compaction} | ${x.tokens.per_tool_call} | ${x.tokens.per_session} | ${pct(x.recall)} (${x.pairs}) | ${pct(x.recall_after_compaction)} (${x.pairs_after_compaction}) | ${pct(x.no_file_at_start)} (${noFile.length}) | ${pct(x.noise)} | ${ms(x.hook_ms.p50)} / ${ms(x.hook_ms.p95)} |`);
 }
 if (args.json) writeFileSync(args.json, JSON.stringify({ repo, head, facts: facts.size, sessions: sessions.length, every, results }, null, 1) + "\n");
 rmSync(work, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 use clap::CommandFactory;
 use clap_complete::Shell;
 
-use crate::cli::{Cli, Cx, ExitStatus, Result};
+use crate::cli::{Cx, ExitStatus, Result};
+use crate::commands::Cli;
 
 /// Print a shell completion script for mneme.
 ///

@@ -1,6 +1,7 @@
 use clap::CommandFactory;
 
-use crate::cli::{Cli, CliError, Cx, ExitStatus, Result};
+use crate::cli::{CliError, Cx, ExitStatus, Result};
+use crate::commands::Cli;
 
 /// Print a man page (roff) for mneme or one of its verbs.
 ///

@@ -254,6 +254,10 @@ pub struct Context {
     /// names. They come when the agent reads or edits one of those files.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scoped: Vec<ScopedDir>,
+    /// Whether the runtime's tool hooks bring the facts about a file when the agent touches it:
+    /// then a fact about no file has only the start, and ranks ahead of them when not all fit.
+    #[serde(skip)]
+    pub file_hooks: bool,
 }
 
 /// Facts about files in one directory, left out of a session's start.
@@ -501,6 +505,7 @@ impl Context {
             tasks,
             code_changed: HashMap::new(),
             scoped: Vec::new(),
+            file_hooks: false,
         }
     }
 }

@@ -10,7 +10,6 @@ use crate::model::agents::scope;
 use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
 use crate::model::base::text::first_chars;
-use crate::model::evidence::drift::Watched;
 use crate::model::facts::file::is_fact_id;
 use crate::model::facts::ledger::Ledger;
 use crate::model::facts::standing::Standings;
@@ -409,6 +408,7 @@ fn build(
         .mark_unapproved(&unapproved)
         .mark_drifted(&drifted);
     context.config_error = config_error;
+    context.file_hooks = scoped;
     // Left out before the fit is judged: the facts that stay may need no ranking.
     if scoped && ledger.config.scoped_delivery {
         scope::leave_scoped_out(&mut context);
@@ -433,7 +433,16 @@ fn code_changed(ws: &Workspace, ledger: &Ledger) -> Result<HashMap<String, usize
         return Ok(HashMap::new());
     }
     let body = stale::cached_for_head(ws, ledger, paths::RECENT_CACHE, |range| {
-        let cited: Vec<Vec<&str>> = watched.iter().map(Watched::paths).collect();
+        // The files a fact is about: a cited document or instruction file is where it came from.
+        let cited: Vec<Vec<&str>> = watched
+            .iter()
+            .map(|w| {
+                w.paths()
+                    .into_iter()
+                    .filter(|p| scope::is_subject(p))
+                    .collect()
+            })
+            .collect();
         let all: Vec<&str> = cited.iter().flatten().copied().collect();
         let mut last = last_changed(&ws.repo, range.head, &all, RECENT_COMMITS)?.into_iter();
         let mut out = String::new();

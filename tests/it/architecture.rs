@@ -493,3 +493,15 @@ fn no_str_is_cut_at_a_byte_offset() {
         );
     }
 }
+
+/// The verbs use what the CLI shares (output, rendering, prompts, errors), never the other way
+/// round: nothing under `src/cli` names a verb's module, so the arrows between them run one way.
+#[test]
+fn the_cli_knows_no_verb() {
+    let problems: Vec<String> = sources(&src().join("cli"))
+        .into_iter()
+        .filter(|(_, code)| code.contains("crate::commands") || code.contains("super::commands"))
+        .map(|(path, _)| module_of(&path))
+        .collect();
+    assert!(problems.is_empty(), "src/cli uses the verbs: {problems:?}");
+}

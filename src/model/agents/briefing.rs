@@ -308,7 +308,8 @@ fn facts_section(c: &Context, out: &mut Budget) -> Omitted {
 enum Group {
     /// Unapproved, stale or contested: acting on one unwarned costs the most.
     Marked,
-    /// About no file: left out here, no hook brings it later.
+    /// About no file, where the tool hooks bring the facts about files: left out here, no hook
+    /// brings it later. (Without such hooks every fact has only the start.)
     NoFile,
     /// Cites code changed this many commits back from HEAD: what the work is likely about.
     CodeChanged(usize),
@@ -319,7 +320,7 @@ fn rank_group(c: &Context, fact: &FactView) -> Group {
     if fact.standing_note().is_some() {
         return Group::Marked;
     }
-    if about_no_file(fact) {
+    if c.file_hooks && about_no_file(fact) {
         return Group::NoFile;
     }
     match fact.id.as_ref().and_then(|id| c.code_changed.get(id)) {
@@ -581,12 +582,13 @@ mod tests {
             "- **f-newest** Verified yesterday. <!-- since: 2020-01-01; verified: 2026-11-22 -->\n",
         );
         let l = ledger(&[("a.md", &src)]);
-        let c = Context::build(
+        let mut c = Context::build(
             &l,
             &Standings::of(&l, today()),
             Proposals::default(),
             TaskSummary::default(),
         );
+        c.file_hooks = true;
         let text = render(&c, Some(1200));
         assert!(text.chars().count() <= 1200, "{}", text.chars().count());
         assert!(text.contains("- f-newest Verified yesterday."), "{text}");
@@ -675,8 +677,9 @@ mod tests {
     }
 
     /// A fact about no file that does not fit the start never reaches the agent (no tool hook
-    /// brings it), while one citing code comes when the agent touches that code: the first
-    /// ranks ahead, however many facts cite recently changed code.
+    /// brings it), while one citing code comes when the agent touches that code: where the
+    /// runtime's hooks do that, the first ranks ahead, however many facts cite recently changed
+    /// code.
     #[test]
     fn facts_only_the_start_can_bring_rank_ahead_of_those_the_hooks_bring() {
         let mut a = String::from("# A\n");
@@ -696,6 +699,14 @@ mod tests {
             TaskSummary::default(),
         );
         c.code_changed = (0..300).map(|i| (format!("f-a{i:03}"), i)).collect();
+        // Where no hook brings the facts about files (Cursor's start), recency alone ranks.
+        let text = render(&c, Some(2000));
+        let ids = shown(&text);
+        assert!(
+            !ids.contains(&"f-n000") && ids.contains(&"f-a000"),
+            "{text}"
+        );
+        c.file_hooks = true;
         let text = render(&c, Some(2000));
         let ids = shown(&text);
         // A cited document is where a fact came from, not a file it is about.
