@@ -255,9 +255,10 @@ fn command_files(command: &str) -> Vec<String> {
         .lines()
         .filter_map(|l| HEADERS.iter().find_map(|h| l.strip_prefix(h)))
         .map(str::trim);
-    let words = command
-        .split(|c: char| c.is_whitespace() || ";|&<>()`".contains(c))
-        .map(|w| w.trim_matches(|c| c == '\'' || c == '"'))
+    let words = shell_words(command);
+    let words = words
+        .iter()
+        .map(String::as_str)
         .filter(|w| !w.starts_with('-') && !w.starts_with('$'));
     let mut files: Vec<String> = Vec::new();
     // However long the patch: at most as many paths as a command's words.
@@ -267,6 +268,55 @@ fn command_files(command: &str) -> Vec<String> {
         }
     }
     files
+}
+
+/// The words of a shell command as the shell reads them: quotes keep what they hold together
+/// (`'app/[locale]/(auth)/page.tsx'`), a backslash escapes the next character, and outside
+/// quotes blanks and `;|&<>()` and backquotes end a word. At most [`MAX_COMMAND_WORDS`].
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut started = false;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                started = true;
+                word.extend(chars.by_ref().take_while(|&q| q != '\''));
+            }
+            '"' => {
+                started = true;
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => break,
+                        '\\' => word.extend(chars.next()),
+                        _ => word.push(q),
+                    }
+                }
+            }
+            '\\' => {
+                started = true;
+                word.extend(chars.next());
+            }
+            c if c.is_whitespace() || ";|&<>()`".contains(c) => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                    if words.len() == MAX_COMMAND_WORDS {
+                        return words;
+                    }
+                }
+            }
+            c => {
+                started = true;
+                word.push(c);
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
 }
 
 /// How many paths [`command_files`] takes of a command, the patch's and the shell's words
@@ -898,8 +948,21 @@ mod tests {
         );
         assert_eq!(
             codex("cat \"src/a b.rs\">/tmp/x;rg -n pool src/db.rs $HOME"),
-            ["cat", "src/a", "b.rs", "/tmp/x", "rg", "pool", "src/db.rs"]
+            ["cat", "src/a b.rs", "/tmp/x", "rg", "pool", "src/db.rs"]
         );
+        // Quotes keep a path whole, as the shell reads it: brackets and parentheses included.
+        assert_eq!(
+            codex("sed -n 1,200p 'app/[locale]/(auth)/page.tsx' && cat app/x\\ y.ts \"q\\\"d.rs\""),
+            [
+                "sed",
+                "1,200p",
+                "app/[locale]/(auth)/page.tsx",
+                "cat",
+                "app/x y.ts",
+                "q\"d.rs"
+            ]
+        );
+        assert_eq!(codex("cat 'never closed"), ["cat", "never closed"]);
         let patch = "*** Begin Patch\n*** Update File: src/a b.rs\n*** Move to: src/c.rs\n@@\n-x\n+y\n*** Add File: new.rs\n+z\n*** Delete File: old.rs\n*** End Patch\n";
         assert_eq!(
             &codex(patch)[..4],

@@ -507,6 +507,9 @@ const KINDS: [(&str, &[&str]); 4] = [
             "requirement",
             "pattern",
             "security",
+            "don't",
+            "do not",
+            "avoid",
         ],
     ),
     (
@@ -535,12 +538,23 @@ const KINDS: [(&str, &[&str]); 4] = [
             "learn",
             "incident",
             "lesson",
-            "don't",
-            "do not",
             "workaround",
+            "caveat",
+            "footgun",
+            "trap",
+            "silently",
         ],
     ),
 ];
+
+/// Words that name what a statement is about only beside a measure (`under 20 ms`, `2x
+/// faster`): alone, `fast` or `memory` is a manner or another subject (`ship the best
+/// solution rather than fast`, `the memory bank`).
+const NEEDS_A_MEASURE: [&str; 5] = ["fast", "slow", "memory", "cache", "ms"];
+
+/// Words before a keyword that turn it away: `rather than fast`, `instead of caching`, `not
+/// slow`.
+const CONTRAST: [&str; 4] = ["than", "not", "over", "of"];
 
 /// The fact file a statement belongs in: the one its hint names (a tag or heading such as
 /// `performance-rules`), else the one its hint's or its own words point to, else the first.
@@ -564,15 +578,21 @@ pub fn file_for(files: &[String], hint: Option<&str>, text: &str) -> String {
             .filter(|w| !w.is_empty())
             .collect();
         let spaced = format!(" {} ", words.join(" "));
-        // A keyword matches a whole word, or the word with a plural or verb ending.
+        let measured = s.chars().any(|c| c.is_ascii_digit());
+        // A keyword matches a whole word, or the word with a plural or verb ending, unless a
+        // contrast turns it away (`rather than fast`) or it needs a measure the text lacks.
         let has = |kw: &str| {
             if kw.contains(' ') {
                 return spaced.contains(&format!(" {kw} "));
             }
-            words.iter().any(|w| {
-                w.strip_prefix(kw).is_some_and(|rest| {
+            if NEEDS_A_MEASURE.contains(&kw) && !measured {
+                return false;
+            }
+            words.iter().enumerate().any(|(i, w)| {
+                let matches = w.strip_prefix(kw).is_some_and(|rest| {
                     ["", "s", "es", "ed", "ing", "ings", "er", "ers"].contains(&rest)
-                })
+                });
+                matches && !(i > 0 && CONTRAST.contains(&words[i - 1]))
             })
         };
         let mut best: Option<(usize, &String)> = None;
@@ -746,5 +766,34 @@ mod tests {
             "performance_rules.md"
         );
         assert_eq!(file_for(&files, None, "Hello."), "architecture.md");
+        // Filed by what a statement is about: a manner, a contrast or a rule is not a subject.
+        assert_eq!(
+            file_for(&files, None, "Ship the best solution rather than fast."),
+            "architecture.md"
+        );
+        assert_eq!(
+            file_for(&files, None, "Keep the memory bank in sync with the code."),
+            "architecture.md"
+        );
+        assert_eq!(
+            file_for(
+                &files,
+                None,
+                "Handlers answer within 50 ms, from the cache."
+            ),
+            "performance_rules.md"
+        );
+        assert_eq!(
+            file_for(&files, None, "Do not commit the release notes file."),
+            "invariants.md"
+        );
+        assert_eq!(
+            file_for(
+                &files,
+                None,
+                "An empty catch block silently hides a failed write."
+            ),
+            "pitfalls.md"
+        );
     }
 }
