@@ -193,9 +193,7 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
     flush_items(&mut items, &mut out, &heading, 0);
     runs.extend(run.take());
     out.sort_by_key(|f| line_of(&f.source));
-    for run in &runs {
-        join_entries(&mut out, path, run);
-    }
+    let mut out = join_entries(out, path, &runs);
     for f in out.iter_mut().filter(|f| f.skipped.is_none()) {
         f.scope.clone_from(&scope);
     }
@@ -310,19 +308,39 @@ impl Default for Run {
 /// The longest statement a list joined with its heading may make; past it, its items stay apart.
 const JOINED_MAX: usize = 1000;
 
-/// Reads `run` as one statement with its heading when most of its items are entries, not
+/// `out` (in line order) with each of `runs` (in line order) read as one statement with its
+/// heading where [`joined`] says so. One pass, whatever the number of runs: a file is untrusted.
+fn join_entries(out: Vec<Found>, path: &str, runs: &[Run]) -> Vec<Found> {
+    let mut merged = Vec::with_capacity(out.len());
+    let mut rest = out.into_iter().peekable();
+    for run in runs {
+        let (Some(&first), Some(&last)) = (run.lines.first(), run.lines.last()) else {
+            continue;
+        };
+        while let Some(before) = rest.next_if(|f| line_of(&f.source) < first) {
+            merged.push(before);
+        }
+        let mut items = Vec::new();
+        while let Some(item) = rest.next_if(|f| line_of(&f.source) <= last) {
+            items.push(item);
+        }
+        match joined(&items, path, run) {
+            Some(one) => merged.push(one),
+            None => merged.extend(items),
+        }
+    }
+    merged.extend(rest);
+    merged
+}
+
+/// The statements of `run` as one, with its heading, when most of its items are entries, not
 /// sentences on their own (`New worker job added`). Not when any item was refused for what it
 /// is (a link, a quote, a lead-in): a list of links stays refused.
-fn join_entries(out: &mut Vec<Found>, path: &str, run: &Run) {
-    let Some(heading) = run.heading.as_deref() else {
-        return;
-    };
-    if !run.whole || run.lines.len() < 2 {
-        return;
+fn joined(items: &[Found], path: &str, run: &Run) -> Option<Found> {
+    let heading = run.heading.as_deref()?;
+    if !run.whole || run.lines.len() < 2 || items.len() != run.lines.len() {
+        return None;
     }
-    let at: Vec<usize> = (0..out.len())
-        .filter(|&i| run.lines.contains(&line_of(&out[i].source)))
-        .collect();
     let entry = |f: &Found| match &f.skipped {
         Some(why) => ["a label", "no verb", "a fragment"]
             .iter()
@@ -330,44 +348,29 @@ fn join_entries(out: &mut Vec<Found>, path: &str, run: &Run) {
             .then_some(true),
         None => Some(!stands_alone(&f.text)),
     };
-    let Some(kinds) = at
-        .iter()
-        .map(|&i| entry(&out[i]))
-        .collect::<Option<Vec<bool>>>()
-    else {
-        return;
-    };
-    let entries = kinds.iter().filter(|&&e| e).count();
-    if at.len() != run.lines.len() || entries * 2 <= kinds.len() {
-        return;
+    let kinds = items.iter().map(entry).collect::<Option<Vec<bool>>>()?;
+    if kinds.iter().filter(|&&e| e).count() * 2 <= kinds.len() {
+        return None;
     }
-    let items: Vec<&str> = at
+    let texts: Vec<&str> = items
         .iter()
-        .map(|&i| out[i].text.trim_end_matches(['.', ';']))
+        .map(|f| f.text.trim_end_matches(['.', ';']))
         .collect();
-    let text = format!("{heading}: {}", items.join("; "));
+    let text = format!("{heading}: {}", texts.join("; "));
     if text.chars().count() > JOINED_MAX {
-        return;
+        return None;
     }
-    let line = run.lines[0];
-    let mut joined = Vec::new();
+    let mut one = Vec::new();
     push(
-        &mut joined,
+        &mut one,
         path,
-        line,
+        run.lines[0],
         &text,
         &Some(heading.to_owned()),
         Piece::Item,
     );
     // Refused whole (a list of links), its items stay refused one by one.
-    if joined.iter().any(|f| f.skipped.is_some()) {
-        return;
-    }
-    for &i in at.iter().rev() {
-        out.remove(i);
-    }
-    let place = out.partition_point(|f| line_of(&f.source) < line);
-    out.splice(place..place, joined);
+    one.pop().filter(|f| f.skipped.is_none())
 }
 
 /// Whether a heading says when what is under it applies, or is a sentence its items finish:
