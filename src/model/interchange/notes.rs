@@ -152,7 +152,7 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
                 if top {
                     run.lines.push(line_no);
                 }
-                run.whole &= top && !step;
+                run.mixed |= !top || step;
             }
             items.push((indent, text, line_no, introduces(body), piece));
             continue;
@@ -287,22 +287,12 @@ fn paragraph_statements(
 }
 
 /// A list under a heading, with no lead-in of its own: the lines of its top-level items, and
-/// whether they are all (no item nested under another, no step of a procedure).
-#[derive(Debug)]
+/// whether it is mixed (an item nested under another, or a step of a procedure).
+#[derive(Debug, Default)]
 struct Run {
     heading: Option<String>,
     lines: Vec<usize>,
-    whole: bool,
-}
-
-impl Default for Run {
-    fn default() -> Run {
-        Run {
-            heading: None,
-            lines: Vec::new(),
-            whole: true,
-        }
-    }
+    mixed: bool,
 }
 
 /// The longest statement a list joined with its heading may make; past it, its items stay apart.
@@ -338,7 +328,7 @@ fn join_entries(out: Vec<Found>, path: &str, runs: &[Run]) -> Vec<Found> {
 /// is (a link, a quote, a lead-in): a list of links stays refused.
 fn joined(items: &[Found], path: &str, run: &Run) -> Option<Found> {
     let heading = run.heading.as_deref()?;
-    if !run.whole || run.lines.len() < 2 || items.len() != run.lines.len() {
+    if run.mixed || run.lines.len() < 2 || items.len() != run.lines.len() {
         return None;
     }
     let entry = |f: &Found| match &f.skipped {

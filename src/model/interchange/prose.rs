@@ -70,11 +70,7 @@ pub fn stands_alone(text: &str) -> bool {
 /// finish, to be read with each of them; not a label (`Setup:`) or a heading drawn in bold
 /// (`**When to use:**`) or a topic (`How to release:`), which say nothing of their items.
 pub fn sentence_lead(lead: &str) -> bool {
-    let bare = lead
-        .trim_end()
-        .trim_end_matches(['*', '_'])
-        .trim_end()
-        .trim_end_matches([':', '\u{ff1a}']);
+    let bare = before_colon(lead).unwrap_or(lead);
     let words: Vec<String> = plain_words(&plain(bare)).take(2).collect();
     // `When to use:`, `How to release:`: a topic.
     let topic = words.len() == 2
@@ -250,10 +246,15 @@ fn refers_back(plain: &str) -> bool {
 /// Whether `text` ends with a colon (or the full-width one of CJK text), emphasis around it
 /// aside: `**When to use:**`, `遵循以下约定：`.
 pub fn introduces(text: &str) -> bool {
-    text.trim_end()
-        .trim_end_matches(['*', '_'])
-        .trim_end()
-        .ends_with([':', '\u{ff1a}'])
+    before_colon(text).is_some()
+}
+
+/// `text` without the emphasis and the colon it ends with (`**When to use:**` gives `**When to
+/// use`), when it ends with one.
+fn before_colon(text: &str) -> Option<&str> {
+    let t = text.trim_end().trim_end_matches(['*', '_']).trim_end();
+    t.ends_with([':', '\u{ff1a}'])
+        .then(|| t.trim_end_matches([':', '\u{ff1a}']))
 }
 
 /// The text a reader sees: emphasis markers dropped, a link as its text, code spans as one
