@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use gix::bstr::ByteSlice;
+use gix::traverse::commit::Info;
 
 use crate::git::graph::children_first;
 use crate::git::history::{
@@ -243,161 +244,201 @@ pub fn walk(
     watched: &[Watched],
 ) -> Result<Walked> {
     let repo = repo.gix();
-    let index: HashMap<&str, usize> = watched
-        .iter()
-        .enumerate()
-        .map(|(i, w)| (w.fact.as_str(), i))
-        .collect();
-    let mut paths: Vec<&str> = watched.iter().flat_map(Watched::paths).collect();
-    // The decision records too: a commit that adds some without being a decision (a forge's
-    // squash) vouches for what they approved.
-    paths.push(paths::DECISIONS);
-    // And the fact files: the commit that brings in a fact no approval covers vouches for it.
-    paths.push(paths::FACTS);
-    paths.sort_unstable();
-    paths.dedup();
-    let decisions_dir = paths.binary_search(&paths::DECISIONS).ok();
-    let facts_dir = paths.binary_search(&paths::FACTS).ok();
-    let mut fact_files = TreeCache::new();
-    let tree_of_paths = Node::of(&paths);
-    let mut cache = Entries::new();
-    // For each path, `(fact, slot)`: which facts cite it and where it is in their `touched`.
-    let mut watchers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); paths.len()];
-    for (f, w) in watched.iter().enumerate() {
-        for (slot, p) in w.paths().into_iter().enumerate() {
-            let k = paths.binary_search(&p).expect("every path is listed");
-            watchers[k].push((f, slot));
-        }
-    }
-    let mut seen: Vec<Seen> = watched
-        .iter()
-        .map(|w| Seen {
-            anchor: None,
-            touched: vec![Vec::new(); w.paths().len()],
-        })
-        .collect();
     // In a range, a fact no approval in it covers was vouched for before it: all its commits count.
-    let whole_history = hidden.is_none();
-    let mut settled = Facts::default();
-    let mut unsettled: Vec<usize> = (0..watched.len()).collect();
-    // The commits yet to be walked, with the facts their walked children cover.
-    let mut pending: HashMap<gix::ObjectId, Facts> = HashMap::new();
-    let mut cut_short = false;
+    let mut walk = Walk::new(watched, hidden.is_none());
     let boundary = shallow_boundary(repo);
     for info in children_first(repo, head, hidden)? {
-        if unsettled.is_empty() {
+        if walk.unsettled.is_empty() {
             break;
         }
-        let mut cover = pending.remove(&info.id).unwrap_or_default();
-        let commit = repo.find_commit(info.id)?;
-        let date = || -> Result<String> {
-            Ok(Timestamp::from_unix(commit.time()?.seconds).rfc3339_seconds())
-        };
-        let mut subject = None;
-        let decision = mentions_decision(&commit)?;
+        let mut cover = walk.pending.remove(&info.id).unwrap_or_default();
+        let mut commit = Described::new(repo.find_commit(info.id)?);
+        let decision = mentions_decision(&commit.commit)?;
         if decision {
-            let text = read_commit(&commit)?;
-            if let Some(d) = text.decision.filter(|d| d.verdict == Verdict::Approve) {
-                for fact in d.operations.iter().filter_map(|o| o.vouches()) {
-                    if let Some(&i) = index.get(fact) {
-                        cover.insert(i);
-                        seen[i].anchor.get_or_insert_with(|| CommitRef {
-                            id: d.commit.clone(),
-                            date: d.date.clone(),
-                            subject: text.subject.clone(),
-                        });
-                    }
-                }
-            }
-            subject = Some(text.subject);
+            walk.vouch_by_decision(&mut commit, &mut cover)?;
         }
         if boundary.contains(&info.id) {
             // Its decision counts; its changes and its parents are out of reach.
-            cut_short |= unsettled.iter().any(|&f| !cover.has(f));
+            walk.cut_short |= walk.unsettled.iter().any(|&f| !cover.has(f));
             continue;
         }
-        if unsettled.iter().any(|&f| !cover.has(f) && !settled.has(f)) {
-            let tree = commit.tree_id()?.detach();
-            let changed = tree_of_paths.changed_by(repo, tree, &info.parent_ids, &mut cache)?;
-            let adds_records = decisions_dir.is_some_and(|k| changed.contains(&k));
-            if adds_records && !decision && info.parent_ids.len() <= 1 {
-                for fact in recorded_approvals(repo, &commit, info.parent_ids.first())? {
-                    if let Some(&i) = index.get(fact.as_str()) {
-                        if subject.is_none() {
-                            subject = Some(summary(&commit)?);
-                        }
-                        cover.insert(i);
-                        if seen[i].anchor.is_none() {
-                            seen[i].anchor = Some(CommitRef {
-                                id: info.id.to_string(),
-                                date: date()?,
-                                subject: subject.clone().unwrap_or_default(),
-                            });
-                        }
-                    }
-                }
+        if walk.unsettled.iter().any(|&f| walk.open(f, &cover)) {
+            walk.examine(repo, &info, &mut commit, decision, &mut cover)?;
+        }
+        walk.settle(&info.parent_ids, &cover);
+    }
+    Ok(Walked {
+        seen: walk.seen,
+        cut_short: walk.cut_short,
+    })
+}
+
+/// A walk's state: the watched paths and who watches them, what was seen, what is settled.
+struct Walk<'w> {
+    watched: &'w [Watched],
+    whole_history: bool,
+    index: HashMap<&'w str, usize>,
+    decisions_dir: Option<usize>,
+    facts_dir: Option<usize>,
+    tree_of_paths: Node,
+    cache: Entries,
+    fact_files: TreeCache,
+    /// For each path, `(fact, slot)`: which facts cite it and where it is in their `touched`.
+    watchers: Vec<Vec<(usize, usize)>>,
+    seen: Vec<Seen>,
+    settled: Facts,
+    unsettled: Vec<usize>,
+    /// The commits yet to be walked, with the facts their walked children cover.
+    pending: HashMap<gix::ObjectId, Facts>,
+    cut_short: bool,
+}
+
+impl<'w> Walk<'w> {
+    fn new(watched: &'w [Watched], whole_history: bool) -> Self {
+        let index = watched
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.fact.as_str(), i))
+            .collect();
+        let mut paths: Vec<&str> = watched.iter().flat_map(Watched::paths).collect();
+        // The decision records too: a commit that adds some without being a decision (a forge's
+        // squash) vouches for what they approved.
+        paths.push(paths::DECISIONS);
+        // And the fact files: the commit that brings in a fact no approval covers vouches for it.
+        paths.push(paths::FACTS);
+        paths.sort_unstable();
+        paths.dedup();
+        let mut watchers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); paths.len()];
+        for (f, w) in watched.iter().enumerate() {
+            for (slot, p) in w.paths().into_iter().enumerate() {
+                let k = paths.binary_search(&p).expect("every path is listed");
+                watchers[k].push((f, slot));
             }
-            if whole_history && facts_dir.is_some_and(|k| changed.contains(&k)) {
-                let unanchored: Vec<usize> = unsettled
-                    .iter()
-                    .copied()
-                    .filter(|&f| seen[f].anchor.is_none() && !cover.has(f))
-                    .collect();
-                let brought = brought_in(
-                    repo,
-                    tree,
-                    &info.parent_ids,
-                    watched,
-                    &unanchored,
-                    &mut fact_files,
-                )?;
-                for f in brought {
-                    if subject.is_none() {
-                        subject = Some(summary(&commit)?);
-                    }
-                    cover.insert(f);
-                    seen[f].anchor = Some(CommitRef {
-                        id: info.id.to_string(),
-                        date: date()?,
-                        subject: subject.clone().unwrap_or_default(),
+        }
+        Walk {
+            watched,
+            whole_history,
+            index,
+            decisions_dir: paths.binary_search(&paths::DECISIONS).ok(),
+            facts_dir: paths.binary_search(&paths::FACTS).ok(),
+            tree_of_paths: Node::of(&paths),
+            cache: Entries::new(),
+            fact_files: TreeCache::new(),
+            watchers,
+            seen: watched
+                .iter()
+                .map(|w| Seen {
+                    anchor: None,
+                    touched: vec![Vec::new(); w.paths().len()],
+                })
+                .collect(),
+            settled: Facts::default(),
+            unsettled: (0..watched.len()).collect(),
+            pending: HashMap::new(),
+            cut_short: false,
+        }
+    }
+
+    /// The fact is still looked for at a commit with this cover.
+    fn open(&self, f: usize, cover: &Facts) -> bool {
+        !cover.has(f) && !self.settled.has(f)
+    }
+
+    /// A decision commit that approves covers the facts its operations vouch for.
+    fn vouch_by_decision(&mut self, commit: &mut Described<'_>, cover: &mut Facts) -> Result<()> {
+        let text = read_commit(&commit.commit)?;
+        if let Some(d) = text.decision.filter(|d| d.verdict == Verdict::Approve) {
+            for fact in d.operations.iter().filter_map(|o| o.vouches()) {
+                if let Some(&i) = self.index.get(fact) {
+                    cover.insert(i);
+                    self.seen[i].anchor.get_or_insert_with(|| CommitRef {
+                        id: d.commit.clone(),
+                        date: d.date.clone(),
+                        subject: text.subject.clone(),
                     });
                 }
             }
-            let open = |f: usize| !cover.has(f) && !settled.has(f);
-            for k in changed {
-                if !watchers[k].iter().any(|&(f, _)| open(f)) {
-                    continue;
-                }
-                if subject.is_none() {
-                    subject = Some(summary(&commit)?);
-                }
-                let subject = subject.clone().unwrap_or_default();
-                let touch = Touch {
-                    commit: CommitRef {
-                        id: info.id.to_string(),
-                        date: date()?,
-                        subject,
-                    },
-                    id: info.id,
-                    first_parent: info.parent_ids.first().copied(),
-                };
-                for &(f, slot) in &watchers[k] {
-                    if open(f) {
-                        seen[f].touched[slot].push(touch.clone());
+        }
+        commit.subject = Some(text.subject);
+        Ok(())
+    }
+
+    /// The watched paths a commit changed: what its records and fact files vouch for, and the
+    /// touches of the facts still open.
+    fn examine(
+        &mut self,
+        repo: &gix::Repository,
+        info: &Info,
+        commit: &mut Described<'_>,
+        decision: bool,
+        cover: &mut Facts,
+    ) -> Result<()> {
+        let tree = commit.commit.tree_id()?.detach();
+        let changed =
+            self.tree_of_paths
+                .changed_by(repo, tree, &info.parent_ids, &mut self.cache)?;
+        let adds_records = self.decisions_dir.is_some_and(|k| changed.contains(&k));
+        if adds_records && !decision && info.parent_ids.len() <= 1 {
+            for fact in recorded_approvals(repo, &commit.commit, info.parent_ids.first())? {
+                if let Some(&i) = self.index.get(fact.as_str()) {
+                    cover.insert(i);
+                    if self.seen[i].anchor.is_none() {
+                        self.seen[i].anchor = Some(commit.reference()?);
                     }
                 }
             }
         }
-        for p in &info.parent_ids {
-            pending.entry(*p).or_default().union(&cover);
+        if self.whole_history && self.facts_dir.is_some_and(|k| changed.contains(&k)) {
+            let unanchored: Vec<usize> = self
+                .unsettled
+                .iter()
+                .copied()
+                .filter(|&f| self.seen[f].anchor.is_none() && !cover.has(f))
+                .collect();
+            let brought = brought_in(
+                repo,
+                tree,
+                &info.parent_ids,
+                self.watched,
+                &unanchored,
+                &mut self.fact_files,
+            )?;
+            for f in brought {
+                cover.insert(f);
+                self.seen[f].anchor = Some(commit.reference()?);
+            }
         }
-        // Covered by every commit still to walk: nothing older can count for the fact.
+        for k in changed {
+            if !self.watchers[k].iter().any(|&(f, _)| self.open(f, cover)) {
+                continue;
+            }
+            let touch = Touch {
+                commit: commit.reference()?,
+                id: info.id,
+                first_parent: info.parent_ids.first().copied(),
+            };
+            for &(f, slot) in &self.watchers[k] {
+                if self.open(f, cover) {
+                    self.seen[f].touched[slot].push(touch.clone());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the commit's cover to its parents, and settles the facts every commit still to walk
+    /// covers: nothing older can count for them.
+    fn settle(&mut self, parents: &[gix::ObjectId], cover: &Facts) {
+        for p in parents {
+            self.pending.entry(*p).or_default().union(cover);
+        }
         let mut everywhere: Option<Facts> = None;
-        for c in pending.values() {
+        for c in self.pending.values() {
             everywhere.get_or_insert_with(|| c.clone()).intersect(c);
         }
         let everywhere = everywhere.unwrap_or_default();
-        unsettled.retain(|&f| {
+        let settled = &mut self.settled;
+        self.unsettled.retain(|&f| {
             let done = everywhere.has(f);
             if done {
                 settled.insert(f);
@@ -405,7 +446,32 @@ pub fn walk(
             !done
         });
     }
-    Ok(Walked { seen, cut_short })
+}
+
+/// A commit and its subject, read once when first needed.
+struct Described<'r> {
+    commit: gix::Commit<'r>,
+    subject: Option<String>,
+}
+
+impl<'r> Described<'r> {
+    fn new(commit: gix::Commit<'r>) -> Self {
+        Described {
+            commit,
+            subject: None,
+        }
+    }
+
+    fn reference(&mut self) -> Result<CommitRef> {
+        if self.subject.is_none() {
+            self.subject = Some(summary(&self.commit)?);
+        }
+        Ok(CommitRef {
+            id: self.commit.id.to_string(),
+            date: Timestamp::from_unix(self.commit.time()?.seconds).rfc3339_seconds(),
+            subject: self.subject.clone().unwrap_or_default(),
+        })
+    }
 }
 
 /// Of the facts `wanted` (indexes into `watched`), those that `tree` holds as they read now and

@@ -254,9 +254,26 @@ pub fn plan(
     ledger: &Ledger,
     pending: &Queue,
     found: &[Found],
-    mut mint: impl FnMut() -> String,
+    mint: impl FnMut() -> String,
 ) -> Plan {
     let mut out = Plan::default();
+    let kept = keep(ledger, pending, found, mint, &mut out);
+    // Relations and replacements name statements by the source's keys or mneme ids.
+    let mut by_key: HashMap<&str, String> = HashMap::new();
+    for k in &kept {
+        let f = &found[k.index];
+        // A source's fact id the ledger already uses names the ledger's fact, not this one.
+        let own = f.fact_id.iter().filter(|id| **id == k.id);
+        for key in f.key.iter().chain(own) {
+            by_key.insert(key.as_str(), k.id.clone());
+        }
+    }
+    let resolve = |name: &str| -> Option<String> {
+        by_key
+            .get(name)
+            .cloned()
+            .or_else(|| ledger.find(name).map(|_| name.to_owned()))
+    };
     // What replaced each statement, from either side's word.
     let mut replaced_by: HashMap<&str, &str> = HashMap::new();
     for f in found {
@@ -266,44 +283,107 @@ pub fn plan(
             }
         }
     }
+    for Kept {
+        index,
+        text,
+        file,
+        id,
+    } in kept
+    {
+        let f = &found[index];
+        let mut relations = Relations::new();
+        for (relation, target) in &f.relations {
+            match resolve(target) {
+                Some(t) if t != id => {
+                    relations.entry(*relation).or_default().insert(t);
+                }
+                _ => out
+                    .unresolved
+                    .push((f.source.clone(), format!("{} {target}", relation.key()))),
+            }
+        }
+        let named_by = f
+            .key
+            .iter()
+            .chain(&f.fact_id)
+            .find_map(|k| replaced_by.get(k.as_str()).map(|by| (*by).to_owned()));
+        let (state, by) = state_of(f, f.superseded_by.clone().or(named_by), &id, resolve);
+        if let Err(why) = &by {
+            out.unresolved.push((f.source.clone(), why.clone()));
+        }
+        let op = Operation::Add {
+            file,
+            fact_id: id,
+            text,
+            relations,
+            evidence: checked(
+                &mut out,
+                f,
+                f.evidence().iter().map(|e| e.replace(' ', "%20")),
+                |e| check_evidence(&e).map_err(|why| format!("evidence dropped: {why}")),
+            ),
+            scope: checked(&mut out, f, f.scope.iter().take(MAX_SCOPES).cloned(), |g| {
+                check_scope(&g).map_err(|why| format!("scope dropped: {why}"))
+            })
+            .into_iter()
+            .fold(Vec::new(), |mut scope, g| {
+                if !scope.contains(&g) {
+                    scope.push(g);
+                }
+                scope
+            }),
+            state,
+            by: by.ok().flatten(),
+        };
+        let index = out.operations.len();
+        out.similar
+            .extend(similar_to(ledger, std::iter::empty(), index, &op));
+        out.operations.push(op);
+        out.sources.push(f.source.clone());
+    }
+    out
+}
+
+/// A statement an import keeps: its index in what was found, its text, fact file and id.
+struct Kept {
+    index: usize,
+    text: String,
+    file: String,
+    id: String,
+}
+
+/// The statements to propose, each with its fact file and id; the others are refused or
+/// duplicates, recorded in `out`.
+fn keep(
+    ledger: &Ledger,
+    pending: &Queue,
+    found: &[Found],
+    mut mint: impl FnMut() -> String,
+    out: &mut Plan,
+) -> Vec<Kept> {
     let files: Vec<String> = ledger.files().iter().map(|f| f.name.clone()).collect();
     let max = ledger.config.max_fact_chars;
     let mut seen: HashMap<String, String> = HashMap::new();
-    // `(found index, text, file, fact id)` of each statement kept.
-    let mut kept: Vec<(usize, String, String, String)> = Vec::new();
+    let mut kept = Vec::new();
     let mut used: BTreeSet<String> = BTreeSet::new();
-    for (i, f) in found.iter().enumerate() {
-        if let Some(why) = &f.skipped {
-            out.refused.push((f.source.clone(), why.clone()));
-            continue;
-        }
-        let text = match check_text(&f.text, max) {
+    for (index, f) in found.iter().enumerate() {
+        let text = match usable(f, max) {
             Ok(t) => t,
-            Err(e) => {
-                out.refused.push((f.source.clone(), e.to_string()));
+            Err(why) => {
+                out.refused.push((f.source.clone(), why));
                 continue;
             }
         };
-        if let Some(s) = secrets::find(&text).first() {
-            out.refused.push((
-                f.source.clone(),
-                format!("it holds what looks like {} ({})", s.kind, s.sample),
-            ));
-            continue;
-        }
         let normalized = normalize(&text);
-        if let Some((_, fact)) = ledger.same_statement(&normalized, "") {
-            let id = fact.id.clone().unwrap_or_else(|| Ledger::label(fact));
-            out.duplicates.push((f.source.clone(), id));
-            continue;
-        }
-        if let Some(p) = pending.proposing(&normalized) {
-            out.duplicates
-                .push((f.source.clone(), format!("pending proposal {}", p.id())));
-            continue;
-        }
-        if let Some(earlier) = seen.get(&normalized) {
-            out.duplicates.push((f.source.clone(), earlier.clone()));
+        let duplicate = if let Some((_, fact)) = ledger.same_statement(&normalized, "") {
+            Some(fact.id.clone().unwrap_or_else(|| Ledger::label(fact)))
+        } else if let Some(p) = pending.proposing(&normalized) {
+            Some(format!("pending proposal {}", p.id()))
+        } else {
+            seen.get(&normalized).cloned()
+        };
+        if let Some(of) = duplicate {
+            out.duplicates.push((f.source.clone(), of));
             continue;
         }
         seen.insert(normalized, f.source.clone());
@@ -325,97 +405,70 @@ pub fn plan(
         };
         used.insert(id.clone());
         let file = file_for(&files, f.hint.as_deref(), &text);
-        kept.push((i, text, file, id));
-    }
-    // Relations and replacements name statements by the source's keys or mneme ids.
-    let mut by_key: HashMap<&str, String> = HashMap::new();
-    for (i, _, _, id) in &kept {
-        let f = &found[*i];
-        // A source's fact id the ledger already uses names the ledger's fact, not this one.
-        let own = f.fact_id.iter().filter(|k| *k == id);
-        for k in f.key.iter().chain(own) {
-            by_key.insert(k.as_str(), id.clone());
-        }
-    }
-    let resolve = |name: &str| -> Option<String> {
-        by_key
-            .get(name)
-            .cloned()
-            .or_else(|| ledger.find(name).map(|_| name.to_owned()))
-    };
-    for (i, text, file, id) in kept {
-        let f = &found[i];
-        let mut relations = Relations::new();
-        for (relation, target) in &f.relations {
-            match resolve(target) {
-                Some(t) if t != id => {
-                    relations.entry(*relation).or_default().insert(t);
-                }
-                _ => out
-                    .unresolved
-                    .push((f.source.clone(), format!("{} {target}", relation.key()))),
-            }
-        }
-        let named_by = f
-            .key
-            .iter()
-            .chain(&f.fact_id)
-            .find_map(|k| replaced_by.get(k.as_str()).map(|by| (*by).to_owned()));
-        let superseded_by = f.superseded_by.clone().or(named_by);
-        let state = match (&f.state, &superseded_by) {
-            (None | Some(State::Active), Some(_)) => Some(State::Superseded),
-            (s, _) => s.clone(),
-        };
-        let (state, by) = match (&state, &superseded_by) {
-            (Some(State::Superseded), Some(new)) => match resolve(new) {
-                Some(by) if by != id => (Some(State::Superseded), Some(by)),
-                _ => {
-                    out.unresolved
-                        .push((f.source.clone(), format!("superseded by {new}")));
-                    (Some(State::Archived), None)
-                }
-            },
-            // Replaced by something unknown: kept as history.
-            (Some(State::Superseded), None) => (Some(State::Archived), None),
-            (Some(State::Active) | None, _) => (None, None),
-            (Some(s), _) => (Some(s.clone()), None),
-        };
-        let mut evidence = Vec::new();
-        for e in f.evidence() {
-            match check_evidence(&e.replace(' ', "%20")) {
-                Ok(e) => evidence.push(e),
-                Err(why) => out
-                    .unresolved
-                    .push((f.source.clone(), format!("evidence dropped: {why}"))),
-            }
-        }
-        let mut scope = Vec::new();
-        for glob in f.scope.iter().take(MAX_SCOPES) {
-            match check_scope(glob) {
-                Ok(g) if !scope.contains(&g) => scope.push(g),
-                Ok(_) => {}
-                Err(why) => out
-                    .unresolved
-                    .push((f.source.clone(), format!("scope dropped: {why}"))),
-            }
-        }
-        let op = Operation::Add {
-            file,
-            fact_id: id,
+        kept.push(Kept {
+            index,
             text,
-            relations,
-            evidence,
-            scope,
-            state,
-            by,
-        };
-        let index = out.operations.len();
-        out.similar
-            .extend(similar_to(ledger, std::iter::empty(), index, &op));
-        out.operations.push(op);
-        out.sources.push(f.source.clone());
+            file,
+            id,
+        });
     }
-    out
+    kept
+}
+
+/// The statement's text as a fact, or why it cannot be one.
+fn usable(f: &Found, max: usize) -> Result<String, String> {
+    if let Some(why) = &f.skipped {
+        return Err(why.clone());
+    }
+    let text = check_text(&f.text, max).map_err(|e| e.to_string())?;
+    if let Some(s) = secrets::find(&text).first() {
+        return Err(format!(
+            "it holds what looks like {} ({})",
+            s.kind, s.sample
+        ));
+    }
+    Ok(text)
+}
+
+/// The fact's state and what superseded it. A replacement this import or the ledger cannot name
+/// leaves it archived, with the reason as the error.
+fn state_of(
+    f: &Found,
+    superseded_by: Option<String>,
+    id: &str,
+    resolve: impl Fn(&str) -> Option<String>,
+) -> (Option<State>, Result<Option<String>, String>) {
+    let state = match (&f.state, &superseded_by) {
+        (None | Some(State::Active), Some(_)) => Some(State::Superseded),
+        (s, _) => s.clone(),
+    };
+    match (&state, superseded_by) {
+        (Some(State::Superseded), Some(new)) => match resolve(&new) {
+            Some(by) if by != id => (Some(State::Superseded), Ok(Some(by))),
+            _ => (Some(State::Archived), Err(format!("superseded by {new}"))),
+        },
+        // Replaced by something unknown: kept as history.
+        (Some(State::Superseded), None) => (Some(State::Archived), Ok(None)),
+        (Some(State::Active) | None, _) => (None, Ok(None)),
+        (Some(s), _) => (Some(s.clone()), Ok(None)),
+    }
+}
+
+/// Each of `values` that `check` passes, in order; the others are named in `out` as unresolved.
+fn checked(
+    out: &mut Plan,
+    f: &Found,
+    values: impl Iterator<Item = String>,
+    check: impl Fn(String) -> Result<String, String>,
+) -> Vec<String> {
+    let mut kept = Vec::new();
+    for v in values {
+        match check(v) {
+            Ok(v) => kept.push(v),
+            Err(why) => out.unresolved.push((f.source.clone(), why)),
+        }
+    }
+    kept
 }
 
 /// How an import's statements are spread over proposals.

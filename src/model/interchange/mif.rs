@@ -331,33 +331,77 @@ fn split(text: &str) -> Result<(&str, &str), String> {
     Err("the front matter has no closing `---`".into())
 }
 
+/// A memory file's front matter, as read.
+type Map = serde_json::Map<String, Value>;
+
 /// Reads and validates a memory file named `name`: every rule MIF Level 3 states for the fields
 /// present (docs/formats/mif.md). Returns each problem found.
 pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
     let (yaml, body) = split(text).map_err(|e| vec![e])?;
     let front: Value = serde_saphyr::from_str(yaml)
         .map_err(|e| vec![format!("the front matter is not valid YAML: {e}")])?;
-    let mut problems = Vec::new();
     let Some(map) = front.as_object() else {
         return Err(vec!["the front matter is not a mapping".into()]);
     };
-    let text_of = |k: &str| map.get(k).and_then(Value::as_str);
-    let id = text_of("id").unwrap_or_default();
-    if !is_uuid_v4(id) {
+    let mut problems = Vec::new();
+    let text_of = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or_default();
+    let (id, title, namespace) = (text_of("id"), text_of("title"), text_of("namespace"));
+    check_identity(map, &mut problems);
+    let tags = tags(map, &mut problems);
+    let temporal = map.get("temporal").and_then(Value::as_object);
+    if let Some(t) = temporal {
+        check_temporal(t, &mut problems);
+    }
+    let provenance = map.get("provenance").and_then(Value::as_object);
+    if let Some(c) = provenance.and_then(|p| p.get("confidence")) {
+        unit(&mut problems, "provenance.confidence", c);
+    }
+    let mut refs = code_refs(map, &mut problems);
+    refs.extend(citations(map, &mut problems));
+    check_conflicts(map, &mut problems);
+    let (statement, sections) = body_parts(body);
+    let (relationships, evidence) = sections_read(&sections, &mut problems);
+    if statement.is_empty() {
+        problems.push("the body holds no statement".into());
+    }
+    check_file_name(name, id, &mut problems);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let owned = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+    Ok(Memory {
+        id: id.to_owned(),
+        title: title.to_owned(),
+        namespace: namespace.to_owned(),
+        tags,
+        statement,
+        statement_line: text.strip_suffix(body).unwrap_or(text).lines().count()
+            + body.lines().take_while(|l| l.trim().is_empty()).count()
+            + 1,
+        relationships,
+        evidence: if evidence.is_empty() { refs } else { evidence },
+        source_ref: owned(provenance.and_then(|p| p.get("source_ref"))),
+        valid_until: owned(temporal.and_then(|t| t.get("valid_until"))),
+    })
+}
+
+/// The fields every memory has: `id`, `type`, `namespace`, `created` (and `modified`), `title`.
+fn check_identity(map: &Map, problems: &mut Vec<String>) {
+    let text_of = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or_default();
+    if !is_uuid_v4(text_of("id")) {
         problems.push(format!(
             "`id` must be a lowercase UUID v4, not {}",
             shown(map.get("id"))
         ));
     }
-    if !TYPES.contains(&text_of("type").unwrap_or_default()) {
+    if !TYPES.contains(&text_of("type")) {
         problems.push(format!(
             "`type` must be one of {}, not {}",
             TYPES.join(", "),
             shown(map.get("type"))
         ));
     }
-    let namespace = text_of("namespace").unwrap_or_default();
-    match namespace.split_once('/') {
+    match text_of("namespace").split_once('/') {
         Some((n, s)) if NAMESPACES.contains(&n) && SCOPES.contains(&s) => {}
         _ => problems.push(format!(
             "`namespace` must be `{{namespace}}/{{scope}}` ({} / {}), not {}",
@@ -367,24 +411,23 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
         )),
     }
     for k in ["created", "modified"] {
-        let required = k == "created";
-        match map.get(k) {
-            None if !required => {}
-            v => {
-                if !v.and_then(Value::as_str).is_some_and(is_zoned_time) {
-                    problems.push(format!(
-                        "`{k}` must be an ISO 8601 time with a zone, not {}",
-                        shown(v)
-                    ));
-                }
-            }
+        let v = map.get(k);
+        if (v.is_some() || k == "created") && !v.and_then(Value::as_str).is_some_and(is_zoned_time)
+        {
+            problems.push(format!(
+                "`{k}` must be an ISO 8601 time with a zone, not {}",
+                shown(v)
+            ));
         }
     }
-    let title = text_of("title").unwrap_or_default();
-    if title.trim().is_empty() {
+    if text_of("title").trim().is_empty() {
         problems.push("`title` must not be empty".into());
     }
-    let tags: Vec<String> = match map.get("tags") {
+}
+
+/// The tags that are lowercase and hyphenated; each other one is a problem.
+fn tags(map: &Map, problems: &mut Vec<String>) -> Vec<String> {
+    match map.get("tags") {
         None => Vec::new(),
         Some(Value::Array(tags)) => tags
             .iter()
@@ -403,45 +446,40 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
             problems.push(format!("`tags` must be a list, not {}", shown(Some(v))));
             Vec::new()
         }
-    };
-    let temporal = map.get("temporal").and_then(Value::as_object);
-    let valid_until = temporal
-        .and_then(|t| t.get("valid_until"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    if let Some(t) = temporal {
-        for k in ["valid_from", "valid_until", "recorded_at", "last_accessed"] {
-            if let Some(v) = t.get(k).filter(|v| !v.is_null()) {
-                if !v.as_str().is_some_and(is_zoned_time) {
-                    problems.push(format!(
-                        "`temporal.{k}` must be an ISO 8601 time with a zone, not {}",
-                        shown(Some(v))
-                    ));
-                }
-            }
-        }
-        let at = |k: &str| t.get(k).and_then(Value::as_str).and_then(Timestamp::parse);
-        if let (Some(from), Some(recorded)) = (at("valid_from"), at("recorded_at")) {
-            if from > recorded {
-                problems.push("`temporal.valid_from` is later than `temporal.recorded_at`".into());
-            }
-        }
-        if let Some(d) = t.get("decay").and_then(Value::as_object) {
-            if let Some(s) = d.get("strength") {
-                unit(&mut problems, "temporal.decay.strength", s);
+    }
+}
+
+/// `temporal`: zoned times, valid from no later than recorded, a decay strength in [0, 1].
+fn check_temporal(t: &Map, problems: &mut Vec<String>) {
+    for k in ["valid_from", "valid_until", "recorded_at", "last_accessed"] {
+        if let Some(v) = t.get(k).filter(|v| !v.is_null()) {
+            if !v.as_str().is_some_and(is_zoned_time) {
+                problems.push(format!(
+                    "`temporal.{k}` must be an ISO 8601 time with a zone, not {}",
+                    shown(Some(v))
+                ));
             }
         }
     }
-    let provenance = map.get("provenance").and_then(Value::as_object);
-    if let Some(c) = provenance.and_then(|p| p.get("confidence")) {
-        unit(&mut problems, "provenance.confidence", c);
+    let at = |k: &str| t.get(k).and_then(Value::as_str).and_then(Timestamp::parse);
+    if let (Some(from), Some(recorded)) = (at("valid_from"), at("recorded_at")) {
+        if from > recorded {
+            problems.push("`temporal.valid_from` is later than `temporal.recorded_at`".into());
+        }
     }
-    let source_ref = provenance
-        .and_then(|p| p.get("source_ref"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    if let Some(s) = t
+        .get("decay")
+        .and_then(Value::as_object)
+        .and_then(|d| d.get("strength"))
+    {
+        unit(problems, "temporal.decay.strength", s);
+    }
+}
+
+/// `code_refs` as evidence: `file` or `file:line`, each inside the project.
+fn code_refs(map: &Map, problems: &mut Vec<String>) -> Vec<String> {
     let mut refs = Vec::new();
-    for r in list(map, "code_refs", &mut problems) {
+    for r in list(map, "code_refs", problems) {
         let file = r.get("file").and_then(Value::as_str).unwrap_or_default();
         if file.is_empty() || !is_relative(file) {
             problems.push(format!(
@@ -469,7 +507,13 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
             },
         }
     }
-    for c in list(map, "citations", &mut problems) {
+    refs
+}
+
+/// The `citations`' URLs as evidence, each citation checked whole.
+fn citations(map: &Map, problems: &mut Vec<String>) -> Vec<String> {
+    let mut urls = Vec::new();
+    for c in list(map, "citations", problems) {
         let s = |k: &str| c.get(k).and_then(Value::as_str);
         if !s("type").is_some_and(|t| CITATION_TYPES.contains(&t)) {
             problems.push(format!(
@@ -482,7 +526,7 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
             problems.push("a citation has no `title`".into());
         }
         match s("url") {
-            Some(u) if is_http_url(u) => refs.push(u.to_owned()),
+            Some(u) if is_http_url(u) => urls.push(u.to_owned()),
             _ => problems.push(format!(
                 "citation url {} must be an http or https URL",
                 shown(c.get("url"))
@@ -500,10 +544,14 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
             }
         }
         if let Some(r) = c.get("relevance") {
-            unit(&mut problems, "citation relevance", r);
+            unit(problems, "citation relevance", r);
         }
     }
-    for c in list(map, "conflicts", &mut problems) {
+    urls
+}
+
+fn check_conflicts(map: &Map, problems: &mut Vec<String>) {
+    for c in list(map, "conflicts", problems) {
         if c.get("memory_id")
             .and_then(Value::as_str)
             .is_none_or(str::is_empty)
@@ -520,13 +568,16 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
             }
         }
     }
-    let (statement, sections) = body_parts(body);
-    let statement_line = text.strip_suffix(body).unwrap_or(text).lines().count()
-        + body.lines().take_while(|l| l.trim().is_empty()).count()
-        + 1;
+}
+
+/// The relationships and evidence lines of the body's sections.
+fn sections_read(
+    sections: &[(String, Vec<String>)],
+    problems: &mut Vec<String>,
+) -> (Vec<(String, String)>, Vec<String>) {
     let mut relationships = Vec::new();
     let mut evidence = Vec::new();
-    for (heading, lines) in &sections {
+    for (heading, lines) in sections {
         for line in lines {
             let Some(item) = line.strip_prefix("- ") else {
                 continue;
@@ -543,9 +594,11 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
             }
         }
     }
-    if statement.is_empty() {
-        problems.push("the body holds no statement".into());
-    }
+    (relationships, evidence)
+}
+
+/// The name is `{id}-{slug}.memory.md`, with a URL-safe slug.
+fn check_file_name(name: &str, id: &str, problems: &mut Vec<String>) {
     let expected = format!("{id}-");
     match name.strip_suffix(".memory.md") {
         Some(stem) if stem.starts_with(&expected) => {
@@ -560,21 +613,6 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
             "the file name {name:?} must be `{{id}}-{{slug}}.memory.md` for its id"
         )),
     }
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    Ok(Memory {
-        id: id.to_owned(),
-        title: title.to_owned(),
-        namespace: namespace.to_owned(),
-        tags,
-        statement,
-        statement_line,
-        relationships,
-        evidence: if evidence.is_empty() { refs } else { evidence },
-        source_ref,
-        valid_until,
-    })
 }
 
 /// The statement (the body before mneme's sections) and each section's lines.
@@ -602,11 +640,7 @@ fn parse_link(item: &str) -> Option<(String, String)> {
         .then(|| (kind.to_owned(), target.to_owned()))
 }
 
-fn list<'v>(
-    map: &'v serde_json::Map<String, Value>,
-    key: &str,
-    problems: &mut Vec<String>,
-) -> Vec<&'v serde_json::Map<String, Value>> {
+fn list<'v>(map: &'v Map, key: &str, problems: &mut Vec<String>) -> Vec<&'v Map> {
     match map.get(key) {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items

@@ -25,19 +25,6 @@ const SUB_HEADING_WORDS: usize = 5;
 /// items are mostly not sentences on their own (`New worker job added`) is one statement, with
 /// its heading: `What Triggers an Update: New endpoint added; New worker job added`.
 pub fn statements(path: &str, text: &str) -> Vec<Found> {
-    let mut out = Vec::new();
-    let mut heading: Option<String> = None;
-    // The last sentence of the paragraph right above the list, which introduces its items.
-    let mut lead: Option<String> = None;
-    // The list under a heading being read, and those read.
-    let mut run: Option<Run> = None;
-    let mut runs: Vec<Run> = Vec::new();
-    // Open list items: `(indent, text, first line, is a lead-in, item or step)`.
-    let mut items: Vec<(usize, String, usize, bool, Piece)> = Vec::new();
-    let mut paragraph: Option<(String, usize)> = None;
-    let mut fence: Option<&str> = None;
-    let mut skipping_block = false;
-    let mut in_comment = false;
     let lines: Vec<&str> = text.lines().collect();
     let mut start = 0;
     let mut scope = Vec::new();
@@ -47,55 +34,98 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
             scope = front_matter_scope(&lines[1..=end]);
         }
     }
-    let flush_items = |items: &mut Vec<(usize, String, usize, bool, Piece)>,
-                       out: &mut Vec<Found>,
-                       heading: &Option<String>,
-                       down_to: usize| {
-        while items.last().is_some_and(|(indent, ..)| *indent >= down_to) {
-            let (_, text, line, lead_in, piece) = items.pop().expect("checked");
-            // A lead-in is read with the items under it; alone it says nothing.
-            let nested = out
-                .last()
-                .is_some_and(|f: &Found| line_of(&f.source) > line);
-            match (lead_in, nested) {
-                (false, _) => push(out, path, line, &text, heading, piece),
-                (true, false) => skip(
-                    out,
-                    path,
-                    line,
-                    &text,
-                    "it introduces a list that is not there",
-                ),
-                (true, true) => {}
-            }
-        }
+    let mut reader = Reader {
+        path,
+        lines: &lines,
+        out: Vec::new(),
+        heading: None,
+        lead: None,
+        run: None,
+        runs: Vec::new(),
+        items: Vec::new(),
+        paragraph: None,
+        hidden: Hidden::default(),
     };
-    for (n, raw) in lines.iter().enumerate().skip(start) {
-        let line_no = n + 1;
-        let line = raw.trim_end();
-        let trimmed = line.trim_start();
-        if let Some(marker) = fence {
+    for n in start..lines.len() {
+        reader.line(n);
+    }
+    if let Some((text, at)) = reader.paragraph.take() {
+        paragraph_statements(&mut reader.out, path, at, &text, &reader.heading, false);
+    }
+    reader.close_list(0);
+    reader.runs.extend(reader.run.take());
+    let mut out = reader.out;
+    out.sort_by_key(|f| line_of(&f.source));
+    let mut out = join_entries(out, path, &reader.runs);
+    for f in out.iter_mut().filter(|f| f.skipped.is_none()) {
+        f.scope.clone_from(&scope);
+    }
+    out
+}
+
+/// An open list item: its indent, text, first line, whether it introduces the items under it,
+/// and whether it is an item or a step.
+type OpenItem = (usize, String, usize, bool, Piece);
+
+/// Where the reader is in what a notes file hides from it.
+#[derive(Default)]
+struct Hidden<'t> {
+    /// Inside a code block, until this marker.
+    fence: Option<&'t str>,
+    /// Inside mneme's own AGENTS.md block.
+    block: bool,
+    /// Inside an HTML comment.
+    comment: bool,
+}
+
+impl<'t> Hidden<'t> {
+    /// Whether the line (trimmed) is hidden, or hides what follows it.
+    fn hides(&mut self, trimmed: &'t str) -> bool {
+        if let Some(marker) = self.fence {
             if trimmed.starts_with(marker) {
-                fence = None;
+                self.fence = None;
             }
-            continue;
+            return true;
         }
         if trimmed == BEGIN {
-            skipping_block = true;
+            self.block = true;
         }
-        if skipping_block {
+        if self.block {
             if trimmed == END {
-                skipping_block = false;
+                self.block = false;
             }
-            continue;
+            return true;
         }
-        if in_comment {
-            in_comment = !trimmed.contains("-->");
-            continue;
+        if self.comment || trimmed.starts_with("<!--") {
+            self.comment = !trimmed.contains("-->");
+            return true;
         }
-        if trimmed.starts_with("<!--") {
-            in_comment = !trimmed.contains("-->");
-            continue;
+        false
+    }
+}
+
+/// A notes file read line by line.
+struct Reader<'t> {
+    path: &'t str,
+    lines: &'t [&'t str],
+    out: Vec<Found>,
+    heading: Option<String>,
+    /// The last sentence of the paragraph right above the list, which introduces its items.
+    lead: Option<String>,
+    /// The list under a heading being read, and those read.
+    run: Option<Run>,
+    runs: Vec<Run>,
+    items: Vec<OpenItem>,
+    paragraph: Option<(String, usize)>,
+    hidden: Hidden<'t>,
+}
+
+impl<'t> Reader<'t> {
+    fn line(&mut self, n: usize) {
+        let line = self.lines[n].trim_end();
+        let trimmed = line.trim_start();
+        if self.hidden.hides(trimmed) {
+            return;
         }
         let opens_fence = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
         let is_blank = trimmed.is_empty();
@@ -103,69 +133,79 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
         let is_table = trimmed.starts_with('|');
         let item = list_item(line);
         if opens_fence.is_some() || is_blank || is_heading || is_table || item.is_some() {
-            if let Some((text, at)) = paragraph.take() {
-                let list_next = item.is_some() || (is_blank && list_follows(&lines, n));
-                lead = paragraph_statements(&mut out, path, at, &text, &heading, list_next);
+            if let Some((text, at)) = self.paragraph.take() {
+                let list_next = item.is_some() || (is_blank && list_follows(self.lines, n));
+                self.lead = paragraph_statements(
+                    &mut self.out,
+                    self.path,
+                    at,
+                    &text,
+                    &self.heading,
+                    list_next,
+                );
             }
         }
         if opens_fence.is_some() || is_heading || is_table {
-            lead = None;
-            runs.extend(run.take());
+            self.lead = None;
+            self.runs.extend(self.run.take());
         }
         if let Some(marker) = opens_fence {
-            fence = Some(marker);
-            continue;
-        }
-        if is_heading {
-            flush_items(&mut items, &mut out, &heading, 0);
+            self.hidden.fence = Some(marker);
+        } else if is_heading {
+            self.close_list(0);
             let title = trimmed.trim_start_matches('#').trim();
-            heading = (!title.is_empty()).then(|| title.to_owned());
-            continue;
+            self.heading = (!title.is_empty()).then(|| title.to_owned());
+        } else if is_table {
+            self.close_list(0);
+        } else if is_blank {
+        } else if let Some((indent, body, numbered)) = item {
+            self.item(n + 1, indent, body, numbered);
+        } else if self.paragraph.is_none() && sub_heading(self.lines, n, trimmed) {
+            self.close_list(0);
+            self.runs.extend(self.run.take());
+            self.lead = None;
+            self.heading = Some(trimmed.to_owned());
+        } else {
+            self.text(n + 1, line.len() - trimmed.len(), trimmed);
         }
-        if is_table {
-            flush_items(&mut items, &mut out, &heading, 0);
-            continue;
-        }
-        if is_blank {
-            continue;
-        }
-        if let Some((indent, body, numbered)) = item {
-            let step = numbered && heading.as_deref().is_some_and(procedure);
-            let piece = if step { Piece::Step } else { Piece::Item };
-            // A sibling (and what is nested under it) is done.
-            flush_items(&mut items, &mut out, &heading, indent);
-            let condition = heading
-                .as_deref()
-                .filter(|h| is_condition(h))
-                .map(|h| format!("{h}:"));
-            let text = match (items.last(), lead.as_ref().or(condition.as_ref())) {
-                (Some((_, parent, _, true, _)), _) => read_with(parent, body),
-                (None, Some(lead)) => read_with(lead, body),
-                _ => body.to_owned(),
-            };
-            let top = items.is_empty();
-            if lead.is_none() && condition.is_none() {
-                let run = run.get_or_insert_with(|| Run {
-                    heading: heading.clone(),
-                    ..Run::default()
-                });
-                if top {
-                    run.lines.push(line_no);
-                }
-                run.mixed |= !top || step;
+    }
+
+    /// A list item at line `line_no`.
+    fn item(&mut self, line_no: usize, indent: usize, body: &str, numbered: bool) {
+        let step = numbered && self.heading.as_deref().is_some_and(procedure);
+        let piece = if step { Piece::Step } else { Piece::Item };
+        // A sibling (and what is nested under it) is done.
+        self.close_list(indent);
+        let condition = self
+            .heading
+            .as_deref()
+            .filter(|h| is_condition(h))
+            .map(|h| format!("{h}:"));
+        let text = match (self.items.last(), self.lead.as_ref().or(condition.as_ref())) {
+            (Some((_, parent, _, true, _)), _) => read_with(parent, body),
+            (None, Some(lead)) => read_with(lead, body),
+            _ => body.to_owned(),
+        };
+        let top = self.items.is_empty();
+        if self.lead.is_none() && condition.is_none() {
+            let heading = &self.heading;
+            let run = self.run.get_or_insert_with(|| Run {
+                heading: heading.clone(),
+                ..Run::default()
+            });
+            if top {
+                run.lines.push(line_no);
             }
-            items.push((indent, text, line_no, introduces(body), piece));
-            continue;
+            run.mixed |= !top || step;
         }
-        if paragraph.is_none() && sub_heading(&lines, n, trimmed) {
-            flush_items(&mut items, &mut out, &heading, 0);
-            runs.extend(run.take());
-            lead = None;
-            heading = Some(trimmed.to_owned());
-            continue;
-        }
-        let indent = line.len() - trimmed.len();
-        match items.last_mut() {
+        self.items
+            .push((indent, text, line_no, introduces(body), piece));
+    }
+
+    /// A line of text at line `line_no`: it goes on the open item it is indented under, or on
+    /// a paragraph.
+    fn text(&mut self, line_no: usize, indent: usize, trimmed: &str) {
+        match self.items.last_mut() {
             // A continuation line of the open item; `**Label:**` then its text on the next line
             // is one statement, not a lead-in.
             Some((i, text, _, lead_in, _)) if indent > *i => {
@@ -174,30 +214,46 @@ pub fn statements(path: &str, text: &str) -> Vec<Found> {
                 *lead_in = introduces(text);
             }
             _ => {
-                flush_items(&mut items, &mut out, &heading, 0);
-                runs.extend(run.take());
-                lead = None;
-                match &mut paragraph {
+                self.close_list(0);
+                self.runs.extend(self.run.take());
+                self.lead = None;
+                match &mut self.paragraph {
                     Some((text, _)) => {
                         text.push(' ');
                         text.push_str(trimmed);
                     }
-                    None => paragraph = Some((trimmed.to_owned(), line_no)),
+                    None => self.paragraph = Some((trimmed.to_owned(), line_no)),
                 }
             }
         }
     }
-    if let Some((text, at)) = paragraph.take() {
-        paragraph_statements(&mut out, path, at, &text, &heading, false);
+
+    /// Ends the open items indented at least `down_to`, innermost first.
+    fn close_list(&mut self, down_to: usize) {
+        while self
+            .items
+            .last()
+            .is_some_and(|(indent, ..)| *indent >= down_to)
+        {
+            let (_, text, line, lead_in, piece) = self.items.pop().expect("checked");
+            // A lead-in is read with the items under it; alone it says nothing.
+            let nested = self
+                .out
+                .last()
+                .is_some_and(|f: &Found| line_of(&f.source) > line);
+            match (lead_in, nested) {
+                (false, _) => push(&mut self.out, self.path, line, &text, &self.heading, piece),
+                (true, false) => skip(
+                    &mut self.out,
+                    self.path,
+                    line,
+                    &text,
+                    "it introduces a list that is not there",
+                ),
+                (true, true) => {}
+            }
+        }
     }
-    flush_items(&mut items, &mut out, &heading, 0);
-    runs.extend(run.take());
-    out.sort_by_key(|f| line_of(&f.source));
-    let mut out = join_entries(out, path, &runs);
-    for f in out.iter_mut().filter(|f| f.skipped.is_none()) {
-        f.scope.clone_from(&scope);
-    }
-    out
 }
 
 /// Whether line `n` (its text `trimmed`) is a heading written as a line of its own: a short
