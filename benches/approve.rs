@@ -1,5 +1,5 @@
 //! Approve + commit on a repository with 300,000 files (`MNEME_BENCH_FILES` to change it),
-//! against `git add` + `git commit` of the same kind of change. Run with
+//! against `git add` + `git commit` of the same kind of change, side by side. Run with
 //! `cargo bench --bench approve`; prints medians and their ratio.
 
 // A benchmark reports its figures on stdout.
@@ -33,7 +33,10 @@ fn main() {
     git(root, &["commit", "-q", "-m", "many files"]);
     println!("repository: {files} files + ledger");
 
+    // Side by side: one approval and one plain commit per round, so a busy machine slows both.
     let mut approve = Vec::new();
+    let mut plain = Vec::new();
+    let path = root.join(".ledger/facts/architecture.md");
     for i in 0..RUNS {
         let out = mneme(
             &bin,
@@ -54,11 +57,7 @@ fn main() {
         let start = Instant::now();
         mneme(&bin, root, &["review", "approve", &id]);
         approve.push(start.elapsed());
-    }
 
-    let mut plain = Vec::new();
-    let path = root.join(".ledger/facts/architecture.md");
-    for i in 0..RUNS {
         let mut text = std::fs::read_to_string(&path).expect("read");
         text.push_str(&format!("- **f-git{i}** Plain git fact {i}.\n"));
         std::fs::write(&path, text).expect("write");

@@ -2,7 +2,7 @@ use std::collections::BTreeMap;
 
 use mneme::model::tasks::task::{Board, NotReady, Task};
 use mneme::model::views::{NotReadyView, ReadyExplained};
-use mneme::ops::{claims, now, tasks};
+use mneme::ops::{claims, now, tasks, Workspace};
 
 use crate::cli::ui::{esc1, paint, task_table, DIM, HEADER, ID};
 use crate::cli::{Cx, ExitStatus, Result};
@@ -34,43 +34,11 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     let ws = cx.workspace()?;
     let tasks = tasks::load(&ws, cx.ui)?;
     let board = Board::new(tasks.iter());
-    let mut ready = board.ready();
-    // Ready here, but claimed on the claims remote: left out, each with who holds it.
-    let mut claimed: Vec<(&Task, Vec<NotReady>)> = Vec::new();
-    let ids: Vec<&str> = ready.iter().map(|t| t.id.as_str()).collect();
-    if let Some(remote) = claims::claims_for_ready(&ws, &ids, args.offline, cx.ui)? {
-        let at = now();
-        let held: BTreeMap<&str, String> = remote
-            .claims
-            .iter()
-            .map(|t| {
-                let by = match &t.claim {
-                    Ok(c) => c.describe(at),
-                    Err(why) => format!("a claim mneme cannot read ({why})"),
-                };
-                (t.task.as_str(), by)
-            })
-            .collect();
-        let (free, taken): (Vec<&Task>, Vec<&Task>) = ready
-            .into_iter()
-            .partition(|t| !held.contains_key(t.id.as_str()));
-        ready = free;
-        claimed = taken
-            .into_iter()
-            .map(|t| {
-                let by = held[t.id.as_str()].clone();
-                let why = NotReady::Claimed {
-                    remote: remote.remote.clone(),
-                    by,
-                };
-                (t, vec![why])
-            })
-            .collect();
-    }
+    let (mut ready, claimed) = unclaimed(cx, &ws, board.ready(), args.offline)?;
     if let Some(n) = args.limit {
         ready.truncate(n);
     }
-    let mut not_ready: Vec<(&Task, Vec<NotReady>)> = if args.explain {
+    let mut not_ready: Waiting = if args.explain {
         tasks
             .iter()
             .filter(|t| t.is_open())
@@ -102,20 +70,71 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
         }
         return Ok(ExitStatus::Success);
     }
+    let hidden_claims = if args.explain { 0 } else { claimed_count };
+    cx.ui.out(&text(&ready, hidden_claims, &not_ready))?;
+    Ok(ExitStatus::Success)
+}
+
+/// Open tasks that are not ready, each with why.
+type Waiting<'t> = Vec<(&'t Task, Vec<NotReady>)>;
+
+/// Tasks ready to claim, in order, where the claims remote agrees: ready here but claimed there,
+/// a task is left out, with who holds it.
+fn unclaimed<'t>(
+    cx: &Cx,
+    ws: &Workspace,
+    ready: Vec<&'t Task>,
+    offline: bool,
+) -> Result<(Vec<&'t Task>, Waiting<'t>)> {
+    let ids: Vec<&str> = ready.iter().map(|t| t.id.as_str()).collect();
+    let Some(remote) = claims::claims_for_ready(ws, &ids, offline, cx.ui)? else {
+        return Ok((ready, Vec::new()));
+    };
+    let at = now();
+    let held: BTreeMap<&str, String> = remote
+        .claims
+        .iter()
+        .map(|t| {
+            let by = match &t.claim {
+                Ok(c) => c.describe(at),
+                Err(why) => format!("a claim mneme cannot read ({why})"),
+            };
+            (t.task.as_str(), by)
+        })
+        .collect();
+    let (free, taken): (Vec<&Task>, Vec<&Task>) = ready
+        .into_iter()
+        .partition(|t| !held.contains_key(t.id.as_str()));
+    let claimed = taken
+        .into_iter()
+        .map(|t| {
+            let by = held[t.id.as_str()].clone();
+            let why = NotReady::Claimed {
+                remote: remote.remote.clone(),
+                by,
+            };
+            (t, vec![why])
+        })
+        .collect();
+    Ok((free, claimed))
+}
+
+/// The ready tasks as a table, how many more the remote's claims hold, and why the others wait.
+fn text(ready: &[&Task], claimed: usize, not_ready: &Waiting) -> String {
     let mut out = if ready.is_empty() {
         "No ready tasks.\n".to_owned()
     } else {
         task_table(ready.iter().copied())
     };
-    if claimed_count > 0 && !args.explain {
+    if claimed > 0 {
         let line = format!(
-            "{claimed_count} more claimed on the remote: `mneme claims`, `mneme ready --explain`"
+            "{claimed} more claimed on the remote: `mneme claims`, `mneme ready --explain`"
         );
         out.push_str(&format!("{}\n", paint(DIM, line)));
     }
     if !not_ready.is_empty() {
         out.push_str(&format!("\n{}\n", paint(HEADER, "Not ready")));
-        for (t, reasons) in &not_ready {
+        for (t, reasons) in not_ready {
             let why = reasons
                 .iter()
                 .map(ToString::to_string)
@@ -129,6 +148,5 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
             ));
         }
     }
-    cx.ui.out(&out)?;
-    Ok(ExitStatus::Success)
+    out
 }

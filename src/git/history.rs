@@ -474,31 +474,7 @@ fn examine_one(
             .map(|t| facts_at(repo, *t, &mut kept.trees))
             .collect::<Result<_>>()?
     };
-    // A queue of thousands of proposals is listed only when it changed.
-    let queue_changed = subtree(repo, first_parent_tree, paths::PROPOSALS)?
-        != subtree(repo, tree, paths::PROPOSALS)?;
-    let (before, after) = if queue_changed {
-        (
-            blobs_in(repo, first_parent_tree, paths::PROPOSALS)?,
-            blobs_in(repo, tree, paths::PROPOSALS)?,
-        )
-    } else {
-        Default::default()
-    };
-    let mut removed_proposals = Vec::new();
-    for (name, blob) in &before {
-        if name.ends_with(".json") && !after.contains_key(name) {
-            let text = blob_text_if_fits(repo, *blob, Kind::Proposal)?.unwrap_or_default();
-            if let Ok(p) = Proposal::parse(&text) {
-                removed_proposals.push(p);
-            }
-        }
-    }
-    let added_proposals = after
-        .keys()
-        .filter(|n| n.ends_with(".json") && !before.contains_key(*n))
-        .cloned()
-        .collect();
+    let (removed_proposals, added_proposals) = queue_change(repo, first_parent_tree, tree)?;
     Ok(Some(Examined {
         id: id.to_string(),
         author,
@@ -513,6 +489,36 @@ fn examine_one(
         time,
         signed,
     }))
+}
+
+/// The proposals a commit removed from the queue (those that parse), and the names of those it
+/// added, against its first parent's tree.
+fn queue_change(
+    repo: &gix::Repository,
+    parent_tree: gix::ObjectId,
+    tree: gix::ObjectId,
+) -> Result<(Vec<Proposal>, Vec<String>)> {
+    // A queue of thousands of proposals is listed only when it changed.
+    if subtree(repo, parent_tree, paths::PROPOSALS)? == subtree(repo, tree, paths::PROPOSALS)? {
+        return Ok(Default::default());
+    }
+    let before = blobs_in(repo, parent_tree, paths::PROPOSALS)?;
+    let after = blobs_in(repo, tree, paths::PROPOSALS)?;
+    let mut removed = Vec::new();
+    for (name, blob) in &before {
+        if name.ends_with(".json") && !after.contains_key(name) {
+            let text = blob_text_if_fits(repo, *blob, Kind::Proposal)?.unwrap_or_default();
+            if let Ok(p) = Proposal::parse(&text) {
+                removed.push(p);
+            }
+        }
+    }
+    let added = after
+        .keys()
+        .filter(|n| n.ends_with(".json") && !before.contains_key(*n))
+        .cloned()
+        .collect();
+    Ok((removed, added))
 }
 
 /// The id of the tree at `path` inside `tree`, if any.

@@ -1,13 +1,16 @@
 //! `mneme mcp`: mneme's verbs as MCP tools over stdio, for clients of protocol 2025-11-25 (the
-//! `initialize` handshake) and of 2026-07-28 (`server/discover`, per-request `_meta`); rmcp
-//! speaks both. Each tool gives the JSON of the matching `--json` verb, as `structuredContent`
-//! and as text; a failure is a tool result with `isError` and mneme's error object. There is no
-//! review tool: approving stays a human act in a terminal.
+//! `initialize` handshake) and of 2026-07-28 (`server/discover`, per-request `_meta`). Each tool
+//! gives the JSON of the matching `--json` verb, as `structuredContent` and as text; a failure is
+//! a tool result with `isError` and mneme's error object. There is no review tool: approving
+//! stays a human act in a terminal.
+//!
+//! The server answers one request at a time, in order, on the thread that reads them: every tool
+//! is a short synchronous call, so there is nothing to run concurrently.
 
-mod lines;
+mod wire;
 
+use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use mneme::model::agents::briefing::{render, HOOK_BUDGET};
 use mneme::model::proposals::plan::Request;
@@ -17,71 +20,191 @@ use mneme::ops::show::{show, Shown};
 use mneme::ops::stale;
 use mneme::ops::tasks::{self, NewTask};
 use mneme::ops::{claims, context, evidence, now, propose, standings, Quiet, Workspace};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
-};
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::cli::{panic, CliError, Result};
+use wire::{answer, Line, RpcError, Splitter, MAX_LINE};
+
+/// The protocol versions served, oldest first; all but the last have the `initialize` handshake.
+const VERSIONS: [&str; 5] = [
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    MODERN,
+];
+/// The first version without `initialize`: each request carries its own context in `_meta`.
+const MODERN: &str = "2026-07-28";
+/// The newest version an `initialize` handshake can agree on.
+const NEWEST_WITH_INITIALIZE: &str = "2025-11-25";
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_CLIENT: &str = "io.modelcontextprotocol/clientInfo";
+
+const INSTRUCTIONS: &str = "Project facts verified by humans; they outrank conversation history. \
+    Read them with `context` at the start and after the conversation is summarised; propose \
+    changes with `propose` (a human reviews them); track work with the task tools.";
+
+/// The tools, each with its description, input and output schema and annotations. The input
+/// schemas are those of the argument types below; a test holds them equal.
+const TOOLS: &str = include_str!("tools.json");
 
 /// Serves MCP on stdin/stdout until the client closes it.
 pub fn serve(cwd: PathBuf) -> Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::mcp("cannot start the MCP server", e))?;
-    runtime.block_on(async {
-        let transport = lines::Guarded::new(tokio::io::stdin(), tokio::io::stdout());
-        let running = Server { cwd }
-            .serve(transport)
-            .await
-            .map_err(|e| CliError::mcp("the MCP session failed to start", e))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| CliError::mcp("the MCP session ended with an error", e))?;
-        Ok(())
-    })
+    let mut server = Server {
+        cwd,
+        initialized: None,
+    };
+    let mut input = std::io::stdin().lock();
+    let mut output = std::io::stdout().lock();
+    let mut splitter = Splitter::new(MAX_LINE);
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = match input.read(&mut chunk) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(CliError::mcp("cannot read the MCP client's messages", e)),
+        };
+        for line in splitter.feed(&chunk[..n]) {
+            let reply = match line {
+                Line::TooLong => Some(answer(&Value::Null, Err(RpcError::too_long()))),
+                Line::Whole(bytes) => match wire::read(&bytes) {
+                    Ok(Some(request)) => Some(answer(&request.id, server.handle(&request))),
+                    Ok(None) => None,
+                    Err(refused) => Some(refused),
+                },
+            };
+            let Some(reply) = reply else { continue };
+            match output.write_all(&reply).and_then(|()| output.flush()) {
+                Ok(()) => {}
+                // The client is gone: nothing is left to answer.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+                Err(e) => return Err(CliError::mcp("cannot answer the MCP client", e)),
+            }
+        }
+    }
 }
 
 struct Server {
     cwd: PathBuf,
+    /// After an `initialize` handshake: the client's name, if it gave one.
+    initialized: Option<Option<String>>,
 }
 
-impl ServerHandler for Server {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("mneme", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Project facts verified by humans; they outrank conversation history. Read them \
-                 with `context` at the start and after the conversation is summarised; propose \
-                 changes with `propose` (a human reviews them); track work with the task tools.",
-            )
+impl Server {
+    fn handle(&mut self, request: &wire::Request) -> std::result::Result<Value, RpcError> {
+        let method = request.method.as_str();
+        let meta = request.params.get("_meta").and_then(Value::as_object);
+        let text_of = |key: &str| meta.and_then(|m| m.get(key)).and_then(Value::as_str);
+        let requested = text_of(META_VERSION);
+        if method == "initialize" {
+            return Ok(self.initialize(&request.params));
+        }
+        if let Some(v) = requested.filter(|v| !VERSIONS.contains(v)) {
+            let mut e = RpcError::new(
+                RpcError::UNSUPPORTED_VERSION,
+                "Unsupported protocol version",
+            );
+            e.data = Some(json!({"requested": v, "supported": VERSIONS}));
+            return Err(e);
+        }
+        // A request of the 2026-07-28 lifecycle carries who asks and what it can do.
+        let modern = method == "server/discover"
+            || self.initialized.is_none()
+            || requested.is_some_and(|v| v >= MODERN);
+        if modern {
+            let missing: Vec<&str> = [
+                (META_VERSION, requested.is_some()),
+                (
+                    META_CAPABILITIES,
+                    meta.and_then(|m| m.get(META_CAPABILITIES))
+                        .is_some_and(Value::is_object),
+                ),
+            ]
+            .into_iter()
+            .filter_map(|(key, present)| (!present).then_some(key))
+            .collect();
+            if !missing.is_empty() {
+                return Err(RpcError::new(
+                    RpcError::INVALID_PARAMS,
+                    format!(
+                        "request _meta is missing or has malformed required fields: {}",
+                        missing.join(", ")
+                    ),
+                ));
+            }
+        }
+        let client = if modern {
+            meta.and_then(|m| m.get(META_CLIENT))
+                .and_then(|c| c.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        } else {
+            self.initialized.clone().flatten()
+        };
+        let mut result = match method {
+            "server/discover" => json!({
+                "supportedVersions": VERSIONS,
+                "capabilities": {"tools": {}},
+                "instructions": INSTRUCTIONS,
+                "ttlMs": 0,
+                "cacheScope": "private",
+                "_meta": {"io.modelcontextprotocol/serverInfo": server_info()},
+            }),
+            "ping" if !modern => json!({}),
+            "tools/list" => {
+                let tools: Value = serde_json::from_str(TOOLS).expect("tools.json is JSON");
+                let mut list = json!({ "tools": tools });
+                if modern {
+                    list["ttlMs"] = json!(0);
+                    list["cacheScope"] = json!("private");
+                }
+                list
+            }
+            "tools/call" => self.call(&request.params, client)?,
+            other => return Err(RpcError::new(RpcError::METHOD_NOT_FOUND, other)),
+        };
+        if modern {
+            result["resultType"] = json!("complete");
+        }
+        Ok(result)
     }
 
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools()))
+    /// The `initialize` handshake: the client's version where it has the handshake, else the
+    /// newest that does.
+    fn initialize(&mut self, params: &Map<String, Value>) -> Value {
+        let asked = params["protocolVersion"].as_str().unwrap_or_default();
+        let version = if VERSIONS.contains(&asked) && asked < MODERN {
+            asked
+        } else {
+            NEWEST_WITH_INITIALIZE
+        };
+        let client = params["clientInfo"]["name"].as_str().map(str::to_owned);
+        self.initialized = Some(client);
+        json!({
+            "protocolVersion": version,
+            "capabilities": {"tools": {}},
+            "serverInfo": server_info(),
+            "instructions": INSTRUCTIONS,
+        })
     }
 
-    async fn call_tool(
+    /// `tools/call`: the tool's JSON as a result, or its failure as a result with `isError`.
+    fn call(
         &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        let args = Value::Object(request.arguments.unwrap_or_default());
-        let client = context.client_info().map(|info| info.name);
-        let mut unknown = None;
+        params: &Map<String, Value>,
+        client: Option<String>,
+    ) -> std::result::Result<Value, RpcError> {
+        let name = params["name"].as_str().unwrap_or_default();
+        let args = match params.get("arguments") {
+            Some(Value::Object(args)) => Value::Object(args.clone()),
+            _ => Value::Object(Map::new()),
+        };
+        let mut unknown = false;
         // A bug in one call is that call's error; the session goes on serving.
-        let outcome = panic::catch(|| match request.name.as_ref() {
+        let outcome = panic::catch(|| match name {
             "context" => parse(args).and_then(|a| self.context(a)),
             "facts" => parse(args).and_then(|a| self.facts(a)),
             "search" => parse(args).and_then(|a| self.search(a)),
@@ -92,195 +215,84 @@ impl ServerHandler for Server {
             "task_create" => parse(args).and_then(|a| self.task_create(a)),
             "task_update" => parse(args).and_then(|a| self.task_update(a, client)),
             "task_close" => parse(args).and_then(|a| self.task_close(a)),
-            other => {
-                unknown = Some(other.to_owned());
+            _ => {
+                unknown = true;
                 Ok(Value::Null)
             }
         });
-        if let Some(other) = unknown {
-            return Err(McpError::invalid_params(
-                format!("no tool named `{other}`; tools/list names them"),
-                None,
+        if unknown {
+            return Err(RpcError::new(
+                RpcError::INVALID_PARAMS,
+                format!("no tool named `{name}`; tools/list names them"),
             ));
         }
-        Ok(match outcome {
-            Ok(value) => CallToolResult::structured(value),
-            Err(e) => CallToolResult::structured_error(e.to_json()),
-        }
-        .into())
+        let (value, is_error) = match outcome {
+            Ok(value) => (value, false),
+            Err(e) => (e.to_json(), true),
+        };
+        Ok(json!({
+            "content": [{"type": "text", "text": value.to_string()}],
+            "structuredContent": value,
+            "isError": is_error,
+        }))
     }
 }
 
-/// The tools, each with its input and output schema.
-fn tools() -> Vec<Tool> {
-    let read_only = ToolAnnotations::new()
-        .read_only(true)
-        .destructive(false)
-        .idempotent(true)
-        .open_world(false);
-    let writes = ToolAnnotations::new()
-        .read_only(false)
-        .destructive(false)
-        .idempotent(false)
-        .open_world(false);
-    vec![
-        Tool::new(
-            "context",
-            "What to know before working in this repository: the project's facts (they outrank \
-             conversation history), tasks in progress and ready, pending proposals, within a \
-             character budget. Read it at the start and after the conversation was summarised.",
-            schema::<ContextArgs>(),
-        )
-        .with_raw_output_schema(object(json!({"text": {"type": "string"}}), &["text"]))
-        .annotate(read_only.clone()),
-        Tool::new(
-            "facts",
-            "The fact files and their facts (with ids, states and lines), all or one file's.",
-            schema::<FactsArgs>(),
-        )
-        .with_raw_output_schema(object(
-            json!({"files": {"type": "array", "items": {"type": "object"}}}),
-            &["files"],
-        ))
-        .annotate(read_only.clone()),
-        Tool::new(
-            "search",
-            "Facts whose text holds every word of the query, ignoring case.",
-            schema::<SearchArgs>(),
-        )
-        .with_raw_output_schema(object(
-            json!({"facts": {"type": "array", "items": {"type": "object"}}}),
-            &["facts"],
-        ))
-        .annotate(read_only.clone()),
-        Tool::new(
-            "show",
-            "One fact (`f-…`) or one task (`t-…`, or a unique prefix) with everything recorded \
-             about it: a fact's file, state and evidence; a task's dependencies and notes.",
-            schema::<ShowArgs>(),
-        )
-        .with_raw_output_schema(object(json!({"id": {"type": "string"}}), &["id"]))
-        .annotate(read_only.clone()),
-        Tool::new(
-            "stale",
-            "Facts whose cited code changed since a person last approved or verified them, with \
-             the commits: re-check each before relying on it, then propose `verify` (or an \
-             update).",
-            schema::<StaleArgs>(),
-        )
-        .with_raw_output_schema(object(
-            json!({"watched": {"type": "integer"}, "facts": {"type": "array", "items": {"type": "object"}}}),
-            &["watched", "facts"],
-        ))
-        .annotate(read_only.clone()),
-        Tool::new(
-            "task_ready",
-            "Open tasks nothing blocks, most urgent first: what to work on next.",
-            schema::<ReadyArgs>(),
-        )
-        .with_raw_output_schema(tasks_schema())
-        .annotate(read_only),
-        Tool::new(
-            "propose",
-            "Propose adding, updating, removing or superseding facts. It writes a proposal file \
-             for a human to review with `mneme review`; facts change only when they approve.",
-            schema::<Request>(),
-        )
-        .with_raw_output_schema(object(
-            json!({
-                "id": {"type": "string"},
-                "path": {"type": "string"},
-                "proposal": {"type": "object"},
-                "similar": {"type": "array", "items": {"type": "object"}},
-                "budget": {"type": "object"},
-            }),
-            &["id", "path", "proposal", "similar", "budget"],
-        ))
-        // Not destructive: the human gate is mneme's review, not the client's prompt.
-        .annotate(writes.clone()),
-        Tool::new(
-            "task_create",
-            "Create a task (a JSON file under .ledger/tasks/, committed with the work).",
-            schema::<CreateArgs>(),
-        )
-        .with_raw_output_schema(task_schema())
-        .annotate(writes.clone()),
-        Tool::new(
-            "task_update",
-            "Update a task: `claim` takes it (in progress, assigned to you; refused if someone \
-             else has it), `unclaim` gives back a task you hold, `note` appends a note, and status, title, priority and the rest.",
-            schema::<UpdateArgs>(),
-        )
-        .with_raw_output_schema(task_schema())
-        .annotate(writes.clone()),
-        Tool::new(
-            "task_close",
-            "Close tasks, with the reason.",
-            schema::<CloseArgs>(),
-        )
-        .with_raw_output_schema(tasks_schema())
-        .annotate(writes),
-    ]
+fn server_info() -> Value {
+    json!({"name": "mneme", "version": env!("CARGO_PKG_VERSION")})
 }
 
-fn task_schema() -> Arc<JsonObject> {
-    object(
-        json!({"id": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "string"}}),
-        &["id", "title", "status"],
-    )
-}
-
-fn tasks_schema() -> Arc<JsonObject> {
-    object(
-        json!({"tasks": {"type": "array", "items": {"type": "object"}}}),
-        &["tasks"],
-    )
-}
-
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct ContextArgs {
     /// At most this many characters (default 9000); what does not fit is named, never cut.
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schemas", schemars(range(min = 1)))]
     max_chars: Option<usize>,
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct FactsArgs {
     /// Only this fact file, such as `architecture`.
     file: Option<String>,
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct SearchArgs {
     /// Words the fact must hold, such as `cache ttl`.
     query: String,
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct StaleArgs {
     /// Only commits after this revision (commits in REV..HEAD).
     since: Option<String>,
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct ShowArgs {
     /// A fact id (`f-…`), or a task id or unique prefix (`t-…`).
     id: String,
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct ReadyArgs {
     /// At most this many tasks.
     limit: Option<usize>,
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct CreateArgs {
     title: String,
@@ -290,7 +302,7 @@ struct CreateArgs {
     kind: Kind,
     /// 0 (most urgent) to 4; default 2.
     #[serde(default = "default_priority")]
-    #[schemars(range(max = 4))]
+    #[cfg_attr(feature = "schemas", schemars(range(max = 4)))]
     priority: u8,
     /// The parent task (a parent-child dependency).
     parent: Option<String>,
@@ -315,7 +327,8 @@ fn default_priority() -> u8 {
     2
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct UpdateArgs {
     /// Task id or unique prefix.
@@ -336,7 +349,7 @@ struct UpdateArgs {
     title: Option<String>,
     description: Option<String>,
     /// 0 (most urgent) to 4.
-    #[schemars(range(max = 4))]
+    #[cfg_attr(feature = "schemas", schemars(range(max = 4)))]
     priority: Option<u8>,
     assignee: Option<String>,
     /// Labels to add.
@@ -352,7 +365,8 @@ struct UpdateArgs {
     agent: Option<String>,
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct CloseArgs {
     /// Task ids or unique prefixes.
@@ -507,16 +521,176 @@ fn parse<T: serde::de::DeserializeOwned>(args: Value) -> Result<T> {
     })
 }
 
-fn schema<T: schemars::JsonSchema>() -> Arc<JsonObject> {
-    match serde_json::to_value(schemars::schema_for!(T)).expect("schemas serialize") {
-        Value::Object(object) => Arc::new(object),
-        _ => unreachable!("a schema of a struct is an object"),
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn object(properties: Value, required: &[&str]) -> Arc<JsonObject> {
-    match json!({"type": "object", "properties": properties, "required": required}) {
-        Value::Object(object) => Arc::new(object),
-        _ => unreachable!(),
+    fn server() -> Server {
+        Server {
+            cwd: PathBuf::from("/nonexistent"),
+            initialized: None,
+        }
+    }
+
+    fn request(method: &str, params: Value) -> wire::Request {
+        let Value::Object(params) = params else {
+            panic!("params are an object")
+        };
+        wire::Request {
+            id: json!(1),
+            method: method.to_owned(),
+            params,
+        }
+    }
+
+    fn modern_meta() -> Value {
+        json!({META_VERSION: MODERN, META_CAPABILITIES: {}, META_CLIENT: {"name": "c", "version": "1"}})
+    }
+
+    #[test]
+    fn initialize_agrees_on_the_clients_version_where_it_has_the_handshake() {
+        for (asked, agreed) in [
+            ("2025-06-18", "2025-06-18"),
+            ("2024-11-05", "2024-11-05"),
+            (MODERN, NEWEST_WITH_INITIALIZE),
+            ("1999-01-01", NEWEST_WITH_INITIALIZE),
+        ] {
+            let params = json!({"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}});
+            let result = server().handle(&request("initialize", params)).unwrap();
+            assert_eq!(result["protocolVersion"], agreed, "{asked}");
+            assert!(result.get("resultType").is_none());
+        }
+    }
+
+    #[test]
+    fn a_request_of_the_discover_era_carries_its_context() {
+        let mut s = server();
+        let bare = s.handle(&request("tools/list", json!({}))).unwrap_err();
+        assert_eq!(bare.code, RpcError::INVALID_PARAMS);
+        assert!(bare.message.contains(META_VERSION) && bare.message.contains(META_CAPABILITIES));
+        let listed = s
+            .handle(&request("tools/list", json!({"_meta": modern_meta()})))
+            .unwrap();
+        assert_eq!(
+            (&listed["resultType"], &listed["cacheScope"]),
+            (&json!("complete"), &json!("private"))
+        );
+        assert_eq!(listed["tools"].as_array().map(Vec::len), Some(10));
+        let discovered = s
+            .handle(&request("server/discover", json!({"_meta": modern_meta()})))
+            .unwrap();
+        assert_eq!(discovered["supportedVersions"], json!(VERSIONS));
+        assert_eq!(
+            discovered["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "mneme"
+        );
+    }
+
+    #[test]
+    fn an_unknown_version_method_or_tool_is_an_error_that_says_so() {
+        let mut s = server();
+        let mut meta = modern_meta();
+        meta[META_VERSION] = json!("2030-01-01");
+        let e = s
+            .handle(&request("tools/list", json!({"_meta": meta})))
+            .unwrap_err();
+        assert_eq!(e.code, RpcError::UNSUPPORTED_VERSION);
+        assert_eq!(e.data.unwrap()["supported"], json!(VERSIONS));
+        let e = s
+            .handle(&request("resources/list", json!({"_meta": modern_meta()})))
+            .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (RpcError::METHOD_NOT_FOUND, "resources/list")
+        );
+        let call = json!({"_meta": modern_meta(), "name": "approve", "arguments": {}});
+        let e = s.handle(&request("tools/call", call)).unwrap_err();
+        assert_eq!(e.code, RpcError::INVALID_PARAMS);
+        assert!(e.message.contains("`approve`"), "{}", e.message);
+    }
+
+    #[test]
+    fn ping_is_of_the_initialize_era() {
+        let mut s = server();
+        let params = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}});
+        s.handle(&request("initialize", params)).unwrap();
+        assert_eq!(s.handle(&request("ping", json!({}))).unwrap(), json!({}));
+        let modern = s
+            .handle(&request("ping", json!({"_meta": modern_meta()})))
+            .unwrap_err();
+        assert_eq!(modern.code, RpcError::METHOD_NOT_FOUND);
+    }
+
+    #[test]
+    fn a_failing_tool_is_a_result_with_is_error() {
+        let call = json!({"_meta": modern_meta(), "name": "context", "arguments": {"nope": 1}});
+        let result = server().handle(&request("tools/call", call)).unwrap();
+        assert_eq!(result["isError"], true);
+        assert_eq!(result["structuredContent"]["code"], "invalid_input");
+        let text: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(text, result["structuredContent"]);
+    }
+
+    #[cfg(feature = "schemas")]
+    fn schema<T: schemars::JsonSchema>() -> Value {
+        serde_json::to_value(schemars::schema_for!(T)).expect("schemas serialize")
+    }
+
+    /// `MNEME_WRITE_SCHEMAS=1 cargo test` writes the derived schemas into tools.json.
+    #[cfg(feature = "schemas")]
+    #[test]
+    fn the_written_input_schemas_are_those_of_the_argument_types() {
+        let derived = [
+            ("context", schema::<ContextArgs>()),
+            ("facts", schema::<FactsArgs>()),
+            ("search", schema::<SearchArgs>()),
+            ("show", schema::<ShowArgs>()),
+            ("stale", schema::<StaleArgs>()),
+            ("task_ready", schema::<ReadyArgs>()),
+            ("propose", schema::<Request>()),
+            ("task_create", schema::<CreateArgs>()),
+            ("task_update", schema::<UpdateArgs>()),
+            ("task_close", schema::<CloseArgs>()),
+        ];
+        let mut tools: Vec<Value> = serde_json::from_str(TOOLS).expect("tools.json is JSON");
+        let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+        let expected: Vec<&str> = derived.iter().map(|(name, _)| *name).collect();
+        assert_eq!(
+            names, expected,
+            "tools.json names each tool once, in this order"
+        );
+        let differ: Vec<&str> = tools
+            .iter()
+            .zip(&derived)
+            .filter(|(tool, (_, schema))| tool["inputSchema"] != *schema)
+            .map(|(_, (name, _))| *name)
+            .collect();
+        if differ.is_empty() {
+            return;
+        }
+        if std::env::var_os("MNEME_WRITE_SCHEMAS").is_some() {
+            for (tool, (_, schema)) in tools.iter_mut().zip(derived) {
+                tool["inputSchema"] = schema;
+            }
+            let text = serde_json::to_string_pretty(&tools).expect("JSON") + "\n";
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/mcp/tools.json");
+            std::fs::write(path, text).expect("write tools.json");
+        } else {
+            panic!(
+                "the input schemas of {differ:?} in src/mcp/tools.json are not those of their \
+                 argument types; run `MNEME_WRITE_SCHEMAS=1 cargo test --bin mneme schemas`"
+            );
+        }
+    }
+
+    #[test]
+    fn every_tool_has_a_description_an_output_schema_and_annotations() {
+        let tools: Vec<Value> = serde_json::from_str(TOOLS).expect("tools.json is JSON");
+        for tool in &tools {
+            assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()));
+            assert_eq!(tool["outputSchema"]["type"], "object", "{tool}");
+            assert!(tool["annotations"]["readOnlyHint"].is_boolean(), "{tool}");
+        }
     }
 }

@@ -19,34 +19,17 @@
 //! - the tag characters of an emoji tag sequence: a black flag, three to six tag letters or
 //!   digits, and the cancel tag (🏴󠁧󠁢󠁳󠁣󠁴󠁿, the flag of Scotland).
 
-use icu_properties::props::{
-    BidiControl, CanonicalCombiningClass, DefaultIgnorableCodePoint, Emoji, EmojiModifier,
-    ExtendedPictographic, GeneralCategory, GeneralCategoryGroup, Ideographic, JoiningType,
-    PrependedConcatenationMark, Script, VariationSelector,
-};
-use icu_properties::{CodePointMapData, CodePointSetData};
+use super::ucd;
 
 const ZWNJ: char = '\u{200c}';
 const ZWJ: char = '\u{200d}';
 const BLACK_FLAG: char = '\u{1f3f4}';
 const CANCEL_TAG: char = '\u{e007f}';
-const VIRAMA: CanonicalCombiningClass = CanonicalCombiningClass::Virama;
 
 /// Whether `c`, wherever it stands, is one of the code points that can hide something: the
 /// context decides only for the joiners, variation selectors and tags ([`with_hidden`]).
 pub fn can_hide(c: char) -> bool {
-    if c.is_ascii() {
-        return false;
-    }
-    let category = CodePointMapData::<GeneralCategory>::new().get(c);
-    CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
-        || CodePointSetData::new::<BidiControl>().contains(c)
-        || matches!(
-            category,
-            GeneralCategory::PrivateUse | GeneralCategory::Unassigned | GeneralCategory::Surrogate
-        )
-        || (category == GeneralCategory::Format
-            && !CodePointSetData::new::<PrependedConcatenationMark>().contains(c))
+    !c.is_ascii() && has(ucd::CAN_HIDE, c)
 }
 
 /// Each character of `s` with whether it hides something where it stands.
@@ -92,16 +75,13 @@ impl Context {
         let next = next.filter(|&n| !can_hide(n));
         // A selector follows the character it selects a form of, one per character.
         let selects = |p: char| match c {
-            '\u{fe0e}' | '\u{fe0f}' => CodePointSetData::new::<Emoji>().contains(p),
-            '\u{e0100}'..='\u{e01ef}' => CodePointSetData::new::<Ideographic>().contains(p),
-            '\u{180b}'..='\u{180f}' => {
-                CodePointMapData::<Script>::new().get(p) == Script::Mongolian
-            }
+            '\u{fe0e}' | '\u{fe0f}' => has(ucd::EMOJI, p),
+            '\u{e0100}'..='\u{e01ef}' => has(ucd::IDEOGRAPHIC, p),
+            '\u{180b}'..='\u{180f}' => has(ucd::MONGOLIAN, p),
             _ => !p.is_ascii() && !p.is_whitespace(),
         };
         let selected = prev.is_some_and(|p| !is_variation_selector(p) && selects(p));
-        let after_virama = prev
-            .is_some_and(|p| CodePointMapData::<CanonicalCombiningClass>::new().get(p) == VIRAMA);
+        let after_virama = prev.is_some_and(|p| has(ucd::VIRAMA, p));
         let after_joining_letter = self
             .joining
             .is_some_and(|(j, hidden)| !hidden && is_letter_or_mark(j) && joins_cursively(j));
@@ -111,7 +91,7 @@ impl Context {
             ZWJ => {
                 let emoji = prev.is_some_and(|p| {
                     is_pictograph(p)
-                        || CodePointSetData::new::<EmojiModifier>().contains(p)
+                        || has(ucd::EMOJI_MODIFIER, p)
                         || p == '\u{fe0f}'
                         || p == CANCEL_TAG
                 }) && next.is_some_and(is_pictograph);
@@ -127,7 +107,7 @@ impl Context {
         self.prev = Some((c, hidden));
         // A hidden character is printed as its escape, ASCII that joins nothing, even where the
         // character itself (a bidi control) would be transparent to joining.
-        if hidden || CodePointMapData::<JoiningType>::new().get(c) != JoiningType::Transparent {
+        if hidden || !has(ucd::JOINING_TRANSPARENT, c) {
             self.joining = Some((c, hidden));
         }
     }
@@ -147,28 +127,37 @@ fn emoji_tags(mut after: impl Iterator<Item = char>) -> usize {
     }
 }
 
+/// Whether `c` is in `table`: sorted, disjoint, inclusive ranges of code points.
+fn has(table: &[(u32, u32)], c: char) -> bool {
+    let c = u32::from(c);
+    table
+        .binary_search_by(|&(first, last)| {
+            if last < c {
+                std::cmp::Ordering::Less
+            } else if first > c {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
 fn is_variation_selector(c: char) -> bool {
-    CodePointSetData::new::<VariationSelector>().contains(c)
+    has(ucd::VARIATION_SELECTOR, c)
 }
 
 fn is_pictograph(c: char) -> bool {
-    CodePointSetData::new::<ExtendedPictographic>().contains(c)
+    has(ucd::EXTENDED_PICTOGRAPHIC, c)
 }
 
 fn is_letter_or_mark(c: char) -> bool {
-    let category = CodePointMapData::<GeneralCategory>::new().get(c);
-    GeneralCategoryGroup::Letter.contains(category) || GeneralCategoryGroup::Mark.contains(category)
+    has(ucd::LETTER_OR_MARK, c)
 }
 
 /// A letter that joins the next one in cursive scripts (Joining_Type D, L, R or C).
 fn joins_cursively(c: char) -> bool {
-    matches!(
-        CodePointMapData::<JoiningType>::new().get(c),
-        JoiningType::DualJoining
-            | JoiningType::LeftJoining
-            | JoiningType::RightJoining
-            | JoiningType::JoinCausing
-    )
+    has(ucd::JOINS_CURSIVELY, c)
 }
 
 /// A hidden code point by number and what it is: `U+202E (right-to-left override)`,
@@ -201,12 +190,10 @@ pub fn describe(c: char) -> String {
         c if is_variation_selector(c) => {
             "variation selector that selects no form of the character before it".into()
         }
-        c => match CodePointMapData::<GeneralCategory>::new().get(c) {
-            GeneralCategory::PrivateUse => "private-use character".into(),
-            GeneralCategory::Unassigned => "unassigned code point".into(),
-            GeneralCategory::Format => "invisible format character".into(),
-            _ => "invisible character".into(),
-        },
+        c if has(ucd::PRIVATE_USE, c) => "private-use character".into(),
+        c if has(ucd::UNASSIGNED, c) => "unassigned code point".into(),
+        c if has(ucd::FORMAT, c) => "invisible format character".into(),
+        _ => "invisible character".into(),
     };
     format!("U+{:04X} ({name})", u32::from(c))
 }
@@ -214,6 +201,153 @@ pub fn describe(c: char) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use icu_properties::props::{
+        BidiControl, CanonicalCombiningClass, DefaultIgnorableCodePoint, Emoji, EmojiModifier,
+        ExtendedPictographic, GeneralCategory, GeneralCategoryGroup, Ideographic, JoiningType,
+        PrependedConcatenationMark, Script, VariationSelector,
+    };
+    use icu_properties::{CodePointMapData, CodePointSetData};
+
+    /// Each table of ucd.rs: its name, what it holds, the table as written, and the property as
+    /// ICU4X's copy of the Unicode Character Database gives it.
+    type Property = (
+        &'static str,
+        &'static str,
+        &'static [(u32, u32)],
+        fn(char) -> bool,
+    );
+
+    fn properties() -> [Property; 14] {
+        fn category(c: char) -> GeneralCategory {
+            CodePointMapData::<GeneralCategory>::new().get(c)
+        }
+        fn joining(c: char) -> JoiningType {
+            CodePointMapData::<JoiningType>::new().get(c)
+        }
+        [
+            ("CAN_HIDE", "Default_Ignorable_Code_Point, Bidi_Control, private use, unassigned, surrogates, and Format but the prepended concatenation marks", ucd::CAN_HIDE, |c| {
+                CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+                    || CodePointSetData::new::<BidiControl>().contains(c)
+                    || matches!(
+                        category(c),
+                        GeneralCategory::PrivateUse
+                            | GeneralCategory::Unassigned
+                            | GeneralCategory::Surrogate
+                    )
+                    || (category(c) == GeneralCategory::Format
+                        && !CodePointSetData::new::<PrependedConcatenationMark>().contains(c))
+            }),
+            ("EMOJI", "Emoji", ucd::EMOJI, |c| CodePointSetData::new::<Emoji>().contains(c)),
+            ("EMOJI_MODIFIER", "Emoji_Modifier", ucd::EMOJI_MODIFIER, |c| {
+                CodePointSetData::new::<EmojiModifier>().contains(c)
+            }),
+            ("EXTENDED_PICTOGRAPHIC", "Extended_Pictographic", ucd::EXTENDED_PICTOGRAPHIC, |c| {
+                CodePointSetData::new::<ExtendedPictographic>().contains(c)
+            }),
+            ("IDEOGRAPHIC", "Ideographic", ucd::IDEOGRAPHIC, |c| {
+                CodePointSetData::new::<Ideographic>().contains(c)
+            }),
+            ("VARIATION_SELECTOR", "Variation_Selector", ucd::VARIATION_SELECTOR, |c| {
+                CodePointSetData::new::<VariationSelector>().contains(c)
+            }),
+            ("MONGOLIAN", "Script=Mongolian", ucd::MONGOLIAN, |c| {
+                CodePointMapData::<Script>::new().get(c) == Script::Mongolian
+            }),
+            ("VIRAMA", "Canonical_Combining_Class=Virama", ucd::VIRAMA, |c| {
+                CodePointMapData::<CanonicalCombiningClass>::new().get(c)
+                    == CanonicalCombiningClass::Virama
+            }),
+            ("JOINING_TRANSPARENT", "Joining_Type=Transparent", ucd::JOINING_TRANSPARENT, |c| {
+                joining(c) == JoiningType::Transparent
+            }),
+            ("JOINS_CURSIVELY", "Joining_Type D, L, R or C", ucd::JOINS_CURSIVELY, |c| {
+                matches!(
+                    joining(c),
+                    JoiningType::DualJoining
+                        | JoiningType::LeftJoining
+                        | JoiningType::RightJoining
+                        | JoiningType::JoinCausing
+                )
+            }),
+            ("LETTER_OR_MARK", "General_Category L or M", ucd::LETTER_OR_MARK, |c| {
+                GeneralCategoryGroup::Letter.contains(category(c))
+                    || GeneralCategoryGroup::Mark.contains(category(c))
+            }),
+            ("PRIVATE_USE", "General_Category Co", ucd::PRIVATE_USE, |c| {
+                category(c) == GeneralCategory::PrivateUse
+            }),
+            ("UNASSIGNED", "General_Category Cn", ucd::UNASSIGNED, |c| {
+                category(c) == GeneralCategory::Unassigned
+            }),
+            ("FORMAT", "General_Category Cf", ucd::FORMAT, |c| {
+                category(c) == GeneralCategory::Format
+            }),
+        ]
+    }
+
+    /// The ranges of code points (scalar values) for which `holds` is true.
+    fn ranges(holds: fn(char) -> bool) -> Vec<(u32, u32)> {
+        let mut out: Vec<(u32, u32)> = Vec::new();
+        for c in (0..=0x10ffff)
+            .filter_map(char::from_u32)
+            .filter(|&c| holds(c))
+        {
+            let c = u32::from(c);
+            match out.last_mut() {
+                Some((_, last)) if *last + 1 == c => *last = c,
+                _ => out.push((c, c)),
+            }
+        }
+        out
+    }
+
+    /// Every code point, against ICU4X. `MNEME_WRITE_UCD=1 cargo test --lib ucd` writes ucd.rs
+    /// anew (after updating `icu_properties`).
+    #[test]
+    fn the_ucd_tables_are_the_unicode_character_database() {
+        let properties = properties();
+        let derived: Vec<Vec<(u32, u32)>> = properties.iter().map(|p| ranges(p.3)).collect();
+        let differ: Vec<&str> = properties
+            .iter()
+            .zip(&derived)
+            .filter(|(p, ranges)| p.2 != ranges.as_slice())
+            .map(|(p, _)| p.0)
+            .collect();
+        if differ.is_empty() {
+            return;
+        }
+        assert!(
+            std::env::var_os("MNEME_WRITE_UCD").is_some(),
+            "the tables {differ:?} in src/model/base/ucd.rs are not ICU4X's Unicode data; run \
+             `MNEME_WRITE_UCD=1 cargo test --lib ucd`"
+        );
+        let mut text = String::from(
+            "//! Unicode properties of code points, as sorted inclusive ranges, for hidden.rs: \
+             generated from\n//! the Unicode Character Database as ICU4X's `icu_properties` \
+             (the version in Cargo.lock) gives\n//! it. A test checks every code point against \
+             it; `MNEME_WRITE_UCD=1 cargo test --lib ucd` writes\n//! this file anew. Not \
+             edited by hand.\n",
+        );
+        for (p, ranges) in properties.iter().zip(&derived) {
+            text.push_str(&format!(
+                "\n/// {}: {} ranges.\npub const {}: &[(u32, u32)] = &[\n",
+                p.1,
+                ranges.len(),
+                p.0
+            ));
+            for row in ranges.chunks(6) {
+                let row: Vec<String> = row
+                    .iter()
+                    .map(|(a, b)| format!("(0x{a:x}, 0x{b:x})"))
+                    .collect();
+                text.push_str(&format!("    {},\n", row.join(", ")));
+            }
+            text.push_str("];\n");
+        }
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/model/base/ucd.rs");
+        std::fs::write(path, text).expect("write ucd.rs");
+    }
 
     fn hidden(s: &str) -> Vec<char> {
         with_hidden(s).filter(|(_, h)| *h).map(|(c, _)| c).collect()

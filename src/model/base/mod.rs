@@ -14,3 +14,6 @@ pub mod paths;
 pub mod text;
 pub mod textdiff;
 pub mod time;
+// Generated tables of code points (its own test writes it); kept as written.
+#[rustfmt::skip]
+mod ucd;

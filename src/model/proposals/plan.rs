@@ -96,7 +96,8 @@ fn field_in_words(field: &str, operations: usize) -> String {
 }
 
 /// What an agent asks for, from the command line, `--from-json` or the MCP `propose` tool.
-#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Request {
     /// Why the ledger should change.
@@ -113,7 +114,8 @@ pub struct Request {
 }
 
 /// One change to the facts.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schemas", derive(schemars::JsonSchema))]
 #[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
 pub enum RequestOp {
     /// A new fact in a fact file (`architecture`, `pitfalls`, ...).

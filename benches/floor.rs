@@ -1,0 +1,68 @@
+//! The verbs an agent runs most, against the floor of any process: `mneme --version`. The three
+//! run side by side, one of each per round, on an 800-line ledger with 60 pending proposals, so a
+//! busy machine slows all of them alike. Run with `cargo bench --bench floor`; prints each
+//! median and its ratio to the floor. Not a test: nothing here asserts a time.
+
+// A benchmark reports its figures on stdout.
+#![allow(clippy::print_stdout)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::{measure, release_binary, report, seed_ledger};
+
+const ROUNDS: usize = 101;
+const PENDING: usize = 60;
+
+fn main() {
+    let bin = release_binary();
+    let dir = common::repo(&bin);
+    let root = dir.path();
+    let lines = seed_ledger(root, 800);
+    let propose = |i: usize| -> Vec<String> {
+        [
+            "propose",
+            "add",
+            "--file",
+            "pitfalls",
+            &format!("Floor proposal {i} about the cache layer {}.", i * 7919),
+            "--reason",
+            "benchmark",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    for i in 0..PENDING {
+        measure(&bin, root, &propose(i));
+    }
+    println!(
+        "ledger: {lines} lines of facts, {PENDING} pending, mneme {}",
+        bin.display()
+    );
+
+    let verbs: [(&str, Vec<String>); 2] = [
+        ("context", vec!["context".into()]),
+        ("context --json", vec!["context".into(), "--json".into()]),
+    ];
+    let mut floor = Vec::new();
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); verbs.len() + 1];
+    for round in 0..ROUNDS {
+        floor.push(measure(&bin, root, &["--version".to_owned()]).0);
+        for (i, (_, args)) in verbs.iter().enumerate() {
+            times[i].push(measure(&bin, root, args).0);
+        }
+        // Each proposal is new, so the queue grows by one per round, as an agent's would.
+        times[verbs.len()].push(measure(&bin, root, &propose(PENDING + round)).0);
+    }
+    let floor = report("--version (the floor)", floor);
+    let names = verbs.iter().map(|(name, _)| *name).chain(["propose add"]);
+    for (name, times) in names.zip(times) {
+        let median = report(name, times);
+        println!(
+            "{:<40} {:.2}x the floor",
+            "",
+            median.as_secs_f64() / floor.as_secs_f64()
+        );
+    }
+}
