@@ -267,33 +267,7 @@ pub fn check(
     let mut out = Findings::default();
     let default_config = Config::default();
     let config = config_rule(input, &mut out).unwrap_or(&default_config);
-    for link in &input.symlinks {
-        out.push(
-            Code::Symlink,
-            link,
-            None,
-            format!(
-                "symlinks are not allowed inside {}/ (they can point outside the repository)",
-                paths::LEDGER
-            ),
-        );
-    }
-    for path in &input.compiled_stale {
-        out.push(
-            Code::CompiledOutOfDate,
-            path,
-            None,
-            "not what the ledger compiles to: a rule file agents read, changed by hand or left behind by a ledger change; `mneme check --fix` writes it again".into(),
-        );
-    }
-    for path in &input.compiled_extra {
-        out.push(
-            Code::CompiledOutOfDate,
-            path,
-            None,
-            "a rule file mneme compiled that the ledger no longer compiles to; `mneme check --fix` removes it".into(),
-        );
-    }
+    repository_rules(input, &mut out);
     let parsed = parsed_files(input, &mut out);
     for entry in &parsed {
         if let Some(line) = conflict_marker_line(&entry.raw) {
@@ -306,22 +280,6 @@ pub fn check(
             );
         }
         hidden_text(entry, &mut out);
-    }
-    if !input.merge_driver {
-        out.push(
-            Code::MergeDriverMissing,
-            paths::GITATTRIBUTES,
-            None,
-            "this clone has not registered mneme's merge driver for fact and task files, so merges of them are line merges; run `mneme init`".into(),
-        );
-    }
-    if let Some(remote) = input.claims_remote_missing {
-        out.push(
-            Code::ClaimsRemoteMissing,
-            paths::CONFIG,
-            None,
-            format!("claims_remote is `{remote}`, but this clone has no remote of that name: claims cannot be made across clones and `ready` cannot leave out tasks claimed elsewhere; add it (`git remote add {remote} <url>`) or change claims_remote"),
-        );
     }
     let facts: Vec<Located> = parsed
         .iter()
@@ -367,6 +325,54 @@ pub fn check(
     let mut found = out.0;
     found.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
     found
+}
+
+/// What is wrong with the ledger's place in the repository and this clone, not its files'
+/// contents: symlinks, compiled rule files out of date, the merge driver, the claims remote.
+fn repository_rules(input: &Input, out: &mut Findings) {
+    for link in &input.symlinks {
+        out.push(
+            Code::Symlink,
+            link,
+            None,
+            format!(
+                "symlinks are not allowed inside {}/ (they can point outside the repository)",
+                paths::LEDGER
+            ),
+        );
+    }
+    for path in &input.compiled_stale {
+        out.push(
+            Code::CompiledOutOfDate,
+            path,
+            None,
+            "not what the ledger compiles to: a rule file agents read, changed by hand or left behind by a ledger change; `mneme check --fix` writes it again".into(),
+        );
+    }
+    for path in &input.compiled_extra {
+        out.push(
+            Code::CompiledOutOfDate,
+            path,
+            None,
+            "a rule file mneme compiled that the ledger no longer compiles to; `mneme check --fix` removes it".into(),
+        );
+    }
+    if !input.merge_driver {
+        out.push(
+            Code::MergeDriverMissing,
+            paths::GITATTRIBUTES,
+            None,
+            "this clone has not registered mneme's merge driver for fact and task files, so merges of them are line merges; run `mneme init`".into(),
+        );
+    }
+    if let Some(remote) = input.claims_remote_missing {
+        out.push(
+            Code::ClaimsRemoteMissing,
+            paths::CONFIG,
+            None,
+            format!("claims_remote is `{remote}`, but this clone has no remote of that name: claims cannot be made across clones and `ready` cannot leave out tasks claimed elsewhere; add it (`git remote add {remote} <url>`) or change claims_remote"),
+        );
+    }
 }
 
 /// Invisible and direction-changing characters, line by line: shown escaped everywhere, but the

@@ -9,6 +9,7 @@ use mneme::model::evidence::cited::Cited;
 use mneme::model::proposals::apply::Conflict;
 use mneme::model::proposals::plan::Competing;
 use mneme::model::proposals::preview::{BudgetAfter, Preview, Status};
+use mneme::model::proposals::proposal::Proposal;
 use mneme::model::views::ReviewRow;
 use mneme::ops::now;
 use mneme::ops::review::Pending;
@@ -133,7 +134,6 @@ pub fn proposal_screen(
         ));
         return out;
     };
-    let field = |label: &str, value: &str| format!("  {} {value}\n", paint(DIM, label));
     let agent = p.agent.as_deref().unwrap_or("unknown agent");
     let by = match &p.author {
         Some(a) => format!("{agent} ({a})"),
@@ -161,6 +161,20 @@ pub fn proposal_screen(
     if item.original.is_some() {
         out.push_str(&format!("  {}\n", paint(WARN, "edited by you")));
     }
+    out.push_str(&changes(p, preview));
+    out.push_str(&outcome(preview));
+    out
+}
+
+/// One labelled line of a proposal's header.
+fn field(label: &str, value: &str) -> String {
+    format!("  {} {value}\n", paint(DIM, label))
+}
+
+/// What the proposal changes: each operation (numbered when there are several) with its scope,
+/// and each fact whose cited evidence it changes.
+fn changes(p: &Proposal, preview: &Preview) -> String {
+    let mut out = String::new();
     let numbered = p.operations.len() > 1;
     for (i, op) in p.operations.iter().enumerate() {
         let n = if numbered {
@@ -188,6 +202,12 @@ pub fn proposal_screen(
         );
         out.push_str(&field("cites:   ", &paint(WARN, line)));
     }
+    out
+}
+
+/// What approving would do: the diff of each fact file, or the conflict and how to resolve it.
+fn outcome(preview: &Preview) -> String {
+    let mut out = String::new();
     match &preview.outcome {
         Ok(applied) => {
             if applied.rebased {

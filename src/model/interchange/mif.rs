@@ -169,6 +169,32 @@ pub fn render(item: &Item, supersedes: &[&str], fallback: &str) -> MemoryFile {
         y.push_str(&format!("  agent: {}\n", quoted(agent)));
     }
     y.push_str(&format!("  confidence: {:.1}\n", confidence(item)));
+    y.push_str(&evidence_fields(item));
+    y.push_str("---\n\n");
+    y.push_str(item.text.trim_end());
+    y.push('\n');
+    let mut links: Vec<String> = supersedes
+        .iter()
+        .map(|old| format!("- supersedes [[{}]]", uuid(old)))
+        .collect();
+    for (relation, targets) in &item.relations {
+        for t in targets {
+            links.push(format!("- {} [[{}]]", relationship(*relation), uuid(t)));
+        }
+    }
+    section(&mut y, "## Relationships", &links);
+    let evidence: Vec<String> = item.evidence.iter().map(|e| format!("- {e}")).collect();
+    section(&mut y, "## Evidence", &evidence);
+    section(&mut y, "## History", &history_lines(item));
+    MemoryFile {
+        name: format!("{id}-{}.memory.md", slug(&item.text, SLUG_MAX)),
+        text: y,
+    }
+}
+
+/// `code_refs` and `citations`: the evidence MIF can hold as files inside the project and as web
+/// pages.
+fn evidence_fields(item: &Item) -> String {
     let mut code_refs = String::new();
     let mut citations = String::new();
     for e in &item.evidence {
@@ -196,31 +222,21 @@ pub fn render(item: &Item, supersedes: &[&str], fallback: &str) -> MemoryFile {
             Evidence::File { .. } | Evidence::Other => {}
         }
     }
+    let mut fields = String::new();
     if !code_refs.is_empty() {
-        y.push_str("code_refs:\n");
-        y.push_str(&code_refs);
+        fields.push_str("code_refs:\n");
+        fields.push_str(&code_refs);
     }
     if !citations.is_empty() {
-        y.push_str("citations:\n");
-        y.push_str(&citations);
+        fields.push_str("citations:\n");
+        fields.push_str(&citations);
     }
-    y.push_str("---\n\n");
-    y.push_str(item.text.trim_end());
-    y.push('\n');
-    let mut links: Vec<String> = supersedes
-        .iter()
-        .map(|old| format!("- supersedes [[{}]]", uuid(old)))
-        .collect();
-    for (relation, targets) in &item.relations {
-        for t in targets {
-            links.push(format!("- {} [[{}]]", relationship(*relation), uuid(t)));
-        }
-    }
-    section(&mut y, "## Relationships", &links);
-    let evidence: Vec<String> = item.evidence.iter().map(|e| format!("- {e}")).collect();
-    section(&mut y, "## Evidence", &evidence);
-    let history: Vec<String> = item
-        .history
+    fields
+}
+
+/// The body's history: one line per change, with who proposed and approved it.
+fn history_lines(item: &Item) -> Vec<String> {
+    item.history
         .iter()
         .map(|e| {
             let mut line = format!("- {} {}", e.date, e.op.as_str());
@@ -237,12 +253,7 @@ pub fn render(item: &Item, supersedes: &[&str], fallback: &str) -> MemoryFile {
             ));
             line
         })
-        .collect();
-    section(&mut y, "## History", &history);
-    MemoryFile {
-        name: format!("{id}-{}.memory.md", slug(&item.text, SLUG_MAX)),
-        text: y,
-    }
+        .collect()
 }
 
 fn section(out: &mut String, heading: &str, lines: &[String]) {

@@ -43,11 +43,25 @@ pub fn annotations(
     recheck: &[Drifted],
     lines: &FactLines,
 ) -> Vec<Annotation> {
-    let mut out = Vec::new();
-    let on_fact = |fact: &str, fallback: &str| match lines.get(fact) {
+    let mut out = unreviewed(violations, lines);
+    if let Some(state) = state {
+        out.extend(not_as_approved(state, lines));
+    }
+    out.extend(to_recheck(recheck, lines));
+    out
+}
+
+/// Where a fact is at the head, else `fallback` (a file, no line).
+fn on_fact(lines: &FactLines, fact: &str, fallback: &str) -> (String, Option<usize>) {
+    match lines.get(fact) {
         Some((file, line)) => (file.clone(), Some(*line)),
         None => (fallback.to_owned(), None),
-    };
+    }
+}
+
+/// Each unreviewed commit, on every fact (else file) it changed.
+fn unreviewed(violations: &[Violation], lines: &FactLines) -> Vec<Annotation> {
+    let mut out = Vec::new();
     for v in violations {
         let what = format!(
             "commit {} ({}) changed the facts without review: {}",
@@ -59,7 +73,10 @@ pub fn annotations(
         let places: Vec<(String, Option<usize>)> = if v.facts.is_empty() {
             v.files.iter().map(|f| (f.clone(), None)).collect()
         } else {
-            v.facts.iter().map(|f| on_fact(f, fallback)).collect()
+            v.facts
+                .iter()
+                .map(|f| on_fact(lines, f, fallback))
+                .collect()
         };
         for (file, line) in places {
             out.push(Annotation {
@@ -71,50 +88,60 @@ pub fn annotations(
             });
         }
     }
-    if let Some(state) = state {
-        for issue in &state.issues {
-            let (file, line) = match issue {
-                StateIssue::Missing { record, .. } => (paths::decision_file(record), None),
-                StateIssue::Unapproved { fact, file } | StateIssue::Differs { fact, file, .. } => {
-                    on_fact(fact, &paths::fact_file(file))
-                }
-            };
-            out.push(Annotation {
-                level: Level::Error,
-                file,
-                line,
-                title: "fact not as approved",
-                message: issue.to_string(),
-            });
-        }
-        let records = state
-            .removed
-            .iter()
-            .map(|file| {
-                (
-                    file,
-                    "a decision record was removed; records are only ever added".to_owned(),
-                )
-            })
-            .chain(state.invalid.iter().map(|i| (&i.file, i.why.clone())))
-            .chain(
-                state
-                    .unproven
-                    .iter()
-                    .map(|i| (&i.file, format!("the approval does not count: {}", i.why))),
-            );
-        for (file, why) in records {
-            out.push(Annotation {
-                level: Level::Error,
-                file: file.clone(),
-                line: None,
-                title: "decision record",
-                message: why,
-            });
-        }
+    out
+}
+
+/// The facts not as their records approved them, and the records that do not count.
+fn not_as_approved(state: &State, lines: &FactLines) -> Vec<Annotation> {
+    let mut out = Vec::new();
+    for issue in &state.issues {
+        let (file, line) = match issue {
+            StateIssue::Missing { record, .. } => (paths::decision_file(record), None),
+            StateIssue::Unapproved { fact, file } | StateIssue::Differs { fact, file, .. } => {
+                on_fact(lines, fact, &paths::fact_file(file))
+            }
+        };
+        out.push(Annotation {
+            level: Level::Error,
+            file,
+            line,
+            title: "fact not as approved",
+            message: issue.to_string(),
+        });
     }
+    let records = state
+        .removed
+        .iter()
+        .map(|file| {
+            (
+                file,
+                "a decision record was removed; records are only ever added".to_owned(),
+            )
+        })
+        .chain(state.invalid.iter().map(|i| (&i.file, i.why.clone())))
+        .chain(
+            state
+                .unproven
+                .iter()
+                .map(|i| (&i.file, format!("the approval does not count: {}", i.why))),
+        );
+    for (file, why) in records {
+        out.push(Annotation {
+            level: Level::Error,
+            file: file.clone(),
+            line: None,
+            title: "decision record",
+            message: why,
+        });
+    }
+    out
+}
+
+/// The facts whose cited code changed: on the fact, and on the lines it cites.
+fn to_recheck(recheck: &[Drifted], lines: &FactLines) -> Vec<Annotation> {
+    let mut out = Vec::new();
     for d in recheck {
-        let (file, line) = on_fact(&d.fact, &paths::fact_file(&d.file));
+        let (file, line) = on_fact(lines, &d.fact, &paths::fact_file(&d.file));
         for e in &d.evidence {
             let by = e
                 .commits
