@@ -448,10 +448,11 @@ impl<'w> Walk<'w> {
     }
 }
 
-/// A commit and its subject, read once when first needed.
+/// A commit, and its subject and reference, each read once when first needed.
 struct Described<'r> {
     commit: gix::Commit<'r>,
     subject: Option<String>,
+    reference: Option<CommitRef>,
 }
 
 impl<'r> Described<'r> {
@@ -459,18 +460,25 @@ impl<'r> Described<'r> {
         Described {
             commit,
             subject: None,
+            reference: None,
         }
     }
 
     fn reference(&mut self) -> Result<CommitRef> {
-        if self.subject.is_none() {
-            self.subject = Some(summary(&self.commit)?);
+        if let Some(r) = &self.reference {
+            return Ok(r.clone());
         }
-        Ok(CommitRef {
+        let subject = match self.subject.take() {
+            Some(s) => s,
+            None => summary(&self.commit)?,
+        };
+        let r = CommitRef {
             id: self.commit.id.to_string(),
             date: Timestamp::from_unix(self.commit.time()?.seconds).rfc3339_seconds(),
-            subject: self.subject.clone().unwrap_or_default(),
-        })
+            subject,
+        };
+        self.reference = Some(r.clone());
+        Ok(r)
     }
 }
 

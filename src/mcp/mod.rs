@@ -52,10 +52,7 @@ const TOOLS: &str = include_str!("tools.json");
 
 /// Serves MCP on stdin/stdout until the client closes it.
 pub fn serve(cwd: PathBuf) -> Result<()> {
-    let mut server = Server {
-        cwd,
-        initialized: None,
-    };
+    let mut server = Server::new(cwd);
     let mut input = std::io::stdin().lock();
     let mut output = std::io::stdout().lock();
     let mut splitter = Splitter::new(MAX_LINE);
@@ -91,14 +88,24 @@ struct Server {
     cwd: PathBuf,
     /// After an `initialize` handshake: the client's name, if it gave one.
     initialized: Option<Option<String>>,
+    /// [`TOOLS`], read once.
+    tools: Value,
 }
 
 impl Server {
+    fn new(cwd: PathBuf) -> Server {
+        Server {
+            cwd,
+            initialized: None,
+            tools: serde_json::from_str(TOOLS).expect("tools.json is JSON"),
+        }
+    }
+
     fn handle(&mut self, request: &wire::Request) -> std::result::Result<Value, RpcError> {
         let method = request.method.as_str();
         let meta = request.params.get("_meta").and_then(Value::as_object);
-        let text_of = |key: &str| meta.and_then(|m| m.get(key)).and_then(Value::as_str);
-        let requested = text_of(META_VERSION);
+        let meta_field = |key: &str| meta.and_then(|m| m.get(key));
+        let requested = meta_field(META_VERSION).and_then(Value::as_str);
         if method == "initialize" {
             return Ok(self.initialize(&request.params));
         }
@@ -119,8 +126,7 @@ impl Server {
                 (META_VERSION, requested.is_some()),
                 (
                     META_CAPABILITIES,
-                    meta.and_then(|m| m.get(META_CAPABILITIES))
-                        .is_some_and(Value::is_object),
+                    meta_field(META_CAPABILITIES).is_some_and(Value::is_object),
                 ),
             ]
             .into_iter()
@@ -137,7 +143,7 @@ impl Server {
             }
         }
         let client = if modern {
-            meta.and_then(|m| m.get(META_CLIENT))
+            meta_field(META_CLIENT)
                 .and_then(|c| c.get("name"))
                 .and_then(Value::as_str)
                 .map(str::to_owned)
@@ -155,8 +161,7 @@ impl Server {
             }),
             "ping" if !modern => json!({}),
             "tools/list" => {
-                let tools: Value = serde_json::from_str(TOOLS).expect("tools.json is JSON");
-                let mut list = json!({ "tools": tools });
+                let mut list = json!({ "tools": self.tools });
                 if modern {
                     list["ttlMs"] = json!(0);
                     list["cacheScope"] = json!("private");
@@ -526,10 +531,7 @@ mod tests {
     use super::*;
 
     fn server() -> Server {
-        Server {
-            cwd: PathBuf::from("/nonexistent"),
-            initialized: None,
-        }
+        Server::new(PathBuf::from("/nonexistent"))
     }
 
     fn request(method: &str, params: Value) -> wire::Request {

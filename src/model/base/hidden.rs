@@ -130,17 +130,8 @@ fn emoji_tags(mut after: impl Iterator<Item = char>) -> usize {
 /// Whether `c` is in `table`: sorted, disjoint, inclusive ranges of code points.
 fn has(table: &[(u32, u32)], c: char) -> bool {
     let c = u32::from(c);
-    table
-        .binary_search_by(|&(first, last)| {
-            if last < c {
-                std::cmp::Ordering::Less
-            } else if first > c {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
+    let at = table.partition_point(|&(_, last)| last < c);
+    table.get(at).is_some_and(|&(first, _)| first <= c)
 }
 
 fn is_variation_selector(c: char) -> bool {

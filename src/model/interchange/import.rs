@@ -311,27 +311,14 @@ pub fn plan(
         if let Err(why) = &by {
             out.unresolved.push((f.source.clone(), why.clone()));
         }
+        let (evidence, scope) = evidence_and_scope(f, &mut out);
         let op = Operation::Add {
             file,
             fact_id: id,
             text,
             relations,
-            evidence: checked(
-                &mut out,
-                f,
-                f.evidence().iter().map(|e| e.replace(' ', "%20")),
-                |e| check_evidence(&e).map_err(|why| format!("evidence dropped: {why}")),
-            ),
-            scope: checked(&mut out, f, f.scope.iter().take(MAX_SCOPES).cloned(), |g| {
-                check_scope(&g).map_err(|why| format!("scope dropped: {why}"))
-            })
-            .into_iter()
-            .fold(Vec::new(), |mut scope, g| {
-                if !scope.contains(&g) {
-                    scope.push(g);
-                }
-                scope
-            }),
+            evidence,
+            scope,
             state,
             by: by.ok().flatten(),
         };
@@ -454,21 +441,29 @@ fn state_of(
     }
 }
 
-/// Each of `values` that `check` passes, in order; the others are named in `out` as unresolved.
-fn checked(
-    out: &mut Plan,
-    f: &Found,
-    values: impl Iterator<Item = String>,
-    check: impl Fn(String) -> Result<String, String>,
-) -> Vec<String> {
-    let mut kept = Vec::new();
-    for v in values {
-        match check(v) {
-            Ok(v) => kept.push(v),
-            Err(why) => out.unresolved.push((f.source.clone(), why)),
+/// The statement's evidence and scope that a fact can hold (the scope once each); what it cannot
+/// is named in `out` as unresolved.
+fn evidence_and_scope(f: &Found, out: &mut Plan) -> (Vec<String>, Vec<String>) {
+    let mut evidence = Vec::new();
+    for e in f.evidence() {
+        match check_evidence(&e.replace(' ', "%20")) {
+            Ok(e) => evidence.push(e),
+            Err(why) => out
+                .unresolved
+                .push((f.source.clone(), format!("evidence dropped: {why}"))),
         }
     }
-    kept
+    let mut scope = Vec::new();
+    for glob in f.scope.iter().take(MAX_SCOPES) {
+        match check_scope(glob) {
+            Ok(g) if !scope.contains(&g) => scope.push(g),
+            Ok(_) => {}
+            Err(why) => out
+                .unresolved
+                .push((f.source.clone(), format!("scope dropped: {why}"))),
+        }
+    }
+    (evidence, scope)
 }
 
 /// How an import's statements are spread over proposals.

@@ -355,8 +355,11 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
         return Err(vec!["the front matter is not a mapping".into()]);
     };
     let mut problems = Vec::new();
-    let text_of = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or_default();
-    let (id, title, namespace) = (text_of("id"), text_of("title"), text_of("namespace"));
+    let (id, title, namespace) = (
+        text_of(map, "id"),
+        text_of(map, "title"),
+        text_of(map, "namespace"),
+    );
     check_identity(map, &mut problems);
     let tags = tags(map, &mut problems);
     let temporal = map.get("temporal").and_then(Value::as_object);
@@ -396,9 +399,14 @@ pub fn read(name: &str, text: &str) -> Result<Memory, Vec<String>> {
     })
 }
 
+/// The text of a front matter field; empty when it is missing or not text.
+fn text_of<'m>(map: &'m Map, key: &str) -> &'m str {
+    map.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
 /// The fields every memory has: `id`, `type`, `namespace`, `created` (and `modified`), `title`.
 fn check_identity(map: &Map, problems: &mut Vec<String>) {
-    let text_of = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or_default();
+    let text_of = |k: &str| text_of(map, k);
     if !is_uuid_v4(text_of("id")) {
         problems.push(format!(
             "`id` must be a lowercase UUID v4, not {}",
