@@ -1,6 +1,7 @@
 //! The verbs an agent runs most, against the floor of any process: `mneme --version`. The three
-//! run side by side, one of each per round, on an 800-line ledger with 60 pending proposals, so a
-//! busy machine slows all of them alike. Run with `cargo bench --bench floor`; prints each
+//! run side by side, one of each per round, so a busy machine slows all of them alike, on an
+//! 800-line ledger as a real one is made (each fact proposed and approved, so each has its
+//! decision record and commit) with 60 pending proposals. Run with `cargo bench --bench floor`; prints each
 //! median and its ratio to the floor. Not a test: nothing here asserts a time.
 
 // A benchmark reports its figures on stdout.
@@ -10,7 +11,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{measure, release_binary, report, seed_ledger};
+use common::{measure, release_binary, report, seed_approved_ledger};
 
 const ROUNDS: usize = 101;
 const PENDING: usize = 60;
@@ -19,7 +20,8 @@ fn main() {
     let bin = release_binary();
     let dir = common::repo(&bin);
     let root = dir.path();
-    let lines = seed_ledger(root, 800);
+    let lines = seed_approved_ledger(&bin, root, 800);
+    let records = std::fs::read_dir(root.join(".ledger/decisions")).map_or(0, Iterator::count);
     let propose = |i: usize| -> Vec<String> {
         [
             "propose",
@@ -37,7 +39,7 @@ fn main() {
         measure(&bin, root, &propose(i));
     }
     println!(
-        "ledger: {lines} lines of facts, {PENDING} pending, mneme {}",
+        "ledger: {lines} lines of facts, {records} decision records, {PENDING} pending, mneme {}",
         bin.display()
     );
 

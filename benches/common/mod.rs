@@ -194,6 +194,61 @@ pub fn seed_ledger(root: &Path, target: usize) -> usize {
     total
 }
 
+/// Fact files of about `target` lines as a real ledger gets them: each fact proposed on its own
+/// and approved, so that every one has its decision record and commit. Returns the line count.
+pub fn seed_approved_ledger(bin: &Path, root: &Path, target: usize) -> usize {
+    let files = [
+        "architecture",
+        "invariants",
+        "performance_rules",
+        "pitfalls",
+    ];
+    let count_lines = |root: &Path| -> usize {
+        files
+            .iter()
+            .map(|f| {
+                std::fs::read_to_string(root.join(format!(".ledger/facts/{f}.md")))
+                    .map_or(0, |t| t.lines().count())
+            })
+            .sum()
+    };
+    let mut n = 0;
+    while count_lines(root) < target {
+        // A batch at a time: `review approve --all` commits each proposal on its own.
+        for _ in 0..40 {
+            n += 1;
+            let mut text = format!(
+                "Fact {n}: component {} keeps invariant {} under load {}.",
+                n * 31 % 97,
+                n * 17 % 89,
+                n * 13 % 83
+            );
+            if n % 5 == 0 {
+                text.push_str("\nwith a continuation line explaining why.");
+            }
+            let evidence = format!("src/m{n}.rs:{n}");
+            let file = files[n % files.len()];
+            mneme(
+                bin,
+                root,
+                &[
+                    "propose",
+                    "add",
+                    "--file",
+                    file,
+                    &text,
+                    "--reason",
+                    "seeded",
+                    "--evidence",
+                    &evidence,
+                ],
+            );
+        }
+        mneme(bin, root, &["review", "approve", "--all"]);
+    }
+    count_lines(root)
+}
+
 /// Whether the command line (`cargo bench --bench <name> -- part…`) asks for a part: every part
 /// when it names none.
 pub fn wanted_parts() -> impl Fn(&str) -> bool {
