@@ -90,6 +90,9 @@ impl FactView {
     /// What a reader must know before relying on the fact: that it is not as approved, and
     /// its state when that is not plainly `active`.
     pub fn standing_note(&self) -> Option<String> {
+        if !self.is_marked() {
+            return None;
+        }
         let mut parts = Vec::new();
         if self.flags.unapproved {
             parts.push("unapproved".to_owned());
@@ -99,6 +102,11 @@ impl FactView {
         }
         parts.extend(self.state_note());
         (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
+    /// Whether there is a [`FactView::standing_note`].
+    pub fn is_marked(&self) -> bool {
+        self.flags.unapproved || self.flags.drifted || self.state != State::Active
     }
 
     fn state_note(&self) -> Option<String> {
@@ -286,8 +294,16 @@ impl Context {
     /// (their ids, or `(no id, <file> line N)`), sorted.
     fn mark(&mut self, keys: &BTreeSet<String>, flag: impl Fn(&mut Flags)) -> Vec<String> {
         let mut marked = Vec::new();
+        if keys.is_empty() {
+            return marked;
+        }
         for fact in self.files.iter_mut().flat_map(|f| &mut f.facts) {
-            if keys.contains(&fact_key(fact.id.as_deref(), &fact.text)) {
+            // A fact's key is its id where it has one ([`fact_key`]).
+            let hit = match fact.id.as_deref() {
+                Some(id) => keys.contains(id),
+                None => keys.contains(&fact_key(None, &fact.text)),
+            };
+            if hit {
                 marked.push(match &fact.id {
                     Some(id) => id.clone(),
                     None => format!("(no id, {} line {})", fact.file, fact.line),

@@ -24,6 +24,8 @@ use crate::model::provenance::record::{
 };
 use crate::model::provenance::signing::AllowedSigners;
 use crate::ops::init::{edit_file, Outcome};
+use crate::ops::stale::{cached, facts_key};
+use sha2::Digest as _;
 use crate::ops::{Result, Workspace};
 use crate::store::file::replace_unsynced;
 use crate::store::{create_new, Kind};
@@ -164,18 +166,14 @@ fn work_tree_records(ws: &Workspace) -> Result<(Files, Vec<InvalidRecord>)> {
 /// ledger (`allowed_signers` at HEAD), an approval counts only when it is proven as `verify`
 /// proves it: signed by a key HEAD lists, or converted from a signed decision commit.
 pub fn work_tree_state(ws: &Workspace, facts: &Files) -> Result<State> {
+    Ok(judged_work_tree(ws, facts)?.0)
+}
+
+/// [`work_tree_state`], and how many record files could not be read.
+fn judged_work_tree(ws: &Workspace, facts: &Files) -> Result<(State, usize)> {
     let (files, unreadable) = work_tree_records(ws)?;
     let parsed = parse_all(&files);
-    let signed = match ws.repo.gix().head_id() {
-        Ok(head) => text_at(
-            &ws.repo,
-            head.detach(),
-            paths::ALLOWED_SIGNERS,
-            Kind::AllowedSigners,
-        )?
-        .map(|keys| (head.detach(), AllowedSigners::parse(&keys), keys)),
-        Err(_) => None,
-    };
+    let signed = signers_at_head(ws)?;
     let proof = match &signed {
         Some((head, signers, keys)) => Some(Proof {
             signers,
@@ -184,9 +182,22 @@ pub fn work_tree_state(ws: &Workspace, facts: &Files) -> Result<State> {
         None => None,
     };
     let mut state = judge_parsed(&files, parsed, &[], facts, proof.as_ref());
+    let count = unreadable.len();
     state.invalid.extend(unreadable);
     state.invalid.append(&mut state.unproven);
-    Ok(state)
+    Ok((state, count))
+}
+
+/// In a signed ledger: HEAD, the keys its `allowed_signers` lists, and that file's text.
+fn signers_at_head(ws: &Workspace) -> Result<Option<(gix::ObjectId, AllowedSigners, String)>> {
+    let Ok(head) = ws.repo.gix().head_id() else {
+        return Ok(None);
+    };
+    let head = head.detach();
+    Ok(
+        text_at(&ws.repo, head, paths::ALLOWED_SIGNERS, Kind::AllowedSigners)?
+            .map(|keys| (head, AllowedSigners::parse(&keys), keys)),
+    )
 }
 
 /// Each approval record's proof against `signers`: migrated records by their decision commit
@@ -309,6 +320,12 @@ pub fn with_texts(ws: &Workspace, mut decision: Recorded) -> Result<Option<Recor
 /// The keys ([`Fact::key`]) of the facts in the work tree that are not what the decision records
 /// approved, when the ledger keeps records: what agents must not be shown as verified. A fact
 /// without an id is among them: no decision proves it.
+///
+/// Every hook asks, and reading hundreds of records takes longer than the rest of `context`:
+/// the answer is kept in the git directory for the fact files, the records directory's status
+/// (records are only ever added or removed whole, never rewritten) and, in a signed ledger, the
+/// HEAD whose keys judged them. A record rewritten in place is seen when the directory next
+/// changes; `check`, `verify` and the hooks that guard commits always read every record.
 pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
     if !ledger.config.decision_records {
         return Ok(BTreeSet::new());
@@ -318,5 +335,24 @@ pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
         .iter()
         .map(|f| (f.name.clone(), f.raw.clone()))
         .collect();
-    Ok(work_tree_state(ws, &files)?.unapproved())
+    let judge = || -> Result<(String, bool)> {
+        let (state, unreadable) = judged_work_tree(ws, &files)?;
+        let keys: String = state.unapproved().iter().map(|k| format!("{k}\n")).collect();
+        // A record that could not be read may be readable next time.
+        Ok((keys, unreadable == 0))
+    };
+    let body = match ws.store.dir_key(paths::DECISIONS) {
+        Some(dir) => {
+            let mut key = facts_key(ledger);
+            for field in dir {
+                key.update(field.to_le_bytes());
+            }
+            if let Some((head, ..)) = signers_at_head(ws)? {
+                key.update(head.as_bytes());
+            }
+            cached(ws, paths::APPROVAL_CACHE, key, judge)?
+        }
+        None => judge()?.0,
+    };
+    Ok(body.lines().map(str::to_owned).collect())
 }

@@ -69,11 +69,11 @@ pub fn stale(ws: &Workspace, since: Option<&str>) -> Result<Stale> {
 /// is kept in the git directory for the HEAD and the fact files it was found for, and found
 /// again when either changes. The cache is only a hint: anything but an exact match is ignored.
 pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
-    let watched = watched(ledger.files());
-    if watched.is_empty() {
-        return Ok(BTreeSet::new());
-    }
     let body = cached_for_head(ws, ledger, paths::STALE_CACHE, |range| {
+        let watched = watched(ledger.files());
+        if watched.is_empty() {
+            return Ok(String::new());
+        }
         let ids: String = drifted(&ws.repo, range, &watched)?
             .facts
             .into_iter()
@@ -91,8 +91,7 @@ pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> 
 
 /// An answer about HEAD and the fact files, as lines of text: kept in the git directory's
 /// `name` for the HEAD and fact files it was found for, and found again (`find`, over all of
-/// HEAD) when either changes. The cache is only a hint: anything but an exact match is
-/// ignored. Empty before the first commit.
+/// HEAD) when either changes. Empty before the first commit.
 pub(crate) fn cached_for_head(
     ws: &Workspace,
     ledger: &Ledger,
@@ -102,14 +101,29 @@ pub(crate) fn cached_for_head(
     let Some(range) = head_range(&ws.repo)? else {
         return Ok(String::new());
     };
-    let mut hasher = Sha256::new();
-    hasher.update(range.head.as_bytes());
-    for f in ledger.files() {
-        for part in [f.name.as_bytes(), b"\0", f.raw.as_bytes(), b"\0"] {
-            hasher.update(part);
-        }
-    }
-    let key = format!("{name} 1 {}\n", hex(&hasher.finalize()));
+    let mut key = facts_key(ledger);
+    key.update(range.head.as_bytes());
+    cached(ws, name, key, || Ok((find(&range)?, true)))
+}
+
+/// The start of a cache key: this version of mneme and the fact files (names and texts).
+pub(crate) fn facts_key(ledger: &Ledger) -> Sha256 {
+    let mut key = Sha256::new();
+    key.update(concat!(env!("CARGO_PKG_VERSION"), "\0"));
+    key.update(ledger.digest());
+    key
+}
+
+/// An answer as lines of text, kept in the git directory's `name` for the inputs `key` hashes,
+/// and found again (`find`) when they change. `find` says whether its answer may be kept. The
+/// cache is only a hint: anything but an exact match of the key is ignored.
+pub(crate) fn cached(
+    ws: &Workspace,
+    name: &str,
+    key: Sha256,
+    find: impl FnOnce() -> Result<(String, bool)>,
+) -> Result<String> {
+    let key = format!("{name} 2 {}\n", hex(&key.finalize()));
     let path = ws.repo.git_dir().join(name);
     if let Some(body) = crate::store::file::read_local_text(&path)
         .ok()
@@ -117,9 +131,11 @@ pub(crate) fn cached_for_head(
     {
         return Ok(body);
     }
-    let body = find(&range)?;
-    // A read-only git directory only costs the next run the walk again.
-    let _ = replace_unsynced(&path, format!("{key}{body}").as_bytes());
+    let (body, keep) = find()?;
+    if keep {
+        // A read-only git directory only costs the next run the work again.
+        let _ = replace_unsynced(&path, format!("{key}{body}").as_bytes());
+    }
     Ok(body)
 }
 

@@ -256,6 +256,18 @@ impl Store {
         }
     }
 
+    /// The status of the ledger directory `rel` (times and inode), as a key for what was read
+    /// from files that are only ever added, removed or replaced whole, never rewritten in place
+    /// (decision records: mneme and git both write a new file). `None` while it changed so
+    /// recently that a later change could leave its times as they are: nothing read from it may
+    /// be kept then. A directory that does not exist has a key of its own.
+    pub fn dir_key(&self, rel: &str) -> Option<[i128; 3]> {
+        match queue::DirScan::of(&self.path(rel)) {
+            Some(scan) => (!scan.status.racy(scan.started)).then(|| scan.status.fields()),
+            None => Some([0; 3]),
+        }
+    }
+
     /// Fails when `path` exists and resolves outside the work tree (through a symlink).
     pub fn check_inside(&self, path: &Path) -> Result<()> {
         if file::plainly_inside(&self.root, path) {

@@ -280,7 +280,7 @@ impl DirStatus {
 
     /// Whether the directory changed so shortly before `built` that a later change could have
     /// left its times as they are.
-    fn racy(&self, built: SystemTime) -> bool {
+    pub(super) fn racy(&self, built: SystemTime) -> bool {
         file::recently_written(self.modified, nanos(built))
     }
 

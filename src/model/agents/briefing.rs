@@ -36,7 +36,7 @@ pub fn render(c: &Context, max_chars: Option<usize>) -> String {
     if c.files
         .iter()
         .flat_map(|f| &f.facts)
-        .any(|f| f.standing_note().is_some())
+        .any(FactView::is_marked)
     {
         out.always(
             "Facts marked [stale] may be out of date: check them before relying on them. \
@@ -242,12 +242,21 @@ impl Budget {
 
     /// Adds `piece` if it fits; says whether it did.
     fn fits(&mut self, piece: &str) -> bool {
-        let n = piece.chars().count();
-        if self.used + n > self.limit {
-            return false;
+        let fits = self.used + piece.chars().count() <= self.limit;
+        if fits {
+            self.always(piece);
         }
-        self.always(piece);
-        true
+        fits
+    }
+
+    /// Counts `n` characters as used if they fit, without keeping any text; says whether they
+    /// did.
+    fn counts(&mut self, n: usize) -> bool {
+        let fits = self.used + n <= self.limit;
+        if fits {
+            self.used += n;
+        }
+        fits
     }
 }
 
@@ -265,20 +274,21 @@ struct Omitted {
 /// The facts in [`ranked`] order while they fit, grouped under their file's heading in the
 /// order their files come.
 fn facts_section(c: &Context, out: &mut Budget) -> Omitted {
-    let mut chosen: Vec<Vec<&FactView>> = vec![Vec::new(); c.files.len()];
+    // Each fact's line, built once, under its file.
+    let mut chosen: Vec<Vec<String>> = vec![Vec::new(); c.files.len()];
     let mut room = Budget::new(out.limit.saturating_sub(out.used));
     let mut omitted = Omitted {
         by_file: vec![0; c.files.len()],
         ..Omitted::default()
     };
     for (file, fact) in ranked(c) {
-        let heading = if chosen[file].is_empty() {
-            file_heading(c, file)
-        } else {
-            String::new()
+        let line = fact_line(fact);
+        let heading = match chosen[file].is_empty() {
+            true => file_heading(c, file).chars().count(),
+            false => 0,
         };
-        if room.fits(&format!("{heading}{}", fact_line(fact))) {
-            chosen[file].push(fact);
+        if room.counts(heading + line.chars().count()) {
+            chosen[file].push(line);
             continue;
         }
         omitted.total += 1;
@@ -295,8 +305,8 @@ fn facts_section(c: &Context, out: &mut Budget) -> Omitted {
             continue;
         }
         out.always(&file_heading(c, file));
-        for fact in facts {
-            out.always(&fact_line(fact));
+        for line in facts {
+            out.always(line);
         }
     }
     omitted
@@ -317,7 +327,7 @@ enum Group {
 }
 
 fn rank_group(c: &Context, fact: &FactView) -> Group {
-    if fact.standing_note().is_some() {
+    if fact.is_marked() {
         return Group::Marked;
     }
     if c.file_hooks && about_no_file(fact) {
@@ -416,36 +426,57 @@ pub const CONTINUATION: &str = "  │";
 
 /// What a fact's line says before its statement: `f-7f3cq ` and its standing, `[stale] `.
 pub fn fact_label(fact: &FactView) -> String {
-    let id = match &fact.id {
-        Some(id) => id.clone(),
-        None => format!("(no id, line {})", fact.line),
-    };
-    let note = fact
-        .standing_note()
-        .map(|n| format!("[{}] ", escape_line(&n)))
-        .unwrap_or_default();
-    format!("{id} {note}")
+    let mut label = String::new();
+    push_label(&mut label, fact);
+    label
+}
+
+fn push_label(out: &mut String, fact: &FactView) {
+    match &fact.id {
+        Some(id) => out.push_str(id),
+        None => out.push_str(&format!("(no id, line {})", fact.line)),
+    }
+    out.push(' ');
+    if let Some(note) = fact.standing_note() {
+        out.push('[');
+        out.push_str(&escape_line(&note));
+        out.push_str("] ");
+    }
 }
 
 /// `- f-7f3cq Statement`, each continuation line under it marked ([`CONTINUATION`]).
 pub fn fact_line(fact: &FactView) -> String {
-    statement_lines(&fact_label(fact), &fact.text)
+    // Most statements are one line: the line is built in one allocation.
+    let mut out = String::with_capacity(fact.text.len() + 24);
+    out.push_str("- ");
+    push_label(&mut out, fact);
+    push_statement(&mut out, &fact.text);
+    out
 }
 
 /// `- <label><statement>`, each further line of the statement marked ([`CONTINUATION`]), its
 /// control characters escaped.
 pub fn statement_lines(label: &str, statement: &str) -> String {
+    let mut out = String::with_capacity(label.len() + statement.len() + 8);
+    out.push_str("- ");
+    out.push_str(label);
+    push_statement(&mut out, statement);
+    out
+}
+
+fn push_statement(out: &mut String, statement: &str) {
     let text = escape_controls(statement);
     let mut lines = text.lines();
-    let mut out = format!("- {label}{}\n", lines.next().unwrap_or(""));
+    out.push_str(lines.next().unwrap_or(""));
+    out.push('\n');
     for l in lines {
-        if l.is_empty() {
-            out.push_str(&format!("{CONTINUATION}\n"));
-        } else {
-            out.push_str(&format!("{CONTINUATION} {l}\n"));
+        out.push_str(CONTINUATION);
+        if !l.is_empty() {
+            out.push(' ');
+            out.push_str(l);
         }
+        out.push('\n');
     }
-    out
 }
 
 /// Tasks in progress (with their latest note), then ready ones. Returns how many of each were

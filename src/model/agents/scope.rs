@@ -127,7 +127,7 @@ pub fn leave_scoped_out(c: &mut Context) {
             let Some(dir) = cited.or_else(scoped) else {
                 return true;
             };
-            if f.standing_note().is_some() {
+            if f.is_marked() {
                 return true;
             }
             *dirs.entry(dir).or_default() += 1;

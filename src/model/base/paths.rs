@@ -75,6 +75,9 @@ pub const STALE_CACHE: &str = "mneme-stale.idx";
 /// In the git directory: for facts citing files changed in the newest commits, how recently,
 /// for the HEAD and fact files it was found for (`context` ranks facts by it under a budget).
 pub const RECENT_CACHE: &str = "mneme-recent.idx";
+/// In the git directory: the facts `context` marks unapproved, for the fact files, the records
+/// directory's status and (in a signed ledger) the HEAD they were judged for.
+pub const APPROVAL_CACHE: &str = "mneme-approval.idx";
 /// In the git directory: the signature checks of decision records, by the hash of each record
 /// file and of `allowed_signers` (a hook verifies only records it has not seen).
 pub const SIGNATURE_CACHE: &str = "mneme-signatures.idx";

@@ -457,7 +457,7 @@ impl Fact {
             text.push('\n');
             text.push_str(dedent(strip_eol(l), marker.content_indent));
         }
-        let text = text.trim_end().to_owned();
+        text.truncate(text.trim_end().len());
         Fact {
             raw,
             line,

@@ -75,6 +75,8 @@ pub struct Ledger {
     pub config: Config,
     /// Built on first use: a review of 10,000 proposals looks facts up 10,000 times.
     index: OnceLock<Index>,
+    /// Built on first use: each cache kept for the fact files is keyed by it.
+    digest: OnceLock<[u8; 32]>,
 }
 
 /// Where each fact is, by id and by normalised statement: `(file, fact)` positions.
@@ -103,7 +105,23 @@ impl Ledger {
             files,
             config,
             index: OnceLock::new(),
+            digest: OnceLock::new(),
         }
+    }
+
+    /// A SHA-256 hash of the fact files' names and texts: what a cache of anything found from
+    /// them is kept for.
+    pub fn digest(&self) -> &[u8; 32] {
+        self.digest.get_or_init(|| {
+            use sha2::Digest as _;
+            let mut hasher = sha2::Sha256::new();
+            for f in &self.files {
+                for part in [f.name.as_bytes(), b"\0", f.raw.as_bytes(), b"\0"] {
+                    hasher.update(part);
+                }
+            }
+            hasher.finalize().into()
+        })
     }
 
     /// The ledger of fact files given as `(name, text)`, those that parse (a commit's, an
