@@ -540,7 +540,7 @@ pub fn proposal_of(op: Operation, ledger: &Ledger) -> Proposal {
         base: ledger
             .files()
             .iter()
-            .map(|f| (f.name.clone(), f.sha256.clone()))
+            .map(|f| (f.name.clone(), f.sha256().to_owned()))
             .collect(),
         operations: vec![op],
     }

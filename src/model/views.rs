@@ -172,17 +172,20 @@ impl FileView {
     }
 
     pub fn new(file: &FactFileEntry, standings: &Standings) -> FileView {
+        // Sized first: views are large, and a growing list would copy them.
+        let mut facts = Vec::with_capacity(file.file.facts().count());
+        facts.extend(
+            file.file
+                .facts()
+                .map(|f| FactView::new(file, f, standings)),
+        );
         FileView {
             name: file.name.clone(),
             path: paths::fact_file(&file.name),
             title: file.title().to_owned(),
             description: file.file.front_matter.description.clone(),
             lines: file.lines(),
-            facts: file
-                .file
-                .facts()
-                .map(|f| FactView::new(file, f, standings))
-                .collect(),
+            facts,
         }
     }
 }

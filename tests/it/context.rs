@@ -218,6 +218,46 @@ fn a_fact_edited_outside_review_is_marked_unapproved() {
     assert!(String::from_utf8_lossy(&hook).contains("[unapproved] Edited by hand."));
 }
 
+/// The facts not as approved are kept in the git directory between runs (reading every record
+/// is most of what `context` costs), and the kept answer follows every change: a record removed
+/// or brought back, a fact edited by hand.
+#[test]
+fn the_kept_approval_answer_follows_the_records_and_the_facts() {
+    let repo = Repo::committed();
+    let a = repo.approve_new("architecture", "First approved.");
+    let b = repo.approve_new("architecture", "Second approved.");
+    let record_of = |fact: &str| {
+        std::fs::read_dir(repo.file(".ledger/decisions"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| std::fs::read_to_string(p).unwrap().contains(fact))
+            .expect("a record of the fact")
+    };
+    let unapproved = || repo.json(&["context", "--json"])["unapproved"].clone();
+    // Past the clock tick in which the records directory last changed: the answer is kept.
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    assert_eq!(unapproved(), serde_json::json!([]));
+    assert!(repo.file(".git/mneme-approval.idx").is_file());
+    let record = record_of(&b);
+    let text = std::fs::read_to_string(&record).unwrap();
+    std::fs::remove_file(&record).unwrap();
+    assert_eq!(unapproved(), serde_json::json!([b]));
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    assert_eq!(unapproved(), serde_json::json!([b]), "kept while unchanged");
+    std::fs::write(&record, text).unwrap();
+    assert_eq!(unapproved(), serde_json::json!([]));
+    let arch = repo.read(".ledger/facts/architecture.md");
+    repo.write(
+        ".ledger/facts/architecture.md",
+        &arch.replace("First approved.", "Edited by hand."),
+    );
+    assert_eq!(unapproved(), serde_json::json!([a]));
+    repo.mneme(&["context"])
+        .assert()
+        .success()
+        .stdout(contains(format!("- {a} [unapproved] Edited by hand.")));
+}
+
 /// A fact line added by hand without an id is proven by no decision: it reads `[unapproved]` in
 /// the text, the JSON and the hooks, as an edited fact does.
 #[test]

@@ -324,7 +324,9 @@ impl FactFile {
         // so front matter or a fact can still start the file.
         let body = src.strip_prefix('\u{feff}').unwrap_or(src);
         let lines: Vec<&str> = body.split_inclusive('\n').collect();
-        let mut blocks = Vec::new();
+        // Each block holds a line or more: room for as many as there can be, so the list never
+        // copies its facts to grow (room never written costs no memory).
+        let mut blocks = Vec::with_capacity((lines.len() + 1).min(2 * MAX_FACTS + 1));
         let mut text = String::from(if body.len() < src.len() {
             "\u{feff}"
         } else {

@@ -34,9 +34,9 @@ pub struct FactFileEntry {
     /// File name with extension, e.g. `architecture.md`.
     pub name: String,
     pub raw: String,
-    /// SHA-256 of the raw bytes: the base a proposal records.
-    pub sha256: String,
     pub file: FactFile,
+    /// Found on first use: most runs never need it.
+    sha256: OnceLock<String>,
 }
 
 impl FactFileEntry {
@@ -44,10 +44,15 @@ impl FactFileEntry {
         let file = FactFile::parse(&raw)?;
         Ok(FactFileEntry {
             name,
-            sha256: sha256_hex(raw.as_bytes()),
             raw,
             file,
+            sha256: OnceLock::new(),
         })
+    }
+
+    /// SHA-256 of the raw bytes, in hex: the base a proposal records.
+    pub fn sha256(&self) -> &str {
+        self.sha256.get_or_init(|| sha256_hex(self.raw.as_bytes()))
     }
 
     /// `architecture` for `architecture.md`.
@@ -109,14 +114,14 @@ impl Ledger {
         }
     }
 
-    /// A SHA-256 hash of the fact files' names and texts: what a cache of anything found from
+    /// A SHA-256 hash of the fact files' names and hashes: what a cache of anything found from
     /// them is kept for.
     pub fn digest(&self) -> &[u8; 32] {
         self.digest.get_or_init(|| {
             use sha2::Digest as _;
             let mut hasher = sha2::Sha256::new();
             for f in &self.files {
-                for part in [f.name.as_bytes(), b"\0", f.raw.as_bytes(), b"\0"] {
+                for part in [f.name.as_bytes(), b"\0", f.sha256().as_bytes(), b"\0"] {
                     hasher.update(part);
                 }
             }

@@ -80,7 +80,7 @@ pub fn check(ledger: &Ledger, proposal: &Proposal) -> Result<bool, Conflict> {
     let mut rebased = false;
     for op in &proposal.operations {
         let entry = current_file(ledger, op)?;
-        rebased |= proposal.base.get(&entry.name) != Some(&entry.sha256);
+        rebased |= proposal.base.get(&entry.name).map(String::as_str) != Some(entry.sha256());
         let now = |id: &str| match changed.get(id) {
             Some(state) => *state,
             None => ledger
@@ -549,7 +549,7 @@ mod tests {
             base: l
                 .files()
                 .iter()
-                .map(|f| (f.name.clone(), f.sha256.clone()))
+                .map(|f| (f.name.clone(), f.sha256().to_owned()))
                 .collect(),
             operations: ops,
         }

@@ -306,7 +306,7 @@ pub(crate) fn assemble(
     let base = operations
         .iter()
         .filter_map(|op| ledger.file(op.file()))
-        .map(|file| (file.name.clone(), file.sha256.clone()))
+        .map(|file| (file.name.clone(), file.sha256().to_owned()))
         .collect();
     let hash = sha256_hex(format!("{seed}\0{}", operations.len()).as_bytes());
     let hash = first_chars(&hash, 8);
@@ -849,7 +849,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(p.base.len(), 2);
-        assert_eq!(p.base["architecture.md"], l.files()[0].sha256);
+        assert_eq!(p.base["architecture.md"], l.files()[0].sha256());
         assert_eq!(planned.similar.len(), 1);
         assert_eq!(
             (
