@@ -204,7 +204,7 @@ fn brief(ledger: &Ledger) {
         let _ = FactView::new(file, fact, &standings);
     }
     let context = Context::build(
-        ledger,
+        ledger.clone(),
         &standings,
         Proposals::default(),
         TaskSummary::default(),

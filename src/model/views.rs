@@ -55,26 +55,33 @@ pub struct FactView {
 
 impl FactView {
     pub fn new(file: &FactFileEntry, fact: &Fact, standings: &Standings) -> FactView {
-        let flags = standings.flags(fact);
-        let recorded_state = fact.meta.state().clone();
+        FactView::owned(&file.name, fact.clone(), standings)
+    }
+
+    /// The view of `fact` of the fact file `file`, which it takes its text and metadata from
+    /// rather than copying them.
+    pub fn owned(file: &str, fact: Fact, standings: &Standings) -> FactView {
+        let flags = standings.flags(&fact);
+        let meta = fact.meta;
+        let recorded_state = meta.state.unwrap_or(State::Active);
         FactView {
-            id: fact.id.clone(),
-            file: file.name.clone(),
-            line: fact.line,
-            state: effective_state(&recorded_state, &flags),
-            recorded_state,
-            text: fact.text.clone(),
-            superseded_by: fact.meta.by.clone(),
-            since: fact.meta.since.clone(),
-            verified: fact.meta.verified.clone(),
-            evidence: fact.meta.evidence.clone(),
-            scope: fact.meta.scope.clone(),
-            relations: fact.meta.relations.clone(),
             related_from: fact
                 .id
                 .as_deref()
                 .map(|id| standings.incoming(id).to_vec())
                 .unwrap_or_default(),
+            id: fact.id,
+            file: file.to_owned(),
+            line: fact.line,
+            state: effective_state(&recorded_state, &flags),
+            recorded_state,
+            text: fact.text,
+            superseded_by: meta.by,
+            since: meta.since,
+            verified: meta.verified,
+            evidence: meta.evidence,
+            scope: meta.scope,
+            relations: meta.relations,
             cited_by_tasks: Vec::new(),
             flags,
         }
@@ -172,19 +179,27 @@ impl FileView {
     }
 
     pub fn new(file: &FactFileEntry, standings: &Standings) -> FileView {
+        FileView::owned(file.clone(), standings)
+    }
+
+    /// The view of `file`, which it takes its facts from rather than copying them.
+    pub fn owned(file: FactFileEntry, standings: &Standings) -> FileView {
+        let title = file.title().to_owned();
+        let lines = file.lines();
+        let FactFileEntry { name, file, .. } = file;
         // Sized first: views are large, and a growing list would copy them.
-        let mut facts = Vec::with_capacity(file.file.facts().count());
+        let mut facts = Vec::with_capacity(file.facts().count());
+        let description = file.front_matter.description.clone();
         facts.extend(
-            file.file
-                .facts()
-                .map(|f| FactView::new(file, f, standings)),
+            file.into_facts()
+                .map(|f| FactView::owned(&name, f, standings)),
         );
         FileView {
-            name: file.name.clone(),
-            path: paths::fact_file(&file.name),
-            title: file.title().to_owned(),
-            description: file.file.front_matter.description.clone(),
-            lines: file.lines(),
+            path: paths::fact_file(&name),
+            name,
+            title,
+            description,
+            lines,
             facts,
         }
     }
@@ -480,20 +495,21 @@ pub struct Proposals {
 
 impl Context {
     pub fn build(
-        ledger: &Ledger,
+        ledger: Ledger,
         standings: &Standings,
         proposals: Proposals,
         tasks: TaskSummary,
     ) -> Context {
         let (mut superseded, mut archived) = (0, 0);
+        let budget = Budget::of(&ledger);
         let (conflicted, clean): (Vec<_>, Vec<_>) = ledger
-            .files()
-            .iter()
+            .into_files()
+            .into_iter()
             .partition(|f| conflict_marker_line(&f.raw).is_some());
         let files = clean
             .into_iter()
             .map(|f| {
-                let mut view = FileView::new(f, standings);
+                let mut view = FileView::owned(f, standings);
                 for fact in &view.facts {
                     match fact.recorded_state {
                         State::Superseded => superseded += 1,
@@ -515,12 +531,12 @@ impl Context {
             superseded,
             archived,
             facts_without_id,
-            unresolved: conflicted.into_iter().map(|f| f.name.clone()).collect(),
+            unresolved: conflicted.into_iter().map(|f| f.name).collect(),
             unapproved: Vec::new(),
             drifted: Vec::new(),
             config_error: None,
             proposals,
-            budget: Budget::of(ledger),
+            budget,
             tasks,
             code_changed: HashMap::new(),
             scoped: Vec::new(),

@@ -10,8 +10,8 @@ use crate::model::agents::scope;
 use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
 use crate::model::base::text::first_chars;
+use crate::model::evidence::drift::cited_files;
 use crate::model::facts::file::is_fact_id;
-use crate::model::facts::ledger::Ledger;
 use crate::model::facts::standing::Standings;
 use crate::model::views::{Context, ProposalLine, Proposals, TaskSummary, CONTEXT_PROPOSALS};
 use crate::ops::{now, records, stale, tasks, Notes, Result, Workspace};
@@ -404,18 +404,21 @@ fn build(
     // The facts still reach the agent when history cannot be read (`stale` says why).
     let drifted = stale::drifted_ids(ws, &ledger).unwrap_or_default();
     let tasks = tasks()?;
-    let mut context = Context::build(&ledger, &standings, proposals, tasks)
+    let digest = *ledger.digest();
+    let scoped_out = scoped && ledger.config.scoped_delivery;
+    // The context takes the facts from the ledger rather than copying them.
+    let mut context = Context::build(ledger, &standings, proposals, tasks)
         .mark_unapproved(&unapproved)
         .mark_drifted(&drifted);
     context.config_error = config_error;
     context.file_hooks = scoped;
     // Left out before the fit is judged: the facts that stay may need no ranking.
-    if scoped && ledger.config.scoped_delivery {
+    if scoped_out {
         scope::leave_scoped_out(&mut context);
     }
     if max_chars.is_some_and(|limit| render(&context, None).chars().count() > limit) {
         // Ranking is a nicety: without history the facts are ranked without it.
-        context.code_changed = code_changed(ws, &ledger).unwrap_or_default();
+        context.code_changed = code_changed(ws, &digest, scoped_out, &context).unwrap_or_default();
     }
     Ok(context)
 }
@@ -424,31 +427,46 @@ fn build(
 /// are the newest.
 const RECENT_COMMITS: usize = 100;
 
-/// For each fact citing a file changed in the [`RECENT_COMMITS`] newest commits, how many
-/// commits back the newest such change is. Kept for the HEAD and fact files it was found for,
-/// as the drift answer is: the walk costs a hook several milliseconds in a long history.
-fn code_changed(ws: &Workspace, ledger: &Ledger) -> Result<HashMap<String, usize>> {
-    let watched = stale::watched(ledger.files());
-    if watched.is_empty() {
-        return Ok(HashMap::new());
-    }
-    let body = stale::cached_for_head(ws, ledger, paths::RECENT_CACHE, |range| {
+/// For each fact of `context` citing a file changed in the [`RECENT_COMMITS`] newest commits, how
+/// many commits back the newest such change is. Kept for the HEAD and fact files (`facts`,
+/// [`Ledger::digest`]) it was found for, and whether the facts about files were left out, as the
+/// drift answer is: the walk costs a hook several milliseconds in a long history.
+fn code_changed(
+    ws: &Workspace,
+    facts: &[u8; 32],
+    scoped_out: bool,
+    context: &Context,
+) -> Result<HashMap<String, usize>> {
+    let name = match scoped_out {
+        true => paths::RECENT_SCOPED_CACHE,
+        false => paths::RECENT_CACHE,
+    };
+    let body = stale::cached_for_head(ws, facts, name, |range| {
         // The files a fact is about: a cited document or instruction file is where it came from.
-        let cited: Vec<Vec<&str>> = watched
+        let cited: Vec<(&str, Vec<String>)> = context
+            .files
             .iter()
-            .map(|w| {
-                w.paths()
+            .flat_map(|f| &f.facts)
+            .filter_map(|f| {
+                let mut paths: Vec<String> = cited_files(&f.evidence)
                     .into_iter()
+                    .map(|c| c.path)
                     .filter(|p| scope::is_subject(p))
-                    .collect()
+                    .collect();
+                paths.sort_unstable();
+                paths.dedup();
+                Some((f.id.as_deref()?, paths)).filter(|(_, p)| !p.is_empty())
             })
             .collect();
-        let all: Vec<&str> = cited.iter().flatten().copied().collect();
+        if cited.is_empty() {
+            return Ok(String::new());
+        }
+        let all: Vec<&str> = cited.iter().flat_map(|(_, p)| p).map(String::as_str).collect();
         let mut last = last_changed(&ws.repo, range.head, &all, RECENT_COMMITS)?.into_iter();
         let mut out = String::new();
-        for (w, paths) in watched.iter().zip(&cited) {
+        for (fact, paths) in &cited {
             if let Some(n) = last.by_ref().take(paths.len()).flatten().min() {
-                out.push_str(&format!("{} {n}\n", w.fact));
+                out.push_str(&format!("{fact} {n}\n"));
             }
         }
         Ok(out)

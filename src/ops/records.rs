@@ -343,7 +343,7 @@ pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
     };
     let body = match ws.store.dir_key(paths::DECISIONS) {
         Some(dir) => {
-            let mut key = facts_key(ledger);
+            let mut key = facts_key(ledger.digest());
             for field in dir {
                 key.update(field.to_le_bytes());
             }

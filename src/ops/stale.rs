@@ -69,7 +69,7 @@ pub fn stale(ws: &Workspace, since: Option<&str>) -> Result<Stale> {
 /// is kept in the git directory for the HEAD and the fact files it was found for, and found
 /// again when either changes. The cache is only a hint: anything but an exact match is ignored.
 pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
-    let body = cached_for_head(ws, ledger, paths::STALE_CACHE, |range| {
+    let body = cached_for_head(ws, ledger.digest(), paths::STALE_CACHE, |range| {
         let watched = watched(ledger.files());
         if watched.is_empty() {
             return Ok(String::new());
@@ -94,23 +94,23 @@ pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> 
 /// HEAD) when either changes. Empty before the first commit.
 pub(crate) fn cached_for_head(
     ws: &Workspace,
-    ledger: &Ledger,
+    facts: &[u8; 32],
     name: &str,
     find: impl FnOnce(&Range) -> Result<String>,
 ) -> Result<String> {
     let Some(range) = head_range(&ws.repo)? else {
         return Ok(String::new());
     };
-    let mut key = facts_key(ledger);
+    let mut key = facts_key(facts);
     key.update(range.head.as_bytes());
     cached(ws, name, key, || Ok((find(&range)?, true)))
 }
 
-/// The start of a cache key: this version of mneme and the fact files (names and texts).
-pub(crate) fn facts_key(ledger: &Ledger) -> Sha256 {
+/// The start of a cache key: this version of mneme and the fact files ([`Ledger::digest`]).
+pub(crate) fn facts_key(facts: &[u8; 32]) -> Sha256 {
     let mut key = Sha256::new();
     key.update(concat!(env!("CARGO_PKG_VERSION"), "\0"));
-    key.update(ledger.digest());
+    key.update(facts);
     key
 }
 

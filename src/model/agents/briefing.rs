@@ -575,7 +575,7 @@ mod tests {
              - **f-e** Retired. <!-- state: archived; since: 2026-11-01 -->\n",
         )]);
         let c = Context::build(
-            &l,
+            l.clone(),
             &Standings::of(&l, today()),
             Proposals::default(),
             TaskSummary::default(),
@@ -614,7 +614,7 @@ mod tests {
         );
         let l = ledger(&[("a.md", &src)]);
         let mut c = Context::build(
-            &l,
+            l.clone(),
             &Standings::of(&l, today()),
             Proposals::default(),
             TaskSummary::default(),
@@ -658,7 +658,7 @@ mod tests {
         b.push_str("- **f-b901** Disputing. <!-- since: 2026-11-01 -->\n");
         let l = ledger(&[("a.md", &a), ("b.md", &b)]);
         Context::build(
-            &l,
+            l.clone(),
             &Standings::of(&l, today()),
             Proposals::default(),
             TaskSummary::default(),
@@ -724,7 +724,7 @@ mod tests {
         a.push_str("- **f-s000** Handlers never block. <!-- since: 2026-01-01; scope: src/handlers/** -->\n");
         let l = ledger(&[("a.md", &a)]);
         let mut c = Context::build(
-            &l,
+            l.clone(),
             &Standings::of(&l, today()),
             Proposals::default(),
             TaskSummary::default(),

@@ -162,7 +162,7 @@ mod tests {
         )]);
         let today = Timestamp::parse("2026-11-23").unwrap();
         Context::build(
-            &l,
+            l.clone(),
             &Standings::of(&l, today),
             Proposals::default(),
             TaskSummary::default(),

@@ -75,6 +75,8 @@ pub const STALE_CACHE: &str = "mneme-stale.idx";
 /// In the git directory: for facts citing files changed in the newest commits, how recently,
 /// for the HEAD and fact files it was found for (`context` ranks facts by it under a budget).
 pub const RECENT_CACHE: &str = "mneme-recent.idx";
+/// As [`RECENT_CACHE`], for a hook's context without the facts about files (`scoped_delivery`).
+pub const RECENT_SCOPED_CACHE: &str = "mneme-recent-scoped.idx";
 /// In the git directory: the facts `context` marks unapproved, for the fact files, the records
 /// directory's status and (in a signed ledger) the HEAD they were judged for.
 pub const APPROVAL_CACHE: &str = "mneme-approval.idx";

@@ -31,6 +31,24 @@ pub struct Cited {
     pub lines: Option<(usize, usize)>,
 }
 
+/// The references among `evidence` that name a file inside the repository.
+pub fn cited_files(evidence: &[String]) -> Vec<Cited> {
+    evidence
+        .iter()
+        .filter_map(|e| match classify(e) {
+            Evidence::File { path, lines } if inside(path) => Some(Cited {
+                evidence: e.clone(),
+                path: path
+                    .trim_start_matches("./")
+                    .trim_end_matches('/')
+                    .to_owned(),
+                lines,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
 impl Watched {
     /// The current fact `fact` of `file`, when it has an id and cites a repository file.
     pub fn of(file: &str, fact: &Fact) -> Option<Watched> {
@@ -38,22 +56,7 @@ impl Watched {
         if !fact.meta.is_current() {
             return None;
         }
-        let refs: Vec<Cited> = fact
-            .meta
-            .evidence
-            .iter()
-            .filter_map(|e| match classify(e) {
-                Evidence::File { path, lines } if inside(path) => Some(Cited {
-                    evidence: e.clone(),
-                    path: path
-                        .trim_start_matches("./")
-                        .trim_end_matches('/')
-                        .to_owned(),
-                    lines,
-                }),
-                _ => None,
-            })
-            .collect();
+        let refs = cited_files(&fact.meta.evidence);
         (!refs.is_empty()).then(|| Watched {
             fact: id.clone(),
             file: file.to_owned(),

@@ -400,6 +400,14 @@ impl FactFile {
         })
     }
 
+    /// The facts, taken out of the file.
+    pub fn into_facts(self) -> impl Iterator<Item = Fact> {
+        self.blocks.into_iter().filter_map(|b| match b {
+            Block::Fact(f) => Some(f),
+            Block::Text(_) => None,
+        })
+    }
+
     pub fn facts_mut(&mut self) -> impl Iterator<Item = &mut Fact> {
         self.blocks.iter_mut().filter_map(|b| match b {
             Block::Fact(f) => Some(f),

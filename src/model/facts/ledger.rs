@@ -144,6 +144,11 @@ impl Ledger {
         &self.files
     }
 
+    /// The fact files, sorted by name, taken out of the ledger.
+    pub fn into_files(self) -> Vec<FactFileEntry> {
+        self.files
+    }
+
     fn index(&self) -> &Index {
         self.index.get_or_init(|| {
             let mut index = Index::default();
