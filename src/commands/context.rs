@@ -69,5 +69,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     } else {
         cx.ui.out(&render(&context, args.max_chars))?;
     }
+    // The process ends now: its memory goes back whole, faster than freeing every fact.
+    std::mem::forget(context);
     Ok(ExitStatus::Success)
 }

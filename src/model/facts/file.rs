@@ -5,6 +5,7 @@
 //! never fails on Markdown structure: a file always splits into text and facts, and rendering the
 //! parts back yields the original bytes.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -45,7 +46,7 @@ pub struct Fact {
     /// Lines the item spans.
     pub line_count: usize,
     /// The list marker with its indentation, such as `-`, ` *` or `2.`.
-    pub marker: String,
+    pub marker: Cow<'static, str>,
     pub id: Option<String>,
     /// The statement: the first line after id and metadata, then the continuation lines with the
     /// item's indentation removed. Trailing blank lines are dropped.
@@ -472,7 +473,12 @@ impl Fact {
             raw,
             line,
             line_count: lines.len(),
-            marker: marker_text.trim_end().to_owned(),
+            marker: match marker_text.trim_end() {
+                // Nearly every fact's marker: kept without an allocation each.
+                "-" => Cow::Borrowed("-"),
+                "*" => Cow::Borrowed("*"),
+                other => Cow::Owned(other.to_owned()),
+            },
             id,
             text,
             meta,
