@@ -10,6 +10,7 @@ use gix::bstr::ByteSlice;
 use gix::hash::ObjectId;
 
 use crate::git::{Error, Repo, Result};
+use crate::model::agents::templates;
 use crate::model::base::paths;
 use crate::store;
 
@@ -44,7 +45,14 @@ pub(crate) fn run_hooks(repo: &Repo, tree: ObjectId, message: &str) -> Result<St
         let _ = fs::remove_file(&index_path);
         result?;
     }
-    let commit_msg = dir.join("commit-msg");
+    let mut commit_msg = dir.join("commit-msg");
+    if is_own_hook(&commit_msg) {
+        // mneme's own hook guards a person's `git commit` (the index it would commit), not a
+        // decision, which mneme builds from HEAD and its records: of what the hook runs, only
+        // the hook it chains could refuse or rewrite one, and it runs here as the hook would
+        // run it, without the shell, a second mneme and its reading of the index.
+        commit_msg = dir.join(paths::CHAINED_HOOK);
+    }
     if !is_executable(&commit_msg) {
         return Ok(message.to_owned());
     }
@@ -105,6 +113,11 @@ fn run_hook(
         status: out.status.to_string(),
         output: output.trim_end().chars().take(4000).collect(),
     })
+}
+
+/// Whether the hook at `path` is mneme's, exactly as `mneme hooks install` writes it.
+fn is_own_hook(path: &Path) -> bool {
+    store::file::read_local(path).is_ok_and(|bytes| bytes == templates::COMMIT_MSG_HOOK.as_bytes())
 }
 
 /// Whether git would run the hook at `path`: an executable file (on Windows, any file, which git

@@ -461,7 +461,11 @@ fn code_changed(
         if cited.is_empty() {
             return Ok(String::new());
         }
-        let all: Vec<&str> = cited.iter().flat_map(|(_, p)| p).map(String::as_str).collect();
+        let all: Vec<&str> = cited
+            .iter()
+            .flat_map(|(_, p)| p)
+            .map(String::as_str)
+            .collect();
         let mut last = last_changed(&ws.repo, range.head, &all, RECENT_COMMITS)?.into_iter();
         let mut out = String::new();
         for (fact, paths) in &cited {

@@ -25,10 +25,10 @@ use crate::model::provenance::record::{
 use crate::model::provenance::signing::AllowedSigners;
 use crate::ops::init::{edit_file, Outcome};
 use crate::ops::stale::{cached, facts_key};
-use sha2::Digest as _;
 use crate::ops::{Result, Workspace};
 use crate::store::file::replace_unsynced;
 use crate::store::{create_new, Kind};
+use sha2::Digest as _;
 
 /// The state of `commit`'s facts; `None` when its ledger does not keep decision records
 /// (`decision_records` in its config; `mneme migrate` converts an older ledger's history).
@@ -337,7 +337,11 @@ pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
         .collect();
     let judge = || -> Result<(String, bool)> {
         let (state, unreadable) = judged_work_tree(ws, &files)?;
-        let keys: String = state.unapproved().iter().map(|k| format!("{k}\n")).collect();
+        let keys: String = state
+            .unapproved()
+            .iter()
+            .map(|k| format!("{k}\n"))
+            .collect();
         // A record that could not be read may be readable next time.
         Ok((keys, unreadable == 0))
     };

@@ -679,7 +679,10 @@ impl DirReader {
         let fd = self.open_file(name)?;
         let stat = rustix::fs::fstat(&fd)?;
         let key = FileKey::of(&stat).ok_or_else(not_a_file)?;
-        Ok((key, read_fd(&fd, max, u64::try_from(stat.st_size).unwrap_or(0))?))
+        Ok((
+            key,
+            read_fd(&fd, max, u64::try_from(stat.st_size).unwrap_or(0))?,
+        ))
     }
 
     /// The file's key, asking Linux for only what a key holds: a third cheaper than a full

@@ -462,6 +462,55 @@ fn hooks_run_and_can_be_skipped() {
     assert_eq!(repo.read(".git/COMMIT_EDITMSG"), message);
 }
 
+/// mneme's own commit-msg hook guards a person's `git commit`, not a decision: an approval runs
+/// only the hook it chains, which can still rewrite or refuse it, while the same staged hand
+/// edit that mneme's hook refuses in a plain commit is no concern of the decision's.
+#[test]
+fn a_decision_runs_the_hook_mneme_s_hook_chains_and_not_mneme_s_check() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::committed();
+    repo.approve_new("architecture", "Approved text.");
+    let hook = repo.file(".git/hooks/commit-msg");
+    let write_hook = |path: &std::path::Path, body: &str| {
+        std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    write_hook(&hook, "printf 'Reviewed-by: chained\\n' >> \"$1\"");
+    repo.mneme(&["hooks", "install"]).assert().success();
+    let chained = repo.file(".git/hooks/commit-msg.pre-mneme");
+    assert!(chained.is_file());
+    // A hand edit of an approved fact, staged: mneme's hook refuses to commit it.
+    let arch = repo.read(".ledger/facts/architecture.md");
+    repo.write(
+        ".ledger/facts/architecture.md",
+        &arch.replace("Approved text.", "Edited by hand."),
+    );
+    repo.git(&["add", ".ledger/facts/architecture.md"]);
+    assert!(!repo
+        .git_output(&["commit", "-q", "-m", "hand edit"])
+        .status
+        .success());
+    // A decision about another file goes through, with what the chained hook adds.
+    let id = repo.propose_add("pitfalls", "A reviewed pitfall.", &["--reason", "r"]);
+    repo.approve(&id);
+    assert_eq!(repo.trailer("HEAD", "Reviewed-by"), ["chained"]);
+    assert_eq!(repo.trailer("HEAD", "Mneme-Decision"), ["approve"]);
+    assert!(repo
+        .read(".ledger/facts/architecture.md")
+        .contains("Edited by hand."));
+    assert!(repo
+        .git(&["diff", "--cached", "--name-only"])
+        .contains("architecture.md"));
+    // The chained hook still refuses a decision.
+    write_hook(&chained, "exit 1");
+    let refused_id = repo.propose_add(
+        "pitfalls",
+        "Refused by the chained hook.",
+        &["--reason", "r"],
+    );
+    refused(&repo, &refused_id, "hook_failed");
+}
+
 #[test]
 fn commits_are_signed_when_git_is_configured_to_sign() {
     let repo = Repo::committed();
