@@ -323,8 +323,8 @@ pub fn with_texts(ws: &Workspace, mut decision: Recorded) -> Result<Option<Recor
 ///
 /// Every hook asks, and reading hundreds of records takes longer than the rest of `context`:
 /// the answer is kept in the git directory for the fact files, the records directory's status
-/// (records are only ever added or removed whole, never rewritten) and, in a signed ledger, the
-/// HEAD whose keys judged them. A record rewritten in place is seen when the directory next
+/// (records are only ever added or removed whole, never rewritten) and HEAD (in a signed ledger
+/// its keys judge the records). A record rewritten in place is seen when the directory next
 /// changes; `check`, `verify` and the hooks that guard commits always read every record.
 pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
     if !ledger.config.decision_records {
@@ -351,7 +351,9 @@ pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
             for field in dir {
                 key.update(field.to_le_bytes());
             }
-            if let Some((head, ..)) = signers_at_head(ws)? {
+            // In a signed ledger HEAD's keys judge the records: kept for HEAD, whether signed
+            // or not, so that knowing costs no read of HEAD's tree.
+            if let Ok(head) = ws.repo.gix().head_id() {
                 key.update(head.as_bytes());
             }
             cached(ws, paths::APPROVAL_CACHE, key, judge)?

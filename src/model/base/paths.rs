@@ -78,7 +78,7 @@ pub const RECENT_CACHE: &str = "mneme-recent.idx";
 /// As [`RECENT_CACHE`], for a hook's context without the facts about files (`scoped_delivery`).
 pub const RECENT_SCOPED_CACHE: &str = "mneme-recent-scoped.idx";
 /// In the git directory: the facts `context` marks unapproved, for the fact files, the records
-/// directory's status and (in a signed ledger) the HEAD they were judged for.
+/// directory's status and the HEAD they were judged for.
 pub const APPROVAL_CACHE: &str = "mneme-approval.idx";
 /// In the git directory: the signature checks of decision records, by the hash of each record
 /// file and of `allowed_signers` (a hook verifies only records it has not seen).
