@@ -30,9 +30,12 @@ const MAGIC: &[u8; 12] = b"mneme-queue\n";
 /// 5: the facts proposals contest; 6: the facts they act on; 7: operations may carry a scope).
 const REVISION: u32 = 7;
 
-/// How many files an index may lack before a run rewrites it even though the next run will
-/// list the directory anyway.
-const REWRITE_AFTER: usize = 32;
+/// An index may lack one file in this many of the queue's (and at least [`FEW_CHANGES`]) before
+/// a run rewrites it even though the next run will list the directory anyway: each file it lacks
+/// is read and parsed by every run until it is rewritten (about as long as writing 64 entries),
+/// while rewriting it costs in proportion to the whole queue.
+const REWRITE_RATIO: usize = 64;
+const FEW_CHANGES: usize = 2;
 
 /// The proposal files of the directory with their inodes, as [`file::list_dir_inodes`] gives
 /// them.
@@ -111,7 +114,7 @@ impl Store {
             return;
         };
         let listed_anyway = added || scan.status.racy(scan.started);
-        if listed_anyway && changes <= REWRITE_AFTER {
+        if listed_anyway && changes <= (queue.len() / REWRITE_RATIO).max(FEW_CHANGES) {
             return;
         }
         let bytes = encode(&header, scan, queue);
