@@ -266,7 +266,7 @@ pub fn fact_relations(f: &mneme::model::views::FactView) -> String {
 /// all the stripping parser would take out, so it is passed through without running the parser
 /// over it (a context of a thousand facts took half a millisecond).
 fn without_styles(text: &str) -> Cow<'_, str> {
-    let kept = |b: &u8| !(b.is_ascii_control() && !b.is_ascii_whitespace());
+    let kept = |b: &u8| !b.is_ascii_control() || b.is_ascii_whitespace();
     if text.as_bytes().iter().all(kept) {
         Cow::Borrowed(text)
     } else {

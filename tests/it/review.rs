@@ -739,10 +739,13 @@ fn killed_at_moments_spread_over_an_approval(hook: bool) {
                 && args[0] == "commit";
             assert!(
                 again.status.success() || done,
-                "round {round}: git {args:?}\nfirst: {first:?}\nmneme status: {}\nagain: {again:?}\nstatus: {}\nlog: {}",
+                "round {round}, hook {hook}: git {args:?}\nfirst: {first:?}\nmneme status: {}\nagain: {again:?}\nstatus: {}\nlog: {}\nHEAD:notes.txt: {:?}\nnotes.txt: {:?}\nlog of notes.txt: {}",
                 String::from_utf8_lossy(&status.stderr),
                 repo.try_git(&["status", "--porcelain"]),
-                repo.try_git(&["log", "--oneline", "-4"])
+                repo.try_git(&["log", "--oneline", "--stat", "-4"]),
+                repo.git_output(&["show", "HEAD:notes.txt"]),
+                std::fs::read_to_string(repo.file("notes.txt")),
+                repo.try_git(&["log", "--oneline", "-3", "--", "notes.txt"])
             );
         };
         repo.write("notes.txt", &format!("round {round}\n"));
