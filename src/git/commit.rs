@@ -573,7 +573,7 @@ fn apply(
             .iter()
             .any(|d| d.as_bytes() == path.as_bytes())
     });
-    write_index(git, &read, lock)?;
+    write_index(git, &mut read, lock)?;
     store::fault::abort_after("index");
     remove_deleted(repo, journal)
 }
@@ -603,7 +603,7 @@ fn stat_of(file: &Path) -> Result<gix::index::entry::Stat> {
 /// Writes `index` through its lock, honouring `index.skipHash`.
 fn write_index(
     git: &gix::Repository,
-    index: &LedgerIndex,
+    index: &mut LedgerIndex,
     mut lock: gix::lock::File,
 ) -> Result<()> {
     let skip_hash = git

@@ -36,11 +36,14 @@ pub(crate) struct LedgerIndex {
     /// Every entry, or (with `rest`) those that sort before the end of the ledger's.
     head: gix::index::File,
     rest: Option<Rest>,
+    /// The index file's modification time when it was read; `None` when there was none.
+    read_at: Option<filetime::FileTime>,
 }
 
 /// The entries after the ledger's, as the file holds them.
 struct Rest {
     file: Vec<u8>,
+    hash_len: usize,
     entries: std::ops::Range<usize>,
     count: u32,
     /// One of them has extended flags: the file stays at version 3.
@@ -61,6 +64,7 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
                 return Ok(LedgerIndex {
                     head: gix::index::File::from_state(empty, path),
                     rest: None,
+                    read_at: None,
                 });
             }
             Err(e) => return Err(crate::store::Error::io(&path)(e).into()),
@@ -72,6 +76,7 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
         return Ok(LedgerIndex {
             head: gix::index::File::at(&path, repo.object_hash(), true, Default::default())?,
             rest: None,
+            read_at: Some(mtime),
         });
     };
     // The head alone, as a file of its own: header, its entries, and a hash gix does not check.
@@ -88,6 +93,7 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
             count: split.rest_count,
             extended: split.rest_extended,
             file,
+            hash_len,
         })
     } else {
         None
@@ -95,6 +101,7 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
     Ok(LedgerIndex {
         head: gix::index::File::from_state(state, path),
         rest,
+        read_at: Some(mtime),
     })
 }
 
@@ -114,7 +121,8 @@ impl LedgerIndex {
     /// The index file with the changes, written in three parts: the header and decoded entries as
     /// gix writes them, [`Self::kept`] (not copied), and the checksum as git computes it:
     /// plain SHA-1 (mneme opens SHA-1 repositories only), or zeros under `index.skipHash`.
-    pub(crate) fn encode(&self, skip_hash: bool) -> Result<(Vec<u8>, [u8; 20])> {
+    pub(crate) fn encode(&mut self, skip_hash: bool) -> Result<(Vec<u8>, [u8; 20])> {
+        self.smudge_racy();
         // No extensions: a changed entry makes them stale, and a stale cache-tree would make the
         // user's next `git commit` revert the decision.
         let options = gix::index::write::Options {
@@ -141,6 +149,47 @@ impl LedgerIndex {
             sha1::Digest::finalize(sha1).into()
         };
         Ok((head, sum))
+    }
+
+    /// Marks as changed, as git does when it writes an index, every entry whose file was
+    /// modified in the second the index was read, or later: git trusts an entry whose times and
+    /// size match its file when the entry is older than the index file, and the new index file
+    /// is newer than the one read. Without this, a file rewritten at its old size in the second
+    /// of its `git add` would look unchanged to git for good (its "racy" entries). Times are
+    /// compared in whole seconds, as git does unless built to count nanoseconds. The size is
+    /// set to 0, which makes git compare the file's content the next time it looks.
+    fn smudge_racy(&mut self) {
+        let Some(read_at) = self.read_at else {
+            return;
+        };
+        let racy = |secs: u32| i64::from(secs) >= read_at.unix_seconds();
+        for entry in self.head.entries_mut() {
+            if racy(entry.stat.mtime.secs) {
+                entry.stat.size = 0;
+            }
+        }
+        let Some(rest) = &mut self.rest else {
+            return;
+        };
+        let mut at = rest.entries.start;
+        while at < rest.entries.end {
+            let Some(len) =
+                Entry::at(&rest.file[..rest.entries.end], at, rest.hash_len).map(|e| e.len)
+            else {
+                // Walked whole when the index was read: cannot happen.
+                return;
+            };
+            let field = |offset: usize| at + offset..at + offset + 4;
+            let secs = u32::from_be_bytes(
+                rest.file[field(Entry::MTIME)]
+                    .try_into()
+                    .expect("four bytes"),
+            );
+            if racy(secs) {
+                rest.file[field(Entry::SIZE)].fill(0);
+            }
+            at += len;
+        }
     }
 
     /// The entries written back as they were (none when the index was read whole).
@@ -173,9 +222,6 @@ impl Split {
         let be32 = |at: usize| -> Option<u32> {
             Some(u32::from_be_bytes(file.get(at..at + 4)?.try_into().ok()?))
         };
-        let be16 = |at: usize| -> Option<u16> {
-            Some(u16::from_be_bytes(file.get(at..at + 2)?.try_into().ok()?))
-        };
         let end = file.len().checked_sub(hash_len)?;
         if file.get(..4)? != b"DIRC" {
             return None;
@@ -191,30 +237,15 @@ impl Split {
         let mut head: Option<(u32, usize)> = None;
         let mut rest_extended = false;
         for i in 0..count {
-            // ctime, mtime, dev, ino, mode, uid, gid, size: 40 bytes; the object id; the flags.
-            let flags_at = at + 40 + hash_len;
-            let flags = be16(flags_at)?;
-            let extended = flags & 0x4000 != 0;
-            if extended && version < 3 {
+            let entry = Entry::at(&file[..end], at, hash_len)?;
+            if entry.extended && version < 3 {
                 return None;
             }
-            let name_at = flags_at + 2 + if extended { 2 } else { 0 };
-            let name = match usize::from(flags & 0xfff) {
-                0xfff => {
-                    let tail = file.get(name_at..end)?;
-                    &tail[..tail.iter().position(|&b| b == 0)?]
-                }
-                len => file.get(name_at..name_at + len)?,
-            };
-            if head.is_none() && name >= bound.as_bytes() {
+            if head.is_none() && entry.name >= bound.as_bytes() {
                 head = Some((i, at));
             }
-            rest_extended |= head.is_some() && extended;
-            // The name, then one to eight NULs to a multiple of eight.
-            at += (name_at - at + name.len() + 8) & !7;
-            if at > end {
-                return None;
-            }
+            rest_extended |= head.is_some() && entry.extended;
+            at += entry.len;
         }
         let entries_end = at;
         while at < end {
@@ -236,6 +267,44 @@ impl Split {
             rest_count: count - head_count,
             rest_extended,
             entries_end,
+        })
+    }
+}
+
+/// One entry of an index of version 2 or 3, as its bytes lay it out.
+struct Entry<'a> {
+    name: &'a [u8],
+    extended: bool,
+    /// Its bytes, padding included: where the next entry starts.
+    len: usize,
+}
+
+impl Entry<'_> {
+    /// The offset of the modification time's seconds, and of the size, in an entry.
+    const MTIME: usize = 8;
+    const SIZE: usize = 36;
+
+    /// The entry at `at` of `entries` (which end where the entries do); `None` when its bytes do
+    /// not add up.
+    fn at(entries: &[u8], at: usize, hash_len: usize) -> Option<Entry<'_>> {
+        // ctime, mtime, dev, ino, mode, uid, gid, size: 40 bytes; the object id; the flags.
+        let flags_at = at + 40 + hash_len;
+        let flags = u16::from_be_bytes(entries.get(flags_at..flags_at + 2)?.try_into().ok()?);
+        let extended = flags & 0x4000 != 0;
+        let name_at = flags_at + 2 + if extended { 2 } else { 0 };
+        let name = match usize::from(flags & 0xfff) {
+            0xfff => {
+                let tail = entries.get(name_at..)?;
+                &tail[..tail.iter().position(|&b| b == 0)?]
+            }
+            len => entries.get(name_at..name_at + len)?,
+        };
+        // The name, then one to eight NULs to a multiple of eight.
+        let len = (name_at - at + name.len() + 8) & !7;
+        (at + len <= entries.len()).then_some(Entry {
+            name,
+            extended,
+            len,
         })
     }
 }
@@ -363,13 +432,15 @@ mod tests {
             Default::default(),
         )
         .expect("decodes");
+        let meta = std::fs::metadata(repo.index_path()).expect("index");
         LedgerIndex {
             head: gix::index::File::from_state(state, repo.index_path()),
             rest: None,
+            read_at: Some(filetime::FileTime::from_last_modification_time(&meta)),
         }
     }
 
-    fn bytes_of(index: &LedgerIndex) -> Vec<u8> {
+    fn bytes_of(index: &mut LedgerIndex) -> Vec<u8> {
         let (head, sum) = index.encode(false).expect("encodes");
         [head.as_slice(), index.kept(), &sum].concat()
     }
@@ -411,8 +482,8 @@ mod tests {
         let mut full = whole(&repo);
         decide(&mut split, blob);
         decide(&mut full, blob);
-        let bytes = bytes_of(&split);
-        assert_eq!(bytes, bytes_of(&full));
+        let bytes = bytes_of(&mut split);
+        assert_eq!(bytes, bytes_of(&mut full));
         std::fs::write(repo.index_path(), &bytes).expect("write");
         bytes
     }
@@ -508,7 +579,7 @@ mod tests {
         let mut index = read_index(&repo).expect("read");
         let new = repo.write_blob(b"changed\n").expect("blob").detach();
         decide_without_proposal(&mut index, new);
-        std::fs::write(repo.index_path(), bytes_of(&index)).expect("write");
+        std::fs::write(repo.index_path(), bytes_of(&mut index)).expect("write");
         let listed = git(dir, &["ls-files", "-s"]);
         assert!(
             listed.contains(&format!("{} 0\t{long}", blob.trim())),

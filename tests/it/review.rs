@@ -511,6 +511,51 @@ fn a_decision_runs_the_hook_mneme_s_hook_chains_and_not_mneme_s_check() {
     refused(&repo, &refused_id, "hook_failed");
 }
 
+/// An approval rewrites the index: a file the user changed in the second of its `git add`,
+/// which git can only tell from its content (a "racy" entry), must still read as changed
+/// afterwards, as it would had git written the index.
+#[test]
+fn a_change_git_sees_only_by_its_content_still_shows_after_an_approval() {
+    let repo = Repo::committed();
+    // Times alone, so the test does not hang on which second each step falls in.
+    repo.git(&["config", "core.trustctime", "false"]);
+    let id = repo.propose_add("pitfalls", "Racy entries stay visible.", &["--reason", "r"]);
+    let second =
+        filetime::FileTime::from_unix_time(filetime::FileTime::now().unix_seconds() - 5, 0);
+    // One entry sorts before the ledger's, one after (the index keeps those as bytes).
+    let files = [".editorconfig", "notes.txt"];
+    for name in files {
+        repo.write(name, "aaaa\n");
+        filetime::set_file_mtime(repo.file(name), second).unwrap();
+    }
+    repo.git(&["add", ".editorconfig", "notes.txt"]);
+    // The index written in that second too: its entries for them are racy.
+    filetime::set_file_mtime(repo.file(".git/index"), second).unwrap();
+    for name in files {
+        std::fs::write(repo.file(name), "bbbb\n").unwrap();
+        filetime::set_file_mtime(repo.file(name), second).unwrap();
+    }
+    // Without writing the index: git's own refresh would mark the entries.
+    let status = || {
+        repo.git(&[
+            "--no-optional-locks",
+            "status",
+            "--porcelain",
+            "--",
+            ".editorconfig",
+            "notes.txt",
+        ])
+    };
+    let changed = "AM .editorconfig\nAM notes.txt\n";
+    assert_eq!(status(), changed);
+    repo.approve(&id);
+    assert_eq!(status(), changed);
+    repo.git(&["commit", "-qam", "my work"]);
+    for name in files {
+        assert_eq!(repo.git(&["show", &format!("HEAD:{name}")]), "bbbb\n");
+    }
+}
+
 #[test]
 fn commits_are_signed_when_git_is_configured_to_sign() {
     let repo = Repo::committed();
