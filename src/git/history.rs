@@ -522,6 +522,24 @@ fn queue_change(
 }
 
 /// The id of the tree at `path` inside `tree`, if any.
+/// Whether `new` only adds commits to `old` (`old` is one of its ancestors) and leaves the ledger
+/// as `old` had it: no decision, no change to a fact, between them.
+pub fn extends_without_ledger_change(
+    repo: &Repo,
+    old: gix::ObjectId,
+    new: gix::ObjectId,
+) -> Result<bool> {
+    let git = repo.gix();
+    if git.merge_base(old, new).ok().flatten().map(gix::Id::detach) != Some(old) {
+        return Ok(false);
+    }
+    let ledger = |commit: gix::ObjectId| -> Result<Option<gix::ObjectId>> {
+        let tree = git.find_commit(commit)?.tree_id()?.detach();
+        subtree(git, tree, paths::LEDGER)
+    };
+    Ok(ledger(old)? == ledger(new)?)
+}
+
 pub(crate) fn subtree(
     repo: &gix::Repository,
     tree: gix::ObjectId,

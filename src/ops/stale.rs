@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Serialize;
 
 use crate::git::drift::{added_files, text_of, version_at, walk, Touch};
-use crate::git::history::{resolve_range, Range};
+use crate::git::history::{extends_without_ledger_change, resolve_range, Range};
 use crate::git::Repo;
 use crate::model::base::ids::hex;
 use crate::model::base::paths;
@@ -65,28 +65,60 @@ pub fn stale(ws: &Workspace, since: Option<&str>) -> Result<Stale> {
 }
 
 /// The ids of the current facts whose cited code changed after they were last vouched for, as
-/// `context` marks them. The walk reads history (tens of milliseconds in a long one); its answer
-/// is kept in the git directory for the HEAD and the fact files it was found for, and found
-/// again when either changes. The cache is only a hint: anything but an exact match is ignored.
+/// `context` marks them. The walk reads history (a second in a long one); its answer is kept in
+/// the git directory for the fact files, with the HEAD it was found at. When HEAD only added
+/// commits since, none of which touched the ledger (no decision, no fact changed), the answer is
+/// the kept one and what those commits changed; otherwise the whole history is walked again.
 pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
-    let body = cached_for_head(ws, ledger.digest(), paths::STALE_CACHE, |range| {
+    let Some(range) = head_range(&ws.repo)? else {
+        return Ok(BTreeSet::new());
+    };
+    let find = |range: &Range| -> Result<BTreeSet<String>> {
         let watched = watched(ledger.files());
         if watched.is_empty() {
-            return Ok(String::new());
+            return Ok(BTreeSet::new());
         }
-        let ids: String = drifted(&ws.repo, range, &watched)?
+        Ok(drifted(&ws.repo, range, &watched)?
             .facts
             .into_iter()
-            .filter(|d| is_fact_id(&d.fact))
-            .map(|d| format!("{}\n", d.fact))
-            .collect();
-        Ok(ids)
-    })?;
-    Ok(body
-        .lines()
-        .filter(|id| is_fact_id(id))
-        .map(str::to_owned)
-        .collect())
+            .map(|d| d.fact)
+            .filter(|id| is_fact_id(id))
+            .collect())
+    };
+    let key = format!(
+        "{} 3 {}\n",
+        paths::STALE_CACHE,
+        hex(&facts_key(ledger.digest()).finalize())
+    );
+    let path = ws.repo.git_dir().join(paths::STALE_CACHE);
+    let kept = crate::store::file::read_local_text(&path)
+        .ok()
+        .and_then(|text| {
+            let (head, ids) = text.strip_prefix(&key)?.split_once('\n')?;
+            let head = gix::ObjectId::from_hex(head.as_bytes()).ok()?;
+            let ids: BTreeSet<String> = ids
+                .lines()
+                .filter(|id| is_fact_id(id))
+                .map(str::to_owned)
+                .collect();
+            Some((head, ids))
+        });
+    let ids = match kept {
+        Some((head, ids)) if head == range.head => return Ok(ids),
+        Some((old, mut ids)) if extends_without_ledger_change(&ws.repo, old, range.head)? => {
+            let added = Range {
+                base: Some(old),
+                ..range.clone()
+            };
+            ids.extend(find(&added)?);
+            ids
+        }
+        _ => find(&range)?,
+    };
+    let body: String = ids.iter().map(|id| format!("{id}\n")).collect();
+    // A read-only git directory only costs the next run the walk again.
+    let _ = replace_unsynced(&path, format!("{key}{}\n{body}", range.head).as_bytes());
+    Ok(ids)
 }
 
 /// An answer about HEAD and the fact files, as lines of text: kept in the git directory's

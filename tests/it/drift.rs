@@ -555,3 +555,50 @@ fn a_squashed_relation_vouches_for_nothing_but_a_squashed_verification_does() {
     commit(&repo, "Re-check the pool (#9)");
     assert_eq!(drifted(&repo, &[], &lines), None);
 }
+
+/// `context` keeps its drift answer with the HEAD it was found at: commits that only add to that
+/// HEAD, touching no ledger file, add what they changed to it; a HEAD that went elsewhere (a
+/// reset) or a decision is walked again in full. Each answer is what a full walk finds.
+#[test]
+fn the_kept_drift_answer_grows_with_new_commits_and_is_found_again_after_a_reset() {
+    let repo = Repo::committed();
+    repo.write("src/a.rs", "a\n");
+    repo.write("src/b.rs", "b\n");
+    commit(&repo, "two files");
+    let a = add(&repo, "A is about a.", "src/a.rs");
+    let b = add(&repo, "B is about b.", "src/b.rs");
+    let marked = || {
+        let v = repo.json(&["context", "--json"]);
+        let mut ids: Vec<String> = v["drifted"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|id| id.as_str().unwrap().to_owned())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let full = || {
+        std::fs::remove_file(repo.file(".git/mneme-stale.idx")).unwrap();
+        marked()
+    };
+    assert!(marked().is_empty());
+    assert!(repo.file(".git/mneme-stale.idx").is_file());
+    repo.write("src/a.rs", "a, changed\n");
+    commit(&repo, "change a");
+    assert_eq!(marked(), [a.clone()]);
+    repo.write("src/b.rs", "b, changed\n");
+    commit(&repo, "change b");
+    let mut both = vec![a.clone(), b.clone()];
+    both.sort();
+    assert_eq!(marked(), both);
+    assert_eq!(full(), both);
+    // Back to before b changed: the kept answer is not this history's.
+    repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    assert_eq!(marked(), [a.clone()]);
+    // A decision between the two HEADs: walked again, and its verification counts.
+    let verify = repo.propose(&["verify", &a, "--reason", "checked a"]);
+    repo.approve(&verify);
+    assert!(marked().is_empty(), "{:?}", marked());
+    assert!(full().is_empty());
+}
