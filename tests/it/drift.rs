@@ -586,7 +586,7 @@ fn the_kept_drift_answer_grows_with_new_commits_and_is_found_again_after_a_reset
     assert!(repo.file(".git/mneme-stale.idx").is_file());
     repo.write("src/a.rs", "a, changed\n");
     commit(&repo, "change a");
-    assert_eq!(marked(), [a.clone()]);
+    assert_eq!(marked(), [a.as_str()]);
     repo.write("src/b.rs", "b, changed\n");
     commit(&repo, "change b");
     let mut both = vec![a.clone(), b.clone()];
@@ -595,7 +595,7 @@ fn the_kept_drift_answer_grows_with_new_commits_and_is_found_again_after_a_reset
     assert_eq!(full(), both);
     // Back to before b changed: the kept answer is not this history's.
     repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
-    assert_eq!(marked(), [a.clone()]);
+    assert_eq!(marked(), [a.as_str()]);
     // A decision between the two HEADs: walked again, and its verification counts.
     let verify = repo.propose(&["verify", &a, "--reason", "checked a"]);
     repo.approve(&verify);
