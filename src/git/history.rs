@@ -521,7 +521,6 @@ fn queue_change(
     Ok((removed, added))
 }
 
-/// The id of the tree at `path` inside `tree`, if any.
 /// Whether `new` only adds commits to `old` (`old` is one of its ancestors) and leaves the ledger
 /// as `old` had it: no decision, no change to a fact, between them.
 pub fn extends_without_ledger_change(
@@ -540,6 +539,7 @@ pub fn extends_without_ledger_change(
     Ok(ledger(old)? == ledger(new)?)
 }
 
+/// The id of the tree at `path` inside `tree`, if any.
 pub(crate) fn subtree(
     repo: &gix::Repository,
     tree: gix::ObjectId,

@@ -330,12 +330,13 @@ pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
     if !ledger.config.decision_records {
         return Ok(BTreeSet::new());
     }
-    let files: Files = ledger
-        .files()
-        .iter()
-        .map(|f| (f.name.clone(), f.raw.clone()))
-        .collect();
     let judge = || -> Result<(String, bool)> {
+        // Copied only when judged: a kept answer needs no texts.
+        let files: Files = ledger
+            .files()
+            .iter()
+            .map(|f| (f.name.clone(), f.raw.clone()))
+            .collect();
         let (state, unreadable) = judged_work_tree(ws, &files)?;
         let keys: String = state
             .unapproved()

@@ -85,24 +85,17 @@ pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> 
             .filter(|id| is_fact_id(id))
             .collect())
     };
-    let key = format!(
-        "{} 3 {}\n",
-        paths::STALE_CACHE,
-        hex(&facts_key(ledger.digest()).finalize())
-    );
-    let path = ws.repo.git_dir().join(paths::STALE_CACHE);
-    let kept = crate::store::file::read_local_text(&path)
-        .ok()
-        .and_then(|text| {
-            let (head, ids) = text.strip_prefix(&key)?.split_once('\n')?;
-            let head = gix::ObjectId::from_hex(head.as_bytes()).ok()?;
-            let ids: BTreeSet<String> = ids
-                .lines()
-                .filter(|id| is_fact_id(id))
-                .map(str::to_owned)
-                .collect();
-            Some((head, ids))
-        });
+    let key = cache_key(paths::STALE_CACHE, facts_key(ledger.digest()));
+    let kept = read_cache(ws, paths::STALE_CACHE, &key).and_then(|text| {
+        let (head, ids) = text.split_once('\n')?;
+        let head = gix::ObjectId::from_hex(head.as_bytes()).ok()?;
+        let ids: BTreeSet<String> = ids
+            .lines()
+            .filter(|id| is_fact_id(id))
+            .map(str::to_owned)
+            .collect();
+        Some((head, ids))
+    });
     let ids = match kept {
         Some((head, ids)) if head == range.head => return Ok(ids),
         Some((old, mut ids)) if extends_without_ledger_change(&ws.repo, old, range.head)? => {
@@ -116,8 +109,12 @@ pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> 
         _ => find(&range)?,
     };
     let body: String = ids.iter().map(|id| format!("{id}\n")).collect();
-    // A read-only git directory only costs the next run the walk again.
-    let _ = replace_unsynced(&path, format!("{key}{}\n{body}", range.head).as_bytes());
+    write_cache(
+        ws,
+        paths::STALE_CACHE,
+        &key,
+        &format!("{}\n{body}", range.head),
+    );
     Ok(ids)
 }
 
@@ -155,20 +152,35 @@ pub(crate) fn cached(
     key: Sha256,
     find: impl FnOnce() -> Result<(String, bool)>,
 ) -> Result<String> {
-    let key = format!("{name} 2 {}\n", hex(&key.finalize()));
-    let path = ws.repo.git_dir().join(name);
-    if let Some(body) = crate::store::file::read_local_text(&path)
-        .ok()
-        .and_then(|text| text.strip_prefix(&key).map(str::to_owned))
-    {
+    let key = cache_key(name, key);
+    if let Some(body) = read_cache(ws, name, &key) {
         return Ok(body);
     }
     let (body, keep) = find()?;
     if keep {
-        // A read-only git directory only costs the next run the work again.
-        let _ = replace_unsynced(&path, format!("{key}{body}").as_bytes());
+        write_cache(ws, name, &key, &body);
     }
     Ok(body)
+}
+
+/// The first line of the git directory's cache file `name` for the inputs `key` hashes.
+fn cache_key(name: &str, key: Sha256) -> String {
+    format!("{name} 2 {}\n", hex(&key.finalize()))
+}
+
+/// What the cache file `name` holds after `key`; `None` when it was kept for other inputs (or
+/// cannot be read).
+fn read_cache(ws: &Workspace, name: &str, key: &str) -> Option<String> {
+    let text = crate::store::file::read_local_text(&ws.repo.git_dir().join(name)).ok()?;
+    text.strip_prefix(key).map(str::to_owned)
+}
+
+fn write_cache(ws: &Workspace, name: &str, key: &str, body: &str) {
+    // A read-only git directory only costs the next run the work again.
+    let _ = replace_unsynced(
+        &ws.repo.git_dir().join(name),
+        format!("{key}{body}").as_bytes(),
+    );
 }
 
 /// All of HEAD, or `None` before the first commit.
