@@ -266,8 +266,8 @@ pub fn fact_relations(f: &mneme::model::views::FactView) -> String {
 /// all the stripping parser would take out, so it is passed through without running the parser
 /// over it (a context of a thousand facts took half a millisecond).
 fn without_styles(text: &str) -> Cow<'_, str> {
-    let kept = |b: &u8| !b.is_ascii_control() || b.is_ascii_whitespace();
-    if text.as_bytes().iter().all(kept) {
+    let kept = |b: u8| !b.is_ascii_control() || b.is_ascii_whitespace();
+    if mneme::model::base::text::all_bytes(text.as_bytes(), true, kept) {
         Cow::Borrowed(text)
     } else {
         Cow::Owned(anstream::adapter::strip_str(text).to_string())

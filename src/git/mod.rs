@@ -175,13 +175,20 @@ impl Repo {
         })
     }
 
-    /// Root of the work tree.
     /// The short name of the branch HEAD is on (born or not); `None` when HEAD is detached.
     pub fn branch(&self) -> Option<String> {
         let name = self.repo.head_name().ok().flatten()?;
         Some(name.shorten().to_string())
     }
 
+    /// The commit HEAD is at, as its branch (or a detached HEAD) names it, without reading the
+    /// object to peel it: it changes whenever HEAD does, so it keys what is kept about HEAD at
+    /// no cost of opening the object database. `None` before the first commit.
+    pub fn head_key(&self) -> Option<gix::ObjectId> {
+        self.repo.head().ok()?.id().map(gix::Id::detach)
+    }
+
+    /// Root of the work tree.
     pub fn root(&self) -> &Path {
         &self.root
     }

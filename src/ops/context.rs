@@ -362,12 +362,19 @@ fn context_for(
     scoped: bool,
 ) -> Result<Context> {
     // With thousands of tasks, checking the task index against the task files takes as long as
-    // the rest: both at once.
+    // the rest: both at once. Without a task directory there is nothing to overlap, and a thread
+    // costs more than finding that out.
     std::thread::scope(|scope| {
         let store = &ws.store;
-        let tasks = scope.spawn(|| store.task_board());
+        let reader = store
+            .tasks_dir()
+            .is_dir()
+            .then(|| scope.spawn(|| store.task_board()));
         let tasks = || {
-            let board = tasks.join().expect("task reader panicked")?;
+            let board = match reader {
+                Some(reader) => reader.join().expect("task reader panicked")?,
+                None => store.task_board()?,
+            };
             tasks::warn_broken(ws, notes, &board.broken);
             Ok(board.summary)
         };

@@ -354,7 +354,7 @@ pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
             }
             // In a signed ledger HEAD's keys judge the records: kept for HEAD, whether signed
             // or not, so that knowing costs no read of HEAD's tree.
-            if let Ok(head) = ws.repo.gix().head_id() {
+            if let Some(head) = ws.repo.head_key() {
                 key.update(head.as_bytes());
             }
             cached(ws, paths::APPROVAL_CACHE, key, judge)?

@@ -70,7 +70,7 @@ pub fn stale(ws: &Workspace, since: Option<&str>) -> Result<Stale> {
 /// commits since, none of which touched the ledger (no decision, no fact changed), the answer is
 /// the kept one and what those commits changed; otherwise the whole history is walked again.
 pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
-    let Some(range) = head_range(&ws.repo)? else {
+    let Some(head) = ws.repo.head_key() else {
         return Ok(BTreeSet::new());
     };
     let find = |range: &Range| -> Result<BTreeSet<String>> {
@@ -96,8 +96,14 @@ pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> 
             .collect();
         Some((head, ids))
     });
+    let kept = match kept {
+        Some((old, ids)) if old == head => return Ok(ids),
+        kept => kept,
+    };
+    let Some(range) = head_range(&ws.repo)? else {
+        return Ok(BTreeSet::new());
+    };
     let ids = match kept {
-        Some((head, ids)) if head == range.head => return Ok(ids),
         Some((old, mut ids)) if extends_without_ledger_change(&ws.repo, old, range.head)? => {
             let added = Range {
                 base: Some(old),
@@ -109,12 +115,7 @@ pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> 
         _ => find(&range)?,
     };
     let body: String = ids.iter().map(|id| format!("{id}\n")).collect();
-    write_cache(
-        ws,
-        paths::STALE_CACHE,
-        &key,
-        &format!("{}\n{body}", range.head),
-    );
+    write_cache(ws, paths::STALE_CACHE, &key, &format!("{head}\n{body}"));
     Ok(ids)
 }
 
@@ -127,12 +128,15 @@ pub(crate) fn cached_for_head(
     name: &str,
     find: impl FnOnce(&Range) -> Result<String>,
 ) -> Result<String> {
-    let Some(range) = head_range(&ws.repo)? else {
+    let Some(head) = ws.repo.head_key() else {
         return Ok(String::new());
     };
     let mut key = facts_key(facts);
-    key.update(range.head.as_bytes());
-    cached(ws, name, key, || Ok((find(&range)?, true)))
+    key.update(head.as_bytes());
+    cached(ws, name, key, || match head_range(&ws.repo)? {
+        Some(range) => Ok((find(&range)?, true)),
+        None => Ok((String::new(), false)),
+    })
 }
 
 /// The start of a cache key: this version of mneme and the fact files ([`Ledger::digest`]).

@@ -25,8 +25,7 @@ pub const HEADING: &str = "# Project facts (";
 
 /// The context as Markdown in at most `max_chars` characters (no limit with `None`).
 pub fn render(c: &Context, max_chars: Option<usize>) -> String {
-    let limit = max_chars.unwrap_or(usize::MAX);
-    let mut out = Budget::new(limit.saturating_sub(CLOSING_RESERVE));
+    let mut out = Budget::new(max_chars.map(|limit| limit.saturating_sub(CLOSING_RESERVE)));
     let facts: usize = c.files.iter().map(|f| f.facts.len()).sum();
     out.always(&format!(
         "{HEADING}{facts}) — verified by humans; they outrank conversation history\n\
@@ -192,7 +191,7 @@ fn facts_block(
     max_chars: usize,
     more: impl FnOnce(usize) -> String,
 ) -> String {
-    let mut out = Budget::new(max_chars.saturating_sub(CLOSING_RESERVE));
+    let mut out = Budget::new(Some(max_chars.saturating_sub(CLOSING_RESERVE)));
     out.always(heading);
     let left = facts.iter().filter(|f| !out.fits(&fact_line(f))).count();
     if left > 0 {
@@ -221,12 +220,14 @@ pub fn shown_ids(text: &str) -> Vec<String> {
 /// Text under construction: `fits` adds a piece only while the budget allows it.
 struct Budget {
     text: String,
+    /// Characters used, counted only under a limit.
     used: usize,
-    limit: usize,
+    /// `None`: no limit, and nothing to count.
+    limit: Option<usize>,
 }
 
 impl Budget {
-    fn new(limit: usize) -> Budget {
+    fn new(limit: Option<usize>) -> Budget {
         Budget {
             text: String::new(),
             used: 0,
@@ -236,23 +237,35 @@ impl Budget {
 
     /// Adds `piece` whatever its size: headings and the closing lines.
     fn always(&mut self, piece: &str) {
-        self.used += piece.chars().count();
-        self.text.push_str(piece);
+        self.write(|text| text.push_str(piece));
+    }
+
+    /// Adds what `write` appends, whatever its size.
+    fn write(&mut self, write: impl FnOnce(&mut String)) {
+        let start = self.text.len();
+        write(&mut self.text);
+        if self.limit.is_some() {
+            self.used += self.text[start..].chars().count();
+        }
     }
 
     /// Adds `piece` if it fits; says whether it did.
     fn fits(&mut self, piece: &str) -> bool {
-        let fits = self.used + piece.chars().count() <= self.limit;
+        let fits = self.room_for(|| piece.chars().count());
         if fits {
-            self.always(piece);
+            self.text.push_str(piece);
         }
         fits
     }
 
-    /// Counts `n` characters as used if they fit, without keeping any text; says whether they
-    /// did.
-    fn counts(&mut self, n: usize) -> bool {
-        let fits = self.used + n <= self.limit;
+    /// Counts the characters `n` gives as used if they fit (without a limit, never asking),
+    /// keeping no text; says whether they did.
+    fn room_for(&mut self, n: impl FnOnce() -> usize) -> bool {
+        let Some(limit) = self.limit else {
+            return true;
+        };
+        let n = n();
+        let fits = self.used + n <= limit;
         if fits {
             self.used += n;
         }
@@ -274,21 +287,24 @@ struct Omitted {
 /// The facts in [`ranked`] order while they fit, grouped under their file's heading in the
 /// order their files come.
 fn facts_section(c: &Context, out: &mut Budget) -> Omitted {
-    // Each fact's line, built once, under its file.
-    let mut chosen: Vec<Vec<String>> = vec![Vec::new(); c.files.len()];
-    let mut room = Budget::new(out.limit.saturating_sub(out.used));
+    // The facts that fit, under their files; without a limit each line is only written once,
+    // in place.
+    let mut chosen: Vec<Vec<&FactView>> = vec![Vec::new(); c.files.len()];
+    let mut room = Budget::new(out.limit.map(|limit| limit.saturating_sub(out.used)));
     let mut omitted = Omitted {
         by_file: vec![0; c.files.len()],
         ..Omitted::default()
     };
     for (file, fact) in ranked(c) {
-        let line = fact_line(fact);
-        let heading = match chosen[file].is_empty() {
-            true => file_heading(c, file).chars().count(),
-            false => 0,
-        };
-        if room.counts(heading + line.chars().count()) {
-            chosen[file].push(line);
+        let fits = room.room_for(|| {
+            let heading = match chosen[file].is_empty() {
+                true => file_heading(c, file).chars().count(),
+                false => 0,
+            };
+            heading + fact_line(fact).chars().count()
+        });
+        if fits {
+            chosen[file].push(fact);
             continue;
         }
         omitted.total += 1;
@@ -305,8 +321,8 @@ fn facts_section(c: &Context, out: &mut Budget) -> Omitted {
             continue;
         }
         out.always(&file_heading(c, file));
-        for line in facts {
-            out.always(line);
+        for fact in facts {
+            out.write(|text| push_fact_line(text, fact));
         }
     }
     omitted
@@ -448,10 +464,14 @@ fn push_label(out: &mut String, fact: &FactView) {
 pub fn fact_line(fact: &FactView) -> String {
     // Most statements are one line: the line is built in one allocation.
     let mut out = String::with_capacity(fact.text.len() + 24);
-    out.push_str("- ");
-    push_label(&mut out, fact);
-    push_statement(&mut out, &fact.text);
+    push_fact_line(&mut out, fact);
     out
+}
+
+fn push_fact_line(out: &mut String, fact: &FactView) {
+    out.push_str("- ");
+    push_label(out, fact);
+    push_statement(out, &fact.text);
 }
 
 /// `- <label><statement>`, each further line of the statement marked ([`CONTINUATION`]), its

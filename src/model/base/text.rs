@@ -7,6 +7,13 @@ use crate::model::base::hidden::{self, with_hidden};
 /// spacing do not make two statements different.
 pub fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    normalize_into(text, &mut out);
+    out
+}
+
+/// [`normalize`] into `out`, emptied first: a ledger normalises each of its facts into one buffer.
+pub fn normalize_into(text: &str, out: &mut String) {
+    out.clear();
     let mut between = false;
     // One pass, ASCII without Unicode tables: every fact is normalised when a ledger is indexed.
     for c in text.chars() {
@@ -29,7 +36,6 @@ pub fn normalize(text: &str) -> String {
             out.extend(c.to_lowercase());
         }
     }
-    out
 }
 
 /// The first 20 of `items` joined by commas, then how many more there are and the command that
@@ -68,15 +74,30 @@ impl Words {
     pub fn of_normalized(normalized: &str) -> Words {
         // Words are separated by exactly one space: the count is known before the first push.
         let mut hashes = Vec::with_capacity(normalized.bytes().filter(|&b| b == b' ').count() + 1);
-        hashes.extend(
+        Words::push_normalized(normalized, &mut hashes);
+        Words(hashes)
+    }
+
+    /// Appends the words of a text [`normalize`] returned to `out`, sorted and each once, as
+    /// [`Words::hashes`] has them: many texts' words kept in one list.
+    pub fn push_normalized(normalized: &str, out: &mut Vec<u64>) {
+        let start = out.len();
+        out.extend(
             normalized
                 .split(' ')
                 .filter(|w| !w.is_empty())
                 .map(word_hash),
         );
-        hashes.sort_unstable();
-        hashes.dedup();
-        Words(hashes)
+        let words = &mut out[start..];
+        words.sort_unstable();
+        let mut kept = 0;
+        for i in 0..words.len() {
+            if i == 0 || words[i] != words[kept - 1] {
+                words[kept] = words[i];
+                kept += 1;
+            }
+        }
+        out.truncate(start + kept);
     }
 
     pub fn hashes(&self) -> &[u64] {
@@ -134,8 +155,8 @@ pub fn is_line_control(c: char) -> bool {
 fn escape(s: &str, control: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
     // Every character escaped is a control (ASCII or C1) or outside ASCII: plain ASCII text,
     // the common case, is passed through without decoding it.
-    let plain = |&b: &u8| b.is_ascii() && !control(char::from(b));
-    if s.as_bytes().iter().all(plain) {
+    let plain = |b: u8| b.is_ascii() && !control(char::from(b));
+    if all_bytes(s.as_bytes(), false, plain) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -153,6 +174,28 @@ fn escape(s: &str, control: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> 
     } else {
         std::borrow::Cow::Borrowed(s)
     }
+}
+
+/// Whether `plain` holds for every byte of `bytes`. Eight bytes at a time are taken as plain
+/// without asking when none is an ASCII control (and, unless `high_plain`, none is outside
+/// ASCII), so `plain` must hold for every printable ASCII byte (and, with `high_plain`, every
+/// byte from 0x80): text is scanned a word at a time, a byte at a time only around a control.
+pub fn all_bytes(bytes: &[u8], high_plain: bool, plain: impl Fn(u8) -> bool) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    // Whether some byte of `x` is below `n` (at most 0x80), without a borrow between bytes
+    // deciding it.
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH != 0;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let x = u64::from_ne_bytes(chunk.try_into().expect("eight bytes"));
+        let control = below(x, 0x20) || below(x ^ (ONES * 0x7f), 1);
+        let printable = !control && (high_plain || x & HIGH == 0);
+        if !printable && !chunk.iter().all(|&b| plain(b)) {
+            return false;
+        }
+    }
+    chunks.remainder().iter().all(|&b| plain(b))
 }
 
 /// The first hidden character of `s` ([`hidden`](super::hidden)), as a reader can find it:
@@ -298,6 +341,30 @@ pub fn most_similar<T>(scored: impl IntoIterator<Item = (f64, T)>, limit: usize)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The word-at-a-time scan answers as a byte-at-a-time one would: every byte value, alone
+    /// and beside every other, at each place in a word and in the remainder.
+    #[test]
+    fn all_bytes_answers_as_each_byte_does() {
+        let predicates: [(bool, fn(u8) -> bool); 3] = [
+            (false, |b| b.is_ascii() && !b.is_ascii_control()),
+            (false, |b| (0x20..0x7f).contains(&b) || b == b'\n'),
+            (true, |b| !b.is_ascii_control() || b.is_ascii_whitespace()),
+        ];
+        for (high_plain, plain) in predicates {
+            for a in 0..=255u8 {
+                for b in [a, b' ', b'\n', 0, 0x1f, 0x20, 0x7e, 0x7f, 0x80, 0xff] {
+                    for at in 0..19 {
+                        let mut bytes = vec![b'x'; 19];
+                        bytes[at] = a;
+                        bytes[(at + 1) % 19] = b;
+                        let expected = bytes.iter().all(|&x| plain(x));
+                        assert_eq!(all_bytes(&bytes, high_plain, plain), expected, "{bytes:?}");
+                    }
+                }
+            }
+        }
+    }
 
     /// Over all of Unicode: what is printed holds no code point that hides something, and every
     /// one that hid something is escaped. Each code point stands between letters; those whose

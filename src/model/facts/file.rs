@@ -456,7 +456,7 @@ impl Fact {
         let mut meta = Meta::default();
         let trimmed = rest.trim_end();
         if let Some(before) = trimmed.strip_suffix("-->") {
-            if let Some((head, inner)) = before.rsplit_once("<!--") {
+            if let Some((head, inner)) = split_last_comment(before) {
                 if let Some(parsed) = Meta::parse(inner) {
                     meta = parsed;
                     rest = head;
@@ -496,8 +496,7 @@ impl Fact {
         // The comment is found as parsing found it: a line ending `<!--->` holds a `<!--`
         // after the one the metadata starts at.
         if !self.meta.is_empty() {
-            if let Some((before, _)) = head.strip_suffix("-->").and_then(|h| h.rsplit_once("<!--"))
-            {
+            if let Some((before, _)) = head.strip_suffix("-->").and_then(split_last_comment) {
                 head = before.trim_end();
             }
         }
@@ -595,12 +594,9 @@ pub fn conflict_marker_line(text: &str) -> Option<usize> {
             None => false,
         }
     };
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let open = lines.iter().position(|l| is_marker(l, b'<'))?;
-    lines[open..]
-        .iter()
-        .any(|l| is_marker(l, b'>'))
-        .then_some(open + 1)
+    let mut lines = text.split_inclusive('\n');
+    let open = lines.position(|l| is_marker(l, b'<'))?;
+    lines.any(|l| is_marker(l, b'>')).then_some(open + 1)
 }
 
 /// Whether `line`, wherever it is indented, reads as mneme's own structure: a list item that
@@ -634,7 +630,10 @@ pub fn mimics_structure(line: &str) -> bool {
 /// `**id**` at the start of an item's content, followed by a space or the end of the line.
 fn split_id(s: &str) -> Option<(&str, &str)> {
     let inner = s.strip_prefix("**")?;
-    let (candidate, after) = inner.split_once("**")?;
+    // A byte scan: the closing `**` is a few bytes on, where a substring search would spend
+    // longer preparing than searching.
+    let close = inner.as_bytes().windows(2).position(|w| w == b"**")?;
+    let (candidate, after) = (split_ascii(inner, close).0, split_ascii(inner, close + 2).1);
     let boundary = after.is_empty() || after.starts_with([' ', '\t']);
     (is_valid_id(candidate) && boundary).then_some((candidate, after))
 }
@@ -872,9 +871,23 @@ fn split_ascii(line: &str, n: usize) -> (&str, &str) {
     line.split_at_checked(n).unwrap_or((line, ""))
 }
 
+/// `s` around its last `<!--`, as `rsplit_once` splits it, by a byte scan from the end: the
+/// comment closes the line, a few bytes back.
+fn split_last_comment(s: &str) -> Option<(&str, &str)> {
+    let at = s.as_bytes().windows(4).rposition(|w| w == b"<!--")?;
+    Some((split_ascii(s, at).0, split_ascii(s, at + 4).1))
+}
+
 fn strip_eol(line: &str) -> &str {
-    let line = line.strip_suffix('\n').unwrap_or(line);
-    line.strip_suffix('\r').unwrap_or(line)
+    // On bytes: a `char` pattern costs a call to `memcmp` per line where the binary is
+    // optimised for size.
+    let mut end = line.len();
+    for eol in [b'\n', b'\r'] {
+        if end > 0 && line.as_bytes()[end - 1] == eol {
+            end -= 1;
+        }
+    }
+    split_ascii(line, end).0
 }
 
 #[cfg(test)]

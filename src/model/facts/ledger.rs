@@ -1,13 +1,13 @@
 //! A loaded ledger: the fact files and the configuration, as values. Queries only; loading lives
 //! in `store`.
 
-use std::collections::HashMap;
+use std::hash::BuildHasher as _;
 use std::sync::OnceLock;
 
 use crate::model::base::config::Config;
 use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
-use crate::model::base::text::{listing, normalize, Words};
+use crate::model::base::text::{listing, normalize, normalize_into, Words};
 use crate::model::facts::file::{Fact, FactFile, ParseError};
 
 /// A fact or fact file that a request names and the ledger does not have.
@@ -37,6 +37,8 @@ pub struct FactFileEntry {
     pub file: FactFile,
     /// Found on first use: most runs never need it.
     sha256: OnceLock<String>,
+    /// Counted once: the budget and the views each ask.
+    lines: usize,
 }
 
 impl FactFileEntry {
@@ -44,6 +46,7 @@ impl FactFileEntry {
         let file = FactFile::parse(&raw)?;
         Ok(FactFileEntry {
             name,
+            lines: crate::model::facts::file::line_count(&raw),
             raw,
             file,
             sha256: OnceLock::new(),
@@ -69,7 +72,7 @@ impl FactFileEntry {
     }
 
     pub fn lines(&self) -> usize {
-        crate::model::facts::file::line_count(&self.raw)
+        self.lines
     }
 }
 
@@ -84,18 +87,41 @@ pub struct Ledger {
     digest: OnceLock<[u8; 32]>,
 }
 
-/// Keys are the ledger's own ids and statements, hashed once per fact each run: a seeded hash
-/// much faster than SipHash.
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
-
-/// Where each fact is, by id and by normalised statement: `(file, fact)` positions.
+/// Where each fact is, by id and by normalised statement, and the words of each: built with no
+/// allocation per fact (a `propose` builds it for every fact of the ledger).
 #[derive(Debug, Clone, Default)]
 struct Index {
-    by_id: FastMap<String, (usize, usize)>,
-    /// Current facts only, each statement's first holder.
-    by_statement: FastMap<String, Vec<(usize, usize)>>,
-    /// The words of each fact in [`Ledger::facts`] order; `None` for one that is not current.
-    words: Vec<Option<Words>>,
+    /// `(hash of the id, file, fact)`, sorted: the first fact with an id is found first.
+    by_id: Vec<(u64, usize, usize)>,
+    /// `(hash of the normalised statement, file, fact)` of the current facts, sorted.
+    by_statement: Vec<(u64, usize, usize)>,
+    /// For each fact in [`Ledger::facts`] order, where its words are in `words`; `None` for one
+    /// that is not current.
+    spans: Vec<Option<(u32, u32)>>,
+    /// The words of the current facts, each fact's sorted ([`Words::push_normalized`]).
+    words: Vec<u64>,
+    /// Hashes keys afresh each run: the keys come from anyone's branch.
+    hasher: foldhash::fast::RandomState,
+}
+
+impl Index {
+    fn hash(&self, key: &str) -> u64 {
+        self.hasher.hash_one(key)
+    }
+
+    /// The positions filed under `key`'s hash in `list`, in order; the caller checks the key.
+    fn under<'a>(
+        &self,
+        list: &'a [(u64, usize, usize)],
+        key: &str,
+    ) -> impl Iterator<Item = (usize, usize)> + 'a {
+        let hash = self.hash(key);
+        let from = list.partition_point(|e| e.0 < hash);
+        list[from..]
+            .iter()
+            .take_while(move |e| e.0 == hash)
+            .map(|&(_, file, fact)| (file, fact))
+    }
 }
 
 /// What a proposal is checked against besides its own fields.
@@ -156,24 +182,26 @@ impl Ledger {
     fn index(&self) -> &Index {
         self.index.get_or_init(|| {
             let mut index = Index::default();
+            let mut normalized = String::new();
             for (fi, entry) in self.files.iter().enumerate() {
                 for (ki, fact) in entry.file.facts().enumerate() {
                     if let Some(id) = &fact.id {
-                        index.by_id.entry(id.clone()).or_insert((fi, ki));
+                        index.by_id.push((index.hash(id), fi, ki));
                     }
                     if !fact.meta.is_current() {
-                        index.words.push(None);
-                    } else {
-                        let normalized = normalize(&fact.text);
-                        index.words.push(Some(Words::of_normalized(&normalized)));
-                        index
-                            .by_statement
-                            .entry(normalized)
-                            .or_default()
-                            .push((fi, ki));
+                        index.spans.push(None);
+                        continue;
                     }
+                    normalize_into(&fact.text, &mut normalized);
+                    let start = index.words.len();
+                    Words::push_normalized(&normalized, &mut index.words);
+                    let span = (start as u32, index.words.len() as u32);
+                    index.spans.push(Some(span));
+                    index.by_statement.push((index.hash(&normalized), fi, ki));
                 }
             }
+            index.by_id.sort_unstable();
+            index.by_statement.sort_unstable();
             index
         })
     }
@@ -190,15 +218,24 @@ impl Ledger {
             .flat_map(|f| f.file.facts().map(move |fact| (f, fact)))
     }
 
-    /// The current facts with their words, for similarity.
-    pub fn active_words(&self) -> impl Iterator<Item = (&FactFileEntry, &Fact, &Words)> {
+    /// The current facts with their words (sorted hashes, as [`Words::hashes`] has them), for
+    /// similarity.
+    pub fn active_words(&self) -> impl Iterator<Item = (&FactFileEntry, &Fact, &[u64])> {
+        let index = self.index();
         self.facts()
-            .zip(&self.index().words)
-            .filter_map(|((file, fact), words)| Some((file, fact, words.as_ref()?)))
+            .zip(&index.spans)
+            .filter_map(|((file, fact), span)| {
+                let (start, end) = (*span)?;
+                Some((file, fact, &index.words[start as usize..end as usize]))
+            })
     }
 
     pub fn find(&self, id: &str) -> Option<(&FactFileEntry, &Fact)> {
-        self.index().by_id.get(id).map(|&at| self.at(at))
+        let index = self.index();
+        index
+            .under(&index.by_id, id)
+            .map(|at| self.at(at))
+            .find(|(_, f)| f.id.as_deref() == Some(id))
     }
 
     /// The facts whose text holds every word of `query`, ignoring case.
@@ -227,12 +264,11 @@ impl Ledger {
         normalized: &str,
         except: &str,
     ) -> Option<(&FactFileEntry, &Fact)> {
-        self.index()
-            .by_statement
-            .get(normalized)?
-            .iter()
-            .map(|&at| self.at(at))
-            .find(|(_, f)| f.id.as_deref() != Some(except))
+        let index = self.index();
+        index
+            .under(&index.by_statement, normalized)
+            .map(|at| self.at(at))
+            .find(|(_, f)| f.id.as_deref() != Some(except) && normalize(&f.text) == normalized)
     }
 
     /// The id of a fact, or `line N` for one without an id.

@@ -712,7 +712,12 @@ pub fn similar_to<'p>(
     let facts = ledger
         .active_words()
         .filter(|(_, f, _)| f.id.as_deref() != Some(target))
-        .map(|(file, fact, w)| (words.dice(w), Source::Fact(file, fact)));
+        .map(|(file, fact, w)| {
+            (
+                words.dice_sorted(w.iter().copied(), w.len()),
+                Source::Fact(file, fact),
+            )
+        });
     let proposed = pending.into_iter().flat_map(|p| {
         p.texts()
             .map(move |t| (t.dice(words), Source::Proposed(p, t)))
