@@ -543,10 +543,16 @@ fn in_dir<I: Sync, O: Send>(
 /// `f` over consecutive parts of `items`, one per core, in order (a thread costs more than a few
 /// hundred small files take, so a part has at least that many).
 pub(crate) fn in_parts<I: Sync, O: Send>(items: &[I], f: impl Fn(&[I]) -> O + Sync) -> Vec<O> {
+    const MIN_PART: usize = 256;
+    // Asked only when there is more than one part to share: the answer reads the cgroup's
+    // files, which costs more than reading a few proposals.
+    if items.len() <= MIN_PART {
+        return vec![f(items)];
+    }
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(8);
-    let chunk = items.len().div_ceil(threads).max(256);
+    let chunk = items.len().div_ceil(threads).max(MIN_PART);
     if items.len() <= chunk {
         return vec![f(items)];
     }

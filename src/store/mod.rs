@@ -12,6 +12,7 @@ pub mod tasks;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::model::base::codec::checksum;
 use crate::model::base::config::{Config, ConfigError};
 use crate::model::base::paths;
 use crate::model::base::text::escape_line;
@@ -400,12 +401,39 @@ impl Store {
     pub fn load_config(&self) -> Result<Config> {
         let path = self.path(paths::CONFIG);
         match self.read_text(paths::CONFIG, Kind::Config)? {
-            Some(src) => Config::parse(&src).map_err(|source| Error::Config {
+            Some(src) => self.parse_config(&src).map_err(|source| Error::Config {
                 path: self.relative(&path),
                 source: Box::new(source),
             }),
             None => Ok(Config::default()),
         }
+    }
+
+    /// `src` parsed as the config, or as the git directory keeps it for exactly this text (and
+    /// this version of mneme): parsing YAML costs a short run more than the rest of its start.
+    /// Only a config that parses is kept.
+    fn parse_config(&self, src: &str) -> std::result::Result<Config, ConfigError> {
+        use sha2::Digest as _;
+        let path = self.git_dir.join(paths::CONFIG_CACHE);
+        let mut key = format!("mneme-config {}\n", env!("CARGO_PKG_VERSION")).into_bytes();
+        key.extend_from_slice(&sha2::Sha256::digest(src.as_bytes()));
+        let kept = file::read_local(&path).ok().and_then(|bytes| {
+            let body = bytes.strip_prefix(key.as_slice())?;
+            let (encoded, sum) = body.split_last_chunk::<8>()?;
+            (checksum(encoded) == u64::from_le_bytes(*sum))
+                .then(|| Config::decode(encoded))
+                .flatten()
+        });
+        if let Some(config) = kept {
+            return Ok(config);
+        }
+        let config = Config::parse(src)?;
+        let encoded = config.encode();
+        key.extend_from_slice(&encoded);
+        key.extend_from_slice(&checksum(&encoded).to_le_bytes());
+        // A cache that cannot be written costs the next run the parse, nothing else.
+        let _ = file::replace_unsynced(&path, &key);
+        Ok(config)
     }
 
     /// Every proposal file, oldest first; files that do not parse are returned with the reason.

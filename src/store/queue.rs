@@ -37,6 +37,10 @@ const REVISION: u32 = 7;
 const REWRITE_RATIO: usize = 64;
 const FEW_CHANGES: usize = 2;
 
+/// Size of an index (about a thousand proposals) from which the directory is listed on a thread
+/// of its own while the index decodes.
+const OVERLAP_FROM: usize = 256 * 1024;
+
 /// The proposal files of the directory with their inodes, as [`file::list_dir_inodes`] gives
 /// them.
 type Listed = Result<Vec<(String, u64)>>;
@@ -176,14 +180,15 @@ impl Store {
             return self.read_queue_at(limits, false, scan, listing);
         }
         // Listing a directory of thousands of files takes as long as reading the index: both at
-        // once. Without an index there is nothing to overlap, and a thread costs more than a
-        // short listing.
+        // once. Without an index there is nothing to overlap, and with an index of a few hundred
+        // proposals a thread costs more than the listing.
         let list = || file::list_dir_inodes(&dir, ".json");
         let (listed, cached) = match (listing, bytes) {
             (Some(listing), bytes) => {
                 let cached = bytes.and_then(|b| decode(b, &header));
                 (listing.join().expect("directory lister panicked"), cached)
             }
+            (None, Some(bytes)) if bytes.len() < OVERLAP_FROM => (list(), decode(bytes, &header)),
             (None, Some(bytes)) => std::thread::scope(|scope| {
                 let lister = scope.spawn(list);
                 let cached = decode(bytes, &header);

@@ -67,6 +67,8 @@ pub const CLAIMS_FETCHED: &str = "mneme-claims-fetched";
 pub const COMMIT_OWNER: &str = "mneme-commit.owner";
 /// In the git directory: what an interrupted decision commit still has to do.
 pub const JOURNAL: &str = "mneme-decision.json";
+/// In the git directory: the config as parsed, for the exact text it was parsed from.
+pub const CONFIG_CACHE: &str = "mneme-config.idx";
 /// In the git directory: what `propose` and `context` keep of the review queue between runs.
 pub const QUEUE_INDEX: &str = "mneme-queue.idx";
 /// In the git directory: the facts `context` marks stale, for the HEAD and fact files they were
