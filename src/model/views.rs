@@ -18,6 +18,7 @@ use crate::model::facts::standing::{effective_state, Flags, Incoming, Standings}
 use crate::model::proposals::plan::{Competing, Planned, Similar};
 use crate::model::proposals::preview::{BudgetAfter, EvidenceChange, Preview, Status};
 use crate::model::proposals::proposal::{Operation, Proposal, ProposalError};
+use crate::model::proposals::queue::QueuedLine;
 use crate::model::provenance::decision::Recorded;
 use crate::model::tasks::task::{
     is_task_id, Board, DepKind, Kind as TaskKind, NotReady, Status as TaskStatus, Task,
@@ -217,13 +218,20 @@ pub struct ProposalLine {
 
 impl ProposalLine {
     pub fn new(p: &Proposal, now: Timestamp) -> ProposalLine {
+        ProposalLine::queued(p.id.clone(), QueuedLine::of(p), now)
+    }
+
+    /// The line of the proposal `id` as the queue index keeps it.
+    pub fn queued(id: String, line: QueuedLine, now: Timestamp) -> ProposalLine {
         ProposalLine {
-            id: p.id.clone(),
-            created_at: p.created_at.clone(),
-            age: p.created().map(|t| human_age(t, now)).unwrap_or_default(),
-            agent: p.agent.clone(),
-            reason: p.reason.clone(),
-            operations: p.operations.iter().map(Operation::summary).collect(),
+            id,
+            age: Timestamp::parse(&line.created_at)
+                .map(|t| human_age(t, now))
+                .unwrap_or_default(),
+            created_at: line.created_at,
+            agent: line.agent,
+            reason: line.reason,
+            operations: line.operations,
         }
     }
 }

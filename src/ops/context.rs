@@ -395,13 +395,24 @@ fn build(
     let now = now();
     let standings = Standings::of(&ledger, now).with_pending(&summary.contested);
     // Only valid proposals are shown to agents, the newest few in full; the others are counted.
-    let items = ws
-        .store
-        .read_pending(summary.newest.into_iter().take(CONTEXT_PROPOSALS))?
-        .iter()
-        .filter(|p| p.validate(&limits).is_ok())
-        .map(|p| ProposalLine::new(p, now))
-        .collect();
+    // Their lines come from the queue index where it holds them, else from their files.
+    let newest = summary.newest.into_iter().take(CONTEXT_PROPOSALS);
+    let items = if summary.lines.is_empty() {
+        ws.store
+            .read_pending(newest)?
+            .iter()
+            .filter(|p| p.validate(&limits).is_ok())
+            .map(|p| ProposalLine::new(p, now))
+            .collect()
+    } else {
+        newest
+            .zip(summary.lines)
+            .map(|(name, line)| {
+                let id = name.strip_suffix(".json").unwrap_or(&name).to_owned();
+                ProposalLine::queued(id, line, now)
+            })
+            .collect()
+    };
     let proposals = Proposals {
         count: summary.valid,
         invalid: summary.invalid,

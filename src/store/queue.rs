@@ -20,15 +20,18 @@ use crate::model::base::codec::{checksum, Reader, Writer};
 use crate::model::base::paths;
 use crate::model::facts::ledger::{Ledger, Limits};
 use crate::model::proposals::proposal::Proposal;
-use crate::model::proposals::queue::{Pending, PendingProposal, Queue, QueueBuilder, QueueSummary};
+use crate::model::proposals::queue::{
+    Pending, PendingProposal, Queue, QueueBuilder, QueueSummary, QueuedLine,
+};
 use crate::model::views::CONTEXT_PROPOSALS;
 use crate::store::{file, read_proposals, Result, Store};
 
 const MAGIC: &[u8; 12] = b"mneme-queue\n";
 /// Raised when the layout or what makes a proposal valid changes between releases of one
 /// version (2: a repeated key makes a proposal invalid; 3: the summary; 4: the status first;
-/// 5: the facts proposals contest; 6: the facts they act on; 7: operations may carry a scope).
-const REVISION: u32 = 7;
+/// 5: the facts proposals contest; 6: the facts they act on; 7: operations may carry a scope;
+/// 8: the summary holds the newest proposals' lines).
+const REVISION: u32 = 8;
 
 /// An index may lack one file in this many of the queue's (and at least [`FEW_CHANGES`]) before
 /// a run rewrites it even though the next run will list the directory anyway: each file it lacks
@@ -57,6 +60,23 @@ struct Rebuilt {
     header: Header,
     /// How many files the index lacked or had too many.
     changes: usize,
+    /// What `context` shows of the valid proposals this run knows that of, by file name: those
+    /// the old index's summary held and those read.
+    lines: Lines,
+}
+
+type Lines = HashMap<String, QueuedLine>;
+
+impl QueueRefresh {
+    /// The summary of `queue`, which this refresh describes, with the lines of its newest
+    /// proposals where this run knows them all.
+    pub fn summary(&self, queue: &Queue) -> QueueSummary {
+        let summary = QueueSummary::of(queue, CONTEXT_PROPOSALS);
+        match &self.0 {
+            Some(rebuilt) => summary.with_lines(|name| rebuilt.lines.get(name)),
+            None => summary,
+        }
+    }
 }
 
 /// The directory's status and the time it was taken, before any listing of it began: an index
@@ -109,19 +129,19 @@ impl Store {
     /// lacks only a few files: reading those costs the next run less than rewriting an index of
     /// thousands costs this one.
     pub fn refresh_queue_index(&self, refresh: QueueRefresh, queue: &Queue, added: bool) {
-        let Some(Rebuilt {
-            scan,
-            header,
-            changes,
-        }) = refresh.0
-        else {
+        let Some(rebuilt) = &refresh.0 else {
             return;
         };
-        let listed_anyway = added || scan.status.racy(scan.started);
-        if listed_anyway && changes <= (queue.len() / REWRITE_RATIO).max(FEW_CHANGES) {
+        let listed_anyway = added || rebuilt.scan.status.racy(rebuilt.scan.started);
+        if listed_anyway && rebuilt.changes <= (queue.len() / REWRITE_RATIO).max(FEW_CHANGES) {
             return;
         }
-        let bytes = encode(&header, scan, queue);
+        let bytes = encode(
+            &rebuilt.header,
+            rebuilt.scan,
+            &refresh.summary(queue),
+            queue,
+        );
         // A cache that cannot be written costs the next run time, nothing else.
         let _ = file::replace_unsynced(&self.git_dir.join(paths::QUEUE_INDEX), &bytes);
     }
@@ -136,10 +156,13 @@ impl Store {
         let current = read_prefix(&self.git_dir.join(paths::QUEUE_INDEX), &header)
             .filter(|s| s.built.current(status))
             .and_then(|s| s.summary);
-        match current {
-            Some(summary) => Ok(summary),
-            None => Ok(QueueSummary::of(&self.queue(limits)?, CONTEXT_PROPOSALS)),
+        if let Some(summary) = current {
+            return Ok(summary);
         }
+        let (queue, refresh) = self.read_queue(limits, true)?;
+        let summary = refresh.summary(&queue);
+        self.refresh_queue_index(refresh, &queue, false);
+        Ok(summary)
     }
 
     /// Rebuilds the queue index from every proposal file, for a hand edit that kept its file.
@@ -172,8 +195,11 @@ impl Store {
         let bytes = trust_index
             .then(|| std::fs::read(&index_path).ok())
             .flatten();
-        let stamped = bytes.as_deref().and_then(|b| Stamp::read(b, &header));
-        if stamped.is_some_and(|s| s.built.current(scan.status)) {
+        let mut stamped = bytes.as_deref().and_then(|b| Stamp::read(b, &header));
+        if stamped
+            .as_ref()
+            .is_some_and(|s| s.built.current(scan.status))
+        {
             if let Some(queue) = bytes.and_then(|b| decode(b, &header)) {
                 return Ok((queue, QueueRefresh(None)));
             }
@@ -215,6 +241,11 @@ impl Store {
             None => QueueBuilder::default(),
         };
         changes += listed.len();
+        let mut lines: Lines = stamped
+            .take()
+            .and_then(|s| s.summary)
+            .map(|s| s.newest.into_iter().zip(s.lines).collect())
+            .unwrap_or_default();
         let (unread, stamps): (Vec<_>, Vec<_>) = listed
             .into_iter()
             .map(|(name, ino)| {
@@ -227,19 +258,25 @@ impl Store {
                 .path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned());
+            let name = name.unwrap_or_default();
+            let proposal = loaded.proposal.ok().map(|p| {
+                let pending = PendingProposal::of(&p, limits);
+                if pending.valid {
+                    lines.insert(name.clone(), QueuedLine::of(&p));
+                }
+                pending
+            });
             builder.push(&Pending {
-                name: name.unwrap_or_default(),
+                name,
                 stamp,
-                proposal: loaded
-                    .proposal
-                    .ok()
-                    .map(|p| PendingProposal::of(&p, limits)),
+                proposal,
             });
         }
         let rebuilt = Rebuilt {
             scan,
             header,
             changes,
+            lines,
         };
         Ok((builder.finish(), QueueRefresh(Some(rebuilt))))
     }
@@ -430,9 +467,19 @@ fn read_prefix(path: &Path, header: &Header) -> Option<Stamp> {
 /// The index of `queue`, listed as `scan` found the directory: the prefix, the header, the
 /// summary with its own checksum, the queue's entries (each stamped with the inode of its
 /// file), then a checksum of all that.
-fn encode(header: &Header, scan: DirScan, queue: &Queue) -> Vec<u8> {
-    let mut summary = Vec::new();
-    QueueSummary::of(queue, CONTEXT_PROPOSALS).write(&mut Writer(&mut summary));
+fn encode(header: &Header, scan: DirScan, summary: &QueueSummary, queue: &Queue) -> Vec<u8> {
+    let mut written = Vec::new();
+    summary.write(&mut Writer(&mut written));
+    // A summary too long to be read back (reasons are long) is kept without its lines.
+    if written.len() > MAX_SUMMARY {
+        written.clear();
+        QueueSummary {
+            lines: Vec::new(),
+            ..summary.clone()
+        }
+        .write(&mut Writer(&mut written));
+    }
+    let summary = written;
     let mut bytes = MAGIC.to_vec();
     let mut w = Writer(&mut bytes);
     w.u32(REVISION as usize);
@@ -483,7 +530,10 @@ mod tests {
         };
         let queue = Queue::of([&p], &limits);
         let header = Header::new(&limits);
-        let bytes = encode(&header, scan, &queue);
+        let line = QueuedLine::of(&p);
+        let summary = QueueSummary::of(&queue, CONTEXT_PROPOSALS)
+            .with_lines(|name| (name == p.file_name()).then_some(&line));
+        let bytes = encode(&header, scan, &summary, &queue);
         assert_eq!(decode(bytes.clone(), &header), Some(queue.clone()));
         let other = Header::new(&Limits {
             max_fact_chars: 101,
@@ -512,8 +562,9 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let stamp = read_prefix(&path, &header).unwrap();
         assert_eq!(stamp.built, built);
-        let summary = QueueSummary::of(&queue, CONTEXT_PROPOSALS);
         assert_eq!(summary.newest, [format!("{}.json", p.id)]);
+        assert_eq!(summary.line(&p.file_name()), Some(&line));
+        assert_eq!(line.reason, p.reason);
         assert_eq!(stamp.summary, Some(summary));
         let summary_at = PREFIX_LEN + header.0.len() + 4;
         let mut flipped = bytes.clone();
@@ -532,6 +583,7 @@ mod tests {
             invalid: 0,
             newest: vec!["../../escape.json".into()],
             contested: vec![],
+            lines: vec![],
         };
         summary.write(&mut Writer(&mut bytes));
         assert_eq!(QueueSummary::read(&bytes), None);
@@ -550,6 +602,26 @@ mod tests {
             ..summary
         };
         summary.write(&mut Writer(&mut bytes));
-        assert_eq!(QueueSummary::read(&bytes), Some(summary));
+        assert_eq!(QueueSummary::read(&bytes), Some(summary.clone()));
+
+        // Lines are all the newest proposals' or none.
+        let line = QueuedLine {
+            created_at: "2026-11-22T10:00:00Z".into(),
+            agent: Some("claude".into()),
+            reason: "found in review".into(),
+            operations: vec!["add f-ab12 to pitfalls.md: Never block.".into()],
+        };
+        for (lines, readable) in [
+            (vec![line.clone()], true),
+            (vec![line.clone(), line], false),
+        ] {
+            let mut bytes = Vec::new();
+            let summary = QueueSummary {
+                lines,
+                ..summary.clone()
+            };
+            summary.write(&mut Writer(&mut bytes));
+            assert_eq!(QueueSummary::read(&bytes).is_some(), readable);
+        }
     }
 }

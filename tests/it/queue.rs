@@ -245,3 +245,75 @@ fn a_proposal_does_not_rewrite_an_index_that_lacks_only_a_few_files() {
     let dup = add(&repo, "pin the toolchain");
     assert_eq!(error_code(&dup), "duplicate_proposal", "{dup:?}");
 }
+
+/// The proposals `context` lists, as it finds them with the queue index and without it.
+fn listed_with_and_without_index(repo: &Repo) -> (serde_json::Value, serde_json::Value) {
+    let with = context(repo)["proposals"].clone();
+    std::fs::remove_file(repo.file(INDEX)).unwrap();
+    let without = context(repo)["proposals"].clone();
+    (with, without)
+}
+
+#[test]
+fn context_shows_the_newest_proposals_from_the_index_as_their_files_say() {
+    let repo = Repo::new();
+    let mut ids = Vec::new();
+    for i in 0..22 {
+        let reason = format!("reason {i}: 漢字 🦀");
+        let agent = format!("agent-{i}");
+        let text = format!("Statement {i} about part {}.", i * 7919);
+        ids.push(repo.propose_add("pitfalls", &text, &["--reason", &reason, "--agent", &agent]));
+    }
+    settle(&repo);
+    // Kept with their lines, then read from the index alone while it is current.
+    let (with, without) = listed_with_and_without_index(&repo);
+    assert_eq!(with, without);
+    settle(&repo);
+    context(&repo);
+    assert_eq!(context(&repo)["proposals"], without);
+    let items = without["items"].as_array().unwrap();
+    assert_eq!(items[0]["reason"], "reason 21: 漢字 🦀");
+    assert_eq!(items[0]["agent"], "agent-21");
+
+    // A proposal added behind the index's back, then the newest one removed.
+    copy_as(
+        &repo,
+        &ids[0],
+        "20991122T100000Z-0000c0de",
+        "Pin the toolchain.",
+    );
+    let (with, without) = listed_with_and_without_index(&repo);
+    assert_eq!(with, without);
+    assert_eq!(with["count"], 23);
+    context(&repo);
+    settle(&repo);
+    let newest = ids.last().unwrap();
+    std::fs::remove_file(repo.file(&format!(".ledger/proposals/{newest}.json"))).unwrap();
+    let (with, without) = listed_with_and_without_index(&repo);
+    assert_eq!(with, without);
+    assert_eq!(with["items"][0]["reason"], "reason 20: 漢字 🦀");
+
+    // Read from the index alone while it is current: an edit in place (same inode, directory
+    // untouched) shows after `check`, as the index's other contents do.
+    settle(&repo);
+    context(&repo);
+    let rel = format!(".ledger/proposals/{}.json", ids[20]);
+    let edited = repo.read(&rel).replace("reason 20:", "reason twenty:");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(repo.file(&rel))
+        .unwrap();
+    std::io::Write::write_all(&mut f, edited.as_bytes()).unwrap();
+    drop(f);
+    settle(&repo);
+    assert_eq!(
+        context(&repo)["proposals"]["items"][0]["reason"],
+        "reason 20: 漢字 🦀"
+    );
+    repo.mneme(&["check"]).assert().success();
+    assert_eq!(
+        context(&repo)["proposals"]["items"][0]["reason"],
+        "reason twenty: 漢字 🦀"
+    );
+}

@@ -236,6 +236,56 @@ pub struct QueueSummary {
     pub newest: Vec<String>,
     /// `(fact id, proposal id)`: the facts valid proposals would put in dispute, sorted.
     pub contested: Vec<(String, String)>,
+    /// What `context` shows of each of `newest`, in its order; empty where one was not known
+    /// when the summary was made (its files are then read).
+    pub lines: Vec<QueuedLine>,
+}
+
+/// What `context` shows of a pending proposal besides its id, as the queue index keeps it for
+/// the newest: so that a `context` reads no proposal file while the index is current.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedLine {
+    pub created_at: String,
+    pub agent: Option<String>,
+    pub reason: String,
+    /// Each operation on one line ([`crate::model::proposals::proposal::Operation::summary`]).
+    pub operations: Vec<String>,
+}
+
+impl QueuedLine {
+    pub fn of(p: &Proposal) -> QueuedLine {
+        QueuedLine {
+            created_at: p.created_at.clone(),
+            agent: p.agent.clone(),
+            reason: p.reason.clone(),
+            operations: p.operations.iter().map(|o| o.summary()).collect(),
+        }
+    }
+
+    fn write(&self, w: &mut Writer) {
+        w.str(&self.created_at);
+        w.opt(self.agent.as_deref(), Writer::str);
+        w.str(&self.reason);
+        w.u32(self.operations.len());
+        for op in &self.operations {
+            w.str(op);
+        }
+    }
+
+    fn read(r: &mut Reader) -> Option<QueuedLine> {
+        let created_at = r.str()?.to_owned();
+        let agent = r.opt(|r| r.str().map(str::to_owned))?;
+        let reason = r.str()?.to_owned();
+        let operations = (0..r.u32()?)
+            .map(|_| r.str().map(str::to_owned))
+            .collect::<Option<_>>()?;
+        Some(QueuedLine {
+            created_at,
+            agent,
+            reason,
+            operations,
+        })
+    }
 }
 
 impl QueueSummary {
@@ -252,7 +302,26 @@ impl QueueSummary {
                 .map(|p| p.file_name())
                 .collect(),
             contested: Self::contested(queue),
+            lines: Vec::new(),
         }
+    }
+
+    /// The summary with the line of each of its newest proposals, as `known` gives them by
+    /// file name; without any when `known` lacks one.
+    pub fn with_lines<'a>(mut self, known: impl Fn(&str) -> Option<&'a QueuedLine>) -> Self {
+        self.lines = self
+            .newest
+            .iter()
+            .map(|name| known(name).cloned())
+            .collect::<Option<_>>()
+            .unwrap_or_default();
+        self
+    }
+
+    /// The line of the newest proposal `name`, when the summary holds the lines.
+    pub fn line(&self, name: &str) -> Option<&QueuedLine> {
+        let at = self.newest.iter().position(|n| n == name)?;
+        self.lines.get(at)
     }
 
     fn contested(queue: &Queue) -> Vec<(String, String)> {
@@ -275,6 +344,10 @@ impl QueueSummary {
         for (fact, proposal) in &self.contested {
             w.str(fact);
             w.str(proposal);
+        }
+        w.u32(self.lines.len());
+        for line in &self.lines {
+            line.write(w);
         }
     }
 
@@ -303,11 +376,19 @@ impl QueueSummary {
             }
             contested.push((fact.to_owned(), proposal.to_owned()));
         }
+        let n = r.u32()? as usize;
+        if n != 0 && n != newest.len() {
+            return None;
+        }
+        let lines = (0..n)
+            .map(|_| QueuedLine::read(&mut r))
+            .collect::<Option<_>>()?;
         r.is_empty().then_some(QueueSummary {
             valid,
             invalid,
             newest,
             contested,
+            lines,
         })
     }
 }
