@@ -245,7 +245,10 @@ impl Budget {
         let start = self.text.len();
         write(&mut self.text);
         if self.limit.is_some() {
-            self.used += self.text[start..].chars().count();
+            self.used += self
+                .text
+                .get(start..)
+                .map_or(0, |added| added.chars().count());
         }
     }
 

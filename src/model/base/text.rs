@@ -346,7 +346,8 @@ mod tests {
     /// and beside every other, at each place in a word and in the remainder.
     #[test]
     fn all_bytes_answers_as_each_byte_does() {
-        let predicates: [(bool, fn(u8) -> bool); 3] = [
+        type Plain = fn(u8) -> bool;
+        let predicates: [(bool, Plain); 3] = [
             (false, |b| b.is_ascii() && !b.is_ascii_control()),
             (false, |b| (0x20..0x7f).contains(&b) || b == b'\n'),
             (true, |b| !b.is_ascii_control() || b.is_ascii_whitespace()),

@@ -13,7 +13,7 @@ use crate::model::base::text::{normalize, one_line, Words};
 use crate::model::base::time::Timestamp;
 use crate::model::facts::file::{is_fact_id, Relation};
 use crate::model::facts::ledger::Limits;
-use crate::model::proposals::proposal::{is_proposal_id, OpKind, Proposal};
+use crate::model::proposals::proposal::{is_proposal_id, OpKind, Operation, Proposal};
 
 /// The proposal files of `.ledger/proposals/`, oldest first.
 #[derive(Debug, Clone, Default)]
@@ -258,7 +258,7 @@ impl QueuedLine {
             created_at: p.created_at.clone(),
             agent: p.agent.clone(),
             reason: p.reason.clone(),
-            operations: p.operations.iter().map(|o| o.summary()).collect(),
+            operations: p.operations.iter().map(Operation::summary).collect(),
         }
     }
 
