@@ -63,19 +63,36 @@ struct Rebuilt {
     /// What `context` shows of the valid proposals this run knows that of, by file name: those
     /// the old index's summary held and those read.
     lines: Lines,
+    limits: Limits,
 }
 
 type Lines = HashMap<String, QueuedLine>;
 
-impl QueueRefresh {
-    /// The summary of `queue`, which this refresh describes, with the lines of its newest
-    /// proposals where this run knows them all.
-    pub fn summary(&self, queue: &Queue) -> QueueSummary {
+impl Store {
+    /// The summary of `queue`, which `refresh` describes, with the lines of its newest
+    /// proposals: those the run knows, and the others read from their files (an index whose
+    /// summary lacked them gets them once).
+    fn summary_of(&self, refresh: &mut QueueRefresh, queue: &Queue) -> QueueSummary {
         let summary = QueueSummary::of(queue, CONTEXT_PROPOSALS);
-        match &self.0 {
-            Some(rebuilt) => summary.with_lines(|name| rebuilt.lines.get(name)),
-            None => summary,
+        let Some(rebuilt) = &mut refresh.0 else {
+            return summary;
+        };
+        let lines = &mut rebuilt.lines;
+        let missing: Vec<String> = summary
+            .newest
+            .iter()
+            .filter(|name| !lines.contains_key(*name))
+            .cloned()
+            .collect();
+        if !missing.is_empty() {
+            // A file that cannot be read leaves the lines out: `context` then reads the files.
+            for p in self.read_pending(missing).unwrap_or_default() {
+                if p.validate(&rebuilt.limits).is_ok() {
+                    lines.insert(p.file_name(), QueuedLine::of(&p));
+                }
+            }
         }
+        summary.with_lines(|name| lines.get(name))
     }
 }
 
@@ -128,7 +145,7 @@ impl Store {
     /// list the directory anyway (it is busy, or this run `added` a file to it) and the index
     /// lacks only a few files: reading those costs the next run less than rewriting an index of
     /// thousands costs this one.
-    pub fn refresh_queue_index(&self, refresh: QueueRefresh, queue: &Queue, added: bool) {
+    pub fn refresh_queue_index(&self, mut refresh: QueueRefresh, queue: &Queue, added: bool) {
         let Some(rebuilt) = &refresh.0 else {
             return;
         };
@@ -136,12 +153,11 @@ impl Store {
         if listed_anyway && rebuilt.changes <= (queue.len() / REWRITE_RATIO).max(FEW_CHANGES) {
             return;
         }
-        let bytes = encode(
-            &rebuilt.header,
-            rebuilt.scan,
-            &refresh.summary(queue),
-            queue,
-        );
+        let summary = self.summary_of(&mut refresh, queue);
+        let Some(rebuilt) = &refresh.0 else {
+            return;
+        };
+        let bytes = encode(&rebuilt.header, rebuilt.scan, &summary, queue);
         // A cache that cannot be written costs the next run time, nothing else.
         let _ = file::replace_unsynced(&self.git_dir.join(paths::QUEUE_INDEX), &bytes);
     }
@@ -159,8 +175,8 @@ impl Store {
         if let Some(summary) = current {
             return Ok(summary);
         }
-        let (queue, refresh) = self.read_queue(limits, true)?;
-        let summary = refresh.summary(&queue);
+        let (queue, mut refresh) = self.read_queue(limits, true)?;
+        let summary = self.summary_of(&mut refresh, &queue);
         self.refresh_queue_index(refresh, &queue, false);
         Ok(summary)
     }
@@ -277,6 +293,7 @@ impl Store {
             header,
             changes,
             lines,
+            limits: limits.clone(),
         };
         Ok((builder.finish(), QueueRefresh(Some(rebuilt))))
     }

@@ -298,14 +298,7 @@ fn context_shows_the_newest_proposals_from_the_index_as_their_files_say() {
     settle(&repo);
     context(&repo);
     let rel = format!(".ledger/proposals/{}.json", ids[20]);
-    let edited = repo.read(&rel).replace("reason 20:", "reason twenty:");
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(repo.file(&rel))
-        .unwrap();
-    std::io::Write::write_all(&mut f, edited.as_bytes()).unwrap();
-    drop(f);
+    edit_in_place(&repo, &rel, "reason 20:", "reason twenty:");
     settle(&repo);
     assert_eq!(
         context(&repo)["proposals"]["items"][0]["reason"],
@@ -316,4 +309,46 @@ fn context_shows_the_newest_proposals_from_the_index_as_their_files_say() {
         context(&repo)["proposals"]["items"][0]["reason"],
         "reason twenty: 漢字 🦀"
     );
+}
+
+/// Rewrites the proposal file `rel` in place (same inode, directory untouched), as some editors
+/// save, replacing `from` with `to`.
+fn edit_in_place(repo: &Repo, rel: &str, from: &str, to: &str) {
+    let edited = repo.read(rel).replace(from, to);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(repo.file(rel))
+        .unwrap();
+    std::io::Write::write_all(&mut f, edited.as_bytes()).unwrap();
+}
+
+#[test]
+fn an_index_rewritten_after_a_removal_keeps_every_newest_line() {
+    let repo = Repo::new();
+    let ids: Vec<String> = (0..22)
+        .map(|i| {
+            let reason = format!("reason {i}");
+            let text = format!("Statement {i} about part {}.", i * 7919);
+            repo.propose_add("pitfalls", &text, &["--reason", &reason])
+        })
+        .collect();
+    settle(&repo);
+    context(&repo);
+    // The newest goes: the next one in is a proposal the old summary had no line for.
+    std::fs::remove_file(repo.file(&format!(".ledger/proposals/{}.json", ids[21]))).unwrap();
+    settle(&repo);
+    assert_eq!(
+        context(&repo)["proposals"]["items"][0]["reason"],
+        "reason 20"
+    );
+    // Read from the index alone from now on: an edit in place shows only after `check`.
+    let rel = format!(".ledger/proposals/{}.json", ids[2]);
+    edit_in_place(&repo, &rel, "reason 2\"", "reason two\"");
+    settle(&repo);
+    let items = context(&repo)["proposals"]["items"].clone();
+    assert_eq!(items[18]["reason"], "reason 2", "{items}");
+    repo.mneme(&["check"]).assert().success();
+    let items = context(&repo)["proposals"]["items"].clone();
+    assert_eq!(items[18]["reason"], "reason two", "{items}");
 }
