@@ -116,6 +116,44 @@ fn budget_comes_from_config() {
 }
 
 #[test]
+fn the_config_is_read_as_written_whatever_the_git_directory_kept() {
+    let repo = seeded();
+    let limit = |repo: &Repo| repo.json(&["context", "--json"])["budget"]["limit"].clone();
+    let cache = repo.file(".git/mneme-config.idx");
+    repo.write(".ledger/config.yaml", "budget_lines: 10\n");
+    assert_eq!(limit(&repo), 10);
+    assert!(cache.is_file(), "the parsed config is kept");
+    assert_eq!(limit(&repo), 10, "and found again");
+    // Kept by its text: any change to the text is read.
+    repo.write(".ledger/config.yaml", "budget_lines: 12 # more room\n");
+    assert_eq!(limit(&repo), 12);
+    // A damaged cache, or one kept for another text, is passed over.
+    let kept = std::fs::read(&cache).unwrap();
+    std::fs::write(&cache, b"mneme-config garbage").unwrap();
+    assert_eq!(limit(&repo), 12);
+    // The budget is the first field after the key (a line, then the text's SHA-256).
+    let budget_at = kept.iter().position(|&b| b == b'\n').unwrap() + 1 + 32;
+    let mut doctored = kept.clone();
+    doctored[budget_at] ^= 1;
+    std::fs::write(&cache, &doctored).unwrap();
+    assert_eq!(
+        limit(&repo),
+        12,
+        "a cache that fails its checksum is not read"
+    );
+    repo.write(".ledger/config.yaml", "budget_lines: 14\n");
+    std::fs::write(&cache, &kept).unwrap();
+    assert_eq!(limit(&repo), 14);
+    // A config that does not parse is never kept: the defaults, and the error, every time.
+    repo.write(".ledger/config.yaml", "budget_lines: [\n");
+    for _ in 0..2 {
+        let v = repo.json(&["context", "--json"]);
+        assert_eq!(v["budget"]["limit"], 800);
+        assert!(v["config_error"].is_string(), "{v}");
+    }
+}
+
+#[test]
 fn facts_and_show() {
     let repo = seeded();
     repo.mneme(&["facts", "architecture"])
