@@ -421,14 +421,16 @@ impl Store {
             let body = bytes.strip_prefix(key.as_slice())?;
             let (encoded, sum) = body.split_last_chunk::<8>()?;
             (checksum(encoded) == u64::from_le_bytes(*sum))
-                .then(|| Config::decode(encoded))
+                .then(|| serde_json::from_slice(encoded).ok())
                 .flatten()
         });
         if let Some(config) = kept {
             return Ok(config);
         }
         let config = Config::parse(src)?;
-        let encoded = config.encode();
+        let Ok(encoded) = serde_json::to_vec(&config) else {
+            return Ok(config);
+        };
         key.extend_from_slice(&encoded);
         key.extend_from_slice(&checksum(&encoded).to_le_bytes());
         // A cache that cannot be written costs the next run the parse, nothing else.

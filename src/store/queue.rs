@@ -69,14 +69,11 @@ struct Rebuilt {
 type Lines = HashMap<String, QueuedLine>;
 
 impl Store {
-    /// The summary of `queue`, which `refresh` describes, with the lines of its newest
+    /// The summary of `queue`, which `rebuilt` describes, with the lines of its newest
     /// proposals: those the run knows, and the others read from their files (an index whose
     /// summary lacked them gets them once).
-    fn summary_of(&self, refresh: &mut QueueRefresh, queue: &Queue) -> QueueSummary {
+    fn summary_of(&self, rebuilt: &mut Rebuilt, queue: &Queue) -> QueueSummary {
         let summary = QueueSummary::of(queue, CONTEXT_PROPOSALS);
-        let Some(rebuilt) = &mut refresh.0 else {
-            return summary;
-        };
         let lines = &mut rebuilt.lines;
         let missing: Vec<String> = summary
             .newest
@@ -145,18 +142,15 @@ impl Store {
     /// list the directory anyway (it is busy, or this run `added` a file to it) and the index
     /// lacks only a few files: reading those costs the next run less than rewriting an index of
     /// thousands costs this one.
-    pub fn refresh_queue_index(&self, mut refresh: QueueRefresh, queue: &Queue, added: bool) {
-        let Some(rebuilt) = &refresh.0 else {
+    pub fn refresh_queue_index(&self, refresh: QueueRefresh, queue: &Queue, added: bool) {
+        let Some(mut rebuilt) = refresh.0 else {
             return;
         };
         let listed_anyway = added || rebuilt.scan.status.racy(rebuilt.scan.started);
         if listed_anyway && rebuilt.changes <= (queue.len() / REWRITE_RATIO).max(FEW_CHANGES) {
             return;
         }
-        let summary = self.summary_of(&mut refresh, queue);
-        let Some(rebuilt) = &refresh.0 else {
-            return;
-        };
+        let summary = self.summary_of(&mut rebuilt, queue);
         let bytes = encode(&rebuilt.header, rebuilt.scan, &summary, queue);
         // A cache that cannot be written costs the next run time, nothing else.
         let _ = file::replace_unsynced(&self.git_dir.join(paths::QUEUE_INDEX), &bytes);
@@ -176,7 +170,10 @@ impl Store {
             return Ok(summary);
         }
         let (queue, mut refresh) = self.read_queue(limits, true)?;
-        let summary = self.summary_of(&mut refresh, &queue);
+        let summary = match &mut refresh.0 {
+            Some(rebuilt) => self.summary_of(rebuilt, &queue),
+            None => QueueSummary::of(&queue, CONTEXT_PROPOSALS),
+        };
         self.refresh_queue_index(refresh, &queue, false);
         Ok(summary)
     }

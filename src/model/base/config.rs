@@ -1,11 +1,11 @@
 //! `.ledger/config.yaml`.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use crate::model::base::codec::{Reader, Writer};
 use crate::model::base::paths;
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+// Serialize: the git directory keeps the parsed config, every field, as JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Most lines all fact files together may have, so they always fit in a context window.
@@ -130,78 +130,6 @@ impl Config {
             return Err(ConfigError::Compile(bad.clone()));
         }
         Ok(config)
-    }
-
-    /// The config as the git directory keeps it for the text it was parsed from
-    /// ([`Config::decode`]): parsing the YAML costs a short run more than the rest of its start.
-    pub(crate) fn encode(&self) -> Vec<u8> {
-        // Every field by name: a new one cannot be left out of the cache unnoticed.
-        let Config {
-            budget_lines,
-            require_evidence,
-            max_fact_chars,
-            stale_fact_days,
-            stale_proposal_days,
-            agents_file,
-            decision_records,
-            claims_remote,
-            claim_lease,
-            scoped_delivery,
-            compile,
-        } = self;
-        let mut bytes = Vec::new();
-        let mut w = Writer(&mut bytes);
-        for n in [*budget_lines as u64, *max_fact_chars as u64] {
-            w.u64(n);
-        }
-        for n in [*stale_fact_days, *stale_proposal_days] {
-            w.u64(u64::from(n));
-        }
-        for b in [*require_evidence, *decision_records, *scoped_delivery] {
-            w.u8(u8::from(b));
-        }
-        w.str(agents_file);
-        w.opt(claims_remote.as_deref(), Writer::str);
-        w.str(claim_lease);
-        w.u32(compile.len());
-        for target in compile {
-            w.str(target);
-        }
-        bytes
-    }
-
-    /// What [`Config::encode`] wrote; `None` unless `bytes` are exactly that.
-    pub(crate) fn decode(bytes: &[u8]) -> Option<Config> {
-        let mut r = Reader::new(bytes);
-        let mut size = || usize::try_from(r.u64()?).ok();
-        let (budget_lines, max_fact_chars) = (size()?, size()?);
-        let mut days = || u32::try_from(r.u64()?).ok();
-        let (stale_fact_days, stale_proposal_days) = (days()?, days()?);
-        let mut flag = || match r.u8()? {
-            0 => Some(false),
-            1 => Some(true),
-            _ => None,
-        };
-        let (require_evidence, decision_records, scoped_delivery) = (flag()?, flag()?, flag()?);
-        let agents_file = r.str()?.to_owned();
-        let claims_remote = r.opt(|r| r.str().map(str::to_owned))?;
-        let claim_lease = r.str()?.to_owned();
-        let compile = (0..r.u32()?)
-            .map(|_| r.str().map(str::to_owned))
-            .collect::<Option<Vec<_>>>()?;
-        r.is_empty().then_some(Config {
-            budget_lines,
-            require_evidence,
-            max_fact_chars,
-            stale_fact_days,
-            stale_proposal_days,
-            agents_file,
-            decision_records,
-            claims_remote,
-            claim_lease,
-            scoped_delivery,
-            compile,
-        })
     }
 
     /// The claim lease in seconds (checked when the config was read).
