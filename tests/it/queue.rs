@@ -246,12 +246,21 @@ fn a_proposal_does_not_rewrite_an_index_that_lacks_only_a_few_files() {
     assert_eq!(error_code(&dup), "duplicate_proposal", "{dup:?}");
 }
 
-/// The proposals `context` lists, as it finds them with the queue index and without it.
+/// The proposals `context` lists, as it finds them with the queue index and without it. Ages
+/// are left out: a second may pass between the two runs.
 fn listed_with_and_without_index(repo: &Repo) -> (serde_json::Value, serde_json::Value) {
-    let with = context(repo)["proposals"].clone();
+    let with = ageless(context(repo)["proposals"].clone());
     std::fs::remove_file(repo.file(INDEX)).unwrap();
-    let without = context(repo)["proposals"].clone();
+    let without = ageless(context(repo)["proposals"].clone());
     (with, without)
+}
+
+/// `proposals` as `context --json` lists them, without each one's age.
+fn ageless(mut proposals: serde_json::Value) -> serde_json::Value {
+    for item in proposals["items"].as_array_mut().unwrap() {
+        item.as_object_mut().unwrap().remove("age");
+    }
+    proposals
 }
 
 #[test]
@@ -270,7 +279,7 @@ fn context_shows_the_newest_proposals_from_the_index_as_their_files_say() {
     assert_eq!(with, without);
     settle(&repo);
     context(&repo);
-    assert_eq!(context(&repo)["proposals"], without);
+    assert_eq!(ageless(context(&repo)["proposals"].clone()), without);
     let items = without["items"].as_array().unwrap();
     assert_eq!(items[0]["reason"], "reason 21: 漢字 🦀");
     assert_eq!(items[0]["agent"], "agent-21");
@@ -351,4 +360,24 @@ fn an_index_rewritten_after_a_removal_keeps_every_newest_line() {
     repo.mneme(&["check"]).assert().success();
     let items = context(&repo)["proposals"]["items"].clone();
     assert_eq!(items[18]["reason"], "reason two", "{items}");
+}
+
+#[test]
+fn reasons_too_long_for_the_summary_are_read_from_their_files() {
+    let repo = Repo::new();
+    // Twenty reasons of 4,000 four-byte characters: far more than a summary may hold.
+    let reason = "🦀".repeat(4000);
+    for i in 0..20 {
+        let text = format!("Statement {i} about part {}.", i * 7919);
+        repo.propose_add("pitfalls", &text, &["--reason", &reason]);
+    }
+    settle(&repo);
+    let (with, without) = listed_with_and_without_index(&repo);
+    // Not `assert_eq!`: it would print hundreds of kilobytes of crabs.
+    assert!(with == without, "the index changed what context shows");
+    settle(&repo);
+    let items = context(&repo)["proposals"]["items"].clone();
+    assert_eq!(items.as_array().unwrap().len(), 20);
+    assert!(items[0]["reason"] == reason.as_str());
+    assert!(ageless(context(&repo)["proposals"].clone()) == without);
 }
