@@ -5,7 +5,7 @@ use mneme::model::merge::fact_file::merge;
 use mneme::model::tasks::merge::{merge_task_files, merged_text};
 use mneme::ops::{rules, Notes};
 use mneme::store::file::{read_capped, Kind};
-use mneme::store::write_atomic;
+use mneme::store::{write_atomic, Durability};
 
 use crate::cli::error::Code;
 use crate::cli::{CliError, Cx, ExitStatus, Result};
@@ -109,7 +109,11 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
     if merged.text.len() as u64 > kind.limit() {
         return Err(too_large(label, kind, "the merge would be"));
     }
-    write_atomic(&cx.cwd.join(&args.ours), merged.text.as_bytes())?;
+    write_atomic(
+        &cx.cwd.join(&args.ours),
+        merged.text.as_bytes(),
+        Durability::Synced,
+    )?;
     if merged.conflicts == 0 {
         return Ok(ExitStatus::Success);
     }
@@ -139,7 +143,11 @@ fn rule_file(cx: &Cx, args: &Args, path: &str) -> Result<ExitStatus> {
     )?;
     match merged {
         Some(text) => {
-            write_atomic(&cx.cwd.join(&args.ours), text.as_bytes())?;
+            write_atomic(
+                &cx.cwd.join(&args.ours),
+                text.as_bytes(),
+                Durability::Synced,
+            )?;
             Ok(ExitStatus::Success)
         }
         None => {

@@ -93,7 +93,7 @@ pub fn run(cx: &Cx, args: &Args) -> Result<ExitStatus> {
 
 /// Writes a Code Quality report where the job's artifacts are read.
 pub(crate) fn write_report(path: &std::path::Path, text: &str) -> Result<()> {
-    mneme::store::file::write_atomic(path, text.as_bytes())?;
+    mneme::store::file::write_atomic(path, text.as_bytes(), mneme::store::Durability::Synced)?;
     Ok(())
 }
 

@@ -28,7 +28,7 @@ use crate::git::index::{index_lock_path, lock_index, read_index, LedgerIndex};
 use crate::git::owner::{reclaim, Owner, Reclaimed};
 use crate::git::{hooks, EditKind, Error, Repo, Result};
 use crate::model::base::paths;
-use crate::store::{self, read_optional, write_atomic};
+use crate::store::{self, read_optional, write_atomic, Durability};
 
 /// One ledger file the commit writes.
 #[derive(Debug, Clone)]
@@ -148,6 +148,7 @@ pub fn commit(repo: &Repo, change: &LedgerCommit, no_verify: bool) -> Result<Com
     write_atomic(
         &journal_path,
         &serde_json::to_vec(&journal).expect("journal serializes"),
+        Durability::Synced,
     )?;
     store::fault::abort_after("journal");
     apply(repo, &journal, index_lock, read)?;
@@ -543,7 +544,7 @@ fn apply(
         if let Some(dir) = file.parent() {
             fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
         }
-        write_atomic(&file, &data)?;
+        write_atomic(&file, &data, Durability::Synced)?;
         let stat = stat_of(&file)?;
         match index.entry_index_by_path(path.as_bytes().as_bstr()) {
             Ok(i) => {

@@ -39,6 +39,34 @@ pub fn core_editor(repo: &Repo) -> Option<String> {
         .map(|v| v.to_string())
 }
 
+/// How mneme writes what agents add to the ledger (proposals, tasks): as git writes its loose
+/// objects. git syncs those only when `core.fsync` names them (`loose-object`, or a set holding
+/// it: `objects`, `committed`, `added`, `all`) or the older `core.fsyncObjectFiles` is true.
+pub fn ledger_durability(repo: &gix::Repository) -> Durability {
+    let config = repo.config_snapshot();
+    let asked = config
+        .string("core.fsync")
+        .is_some_and(|v| fsync_names_loose_objects(&v.to_str_lossy()))
+        || config.boolean("core.fsyncObjectFiles").unwrap_or(false);
+    if asked {
+        Durability::Synced
+    } else {
+        Durability::Atomic
+    }
+}
+
+/// Whether a `core.fsync` value adds loose objects to what git syncs. git starts from a default
+/// without them, adds every component named and removes those named with `-`, the added
+/// winning; `none` only clears the default.
+fn fsync_names_loose_objects(value: &str) -> bool {
+    value.split([',', ' ', '\t', '\n', '\r']).any(|token| {
+        matches!(
+            token,
+            "loose-object" | "objects" | "committed" | "added" | "all"
+        )
+    })
+}
+
 /// How this clone signs commits: what `commit.gpgSign`, `gpg.format`, `user.signingKey` and
 /// `user.email` say.
 #[derive(Debug, Clone, Default)]
@@ -61,7 +89,7 @@ pub fn signing_setup(repo: &Repo) -> SigningSetup {
 }
 
 use crate::git::{Error, Repo, Result};
-use crate::store;
+use crate::store::{self, Durability};
 
 /// Sets `section.subsection.key = value` for each entry in the repository's own config file
 /// (not global), under git's `config.lock`. Returns whether anything changed.
@@ -101,4 +129,39 @@ pub fn set_local_config(repo: &Repo, entries: &[(&str, &str, &str, &str)]) -> Re
             .map_err(|e| store::Error::io(&path)(e.error))?;
     }
     Ok(changed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fsync_names_loose_objects;
+
+    #[test]
+    fn core_fsync_syncs_loose_objects_only_when_a_component_holding_them_is_added() {
+        for value in [
+            "loose-object",
+            "objects",
+            "committed",
+            "added",
+            "all",
+            "none,committed",
+            "index, loose-object",
+            "-all,loose-object",
+            "loose-object,-loose-object",
+        ] {
+            assert!(fsync_names_loose_objects(value), "{value}");
+        }
+        for value in [
+            "",
+            "none",
+            "pack",
+            "pack-metadata,commit-graph",
+            "derived-metadata",
+            "index,reference",
+            "-loose-object",
+            "Loose-Object",
+            "loose-objects",
+        ] {
+            assert!(!fsync_names_loose_objects(value), "{value}");
+        }
+    }
 }

@@ -201,7 +201,12 @@ impl Repo {
     /// The ledger's files in this work tree.
     pub fn store(&self) -> Store {
         let common = absolute(self.repo.common_dir(), &self.root);
-        Store::new(self.root.clone(), self.git_dir.clone(), common)
+        Store::new(
+            self.root.clone(),
+            self.git_dir.clone(),
+            common,
+            config::ledger_durability(&self.repo),
+        )
     }
 
     pub(crate) fn gix(&self) -> &gix::Repository {

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::git::{Error, Repo, Result};
 use crate::model::base::paths;
 use crate::store::file::{read_local, replace_unsynced, temp_owner};
-use crate::store::{self, create_new};
+use crate::store::{self, create_new, Durability};
 
 /// How far a lock's time may be from the owner file's last update and still be the one the
 /// killed run took (it takes each within milliseconds of saying so).
@@ -55,7 +55,7 @@ impl Owner {
         let bytes = serde_json::to_vec(&record).expect("the owner record serializes");
         // Whole or not at all; a kill before it is in place leaves only a temporary file that
         // names this process, which the next run removes.
-        if !create_new(&path, &bytes)? {
+        if !create_new(&path, &bytes, Durability::Synced)? {
             return Err(Error::Locked { path });
         }
         Ok(Owner { path, record })

@@ -18,7 +18,7 @@ use crate::model::lint::{self, FileInput, Finding, ProposalInput, Severity};
 use crate::model::provenance::factdiff::Files;
 use crate::ops::records::work_tree_state;
 use crate::ops::{now, rules, stale, Result, Workspace};
-use crate::store::{self, write_atomic, Kind};
+use crate::store::{self, write_atomic, Durability, Kind};
 
 /// The outcome of `mneme check` (the `--json` shape, docs/check.md).
 #[derive(Debug, Serialize)]
@@ -233,7 +233,7 @@ fn repair(ws: &Workspace, now: Timestamp) -> Result<Vec<(String, String)>> {
     for (path, entry) in &files {
         let Ok(entry) = entry else { continue };
         if let Some((new, changes)) = lint::fix(entry, &mut taken, now) {
-            write_atomic(path, new.as_bytes())?;
+            write_atomic(path, new.as_bytes(), Durability::Synced)?;
             let rel = ws.store.relative(path).display().to_string();
             done.extend(changes.into_iter().map(|c| (rel.clone(), c)));
         }

@@ -85,7 +85,7 @@ pub fn drop_session(ws: &Workspace, runtime: &str, session: &str) -> Result<()> 
     let mut dropped = read_ids(&path.with_extension(NATIVE_DROPPED));
     dropped.extend(read_ids(&path.with_extension(NATIVE)));
     remove(&path.with_extension(NATIVE))?;
-    write_lines(&path.with_extension(NATIVE_DROPPED), &dropped)
+    write_lines(ws, &path.with_extension(NATIVE_DROPPED), &dropped)
 }
 
 /// Beside a session's record: the facts the runtime's own rule files gave it in the running
@@ -128,7 +128,7 @@ pub fn remember_touched(
     if all[keep..] == before[..] {
         return Ok(());
     }
-    write_lines(&path, &all[keep..])
+    write_lines(ws, &path, &all[keep..])
 }
 
 /// The files `runtime`'s session `session` touched last (at most [`TOUCHED_FILES`]), the
@@ -166,7 +166,7 @@ pub fn native_or_dropped(
     let before = native.len();
     native.extend(compiled.iter().filter(|id| !dropped.contains(*id)).cloned());
     if native.len() != before {
-        write_lines(&path.with_extension(NATIVE), &native)?;
+        write_lines(ws, &path.with_extension(NATIVE), &native)?;
     }
     Ok(compiled
         .iter()
@@ -195,7 +195,11 @@ fn read_lines(path: &Path) -> Vec<String> {
 }
 
 /// Writes `lines` as a marker, one a line, creating its directory.
-fn write_lines(path: &Path, lines: impl IntoIterator<Item = impl AsRef<str>>) -> Result<()> {
+fn write_lines(
+    ws: &Workspace,
+    path: &Path,
+    lines: impl IntoIterator<Item = impl AsRef<str>>,
+) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
     }
@@ -203,7 +207,7 @@ fn write_lines(path: &Path, lines: impl IntoIterator<Item = impl AsRef<str>>) ->
         .into_iter()
         .map(|l| format!("{}\n", l.as_ref()))
         .collect();
-    Ok(write_atomic(path, text.as_bytes())?)
+    Ok(write_atomic(path, text.as_bytes(), ws.store.durability())?)
 }
 
 fn remove(path: &Path) -> Result<()> {
@@ -270,7 +274,7 @@ fn write_session(
 ) -> Result<()> {
     let path = session_path(ws, runtime, session);
     let new = !path.exists();
-    write_lines(&path, held)?;
+    write_lines(ws, &path, held)?;
     if let (true, Some(dir)) = (new, path.parent()) {
         forget_old_sessions(dir);
     }

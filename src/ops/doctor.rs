@@ -16,7 +16,7 @@ use crate::model::provenance::signing::AllowedSigners;
 use crate::ops::init::agents_block;
 use crate::ops::setup::UserDirs;
 use crate::ops::{check, runtimes, Result, Workspace};
-use crate::store::Kind;
+use crate::store::{Durability, Kind};
 
 pub use crate::ops::runtimes::Problem;
 
@@ -142,10 +142,24 @@ pub fn doctor(
     if let Some(job) = job {
         gitlab_pipeline(ws, job, &mut d)?;
     }
+    d.notes
+        .push(durability_note(ws.store.durability()).to_owned());
     let report = check::check(ws, false)?;
     d.check_errors = report.errors;
     d.check_warnings = report.warnings;
     Ok(d)
+}
+
+/// How proposals, tasks and session records reach the disk, which git's `core.fsync` decides.
+fn durability_note(durability: Durability) -> &'static str {
+    match durability {
+        Durability::Synced => {
+            "proposals, tasks and session records are synced to disk as they are written, as git's `core.fsync` asks for its loose objects"
+        }
+        Durability::Atomic => {
+            "proposals, tasks and session records are written whole (never half) but not synced to disk, as git writes its loose objects; a power cut can lose the last few. To sync them: git config core.fsync committed"
+        }
+    }
 }
 
 /// A person's clone: the merge driver, `mneme` on the PATH, the commit-msg hook.

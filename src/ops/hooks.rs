@@ -14,7 +14,7 @@ use crate::model::provenance::decision::DECISION;
 use crate::model::provenance::factdiff::{changes, Files};
 use crate::model::provenance::record::judge;
 use crate::ops::{Error, Result, Workspace};
-use crate::store::{self, write_atomic};
+use crate::store::{self, write_atomic, Durability};
 
 /// What the hook file runs; its presence marks a hook mneme wrote.
 const MARKER: &str = "mneme hooks commit-msg";
@@ -96,7 +96,11 @@ pub fn install(ws: &Workspace, force: bool) -> Result<Installed> {
         }
     };
     std::fs::create_dir_all(&dir).map_err(store::Error::io(&dir))?;
-    write_atomic(&hook, templates::COMMIT_MSG_HOOK.as_bytes())?;
+    write_atomic(
+        &hook,
+        templates::COMMIT_MSG_HOOK.as_bytes(),
+        Durability::Synced,
+    )?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

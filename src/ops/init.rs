@@ -11,7 +11,7 @@ use crate::model::base::paths;
 use crate::model::facts::starter;
 use crate::model::forge::gitlab_ci::{with_include, Include};
 use crate::ops::{hooks, Error, Result, Workspace};
-use crate::store::{create_new, write_atomic, Kind};
+use crate::store::{create_new, write_atomic, Durability, Kind};
 
 /// What `init` did to each file (the `--json` shape, docs/json.md).
 #[derive(Debug, Default, Serialize)]
@@ -77,7 +77,11 @@ pub fn init(ws: &Workspace, ci: Option<Ci>, agents_file: Option<&str>) -> Result
     }
     seed(ws, &mut report, paths::PROPOSALS_KEEP, "")?;
     let agents_file = agents_file.unwrap_or(&remembered);
-    let created = create_new(&store.path(paths::CONFIG), templates::CONFIG.as_bytes())?;
+    let created = create_new(
+        &store.path(paths::CONFIG),
+        templates::CONFIG.as_bytes(),
+        Durability::Synced,
+    )?;
     let config = edit_file(ws, paths::CONFIG, Kind::Config, |old| {
         Ok(if agents_file == remembered {
             old.to_owned()
@@ -191,7 +195,7 @@ pub fn agents_block(ws: &Workspace) -> Result<String> {
 
 /// Creates `rel` with `contents` unless it exists; an existing file is never overwritten.
 fn seed(ws: &Workspace, report: &mut Report, rel: &str, contents: &str) -> Result<()> {
-    let outcome = if create_new(&ws.store.path(rel), contents.as_bytes())? {
+    let outcome = if create_new(&ws.store.path(rel), contents.as_bytes(), Durability::Synced)? {
         Outcome::Created
     } else {
         Outcome::Unchanged
@@ -215,7 +219,7 @@ pub(crate) fn edit_file(
     if new == old {
         return Ok(Outcome::Unchanged);
     }
-    write_atomic(&path, new.as_bytes())?;
+    write_atomic(&path, new.as_bytes(), Durability::Synced)?;
     Ok(match existing {
         Some(_) => Outcome::Updated,
         None => Outcome::Created,

@@ -27,7 +27,7 @@ use crate::ops::init::{edit_file, Outcome};
 use crate::ops::stale::{cached, facts_key};
 use crate::ops::{Result, Workspace};
 use crate::store::file::replace_unsynced;
-use crate::store::{create_new, Kind};
+use crate::store::{create_new, Durability, Kind};
 use sha2::Digest as _;
 
 /// The state of `commit`'s facts; `None` when its ledger does not keep decision records
@@ -130,7 +130,11 @@ pub fn migrate(ws: &Workspace) -> Result<Migration> {
         .with_commit_account(&r);
         let rel = paths::decision_file(&record.id());
         std::fs::create_dir_all(&dir).map_err(crate::store::Error::io(&dir))?;
-        if create_new(&ws.store.path(&rel), record.render().as_bytes())? {
+        if create_new(
+            &ws.store.path(&rel),
+            record.render().as_bytes(),
+            Durability::Synced,
+        )? {
             out.written.push(rel);
         }
     }

@@ -18,7 +18,7 @@ use crate::model::provenance::factdiff::Files;
 use crate::model::provenance::record::judge;
 use crate::model::provenance::signing::AllowedSigners;
 use crate::ops::{records, Error, Result, Workspace};
-use crate::store::{self, write_atomic, Kind};
+use crate::store::{self, write_atomic, Durability, Kind};
 
 /// The rule files mneme compiled that `commit`'s tree holds, path → text. A file at a compiled
 /// file's name without mneme's mark is someone else's, and not among them.
@@ -377,7 +377,7 @@ pub fn apply(ws: &Workspace, wanted: &[RuleFile], drift: &Drift) -> Result<()> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(store::Error::io(dir))?;
         }
-        write_atomic(&path, file.text.as_bytes())?;
+        write_atomic(&path, file.text.as_bytes(), Durability::Synced)?;
     }
     for rel in &drift.extra {
         let path = root.join(rel);

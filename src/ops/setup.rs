@@ -17,7 +17,7 @@ use crate::model::base::textdiff::unified;
 use crate::ops::init::{edit_file, with_merge_driver};
 use crate::ops::{rules, Error, Result, Workspace};
 use crate::store::file::read_file_text;
-use crate::store::{write_atomic, Kind};
+use crate::store::{write_atomic, Durability, Kind};
 
 /// The user's directories where runtimes keep their settings.
 #[derive(Debug, Clone)]
@@ -259,7 +259,7 @@ pub fn compile_target(
     if !dry_run {
         let _lock = ws.store.lock()?;
         if new != old {
-            write_atomic(&config_path, new.as_bytes())?;
+            write_atomic(&config_path, new.as_bytes(), Durability::Synced)?;
         }
         rules::apply(ws, &wanted, &drift)?;
         // Merges of the rule files go to mneme's driver, which compiles the merged ledger.
@@ -376,7 +376,7 @@ fn write(file: &FileReport, new: Option<&str>, scope: &Scope) -> Result<()> {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir).map_err(crate::store::Error::io(dir))?;
             }
-            write_atomic(path, text.as_bytes())?;
+            write_atomic(path, text.as_bytes(), Durability::Synced)?;
         }
         None => {
             std::fs::remove_file(path).map_err(crate::store::Error::io(path))?;

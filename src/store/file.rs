@@ -1,5 +1,5 @@
 //! File primitives: reading what may be missing, listing a directory without following links,
-//! and atomic writes (a temporary file in the same directory, synced, then renamed).
+//! and atomic writes (a temporary file in the same directory, synced if asked, then renamed).
 
 use std::fs;
 use std::io::{ErrorKind, Write};
@@ -403,16 +403,34 @@ pub fn read_optional_text(path: &Path, what: &str) -> Result<Option<String>> {
         .transpose()
 }
 
-/// Replaces `path` atomically: a temporary file in the same directory, synced, then renamed.
-/// An existing file keeps its permissions; a new one gets what the umask allows.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let existing = fs::metadata(path).ok().map(|m| m.permissions());
+/// Whether an atomic write waits for the disk before its file is renamed into place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Synced: the file is on disk when the call returns.
+    Synced,
+    /// Whole or absent after a crash, but possibly lost with the page cache, as git leaves its
+    /// loose objects unless `core.fsync` asks for more.
+    Atomic,
+}
+
+/// A temporary file beside `path` holding `bytes`, synced if `durability` says so.
+fn temp_with(path: &Path, bytes: &[u8], durability: Durability) -> Result<tempfile::NamedTempFile> {
     let mut tmp = temp_beside(path)?;
+    tmp.write_all(bytes).map_err(Error::io(path))?;
+    if durability == Durability::Synced {
+        tmp.as_file().sync_all().map_err(Error::io(path))?;
+    }
+    Ok(tmp)
+}
+
+/// Replaces `path` atomically: a temporary file in the same directory, then renamed. An
+/// existing file keeps its permissions; a new one gets what the umask allows.
+pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> Result<()> {
+    let existing = fs::metadata(path).ok().map(|m| m.permissions());
+    let tmp = temp_with(path, bytes, durability)?;
     if let Some(permissions) = existing {
         fs::set_permissions(tmp.path(), permissions).map_err(Error::io(path))?;
     }
-    tmp.write_all(bytes).map_err(Error::io(path))?;
-    tmp.as_file().sync_all().map_err(Error::io(path))?;
     tmp.persist(path).map_err(|e| Error::io(path)(e.error))?;
     Ok(())
 }
@@ -420,18 +438,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Replaces `path` atomically but without waiting for the disk: for caches, which a crash may
 /// lose (or leave unreadable, which their readers detect) but never half-write.
 pub fn replace_unsynced(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut tmp = temp_beside(path)?;
-    tmp.write_all(bytes).map_err(Error::io(path))?;
+    let tmp = temp_with(path, bytes, Durability::Atomic)?;
     tmp.persist(path).map_err(|e| Error::io(path)(e.error))?;
     Ok(())
 }
 
 /// Creates `path` atomically with `bytes`, with what the umask allows; `false` (and nothing
 /// written) when it already exists.
-pub fn create_new(path: &Path, bytes: &[u8]) -> Result<bool> {
-    let mut tmp = temp_beside(path)?;
-    tmp.write_all(bytes).map_err(Error::io(path))?;
-    tmp.as_file().sync_all().map_err(Error::io(path))?;
+pub fn create_new(path: &Path, bytes: &[u8], durability: Durability) -> Result<bool> {
+    let tmp = temp_with(path, bytes, durability)?;
     match tmp.persist_noclobber(path) {
         Ok(_) => Ok(true),
         Err(e) if e.error.kind() == ErrorKind::AlreadyExists => Ok(false),

@@ -19,7 +19,7 @@ use crate::model::base::text::escape_line;
 use crate::model::facts::ledger::{FactFileEntry, Ledger};
 use crate::model::proposals::proposal::{Proposal, ProposalError};
 
-pub use file::{create_new, read_optional, read_optional_text, write_atomic, Kind};
+pub use file::{create_new, read_optional, read_optional_text, write_atomic, Durability, Kind};
 pub use task_index::{Keep, TaskBoard};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -106,6 +106,8 @@ pub struct Store {
     root: PathBuf,
     git_dir: PathBuf,
     common_dir: PathBuf,
+    /// How proposals and tasks are written; what a person approves is always synced.
+    durability: Durability,
 }
 
 /// A proposal file, parsed or with the reason it does not parse.
@@ -161,12 +163,19 @@ pub struct Lock {
 
 impl Store {
     /// `root` is the work tree; `git_dir` this work tree's git directory; `common_dir` the git
-    /// directory all work trees of the repository share.
-    pub fn new(root: PathBuf, git_dir: PathBuf, common_dir: PathBuf) -> Store {
+    /// directory all work trees of the repository share; `durability` how an agent's proposals
+    /// and tasks are written.
+    pub fn new(
+        root: PathBuf,
+        git_dir: PathBuf,
+        common_dir: PathBuf,
+        durability: Durability,
+    ) -> Store {
         Store {
             root,
             git_dir,
             common_dir,
+            durability,
         }
     }
 
@@ -176,6 +185,11 @@ impl Store {
 
     pub fn git_dir(&self) -> &Path {
         &self.git_dir
+    }
+
+    /// How what agents add is written: as git's `core.fsync` has it write loose objects.
+    pub fn durability(&self) -> Durability {
+        self.durability
     }
 
     /// The absolute path of a work-tree relative one (from `model::paths`).
@@ -480,7 +494,7 @@ impl Store {
                     limit: Kind::Proposal.limit(),
                 });
             }
-            if create_new(&path, json.as_bytes())? {
+            if create_new(&path, json.as_bytes(), self.durability)? {
                 return Ok(path);
             }
             proposal.rehash_id();

@@ -135,7 +135,7 @@ impl Store {
                 |id| dir.join(format!("{id}.json")).exists(),
             );
             let path = dir.join(format!("{}.json", task.id));
-            if create_new(&path, task.to_json().as_bytes())? {
+            if create_new(&path, task.to_json().as_bytes(), self.durability)? {
                 // One more, under the tasks lock: the next `create` need not list the directory.
                 if let Some(status) = DirStatus::of(&dir) {
                     self.keep_task_count(&status, count + 1);
@@ -162,7 +162,7 @@ impl Store {
         })?;
         let out = change(&mut task)?;
         fault::fail_at("write-task").map_err(Error::io(&path))?;
-        write_atomic(&path, task.to_json().as_bytes())?;
+        write_atomic(&path, task.to_json().as_bytes(), self.durability)?;
         Ok((task, out))
     }
 
@@ -187,7 +187,7 @@ impl Store {
             Some(record) => {
                 let dir = self.common_dir.join(paths::CLAIMS);
                 fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
-                write_atomic(&path, record.render().as_bytes())
+                write_atomic(&path, record.render().as_bytes(), self.durability)
             }
             None => match fs::remove_file(&path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&path)(e)),
@@ -217,7 +217,7 @@ impl Store {
         }
         let dir = self.common_dir.join(paths::CLAIMS_FETCHED);
         fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
-        write_atomic(&path, b"")
+        write_atomic(&path, b"", self.durability)
     }
 
     /// A remote's stamp file: its name in hex, as a remote name may hold `/`.

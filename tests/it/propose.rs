@@ -713,3 +713,71 @@ fn credentials_never_become_memory() {
         .success();
     assert!(repo.read(".ledger/facts/pitfalls.md").contains(token));
 }
+
+/// The `fsync` calls `mneme ARGS` makes, as strace sees them.
+fn fsyncs(repo: &Repo, args: &[&str]) -> usize {
+    let log = repo.path().join(".git/strace.log");
+    let mut cmd = std::process::Command::new("strace");
+    cmd.args(["-f", "-qq", "-e", "trace=fsync,fdatasync", "-o"])
+        .arg(&log)
+        .arg(assert_cmd::cargo::cargo_bin("mneme"))
+        .args(args)
+        .current_dir(repo.path());
+    crate::common::succeeded(crate::common::isolated(&mut cmd).output().unwrap());
+    let calls = std::fs::read_to_string(&log).unwrap();
+    calls
+        .lines()
+        .filter(|l| l.contains("fsync(") || l.contains("fdatasync("))
+        .count()
+}
+
+#[test]
+fn proposals_and_tasks_are_synced_when_git_syncs_loose_objects_and_approvals_always() {
+    let repo = seeded();
+    let propose = |n: usize| {
+        let statement = format!("Proposal {n} is written as git writes a loose object.");
+        fsyncs(
+            &repo,
+            &[
+                "propose", "add", "--file", "pitfalls", &statement, "--reason", "test",
+            ],
+        )
+    };
+    let note = |repo: &Repo| {
+        let out = repo.mneme(&["doctor", "--json"]).output().unwrap();
+        json(&out)["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|n| n.starts_with("proposals, tasks and session records"))
+            .unwrap()
+            .to_owned()
+    };
+    // git's default syncs packs, not loose objects: neither are proposals or tasks.
+    assert_eq!(propose(1), 0);
+    assert_eq!(fsyncs(&repo, &["create", "Write it whole"]), 0);
+    assert!(note(&repo).contains("not synced"), "{}", note(&repo));
+    // A setting that leaves loose objects out changes nothing.
+    repo.git(&["config", "core.fsync", "pack,index,reference"]);
+    assert_eq!(propose(2), 0);
+    for (n, value) in ["committed", "all", "none,loose-object"]
+        .into_iter()
+        .enumerate()
+    {
+        repo.git(&["config", "core.fsync", value]);
+        assert!(propose(3 + n) >= 1, "core.fsync={value}");
+        assert!(fsyncs(&repo, &["create", "Write it synced"]) >= 1);
+        assert!(note(&repo).contains("are synced"), "{}", note(&repo));
+    }
+    repo.git(&["config", "--unset", "core.fsync"]);
+    repo.git(&["config", "core.fsyncObjectFiles", "true"]);
+    assert!(propose(6) >= 1);
+    repo.git(&["config", "--unset", "core.fsyncObjectFiles"]);
+    // What a person approves is synced whatever git's setting.
+    repo.git(&["add", "-A", ".ledger/facts"]);
+    repo.git(&["commit", "-qm", "facts"]);
+    let list = repo.json(&["review", "list", "--json"]);
+    let id = list[0]["id"].as_str().unwrap();
+    assert!(fsyncs(&repo, &["review", "approve", id]) >= 1);
+}

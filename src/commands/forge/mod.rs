@@ -330,7 +330,7 @@ pub(crate) fn write_body(dir: &Path, name: &str, body: &Value) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| CliError::input(dir, e))?;
     let path = dir.join(name);
     let text = serde_json::to_vec(body).expect("a JSON value serializes");
-    mneme::store::file::write_atomic(&path, &text)?;
+    mneme::store::file::write_atomic(&path, &text, mneme::store::Durability::Synced)?;
     Ok(())
 }
 
