@@ -660,6 +660,8 @@ fn parse_front_matter(lines: &[&str]) -> Result<(FrontMatter, usize), ParseError
     }
     let fm = if yaml.trim().is_empty() {
         FrontMatter::default()
+    } else if let Some(fm) = plain_front_matter(&lines[1..=close]) {
+        fm
     } else {
         serde_saphyr::from_str::<FrontMatter>(&yaml).map_err(|e| ParseError {
             line: 2,
@@ -670,6 +672,60 @@ fn parse_front_matter(lines: &[&str]) -> Result<(FrontMatter, usize), ParseError
         })?
     };
     Ok((fm, close + 2))
+}
+
+/// Front matter of `title: …` and `description: …` lines whose values are plain text, read
+/// without a YAML parser (which costs more than the rest of a fact file); `None` for anything
+/// else, which the parser reads. Each value starts with a letter, holds no YAML syntax and is
+/// no word YAML reads as a null or a boolean, so it is the string YAML would read.
+fn plain_front_matter(lines: &[&str]) -> Option<FrontMatter> {
+    let mut fm = FrontMatter::default();
+    for line in lines {
+        let (key, value) = strip_eol(line).split_once(':')?;
+        let value = value.strip_prefix(' ')?.trim_start_matches(' ');
+        let slot = match key {
+            "title" => &mut fm.title,
+            "description" => &mut fm.description,
+            _ => return None,
+        };
+        if slot.is_some() || !is_plain_text(value) {
+            return None;
+        }
+        *slot = Some(value.to_owned());
+    }
+    Some(fm)
+}
+
+/// Text YAML reads as that very string in a plain scalar: a letter first, no space last, no
+/// indicator or comment, no line break YAML may see, nothing YAML reads as null or a boolean.
+fn is_plain_text(value: &str) -> bool {
+    let first = value.chars().next().is_some_and(char::is_alphabetic);
+    let safe = |c: char| match c {
+        'a'..='z'
+        | 'A'..='Z'
+        | '0'..='9'
+        | ' '
+        | '.'
+        | ','
+        | ';'
+        | '('
+        | ')'
+        | '\''
+        | '-'
+        | '/' => true,
+        c => {
+            c >= '\u{a0}'
+                && !matches!(
+                    c,
+                    '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+                )
+        }
+    };
+    const KEYWORDS: [&str; 9] = ["null", "true", "false", "yes", "no", "on", "off", "y", "n"];
+    first
+        && !value.ends_with(' ')
+        && value.chars().all(safe)
+        && !KEYWORDS.iter().any(|k| value.eq_ignore_ascii_case(k))
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -893,6 +949,58 @@ fn strip_eol(line: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Front matter read without the YAML parser is what the parser reads: every line of
+        /// `title`, `description` or another key, with values from all of Unicode and from
+        /// what plain text holds.
+        #[test]
+        fn plain_front_matter_is_what_yaml_reads(
+            lines in proptest::collection::vec(
+                (
+                    proptest::prop_oneof![4 => "title", 4 => "description", 1 => "Title|other|title |"],
+                    proptest::prop_oneof![6 => ": {1,2}", 1 => ":|:\\t|: \\t| :"],
+                    proptest::prop_oneof![
+                        6 => "[A-Za-z\\u{c0}-\\u{24f}][a-zA-Z0-9 .,;()'/\\u{a0}-\\u{3000}-]{0,12}",
+                        2 => "\\PC{0,12}",
+                        1 => "(?i)null|true|false|yes|no|on|off|y|n|~",
+                        2 => "[A-Za-z0-9 .:#'\"&*!|>%@`{}\\[\\]?-]{0,12}",
+                        1 => "[A-Za-z][\\u{80}-\\u{3000}\\u{fe00}-\\u{ffff}]{0,6}",
+                    ],
+                ),
+                1..3,
+            ),
+            eol in "\n|\r\n",
+        ) {
+            let text: Vec<String> = lines.iter().map(|(k, sep, v)| format!("{k}{sep}{v}{eol}")).collect();
+            let borrowed: Vec<&str> = text.iter().map(String::as_str).collect();
+            if let Some(fm) = plain_front_matter(&borrowed) {
+                let yaml = serde_saphyr::from_str::<FrontMatter>(&text.concat());
+                proptest::prop_assert_eq!(yaml.ok(), Some(fm), "{:?}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn the_starter_files_front_matter_is_read_without_the_yaml_parser() {
+        for (name, text) in crate::model::facts::starter::FILES {
+            let lines: Vec<&str> = text.split_inclusive('\n').collect();
+            let close = lines[1..]
+                .iter()
+                .position(|l| l.trim_end() == "---")
+                .unwrap();
+            let fm = plain_front_matter(&lines[1..=close]);
+            assert!(fm.is_some_and(|fm| fm.title.is_some()), "{name}");
+        }
+        let fm = plain_front_matter(&[
+            "title: Pitfalls ✓\r\n",
+            "description: Ünïcode, and (more) here.\n",
+        ]);
+        assert_eq!(
+            fm.unwrap().description.as_deref(),
+            Some("Ünïcode, and (more) here.")
+        );
+    }
 
     fn facts(src: &str) -> Vec<Fact> {
         let file = FactFile::parse(src).unwrap();
