@@ -93,10 +93,12 @@ impl Timestamp {
         }
         if b.len() == 10 {
             let date: jiff::civil::Date = s.parse().ok()?;
-            return date
-                .to_zoned(jiff::tz::TimeZone::UTC)
+            // UTC is a fixed offset: no zoned time to build.
+            let midnight = date.to_datetime(jiff::civil::Time::midnight());
+            return jiff::tz::Offset::UTC
+                .to_timestamp(midnight)
                 .ok()
-                .map(|z| Timestamp(z.timestamp()));
+                .map(Timestamp);
         }
         s.parse().ok().map(Timestamp)
     }

@@ -62,7 +62,7 @@ impl Watched {
             file: file.to_owned(),
             text: fact.text.clone(),
             refs,
-            dated: fact.meta.checked_on().and_then(Timestamp::parse),
+            dated: fact.meta.checked_at(),
         })
     }
 
@@ -72,7 +72,7 @@ impl Watched {
         file.facts().any(|f| {
             f.id.as_deref() == Some(self.fact.as_str())
                 && f.text == self.text
-                && f.meta.checked_on().and_then(Timestamp::parse) == self.dated
+                && f.meta.checked_at() == self.dated
         })
     }
 

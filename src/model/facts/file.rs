@@ -218,16 +218,14 @@ impl Meta {
     }
 
     /// When a person last vouched for the fact: the later of `verified` and `since` (an update
-    /// after a verification moves `since` past it).
-    pub fn checked_on(&self) -> Option<&str> {
-        fn valid(d: &Option<String>) -> Option<&str> {
+    /// after a verification moves `since` past it), each read when it is a date.
+    pub fn checked_at(&self) -> Option<Timestamp> {
+        let date = |d: &Option<String>| {
             d.as_deref()
-                .filter(|d| d.len() == 10 && Timestamp::parse(d).is_some())
-        }
-        match (valid(&self.verified), valid(&self.since)) {
-            (Some(v), Some(s)) => Some(v.max(s)),
-            (v, s) => v.or(s),
-        }
+                .filter(|d| d.len() == 10)
+                .and_then(Timestamp::parse)
+        };
+        date(&self.verified).max(date(&self.since))
     }
 
     /// The ids this fact relates to, with how.

@@ -16,7 +16,7 @@ pub fn overdue(meta: &Meta, stale_fact_days: u32, now: Timestamp) -> Option<i64>
     if stale_fact_days == 0 || !meta.is_current() {
         return None;
     }
-    let age = Timestamp::parse(meta.checked_on()?)?.days_until(now);
+    let age = meta.checked_at()?.days_until(now);
     (age > i64::from(stale_fact_days)).then_some(age)
 }
 
