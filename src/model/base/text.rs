@@ -13,21 +13,37 @@ pub fn normalize(text: &str) -> String {
 
 /// [`normalize`] into `out`, emptied first: a ledger normalises each of its facts into one buffer.
 pub fn normalize_into(text: &str, out: &mut String) {
+    normalize_with(text, out, |_| {});
+}
+
+/// [`normalize_into`], also appending the words of the result to `words` as
+/// [`Words::push_normalized`] does, found as they are written rather than by reading it again.
+pub fn normalize_words_into(text: &str, out: &mut String, words: &mut Vec<u64>) {
+    let start = words.len();
+    normalize_with(text, out, |word| words.push(word_hash(word)));
+    sort_unique_from(words, start);
+}
+
+/// [`normalize_into`], calling `word` with each word of the result as it is finished.
+fn normalize_with(text: &str, out: &mut String, mut word: impl FnMut(&str)) {
     out.clear();
     let mut between = false;
+    let mut start = 0;
     // One pass, ASCII without Unicode tables: every fact is normalised when a ledger is indexed.
     for c in text.chars() {
-        let word = if c.is_ascii() {
+        let is_word = if c.is_ascii() {
             c.is_ascii_alphanumeric()
         } else {
             c.is_alphanumeric()
         };
-        if !word {
+        if !is_word {
             between = true;
             continue;
         }
         if between && !out.is_empty() {
+            word(out.get(start..).unwrap_or_default());
             out.push(' ');
+            start = out.len();
         }
         between = false;
         if c.is_ascii() {
@@ -36,6 +52,23 @@ pub fn normalize_into(text: &str, out: &mut String) {
             out.extend(c.to_lowercase());
         }
     }
+    if !out.is_empty() {
+        word(out.get(start..).unwrap_or_default());
+    }
+}
+
+/// Sorts `words[start..]` and keeps each hash once.
+fn sort_unique_from(words: &mut Vec<u64>, start: usize) {
+    let tail = &mut words[start..];
+    tail.sort_unstable();
+    let mut kept = 0;
+    for i in 0..tail.len() {
+        if i == 0 || tail[i] != tail[kept - 1] {
+            tail[kept] = tail[i];
+            kept += 1;
+        }
+    }
+    words.truncate(start + kept);
 }
 
 /// The first 20 of `items` joined by commas, then how many more there are and the command that
@@ -88,16 +121,7 @@ impl Words {
                 .filter(|w| !w.is_empty())
                 .map(word_hash),
         );
-        let words = &mut out[start..];
-        words.sort_unstable();
-        let mut kept = 0;
-        for i in 0..words.len() {
-            if i == 0 || words[i] != words[kept - 1] {
-                words[kept] = words[i];
-                kept += 1;
-            }
-        }
-        out.truncate(start + kept);
+        sort_unique_from(out, start);
     }
 
     pub fn hashes(&self) -> &[u64] {
@@ -442,6 +466,17 @@ mod tests {
                 .map(|w| w.chars().flat_map(char::to_lowercase).collect())
                 .collect();
             proptest::prop_assert_eq!(normalize(&text), words.join(" "));
+        }
+
+        /// The words found while normalising are those read back from the result.
+        #[test]
+        fn words_found_while_normalising_are_those_of_the_result(text in "\\PC{0,40}|[a-zA-Z0-9 .,*_-]{0,40}", before in proptest::collection::vec(proptest::num::u64::ANY, 0..3)) {
+            let (mut out, mut found) = (String::new(), before.clone());
+            normalize_words_into(&text, &mut out, &mut found);
+            let mut read = before;
+            Words::push_normalized(&normalize(&text), &mut read);
+            proptest::prop_assert_eq!(out, normalize(&text));
+            proptest::prop_assert_eq!(found, read);
         }
     }
 

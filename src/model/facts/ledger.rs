@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use crate::model::base::config::Config;
 use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
-use crate::model::base::text::{listing, normalize, normalize_into, Words};
+use crate::model::base::text::{listing, normalize, normalize_words_into};
 use crate::model::facts::file::{Fact, FactFile, ParseError};
 
 /// A fact or fact file that a request names and the ledger does not have.
@@ -98,7 +98,7 @@ struct Index {
     /// For each fact in [`Ledger::facts`] order, where its words are in `words`; `None` for one
     /// that is not current.
     spans: Vec<Option<(u32, u32)>>,
-    /// The words of the current facts, each fact's sorted ([`Words::push_normalized`]).
+    /// The words of the current facts, each fact's sorted ([`normalize_words_into`]).
     words: Vec<u64>,
     /// Hashes keys afresh each run: the keys come from anyone's branch.
     hasher: foldhash::fast::RandomState,
@@ -192,9 +192,8 @@ impl Ledger {
                         index.spans.push(None);
                         continue;
                     }
-                    normalize_into(&fact.text, &mut normalized);
                     let start = index.words.len();
-                    Words::push_normalized(&normalized, &mut index.words);
+                    normalize_words_into(&fact.text, &mut normalized, &mut index.words);
                     let span = (start as u32, index.words.len() as u32);
                     index.spans.push(Some(span));
                     index.by_statement.push((index.hash(&normalized), fi, ki));
@@ -218,7 +217,8 @@ impl Ledger {
             .flat_map(|f| f.file.facts().map(move |fact| (f, fact)))
     }
 
-    /// The current facts with their words (sorted hashes, as [`Words::hashes`] has them), for
+    /// The current facts with their words (sorted hashes, as
+    /// [`crate::model::base::text::Words::hashes`] has them), for
     /// similarity.
     pub fn active_words(&self) -> impl Iterator<Item = (&FactFileEntry, &Fact, &[u64])> {
         let index = self.index();
