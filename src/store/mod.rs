@@ -425,12 +425,13 @@ impl Store {
 
     /// `src` parsed as the config, or as the git directory keeps it for exactly this text (and
     /// this version of mneme): parsing YAML costs a short run more than the rest of its start.
-    /// Only a config that parses is kept.
+    /// Only a config that parses is kept. The text itself is the key, compared byte for byte: a
+    /// config is a few hundred bytes, and hashing it cost more (SHA-256 probes the CPU first).
     fn parse_config(&self, src: &str) -> std::result::Result<Config, ConfigError> {
-        use sha2::Digest as _;
         let path = self.git_dir.join(paths::CONFIG_CACHE);
-        let mut key = format!("mneme-config {}\n", env!("CARGO_PKG_VERSION")).into_bytes();
-        key.extend_from_slice(&sha2::Sha256::digest(src.as_bytes()));
+        let mut key = format!("mneme-config 2 {}\n", env!("CARGO_PKG_VERSION")).into_bytes();
+        key.extend_from_slice(&(src.len() as u64).to_le_bytes());
+        key.extend_from_slice(src.as_bytes());
         let kept = file::read_local(&path).ok().and_then(|bytes| {
             let body = bytes.strip_prefix(key.as_slice())?;
             let (encoded, sum) = body.split_last_chunk::<8>()?;

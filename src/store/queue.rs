@@ -118,16 +118,19 @@ impl Store {
     }
 
     /// The ledger and its review queue. Where the index does not describe the proposals
-    /// directory, the directory is listed while the ledger loads: with thousands of proposals
-    /// the listing takes as long as the rest of a short run.
+    /// directory and the queue is large (or of unknown size), the directory is listed while the
+    /// ledger loads: with thousands of proposals the listing takes as long as the rest of a short
+    /// run, while starting a thread costs more than listing a few hundred.
     pub fn load_with_queue(&self) -> Result<(Ledger, Queue, QueueRefresh)> {
         let dir = self.path(paths::PROPOSALS);
         let scan = DirScan::of(&dir);
         let index_path = self.git_dir.join(paths::QUEUE_INDEX);
-        let current = scan.is_some_and(|s| peek(&index_path).is_some_and(|p| p.current(s.status)));
+        let index = peek(&index_path);
+        let current = scan.is_some_and(|s| index.is_some_and(|(built, _)| built.current(s.status)));
+        let large = index.is_none_or(|(_, len)| len >= OVERLAP_FROM as u64);
         std::thread::scope(|scope| {
             let listing = scan
-                .filter(|_| !current)
+                .filter(|_| !current && large)
                 .map(|_| scope.spawn(|| file::list_dir_inodes(&dir, ".json")));
             let ledger = self.load()?;
             let (queue, refresh) = match scan {
@@ -451,13 +454,13 @@ impl Stamp {
 }
 
 /// How the index at `path` was built, from its first bytes alone.
-fn peek(path: &Path) -> Option<Built> {
+/// The stamp of the index at `path`, and the index's length, reading only the stamp.
+fn peek(path: &Path) -> Option<(Built, u64)> {
     let mut bytes = [0; PREFIX_LEN];
-    std::fs::File::open(path)
-        .ok()?
-        .read_exact(&mut bytes)
-        .ok()?;
-    Built::read(&bytes)
+    let mut file = std::fs::File::open(path).ok()?;
+    file.read_exact(&mut bytes).ok()?;
+    let len = file.metadata().ok()?.len();
+    Some((Built::read(&bytes)?, len))
 }
 
 /// Summaries are a few hundred bytes: a longer one is not read.
@@ -566,11 +569,15 @@ mod tests {
             status: scan.status,
             at: scan.started,
         };
-        assert_eq!(peek(&path), Some(built));
+        assert_eq!(peek(&path).map(|(b, _)| b), Some(built));
         let mut older = bytes.clone();
         older[MAGIC.len()] ^= 1;
         std::fs::write(&path, &older).unwrap();
-        assert_eq!(peek(&path), None, "another revision's prefix is not read");
+        assert_eq!(
+            peek(&path).map(|(b, _)| b),
+            None,
+            "another revision's prefix is not read"
+        );
 
         // The summary is read from the file's first bytes alone, and only as it was written.
         std::fs::write(&path, &bytes).unwrap();

@@ -131,8 +131,10 @@ fn the_config_is_read_as_written_whatever_the_git_directory_kept() {
     let kept = std::fs::read(&cache).unwrap();
     std::fs::write(&cache, b"mneme-config garbage").unwrap();
     assert_eq!(limit(&repo), 12);
-    // The budget is the first field after the key (a line, then the text's SHA-256).
-    let budget_at = kept.iter().position(|&b| b == b'\n').unwrap() + 1 + 32;
+    // The key is a line, then the text's length and the text itself; the parsed config follows.
+    let text = b"budget_lines: 12 # more room\n";
+    let budget_at = kept.iter().position(|&b| b == b'\n').unwrap() + 1 + 8 + text.len();
+    assert_eq!(&kept[budget_at - text.len()..budget_at], text);
     let mut doctored = kept.clone();
     doctored[budget_at] ^= 1;
     std::fs::write(&cache, &doctored).unwrap();
