@@ -582,6 +582,10 @@ pub fn is_valid_id(s: &str) -> bool {
 /// The 1-based line of the first git conflict marker in `text`, when it has both an opening
 /// (`<<<<<<<`) and a closing (`>>>>>>>`) marker: a merge left unresolved.
 pub fn conflict_marker_line(text: &str) -> Option<usize> {
+    // Nearly every text has none: one vectorised search says so faster than a look at each line.
+    if !text.contains("<<<<<<<") {
+        return None;
+    }
     // On bytes: the marker is ASCII, the rest of the line may be any text.
     let is_marker = |line: &str, c: u8| {
         let line = strip_eol(line).as_bytes();

@@ -1,7 +1,7 @@
 //! Planning a proposal: validating what an agent asks for against the ledger and the pending
 //! proposals, and turning it into a proposal file's contents.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -401,7 +401,8 @@ fn check_header(ledger: &Ledger, req: &Request) -> Result<Header, PlanError> {
 
 /// New fact ids, unique among the ledger's and the pending proposals'.
 pub(crate) struct IdMinter<'s> {
-    ledger: HashSet<&'s str>,
+    /// Looked up in its index, which planning builds anyway, rather than gathered into a set.
+    ledger: &'s Ledger,
     /// Looked up by a scan for each id minted, not gathered: a queue can hold thousands.
     pending: &'s Queue,
     minted: Vec<String>,
@@ -411,9 +412,9 @@ pub(crate) struct IdMinter<'s> {
 
 impl<'s> IdMinter<'s> {
     pub(crate) fn new(ledger: &'s Ledger, pending: &'s Queue, seed: &'s str) -> IdMinter<'s> {
-        let ledger: HashSet<&str> = ledger.ids().collect();
         IdMinter {
-            existing: ledger.len() + pending.parsed().map(|p| p.new_ids().count()).sum::<usize>(),
+            existing: ledger.ids().count()
+                + pending.parsed().map(|p| p.new_ids().count()).sum::<usize>(),
             ledger,
             pending,
             minted: Vec::new(),
@@ -425,7 +426,7 @@ impl<'s> IdMinter<'s> {
         let seed = format!("{}\0{salt}", self.seed);
         let (ledger, pending, minted) = (&self.ledger, self.pending, &self.minted);
         let id = mint(FACT_PREFIX, seed.as_bytes(), self.existing, |id| {
-            ledger.contains(id) || pending.reserves(id) || minted.iter().any(|m| m == id)
+            ledger.find(id).is_some() || pending.reserves(id) || minted.iter().any(|m| m == id)
         });
         self.minted.push(id.clone());
         id
@@ -1033,5 +1034,18 @@ mod tests {
             r#"{"operations":[{"op":"rename","fact_id":"f-a"}]}"#
         )
         .is_err());
+    }
+
+    #[test]
+    fn minted_ids_avoid_the_ledgers_ids() {
+        let queue = Queue::default();
+        let empty = ledger(&[("a.md", "# A\n")]);
+        let first = IdMinter::new(&empty, &queue, "seed").mint(0);
+        // The same seed against a ledger that already holds that id mints another.
+        let taken = ledger(&[("a.md", &format!("# A\n\n- **{first}** Taken.\n"))]);
+        let again = IdMinter::new(&taken, &queue, "seed").mint(0);
+        assert_ne!(again, first);
+        assert!(taken.find(&again).is_none());
+        assert!(crate::model::facts::file::is_fact_id(&again), "{again}");
     }
 }
