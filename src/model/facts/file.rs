@@ -322,7 +322,7 @@ impl FactFile {
         // A byte order mark (editors on Windows write one) is kept as text before everything,
         // so front matter or a fact can still start the file.
         let body = src.strip_prefix('\u{feff}').unwrap_or(src);
-        let lines: Vec<&str> = body.split_inclusive('\n').collect();
+        let lines = lines_of(body);
         // Each block holds a line or more: room for as many as there can be, so the list never
         // copies its facts to grow (room never written costs no memory).
         let mut blocks = Vec::with_capacity((lines.len() + 1).min(2 * MAX_FACTS + 1));
@@ -437,7 +437,22 @@ impl FactFile {
 
 /// Lines a text spans, counting a last line without a newline.
 pub fn line_count(s: &str) -> usize {
-    s.split_inclusive('\n').count()
+    memchr::memchr_iter(b'\n', s.as_bytes()).count()
+        + usize::from(!s.ends_with('\n') && !s.is_empty())
+}
+
+/// `s.split_inclusive('\n')`, collected: the line ends are found with SIMD, a long ledger's
+/// lines many at a time, where `split_inclusive` looks a word at a time.
+fn lines_of(s: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', s.as_bytes()) {
+        // A newline is one byte of ASCII: both sides of it are character boundaries.
+        lines.extend(s.get(start..=end));
+        start = end + 1;
+    }
+    lines.extend(s.get(start..).filter(|last| !last.is_empty()));
+    lines
 }
 
 impl Fact {
@@ -582,10 +597,8 @@ pub fn is_valid_id(s: &str) -> bool {
 /// The 1-based line of the first git conflict marker in `text`, when it has both an opening
 /// (`<<<<<<<`) and a closing (`>>>>>>>`) marker: a merge left unresolved.
 pub fn conflict_marker_line(text: &str) -> Option<usize> {
-    // Nearly every text has none: one vectorised search says so faster than a look at each line.
-    if !text.contains("<<<<<<<") {
-        return None;
-    }
+    // Nearly every text has none: one SIMD search says so faster than a look at each line.
+    memchr::memmem::find(text.as_bytes(), b"<<<<<<<")?;
     // On bytes: the marker is ASCII, the rest of the line may be any text.
     let is_marker = |line: &str, c: u8| {
         let line = strip_eol(line).as_bytes();
@@ -983,6 +996,22 @@ mod tests {
                 let yaml = serde_saphyr::from_str::<FrontMatter>(&text.concat());
                 proptest::prop_assert_eq!(yaml.ok(), Some(fm), "{:?}", text);
             }
+        }
+
+        /// Lines found with SIMD are `split_inclusive`'s, for any text: all of Unicode, line
+        /// ends of every kind, a last line with or without one, long runs without.
+        #[test]
+        fn lines_are_split_as_split_inclusive_splits_them(
+            text in proptest::prop_oneof![
+                "\\PC{0,80}",
+                "(\\PC{0,40}(\n|\r\n|\r|\u{2028}|\u{85})){0,6}\\PC{0,3}",
+                "[\n\r<]{0,10}",
+                "[a\n]{0,200}",
+            ],
+        ) {
+            let expected: Vec<&str> = text.split_inclusive('\n').collect();
+            proptest::prop_assert_eq!(lines_of(&text), expected.clone());
+            proptest::prop_assert_eq!(line_count(&text), expected.len());
         }
     }
 
