@@ -43,11 +43,13 @@ pub(crate) struct LedgerIndex {
 /// The entries after the ledger's, as the file holds them.
 struct Rest {
     file: Vec<u8>,
-    hash_len: usize,
     entries: std::ops::Range<usize>,
     count: u32,
     /// One of them has extended flags: the file stays at version 3.
     extended: bool,
+    /// Where the entries modified in the second the index was read, or later, start: found
+    /// while the entries are walked on reading, so that writing need not walk them again.
+    racy: Vec<usize>,
 }
 
 /// Reads the index, not verifying its checksum, as git does not (only fsck verifies it).
@@ -70,7 +72,7 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
             Err(e) => return Err(crate::store::Error::io(&path)(e).into()),
         };
     let hash_len = repo.object_hash().len_in_bytes();
-    let Some(split) = Split::of(&file, hash_len) else {
+    let Some(split) = Split::of(&file, hash_len, mtime.unix_seconds()) else {
         // Anything the split does not know (version 4, a split or sparse index, damage): gix
         // reads all of it (a split index merged with its shared one), and says what is wrong.
         return Ok(LedgerIndex {
@@ -92,8 +94,8 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
             entries: split.head_end..split.entries_end,
             count: split.rest_count,
             extended: split.rest_extended,
+            racy: split.rest_racy,
             file,
-            hash_len,
         })
     } else {
         None
@@ -171,24 +173,8 @@ impl LedgerIndex {
         let Some(rest) = &mut self.rest else {
             return;
         };
-        let mut at = rest.entries.start;
-        while at < rest.entries.end {
-            let Some(len) =
-                Entry::at(&rest.file[..rest.entries.end], at, rest.hash_len).map(|e| e.len)
-            else {
-                // Walked whole when the index was read: cannot happen.
-                return;
-            };
-            let field = |offset: usize| at + offset..at + offset + 4;
-            let secs = u32::from_be_bytes(
-                rest.file[field(Entry::MTIME)]
-                    .try_into()
-                    .expect("four bytes"),
-            );
-            if racy(secs) {
-                rest.file[field(Entry::SIZE)].fill(0);
-            }
-            at += len;
+        for &at in &rest.racy {
+            rest.file[at + Entry::SIZE..at + Entry::SIZE + 4].fill(0);
         }
     }
 
@@ -211,6 +197,9 @@ struct Split {
     head_end: usize,
     rest_count: u32,
     rest_extended: bool,
+    /// Where the entries after the ledger's whose file was modified at `racy_from` (seconds) or
+    /// later start.
+    rest_racy: Vec<usize>,
     entries_end: usize,
 }
 
@@ -218,7 +207,7 @@ impl Split {
     /// Walks the entries' sizes (no decoding), then the extensions' headers. `None` for what
     /// only a full read handles: another version, a split (`link`) or sparse (`sdir`) index, or
     /// bytes that do not add up.
-    fn of(file: &[u8], hash_len: usize) -> Option<Split> {
+    fn of(file: &[u8], hash_len: usize, racy_from: i64) -> Option<Split> {
         let be32 = |at: usize| -> Option<u32> {
             Some(u32::from_be_bytes(file.get(at..at + 4)?.try_into().ok()?))
         };
@@ -236,6 +225,7 @@ impl Split {
         let mut at = HEADER;
         let mut head: Option<(u32, usize)> = None;
         let mut rest_extended = false;
+        let mut rest_racy = Vec::new();
         for i in 0..count {
             let entry = Entry::at(&file[..end], at, hash_len)?;
             if entry.extended && version < 3 {
@@ -244,7 +234,12 @@ impl Split {
             if head.is_none() && entry.name >= bound.as_bytes() {
                 head = Some((i, at));
             }
-            rest_extended |= head.is_some() && entry.extended;
+            if head.is_some() {
+                rest_extended |= entry.extended;
+                if i64::from(be32(at + Entry::MTIME)?) >= racy_from {
+                    rest_racy.push(at);
+                }
+            }
             at += entry.len;
         }
         let entries_end = at;
@@ -266,6 +261,7 @@ impl Split {
             head_end,
             rest_count: count - head_count,
             rest_extended,
+            rest_racy,
             entries_end,
         })
     }
@@ -530,7 +526,7 @@ mod tests {
 
         let repo = gix::open(dir).expect("repo");
         let bytes = std::fs::read(repo.index_path()).expect("index");
-        let split = Split::of(&bytes, 20).expect("version 2 splits");
+        let split = Split::of(&bytes, 20, i64::MAX).expect("version 2 splits");
         assert_eq!((split.head_count, split.rest_count), (8, 3));
         let v2 = same_as_whole(dir);
         assert_eq!(&v2[4..8], &2u32.to_be_bytes());
@@ -556,7 +552,7 @@ mod tests {
         // Version 4 is read whole.
         git(dir, &["update-index", "--index-version", "4"]);
         let bytes = std::fs::read(repo.index_path()).expect("index");
-        assert_eq!(Split::of(&bytes, 20), None);
+        assert_eq!(Split::of(&bytes, 20, i64::MAX), None);
         let index = read_index(&repo).expect("read whole");
         assert_eq!(index.ledger().entries().len(), 12);
         assert!(index.rest.is_none());
@@ -606,7 +602,7 @@ mod tests {
         header.extend_from_slice(&1u32.to_be_bytes());
         // One entry announced, none there.
         header.extend_from_slice(&[0; 20]);
-        assert_eq!(Split::of(&header, 20), None);
+        assert_eq!(Split::of(&header, 20, i64::MAX), None);
         // An extension running past the end.
         let mut empty = b"DIRC".to_vec();
         empty.extend_from_slice(&2u32.to_be_bytes());
@@ -614,6 +610,6 @@ mod tests {
         empty.extend_from_slice(b"TREE");
         empty.extend_from_slice(&100u32.to_be_bytes());
         empty.extend_from_slice(&[0; 20]);
-        assert_eq!(Split::of(&empty, 20), None);
+        assert_eq!(Split::of(&empty, 20, i64::MAX), None);
     }
 }
