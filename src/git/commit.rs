@@ -13,7 +13,7 @@
 //! after a kill at any step commits the decision's files, never their old state.
 
 use std::fs;
-use std::io::{ErrorKind, Write};
+use std::io::ErrorKind;
 use std::path::Path;
 
 use gix::bstr::ByteSlice;
@@ -574,7 +574,7 @@ fn apply(
             .iter()
             .any(|d| d.as_bytes() == path.as_bytes())
     });
-    write_index(git, &mut read, lock)?;
+    write_index(git, read, lock)?;
     store::fault::abort_after("index");
     remove_deleted(repo, journal)
 }
@@ -602,20 +602,13 @@ fn stat_of(file: &Path) -> Result<gix::index::entry::Stat> {
 }
 
 /// Writes `index` through its lock, honouring `index.skipHash`.
-fn write_index(
-    git: &gix::Repository,
-    index: &mut LedgerIndex,
-    mut lock: gix::lock::File,
-) -> Result<()> {
+fn write_index(git: &gix::Repository, index: LedgerIndex, mut lock: gix::lock::File) -> Result<()> {
     let skip_hash = git
         .config_snapshot()
         .boolean("index.skipHash")
         .unwrap_or(false);
     let path = git.index_path();
-    let (head, sum) = index.encode(skip_hash)?;
-    for part in [head.as_slice(), index.kept(), &sum] {
-        lock.write_all(part).map_err(store::Error::io(&path))?;
-    }
+    index.write_to(skip_hash, &mut lock)?;
     lock.commit()
         .map_err(|e| store::Error::io(&path)(e.error))?;
     Ok(())

@@ -1,5 +1,6 @@
 //! The index: locking it as git does, reading it, and comparing it with HEAD.
 
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 
 use gix::bstr::ByteSlice;
@@ -40,27 +41,94 @@ pub(crate) struct LedgerIndex {
     read_at: Option<filetime::FileTime>,
 }
 
-/// The entries after the ledger's, as the file holds them.
+/// The entries after the ledger's, left in the index file they were read from and copied from
+/// it, a window at a time, when the index is written.
 struct Rest {
-    file: Vec<u8>,
-    entries: std::ops::Range<usize>,
+    /// The index file as read, kept open. The index lock is held from reading to writing, and git
+    /// writes an index only under it, as a new file renamed over this one, which it leaves as
+    /// it was.
+    file: std::fs::File,
+    entries: std::ops::Range<u64>,
     count: u32,
     /// One of them has extended flags: the file stays at version 3.
     extended: bool,
     /// Where the entries modified in the second the index was read, or later, start: found
     /// while the entries are walked on reading, so that writing need not walk them again.
-    racy: Vec<usize>,
+    racy: Vec<u64>,
+    /// The window's size ([`WINDOW`]).
+    window: usize,
+}
+
+/// The bytes of an index read through a window of this many: the whole of a large index read
+/// at once cost an approval more in page faults on its fresh memory (4 MB in a repository of
+/// 50,000 files) than in reading.
+const WINDOW: usize = 256 * 1024;
+
+/// Bytes of `source` up to `end`, read a window at a time, forward.
+struct Window<R> {
+    source: R,
+    end: u64,
+    /// The source offset of `buf[0]`.
+    start: u64,
+    buf: Vec<u8>,
+    size: usize,
+}
+
+impl<R: Read + Seek> Window<R> {
+    fn new(source: R, end: u64, size: usize) -> Window<R> {
+        Window {
+            source,
+            end,
+            start: 0,
+            buf: Vec::new(),
+            size,
+        }
+    }
+
+    /// Makes the window hold the `n` bytes from `at` (those before `end`), reading them unless
+    /// it does.
+    fn ensure(&mut self, at: u64, n: usize) -> std::io::Result<()> {
+        let held = self.start + self.buf.len() as u64;
+        let wanted = at.saturating_add(n as u64).min(self.end);
+        if at >= self.start && wanted <= held {
+            return Ok(());
+        }
+        let len = self.end.saturating_sub(at).min(n.max(self.size) as u64);
+        self.buf.resize(usize::try_from(len).unwrap_or(n), 0);
+        self.source.seek(SeekFrom::Start(at))?;
+        self.source.read_exact(&mut self.buf)?;
+        self.start = at;
+        Ok(())
+    }
+
+    /// Whether the window holds every byte up to `end`: there is nothing more to read.
+    fn holds_end(&self) -> bool {
+        self.start + self.buf.len() as u64 >= self.end
+    }
+
+    /// The window's bytes, and where `at` is among them.
+    fn at(&self, at: u64) -> (&[u8], usize) {
+        (
+            &self.buf,
+            usize::try_from(at - self.start).unwrap_or(usize::MAX),
+        )
+    }
 }
 
 /// Reads the index, not verifying its checksum, as git does not (only fsck verifies it).
 pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
+    read_index_through(repo, WINDOW)
+}
+
+/// [`read_index`], through a window of `window` bytes.
+fn read_index_through(repo: &gix::Repository, window: usize) -> Result<LedgerIndex> {
     let path = repo.index_path();
     // The time first: a change after it is then seen as one by the next run.
     let mtime =
         std::fs::metadata(&path).map(|m| filetime::FileTime::from_last_modification_time(&m));
-    let (file, mtime) =
-        match mtime.and_then(|mtime| Ok((crate::store::file::read_local(&path)?, mtime))) {
-            Ok((bytes, mtime)) => (bytes, mtime),
+    let (file, len, mtime) =
+        match mtime.and_then(|mtime| Ok((crate::store::file::open_local(&path)?, mtime))) {
+            Ok(((file, len), mtime)) => (file, len, mtime),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let empty = gix::index::State::new(repo.object_hash());
                 return Ok(LedgerIndex {
@@ -72,7 +140,15 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
             Err(e) => return Err(crate::store::Error::io(&path)(e).into()),
         };
     let hash_len = repo.object_hash().len_in_bytes();
-    let Some(split) = Split::of(&file, hash_len, mtime.unix_seconds()) else {
+    let split = len.checked_sub(hash_len as u64).map(|end| {
+        let mut window = Window::new(&file, end, window);
+        Split::of(&mut window, hash_len, mtime.unix_seconds())
+    });
+    let split = split
+        .transpose()
+        .map_err(crate::store::Error::io(&path))?
+        .flatten();
+    let Some(split) = split else {
         // Anything the split does not know (version 4, a split or sparse index, damage): gix
         // reads all of it (a split index merged with its shared one), and says what is wrong.
         return Ok(LedgerIndex {
@@ -82,10 +158,11 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
         });
     };
     // The head alone, as a file of its own: header, its entries, and a hash gix does not check.
-    let mut head = Vec::with_capacity(split.head_end + hash_len);
-    head.extend_from_slice(&file[..8]);
+    let mut head = Vec::with_capacity(HEADER + split.head.len() + hash_len);
+    head.extend_from_slice(b"DIRC");
+    head.extend_from_slice(&split.version.to_be_bytes());
     head.extend_from_slice(&split.head_count.to_be_bytes());
-    head.extend_from_slice(&file[HEADER..split.head_end]);
+    head.extend_from_slice(&split.head);
     head.resize(head.len() + hash_len, 0);
     let (state, _) =
         gix::index::State::from_bytes(&head, mtime, repo.object_hash(), Default::default())?;
@@ -95,6 +172,7 @@ pub(crate) fn read_index(repo: &gix::Repository) -> Result<LedgerIndex> {
             count: split.rest_count,
             extended: split.rest_extended,
             racy: split.rest_racy,
+            window,
             file,
         })
     } else {
@@ -120,10 +198,12 @@ impl LedgerIndex {
         &mut self.head
     }
 
-    /// The index file with the changes, written in three parts: the header and decoded entries as
-    /// gix writes them, [`Self::kept`] (not copied), and the checksum as git computes it:
-    /// plain SHA-1 (mneme opens SHA-1 repositories only), or zeros under `index.skipHash`.
-    pub(crate) fn encode(&mut self, skip_hash: bool) -> Result<(Vec<u8>, [u8; 20])> {
+    /// Writes the index file with the changes to `out`: the header and decoded entries as gix
+    /// writes them, the entries after the ledger's copied from the file read, and the checksum
+    /// as git computes it: plain SHA-1 (mneme opens SHA-1 repositories only), or zeros under
+    /// `index.skipHash`. The file read is closed before this returns, so that the lock can be
+    /// renamed over it.
+    pub(crate) fn write_to(mut self, skip_hash: bool, out: &mut impl Write) -> Result<()> {
         self.smudge_racy();
         // No extensions: a changed entry makes them stale, and a stale cache-tree would make the
         // user's next `git commit` revert the decision.
@@ -142,15 +222,24 @@ impl LedgerIndex {
             head[4..8].copy_from_slice(&version.to_be_bytes());
             head[8..12].copy_from_slice(&count.to_be_bytes());
         }
-        let sum: [u8; 20] = if skip_hash {
-            [0; 20]
-        } else {
-            let mut sha1 = <sha1::Sha1 as sha1::Digest>::new();
-            sha1::Digest::update(&mut sha1, &head);
-            sha1::Digest::update(&mut sha1, self.kept());
-            sha1::Digest::finalize(sha1).into()
+        let mut sha1 = (!skip_hash).then(<sha1::Sha1 as sha1::Digest>::new);
+        let mut write = || -> std::io::Result<()> {
+            let mut put = |bytes: &[u8]| {
+                if let Some(sha1) = &mut sha1 {
+                    sha1::Digest::update(sha1, bytes);
+                }
+                out.write_all(bytes)
+            };
+            put(&head)?;
+            if let Some(rest) = self.rest.take() {
+                rest.copy(&mut put)?;
+            }
+            let sum: [u8; 20] = sha1
+                .take()
+                .map_or([0; 20], |s| sha1::Digest::finalize(s).into());
+            out.write_all(&sum)
         };
-        Ok((head, sum))
+        write().map_err(|e| crate::store::Error::io(self.head.path())(e).into())
     }
 
     /// Marks as changed, as git does when it writes an index, every entry whose file was
@@ -170,19 +259,48 @@ impl LedgerIndex {
                 entry.stat.size = 0;
             }
         }
-        let Some(rest) = &mut self.rest else {
-            return;
-        };
-        for &at in &rest.racy {
-            rest.file[at + Entry::SIZE..at + Entry::SIZE + 4].fill(0);
-        }
     }
+}
 
-    /// The entries written back as they were (none when the index was read whole).
-    pub(crate) fn kept(&self) -> &[u8] {
-        self.rest
-            .as_ref()
-            .map_or(&[], |rest| &rest.file[rest.entries.clone()])
+impl Rest {
+    /// Gives `put` the entries as the file holds them, a window at a time, with the size of
+    /// each racy one zeroed (see [`LedgerIndex::smudge_racy`]).
+    fn copy(self, put: &mut impl FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()> {
+        let len = self.entries.end - self.entries.start;
+        let mut buf = vec![0; usize::try_from(len).map_or(self.window, |len| len.min(self.window))];
+        let mut file = &self.file;
+        file.seek(SeekFrom::Start(self.entries.start))?;
+        // The size fields to zero, in order; each may span two windows.
+        let mut fields = self
+            .racy
+            .iter()
+            .map(|&at| at + Entry::SIZE as u64)
+            .peekable();
+        let mut at = self.entries.start;
+        while at < self.entries.end {
+            let n = buf
+                .len()
+                .min(usize::try_from(self.entries.end - at).unwrap_or(buf.len()));
+            let window = &mut buf[..n];
+            // A file shorter than when read fails here rather than writing a short index.
+            file.read_exact(window)?;
+            let end = at + n as u64;
+            while let Some(&field) = fields.peek() {
+                if field >= end {
+                    break;
+                }
+                for byte in field.max(at)..(field + 4).min(end) {
+                    window[usize::try_from(byte - at).expect("in the window")] = 0;
+                }
+                if field + 4 > end {
+                    break;
+                }
+                fields.next();
+            }
+            put(window)?;
+            at = end;
+        }
+        Ok(())
     }
 }
 
@@ -192,78 +310,119 @@ const HEADER: usize = 12;
 /// Where an index of version 2 or 3 splits at the end of the ledger's entries.
 #[derive(Debug, PartialEq, Eq)]
 struct Split {
+    version: u32,
     head_count: u32,
+    /// The bytes of the entries before the split.
+    head: Vec<u8>,
     /// Where the entries after the ledger's start.
-    head_end: usize,
+    head_end: u64,
     rest_count: u32,
     rest_extended: bool,
     /// Where the entries after the ledger's whose file was modified at `racy_from` (seconds) or
     /// later start.
-    rest_racy: Vec<usize>,
-    entries_end: usize,
+    rest_racy: Vec<u64>,
+    entries_end: u64,
 }
 
+/// Room for any entry whose name is shorter than 4,095 bytes (longer ones grow the window).
+const ENTRY_ROOM: usize = 8 * 1024;
+
 impl Split {
-    /// Walks the entries' sizes (no decoding), then the extensions' headers. `None` for what
-    /// only a full read handles: another version, a split (`link`) or sparse (`sdir`) index, or
-    /// bytes that do not add up.
-    fn of(file: &[u8], hash_len: usize, racy_from: i64) -> Option<Split> {
-        let be32 = |at: usize| -> Option<u32> {
-            Some(u32::from_be_bytes(file.get(at..at + 4)?.try_into().ok()?))
+    /// Walks the entries' sizes (no decoding), then the extensions' headers, through `file`
+    /// (which ends before the checksum). `None` for what only a full read handles: another
+    /// version, a split (`link`) or sparse (`sdir`) index, or bytes that do not add up.
+    fn of<R: Read + Seek>(
+        file: &mut Window<R>,
+        hash_len: usize,
+        racy_from: i64,
+    ) -> std::io::Result<Option<Split>> {
+        let be32 = |bytes: &[u8], at: usize| -> Option<u32> {
+            Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
         };
-        let end = file.len().checked_sub(hash_len)?;
-        if file.get(..4)? != b"DIRC" {
-            return None;
-        }
-        let version = be32(4)?;
+        file.ensure(0, HEADER)?;
+        let (bytes, _) = file.at(0);
+        let (Some(b"DIRC"), Some(version), Some(count)) =
+            (bytes.get(..4), be32(bytes, 4), be32(bytes, 8))
+        else {
+            return Ok(None);
+        };
         if version != 2 && version != 3 {
-            return None;
+            return Ok(None);
         }
-        let count = be32(8)?;
         // The first path after every one a decision writes (`.ledger/…`, the rule files).
-        let bound = paths::DECISION_PATHS_END;
-        let mut at = HEADER;
-        let mut head: Option<(u32, usize)> = None;
+        let bound = paths::DECISION_PATHS_END.as_bytes();
+        let mut at = HEADER as u64;
+        let mut split: Option<(u32, u64)> = None;
+        let mut head = Vec::new();
         let mut rest_extended = false;
         let mut rest_racy = Vec::new();
+        let room = ENTRY_ROOM.min(file.size);
         for i in 0..count {
-            let entry = Entry::at(&file[..end], at, hash_len)?;
-            if entry.extended && version < 3 {
-                return None;
+            file.ensure(at, room)?;
+            let (len, extended, past, mtime) = loop {
+                let (bytes, rel) = file.at(at);
+                let entry = Entry::at(bytes, rel, hash_len).and_then(|e| {
+                    let mtime = be32(bytes, rel + Entry::MTIME)?;
+                    Some((e.len, e.extended, e.name >= bound, mtime))
+                });
+                let held = bytes.len().saturating_sub(rel);
+                match entry {
+                    Some(entry) => break entry,
+                    None if file.holds_end() => return Ok(None),
+                    // A name longer than the window holds.
+                    None => file.ensure(at, 2 * held + room)?,
+                }
+            };
+            if extended && version < 3 {
+                return Ok(None);
             }
-            if head.is_none() && entry.name >= bound.as_bytes() {
-                head = Some((i, at));
+            if split.is_none() && past {
+                split = Some((i, at));
             }
-            if head.is_some() {
-                rest_extended |= entry.extended;
-                if i64::from(be32(at + Entry::MTIME)?) >= racy_from {
-                    rest_racy.push(at);
+            match split {
+                None => {
+                    let (bytes, rel) = file.at(at);
+                    head.extend_from_slice(&bytes[rel..rel + len]);
+                }
+                Some(_) => {
+                    rest_extended |= extended;
+                    if i64::from(mtime) >= racy_from {
+                        rest_racy.push(at);
+                    }
                 }
             }
-            at += entry.len;
+            at += len as u64;
         }
         let entries_end = at;
-        while at < end {
-            let signature = file.get(at..at + 4)?;
+        while at < file.end {
+            file.ensure(at, 8)?;
+            let (bytes, rel) = file.at(at);
+            let Some(signature) = bytes.get(rel..rel + 4) else {
+                return Ok(None);
+            };
             if signature == b"link" || signature == b"sdir" {
-                return None;
+                return Ok(None);
             }
-            at = at
-                .checked_add(8)?
-                .checked_add(usize::try_from(be32(at + 4)?).ok()?)?;
+            let next = be32(bytes, rel + 4).and_then(|size| at.checked_add(8 + u64::from(size)));
+            let Some(next) = next else {
+                return Ok(None);
+            };
+            at = next;
         }
-        if at != end {
-            return None;
+        if at != file.end {
+            return Ok(None);
         }
-        let (head_count, head_end) = head.unwrap_or((count, entries_end));
-        Some(Split {
+        let (head_count, head_end) = split.unwrap_or((count, entries_end));
+        Ok(Some(Split {
+            version,
             head_count,
+            head,
             head_end,
             rest_count: count - head_count,
             rest_extended,
             rest_racy,
             entries_end,
-        })
+        }))
     }
 }
 
@@ -436,10 +595,26 @@ mod tests {
         }
     }
 
-    fn bytes_of(index: &mut LedgerIndex) -> Vec<u8> {
-        let (head, sum) = index.encode(false).expect("encodes");
-        [head.as_slice(), index.kept(), &sum].concat()
+    fn bytes_of(index: LedgerIndex) -> Vec<u8> {
+        let mut out = Vec::new();
+        index.write_to(false, &mut out).expect("writes");
+        out
     }
+
+    /// The split of the index `bytes` (a SHA-1 one), walked through a window of `window` bytes.
+    fn split_of(bytes: &[u8], window: usize) -> Option<Split> {
+        let end = bytes.len().checked_sub(20)? as u64;
+        Split::of(
+            &mut Window::new(std::io::Cursor::new(bytes), end, window),
+            20,
+            i64::MAX,
+        )
+        .expect("reads")
+    }
+
+    /// Windows of every size from a few bytes, less than an entry, up; those of 37 to 39 bytes
+    /// end inside the size field of the first entry after the ledger's.
+    const WINDOWS: [usize; 7] = [WINDOW, 37, 38, 39, 61, 100, 4096];
 
     /// What a decision does to the index: entries updated (an intent-to-add flag cleared), one
     /// added, one removed.
@@ -470,16 +645,19 @@ mod tests {
         file.remove_entries(|_, path, _| path == ".ledger/proposals/p.json");
     }
 
-    /// Reads the repository's index both ways, makes the same change, and compares the bytes.
+    /// Reads the repository's index both ways (split, through windows of several sizes, and
+    /// whole), makes the same change, and compares the bytes.
     fn same_as_whole(dir: &Path) -> Vec<u8> {
         let repo = gix::open(dir).expect("repo");
         let blob = repo.write_blob(b"changed\n").expect("blob").detach();
-        let mut split = read_index(&repo).expect("read");
         let mut full = whole(&repo);
-        decide(&mut split, blob);
         decide(&mut full, blob);
-        let bytes = bytes_of(&mut split);
-        assert_eq!(bytes, bytes_of(&mut full));
+        let bytes = bytes_of(full);
+        for window in WINDOWS {
+            let mut split = read_index_through(&repo, window).expect("read");
+            decide(&mut split, blob);
+            assert_eq!(bytes_of(split), bytes, "through a window of {window}");
+        }
         std::fs::write(repo.index_path(), &bytes).expect("write");
         bytes
     }
@@ -526,8 +704,11 @@ mod tests {
 
         let repo = gix::open(dir).expect("repo");
         let bytes = std::fs::read(repo.index_path()).expect("index");
-        let split = Split::of(&bytes, 20, i64::MAX).expect("version 2 splits");
+        let split = split_of(&bytes, WINDOW).expect("version 2 splits");
         assert_eq!((split.head_count, split.rest_count), (8, 3));
+        for window in WINDOWS {
+            assert_eq!(split_of(&bytes, window).as_ref(), Some(&split), "{window}");
+        }
         let v2 = same_as_whole(dir);
         assert_eq!(&v2[4..8], &2u32.to_be_bytes());
         assert!(git(dir, &["ls-files"]).contains(".ledger/facts/new.md"));
@@ -552,7 +733,7 @@ mod tests {
         // Version 4 is read whole.
         git(dir, &["update-index", "--index-version", "4"]);
         let bytes = std::fs::read(repo.index_path()).expect("index");
-        assert_eq!(Split::of(&bytes, 20, i64::MAX), None);
+        assert_eq!(split_of(&bytes, WINDOW), None);
         let index = read_index(&repo).expect("read whole");
         assert_eq!(index.ledger().entries().len(), 12);
         assert!(index.rest.is_none());
@@ -572,10 +753,15 @@ mod tests {
         let info = format!("100644,{},{long}", blob.trim());
         git(dir, &["update-index", "--add", "--cacheinfo", &info]);
         let repo = gix::open(dir).expect("repo");
-        let mut index = read_index(&repo).expect("read");
         let new = repo.write_blob(b"changed\n").expect("blob").detach();
-        decide_without_proposal(&mut index, new);
-        std::fs::write(repo.index_path(), bytes_of(&mut index)).expect("write");
+        let mut written = Vec::new();
+        for window in WINDOWS {
+            let mut index = read_index_through(&repo, window).expect("read");
+            decide_without_proposal(&mut index, new);
+            written.push(bytes_of(index));
+        }
+        assert!(written.windows(2).all(|w| w[0] == w[1]));
+        std::fs::write(repo.index_path(), &written[0]).expect("write");
         let listed = git(dir, &["ls-files", "-s"]);
         assert!(
             listed.contains(&format!("{} 0\t{long}", blob.trim())),
@@ -602,7 +788,7 @@ mod tests {
         header.extend_from_slice(&1u32.to_be_bytes());
         // One entry announced, none there.
         header.extend_from_slice(&[0; 20]);
-        assert_eq!(Split::of(&header, 20, i64::MAX), None);
+        assert_eq!(split_of(&header, WINDOW), None);
         // An extension running past the end.
         let mut empty = b"DIRC".to_vec();
         empty.extend_from_slice(&2u32.to_be_bytes());
@@ -610,6 +796,6 @@ mod tests {
         empty.extend_from_slice(b"TREE");
         empty.extend_from_slice(&100u32.to_be_bytes());
         empty.extend_from_slice(&[0; 20]);
-        assert_eq!(Split::of(&empty, 20, i64::MAX), None);
+        assert_eq!(split_of(&empty, WINDOW), None);
     }
 }

@@ -311,6 +311,32 @@ fn open_regular(path: &Path, max: u64, _follow: bool) -> std::io::Result<Vec<u8>
     read_named(path, max)
 }
 
+/// The local regular file `path` (as [`read_local`]: no FIFO, no device) opened to read, and
+/// its length: for a file too large to read whole at once.
+#[cfg(unix)]
+pub fn open_local(path: &Path) -> std::io::Result<(fs::File, u64)> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK,
+        Mode::empty(),
+    )?;
+    let stat = rustix::fs::fstat(&fd)?;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+        return Err(not_a_file());
+    }
+    Ok((fs::File::from(fd), u64::try_from(stat.st_size).unwrap_or(0)))
+}
+
+#[cfg(not(unix))]
+pub fn open_local(path: &Path) -> std::io::Result<(fs::File, u64)> {
+    let meta = fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(not_a_file());
+    }
+    Ok((fs::File::open(path)?, meta.len()))
+}
+
 /// The bytes of a file no branch controls: one git or mneme wrote in the git directory, a
 /// temporary file, the user's own configuration. Still only a regular file, opened without
 /// blocking, so that a FIFO in its place fails rather than hangs.
