@@ -25,7 +25,7 @@ pub fn normalize_words_into(text: &str, out: &mut String, words: &mut Vec<u64>) 
 }
 
 /// [`normalize_into`], calling `word` with each word of the result as it is finished.
-fn normalize_with(text: &str, out: &mut String, mut word: impl FnMut(&str)) {
+fn normalize_with(text: &str, out: &mut String, mut word: impl FnMut(&[u8])) {
     out.clear();
     if text.is_ascii() {
         return normalize_ascii(text, out, word);
@@ -44,7 +44,7 @@ fn normalize_with(text: &str, out: &mut String, mut word: impl FnMut(&str)) {
             continue;
         }
         if between && !out.is_empty() {
-            word(out.get(start..).unwrap_or_default());
+            word(out.as_bytes().get(start..).unwrap_or_default());
             out.push(' ');
             start = out.len();
         }
@@ -56,32 +56,25 @@ fn normalize_with(text: &str, out: &mut String, mut word: impl FnMut(&str)) {
         }
     }
     if !out.is_empty() {
-        word(out.get(start..).unwrap_or_default());
+        word(out.as_bytes().get(start..).unwrap_or_default());
     }
 }
 
-/// [`normalize_with`] for ASCII text, nearly every statement: a byte at a time, with no
-/// character decoded and no Unicode table consulted.
-fn normalize_ascii(text: &str, out: &mut String, mut word: impl FnMut(&str)) {
-    out.reserve(text.len());
-    let mut start = 0;
-    let mut between = false;
-    for b in text.bytes() {
-        if !b.is_ascii_alphanumeric() {
-            between = true;
-            continue;
+/// [`normalize_with`] for ASCII text, nearly every statement: a word at a time, found and
+/// lowercased as bytes, with no character decoded and no Unicode table consulted.
+fn normalize_ascii(text: &str, out: &mut String, mut word: impl FnMut(&[u8])) {
+    let mut bytes = std::mem::take(out).into_bytes();
+    bytes.reserve(text.len());
+    let words = text.as_bytes().split(|b| !b.is_ascii_alphanumeric());
+    for w in words.filter(|w| !w.is_empty()) {
+        if !bytes.is_empty() {
+            bytes.push(b' ');
         }
-        if between && !out.is_empty() {
-            word(out.get(start..).unwrap_or_default());
-            out.push(' ');
-            start = out.len();
-        }
-        between = false;
-        out.push(char::from(b.to_ascii_lowercase()));
+        let start = bytes.len();
+        bytes.extend(w.iter().map(u8::to_ascii_lowercase));
+        word(&bytes[start..]);
     }
-    if !out.is_empty() {
-        word(out.get(start..).unwrap_or_default());
-    }
+    *out = String::from_utf8(bytes).expect("ASCII letters, digits and spaces");
 }
 
 /// Sorts `words[start..]` and keeps each hash once.
@@ -146,7 +139,7 @@ impl Words {
             normalized
                 .split(' ')
                 .filter(|w| !w.is_empty())
-                .map(word_hash),
+                .map(|w| word_hash(w.as_bytes())),
         );
         sort_unique_from(out, start);
     }
@@ -178,9 +171,9 @@ impl Words {
 }
 
 /// FNV-1a: stable across runs and platforms, which a hash kept in a file must be.
-fn word_hash(word: &str) -> u64 {
-    word.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+fn word_hash(word: &[u8]) -> u64 {
+    word.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }
 
