@@ -290,6 +290,14 @@ fn describe(kind: &fs::FileType) -> &'static str {
 /// `max` bytes (`FileTooLarge` past that).
 #[cfg(unix)]
 fn open_regular(path: &Path, max: u64, follow: bool) -> std::io::Result<Vec<u8>> {
+    let (fd, size) = open_checked(path, follow)?;
+    read_fd(&fd, max, size)
+}
+
+/// `path` opened without blocking (following a link only with `follow`), and its length, once
+/// it is known to be a regular file.
+#[cfg(unix)]
+fn open_checked(path: &Path, follow: bool) -> std::io::Result<(std::os::fd::OwnedFd, u64)> {
     use rustix::fs::{FileType, Mode, OFlags};
     let mut flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK;
     if !follow {
@@ -300,7 +308,7 @@ fn open_regular(path: &Path, max: u64, follow: bool) -> std::io::Result<Vec<u8>>
     if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
         return Err(not_a_file());
     }
-    read_fd(&fd, max, u64::try_from(stat.st_size).unwrap_or(0))
+    Ok((fd, u64::try_from(stat.st_size).unwrap_or(0)))
 }
 
 #[cfg(not(unix))]
@@ -315,17 +323,8 @@ fn open_regular(path: &Path, max: u64, _follow: bool) -> std::io::Result<Vec<u8>
 /// its length: for a file too large to read whole at once.
 #[cfg(unix)]
 pub fn open_local(path: &Path) -> std::io::Result<(fs::File, u64)> {
-    use rustix::fs::{FileType, Mode, OFlags};
-    let fd = rustix::fs::open(
-        path,
-        OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK,
-        Mode::empty(),
-    )?;
-    let stat = rustix::fs::fstat(&fd)?;
-    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
-        return Err(not_a_file());
-    }
-    Ok((fs::File::from(fd), u64::try_from(stat.st_size).unwrap_or(0)))
+    let (fd, size) = open_checked(path, true)?;
+    Ok((fs::File::from(fd), size))
 }
 
 #[cfg(not(unix))]

@@ -453,8 +453,7 @@ impl Stamp {
     }
 }
 
-/// How the index at `path` was built, from its first bytes alone.
-/// The stamp of the index at `path`, and the index's length, reading only the stamp.
+/// How the index at `path` was built, from its first bytes alone, and the index's length.
 fn peek(path: &Path) -> Option<(Built, u64)> {
     let mut bytes = [0; PREFIX_LEN];
     let mut file = std::fs::File::open(path).ok()?;
