@@ -5,6 +5,7 @@ use std::fs;
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
+use crate::model::base::codec::checksum;
 use crate::store::{Error, Result};
 
 /// Symlinks anywhere under `dir` (which is not followed into).
@@ -156,6 +157,15 @@ impl Kind {
 /// none. Whatever a branch put there, this neither blocks nor reads without bound: only a
 /// regular file is read (a symlink only to one inside `root`), and no more than the kind's limit.
 pub fn read_file(root: &Path, path: &Path, kind: Kind) -> Result<Option<Vec<u8>>> {
+    Ok(read_file_keyed(root, path, kind)?.map(|(_, bytes)| bytes))
+}
+
+/// [`read_file`], with the file's [`FileKey`] taken before its bytes were read.
+pub fn read_file_keyed(
+    root: &Path,
+    path: &Path,
+    kind: Kind,
+) -> Result<Option<(Option<FileKey>, Vec<u8>)>> {
     // A link anywhere on the way (a committed `docs/etc -> /etc` as much as the file itself) is
     // followed only to a file inside `root`.
     let target = if plainly_inside(root, path) {
@@ -178,13 +188,16 @@ pub fn read_file(root: &Path, path: &Path, kind: Kind) -> Result<Option<Vec<u8>>
         }
         target
     };
-    match fs::symlink_metadata(&target) {
-        Ok(meta) => check_file(path, &meta, kind)?,
+    let key = match fs::symlink_metadata(&target) {
+        Ok(meta) => {
+            check_file(path, &meta, kind)?;
+            FileKey::of_metadata(&meta)
+        }
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io(path)(e)),
-    }
+    };
     match open_regular(&target, kind.limit(), false) {
-        Ok(bytes) => Ok(Some(bytes)),
+        Ok(bytes) => Ok(Some((key, bytes))),
         Err(e) if e.kind() == ErrorKind::FileTooLarge => {
             Err(kind_too_large(path, kind, kind.limit() + 1))
         }
@@ -632,6 +645,44 @@ impl FileKey {
         recently_written(i128::from(self.modified.max(self.changed)), start)
     }
 
+    /// What an index keeps of this key for a reader that started at `start`: a hash of it, never
+    /// 0, or 0 (which no key matches) where the file may be written again unseen.
+    pub fn stamp(&self, start: i128) -> u64 {
+        if self.written_since(start) {
+            0
+        } else {
+            self.hash()
+        }
+    }
+
+    /// Whether `stamp`, as [`FileKey::stamp`] gave it, was taken of this very key.
+    pub fn matches(&self, stamp: u64) -> bool {
+        stamp != 0 && self.hash() == stamp
+    }
+
+    /// A hash of the whole key, never 0.
+    fn hash(&self) -> u64 {
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(&self.modified.to_le_bytes());
+        bytes[8..16].copy_from_slice(&self.changed.to_le_bytes());
+        bytes[16..24].copy_from_slice(&self.size.to_le_bytes());
+        bytes[24..].copy_from_slice(&self.inode.to_le_bytes());
+        checksum(&bytes) | 1
+    }
+
+    /// The key of what `meta` describes, `None` unless it is a regular file.
+    #[cfg(unix)]
+    pub fn of_metadata(meta: &fs::Metadata) -> Option<FileKey> {
+        use std::os::unix::fs::MetadataExt as _;
+        let nanos = |s: i64, ns: i64| s.saturating_mul(1_000_000_000).saturating_add(ns);
+        meta.is_file().then(|| FileKey {
+            modified: nanos(meta.mtime(), meta.mtime_nsec()),
+            changed: nanos(meta.ctime(), meta.ctime_nsec()),
+            size: meta.size(),
+            inode: meta.ino(),
+        })
+    }
+
     #[cfg(unix)]
     fn of(st: &rustix::fs::Stat) -> Option<FileKey> {
         let nanos = |s: i64, ns: i64| s.saturating_mul(1_000_000_000).saturating_add(ns);
@@ -664,7 +715,7 @@ impl FileKey {
     }
 
     #[cfg(not(unix))]
-    fn of(meta: &fs::Metadata) -> Option<FileKey> {
+    pub fn of_metadata(meta: &fs::Metadata) -> Option<FileKey> {
         let modified = meta
             .modified()
             .ok()?
@@ -813,6 +864,58 @@ impl DirReader {
     }
 
     fn key(&self, name: &str) -> std::io::Result<FileKey> {
-        FileKey::of(&fs::symlink_metadata(self.0.join(name))?).ok_or_else(not_a_file)
+        FileKey::of_metadata(&fs::symlink_metadata(self.0.join(name))?).ok_or_else(not_a_file)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECOND: i64 = 1_000_000_000;
+
+    fn key(modified: i64, changed: i64) -> FileKey {
+        FileKey {
+            modified,
+            changed,
+            size: 10,
+            inode: 7,
+        }
+    }
+
+    #[test]
+    fn a_stamp_matches_only_its_own_key_and_never_a_file_written_within_a_tick() {
+        let read_at = i128::from(1_800_000_000 * SECOND + 5);
+        let old = key(1_700_000_000 * SECOND + 3, 1_700_000_000 * SECOND + 9);
+        let stamp = old.stamp(read_at);
+        assert!(old.matches(stamp));
+        for other in [
+            FileKey { size: 11, ..old },
+            FileKey { inode: 8, ..old },
+            FileKey {
+                changed: old.changed + 1,
+                ..old
+            },
+            FileKey {
+                modified: old.modified - 1,
+                ..old
+            },
+        ] {
+            assert!(!other.matches(stamp), "{other:?}");
+        }
+        // Changed (or modified) 50 ms before it was read: a write after the read could land in
+        // the same tick and keep the key.
+        let last = i64::try_from(read_at).unwrap() - SECOND / 20;
+        for racy in [key(old.modified, last), key(last, old.changed)] {
+            assert_eq!(racy.stamp(read_at), 0);
+            assert!(!racy.matches(racy.stamp(read_at)));
+        }
+        // Times of whole seconds (FAT, some network file systems) are trusted two seconds on.
+        let whole = key(
+            1_800_000_000 * SECOND - SECOND,
+            1_800_000_000 * SECOND - SECOND,
+        );
+        assert_eq!(whole.stamp(read_at), 0);
+        assert_ne!(whole.stamp(read_at + 2 * i128::from(SECOND)), 0);
     }
 }

@@ -5,6 +5,7 @@ pub mod export;
 pub mod fault;
 pub mod file;
 pub mod import;
+mod ledger_index;
 mod queue;
 mod task_index;
 pub mod tasks;
@@ -18,6 +19,8 @@ use crate::model::base::paths;
 use crate::model::base::text::escape_line;
 use crate::model::facts::ledger::{FactFileEntry, Ledger};
 use crate::model::proposals::proposal::{Proposal, ProposalError};
+
+use ledger_index::Kept;
 
 pub use file::{create_new, read_optional, read_optional_text, write_atomic, Durability, Kind};
 pub use task_index::{Keep, TaskBoard};
@@ -160,6 +163,9 @@ fn read_proposals(dir: &Path, names: &[(String, PathBuf)]) -> Result<Vec<LoadedP
 pub struct Lock {
     _file: fs::File,
 }
+
+/// A fact file's path, its key taken before it was read, and what it holds.
+type KeyedEntry = (PathBuf, Option<file::FileKey>, Result<FactFileEntry>);
 
 impl Store {
     /// `root` is the work tree; `git_dir` this work tree's git directory; `common_dir` the git
@@ -314,18 +320,34 @@ impl Store {
     pub fn load(&self) -> Result<Ledger> {
         self.check_ledger()?;
         let config = self.load_config()?;
-        self.load_with(config)
+        self.load_with(config, &[Kept::Hashes])
     }
 
-    /// The fact files, under `config`.
-    fn load_with(&self, config: Config) -> Result<Ledger> {
+    /// [`Store::load`], for planning proposals: the index of the facts is taken from the git
+    /// directory where it describes these files.
+    pub fn load_for_proposing(&self) -> Result<Ledger> {
+        self.check_ledger()?;
+        let config = self.load_config()?;
+        self.load_with(config, &[Kept::Hashes, Kept::Facts])
+    }
+
+    /// The fact files, under `config`, with what the git directory keeps of them (`kept`).
+    fn load_with(&self, config: Config, kept: &[Kept]) -> Result<Ledger> {
         fault::panic_at("load");
-        let files = self
-            .load_files()?
-            .into_iter()
-            .map(|(_, entry)| entry)
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Ledger::new(files, config))
+        let started = queue::nanos(std::time::SystemTime::now());
+        let mut files = Vec::new();
+        let mut keys = Vec::new();
+        for (_, key, entry) in self.read_fact_files()? {
+            files.push(entry?);
+            keys.push(key);
+        }
+        // In the ledger's order: by name, as the directory was listed.
+        debug_assert!(files.is_sorted_by(|a, b| a.name < b.name));
+        let ledger = Ledger::new(files, config);
+        for &kept in kept {
+            self.adopt_kept(kept, &ledger, &keys, started);
+        }
+        Ok(ledger)
     }
 
     /// The ledger as [`Store::load`] reads it, except that a config that cannot be used gives
@@ -344,12 +366,21 @@ impl Store {
             ) => (Config::default(), Some(e.to_string())),
             Err(e) => return Err(e),
         };
-        Ok((self.load_with(config)?, problem))
+        Ok((self.load_with(config, &[Kept::Hashes])?, problem))
     }
 
     /// Every fact file, each parsed or with the reason it does not parse. Past
     /// [`MAX_LEDGER_FACTS`] facts, the files that hold more are refused.
     pub fn load_files(&self) -> Result<Vec<(PathBuf, Result<FactFileEntry>)>> {
+        let files = self.read_fact_files()?;
+        Ok(files
+            .into_iter()
+            .map(|(path, _, entry)| (path, entry))
+            .collect())
+    }
+
+    /// [`Store::load_files`], each file with its key taken before it was read.
+    fn read_fact_files(&self) -> Result<Vec<KeyedEntry>> {
         let mut files = Vec::new();
         let mut facts = 0;
         let dir = self.path(paths::FACTS);
@@ -375,13 +406,13 @@ impl Store {
                     line: 1,
                     message: format!("the fact files hold more than {MAX_LEDGER_BYTES} bytes with this one; no ledger needs that much (remove what does not belong)"),
                 });
-                files.push((path, entry));
+                files.push((path, None, entry));
                 continue;
             }
-            let mut entry = match file::read_file(&self.root, &path, Kind::FactFile) {
-                Ok(Some(bytes)) => self.parse_fact_file(name, &path, bytes),
+            let (key, mut entry) = match file::read_file_keyed(&self.root, &path, Kind::FactFile) {
+                Ok(Some((key, bytes))) => (key, self.parse_fact_file(name, &path, bytes)),
                 Ok(None) => continue,
-                Err(e) => Err(self.relative_error(e)),
+                Err(e) => (None, Err(self.relative_error(e))),
             };
             if let Ok(e) = &entry {
                 facts += e.file.facts().count();
@@ -393,7 +424,7 @@ impl Store {
                     });
                 }
             }
-            files.push((path, entry));
+            files.push((path, key, entry));
         }
         Ok(files)
     }

@@ -132,7 +132,7 @@ impl Store {
             let listing = scan
                 .filter(|_| !current && large)
                 .map(|_| scope.spawn(|| file::list_dir_inodes(&dir, ".json")));
-            let ledger = self.load()?;
+            let ledger = self.load_for_proposing()?;
             let (queue, refresh) = match scan {
                 Some(scan) => self.read_queue_at(&ledger.limits(), true, scan, listing)?,
                 None => (Queue::default(), QueueRefresh(None)),

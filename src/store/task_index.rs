@@ -330,18 +330,8 @@ const UNKNOWN: FileKey = FileKey {
 impl Stamp<'_> {
     /// Whether the entry still describes its file, whose key is now `key`.
     fn trusts(&self, key: Option<FileKey>) -> bool {
-        self.stamp != 0 && key.is_some_and(|k| stamp(&k) == self.stamp)
+        key.is_some_and(|k| k.matches(self.stamp))
     }
-}
-
-/// The hash of a key, never 0.
-fn stamp(key: &FileKey) -> u64 {
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&key.modified.to_le_bytes());
-    bytes[8..16].copy_from_slice(&key.changed.to_le_bytes());
-    bytes[16..24].copy_from_slice(&key.size.to_le_bytes());
-    bytes[24..].copy_from_slice(&key.inode.to_le_bytes());
-    checksum(&bytes) | 1
 }
 
 impl<'a> Stamps<'a> {
@@ -430,11 +420,7 @@ fn encode(scan: &DirScan, summary: &TaskSummary, entries: &[Entry]) -> Vec<u8> {
     w.u32(entries.len());
     for e in entries {
         w.str(e.name);
-        w.u64(if e.key.written_since(started) {
-            0
-        } else {
-            stamp(&e.key)
-        });
+        w.u64(e.key.stamp(started));
         w.opt(e.content.as_ref().err(), |w, why| w.str(why));
     }
     let mut bytes = MAGIC.to_vec();

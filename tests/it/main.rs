@@ -21,6 +21,7 @@ mod init;
 mod install;
 mod interactive;
 mod interchange;
+mod ledger_index;
 mod lifecycle;
 mod mcp;
 mod merges;

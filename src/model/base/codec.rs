@@ -75,6 +75,10 @@ impl<'a> Reader<'a> {
     pub(crate) fn position(&self) -> usize {
         self.at
     }
+    /// How many bytes are left to read.
+    pub(crate) fn remaining(&self) -> usize {
+        self.bytes.len() - self.at
+    }
     pub(crate) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let end = self.at.checked_add(n)?;
         let taken = self.bytes.get(self.at..end)?;

@@ -69,6 +69,11 @@ pub const COMMIT_OWNER: &str = "mneme-commit.owner";
 pub const JOURNAL: &str = "mneme-decision.json";
 /// In the git directory: the config as parsed, for the exact text it was parsed from.
 pub const CONFIG_CACHE: &str = "mneme-config.idx";
+/// In the git directory: the SHA-256 of each fact file, with the file's status when it was read.
+pub const LEDGER_INDEX: &str = "mneme-ledger.idx";
+/// In the git directory: the index of the facts (ids, statements, words) `propose` compares a
+/// statement with, with each fact file's status when it was read.
+pub const FACTS_INDEX: &str = "mneme-facts.idx";
 /// In the git directory: what `propose` and `context` keep of the review queue between runs.
 pub const QUEUE_INDEX: &str = "mneme-queue.idx";
 /// In the git directory: the facts `context` marks stale, for the HEAD and fact files they were

@@ -4,6 +4,7 @@
 use std::hash::BuildHasher as _;
 use std::sync::OnceLock;
 
+use crate::model::base::codec::{Reader, Writer};
 use crate::model::base::config::Config;
 use crate::model::base::ids::sha256_hex;
 use crate::model::base::paths;
@@ -58,6 +59,14 @@ impl FactFileEntry {
         self.sha256.get_or_init(|| sha256_hex(self.raw.as_bytes()))
     }
 
+    /// Takes `hex` as [`FactFileEntry::sha256`], as it was found of these very bytes before
+    /// (where a file's status says they did not change); ignored unless it reads as one.
+    pub fn adopt_sha256(&self, hex: &str) {
+        if hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            let _ = self.sha256.set(hex.to_owned());
+        }
+    }
+
     /// `architecture` for `architecture.md`.
     pub fn stem(&self) -> &str {
         self.name.strip_suffix(".md").unwrap_or(&self.name)
@@ -100,13 +109,92 @@ struct Index {
     spans: Vec<Option<(u32, u32)>>,
     /// The words of the current facts, each fact's sorted ([`normalize_words_into`]).
     words: Vec<u64>,
-    /// Hashes keys afresh each run: the keys come from anyone's branch.
-    hasher: foldhash::fast::RandomState,
+    /// Of the hasher: drawn at random where the index is built (the keys come from anyone's
+    /// branch), and kept with it where it is stored.
+    seed: u64,
 }
 
 impl Index {
+    fn new() -> Index {
+        Index {
+            seed: foldhash::fast::RandomState::default().hash_one(0u8),
+            ..Index::default()
+        }
+    }
+
     fn hash(&self, key: &str) -> u64 {
-        self.hasher.hash_one(key)
+        foldhash::fast::FixedState::with_seed(self.seed).hash_one(key)
+    }
+
+    fn encode(&self, w: &mut Writer) {
+        w.u64(self.seed);
+        for list in [&self.by_id, &self.by_statement] {
+            w.u32(list.len());
+            for &(hash, file, fact) in list {
+                w.u64(hash);
+                w.u32(file);
+                w.u32(fact);
+            }
+        }
+        w.u32(self.spans.len());
+        for span in &self.spans {
+            let (start, end) = span.unwrap_or((u32::MAX, u32::MAX));
+            w.u32(start as usize);
+            w.u32(end as usize);
+        }
+        w.u32(self.words.len());
+        for &word in &self.words {
+            w.u64(word);
+        }
+    }
+
+    /// What [`Index::encode`] wrote of the index of `files`; `None` unless it is whole and fits
+    /// them: every position names a fact, in order, and every current fact has its words.
+    fn decode(r: &mut Reader, files: &[FactFileEntry]) -> Option<Index> {
+        let counts: Vec<usize> = files.iter().map(|f| f.file.facts().count()).collect();
+        let seed = r.u64()?;
+        let mut lists = [Vec::new(), Vec::new()];
+        for list in &mut lists {
+            let n = r.u32()? as usize;
+            *list = Vec::with_capacity(n.min(r.remaining() / 16));
+            for _ in 0..n {
+                let entry = (r.u64()?, r.u32()? as usize, r.u32()? as usize);
+                let fits = counts.get(entry.1).is_some_and(|&c| entry.2 < c);
+                let in_order = list.last().is_none_or(|last| *last < entry);
+                if !fits || !in_order {
+                    return None;
+                }
+                list.push(entry);
+            }
+        }
+        let [by_id, by_statement] = lists;
+        let n = r.u32()? as usize;
+        if n != counts.iter().sum::<usize>() {
+            return None;
+        }
+        let mut spans = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (start, end) = (r.u32()?, r.u32()?);
+            spans.push((start != u32::MAX).then_some((start, end)));
+        }
+        let n = r.u32()? as usize;
+        let words: Vec<u64> = r
+            .take(n.checked_mul(8)?)?
+            .chunks_exact(8)
+            .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
+            .collect();
+        let facts = files.iter().flat_map(|f| f.file.facts());
+        let spans_fit = spans.iter().zip(facts).all(|(span, fact)| match span {
+            Some((start, end)) => fact.meta.is_current() && start <= end && *end as usize <= n,
+            None => !fact.meta.is_current(),
+        });
+        (spans_fit && r.is_empty()).then_some(Index {
+            by_id,
+            by_statement,
+            spans,
+            words,
+            seed,
+        })
     }
 
     /// The positions filed under `key`'s hash in `list`, in order; the caller checks the key.
@@ -181,7 +269,7 @@ impl Ledger {
 
     fn index(&self) -> &Index {
         self.index.get_or_init(|| {
-            let mut index = Index::default();
+            let mut index = Index::new();
             let mut normalized = String::new();
             for (fi, entry) in self.files.iter().enumerate() {
                 for (ki, fact) in entry.file.facts().enumerate() {
@@ -203,6 +291,21 @@ impl Ledger {
             index.by_statement.sort_unstable();
             index
         })
+    }
+
+    /// The index of the facts ([`Ledger::find`], similarity), built if it was not, encoded to
+    /// be kept beside the fact files it describes.
+    pub fn encode_index(&self, out: &mut Vec<u8>) {
+        self.index().encode(&mut Writer(out));
+    }
+
+    /// Takes the index [`Ledger::encode_index`] encoded of these very fact files rather than
+    /// building it; `false` (and nothing taken) unless `bytes` fit them.
+    pub fn adopt_index(&self, bytes: &[u8]) -> bool {
+        let Some(index) = Index::decode(&mut Reader::new(bytes), &self.files) else {
+            return false;
+        };
+        self.index.set(index).is_ok()
     }
 
     fn at(&self, (file, fact): (usize, usize)) -> (&FactFileEntry, &Fact) {
@@ -387,5 +490,87 @@ pub(crate) mod tests {
             Err(LookupError::UnknownFact { .. })
         ));
         assert_eq!(l.total_lines(), 1);
+    }
+
+    const FILES: [(&str, &str); 2] = [
+        (
+            "architecture.md",
+            "- **f-aaaa** The cache keeps five minutes.\n- **f-bbbb** Old. <!-- state: archived -->\n",
+        ),
+        ("pitfalls.md", "Intro.\n\n- **f-cccc** Never cache errors.\n- No id here.\n"),
+    ];
+
+    /// Which ids are found, which statements are the ledger's, and each fact's words.
+    type Answers = (Vec<bool>, Vec<bool>, Vec<(String, Vec<u64>)>);
+
+    /// What the ledger answers from its index.
+    fn answers(l: &Ledger) -> Answers {
+        let found = ["f-aaaa", "f-bbbb", "f-cccc", "f-zzzz"].map(|id| l.find(id).is_some());
+        let same = ["the cache keeps five minutes", "old", "no id here"]
+            .map(|s| l.same_statement(s, "").is_some());
+        let words = l
+            .active_words()
+            .map(|(_, f, w)| (f.text.clone(), w.to_vec()))
+            .collect();
+        (found.to_vec(), same.to_vec(), words)
+    }
+
+    #[test]
+    fn an_encoded_index_is_taken_by_the_same_files_and_answers_alike() {
+        let built = ledger(&FILES);
+        let mut bytes = Vec::new();
+        built.encode_index(&mut bytes);
+        let taken = ledger(&FILES);
+        assert!(taken.adopt_index(&bytes));
+        assert_eq!(answers(&taken), answers(&built));
+        assert_eq!(answers(&built).0, [true, true, true, false]);
+        assert_eq!(answers(&built).1, [true, false, true]);
+        assert!(!taken.adopt_index(&bytes), "an index is taken once");
+    }
+
+    #[test]
+    fn an_index_that_does_not_fit_the_files_is_refused() {
+        let mut bytes = Vec::new();
+        ledger(&FILES).encode_index(&mut bytes);
+        let others: [&[(&str, &str)]; 3] = [
+            &FILES[..1],
+            &[
+                FILES[0],
+                ("pitfalls.md", "- **f-cccc** Never cache errors.\n"),
+            ],
+            // One fact fewer, one more made current.
+            &[
+                (
+                    "architecture.md",
+                    "- **f-aaaa** The cache keeps five minutes.\n- **f-bbbb** Old.\n",
+                ),
+                FILES[1],
+            ],
+        ];
+        for files in others {
+            assert!(!ledger(files).adopt_index(&bytes), "{files:?}");
+        }
+        for len in 0..bytes.len() {
+            assert!(!ledger(&FILES).adopt_index(&bytes[..len]), "cut at {len}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(!ledger(&FILES).adopt_index(&longer));
+        // A position past the facts of its file, which `find` would panic on.
+        let mut past = bytes.clone();
+        past[8 + 4 + 8 + 4] = 9;
+        assert!(!ledger(&FILES).adopt_index(&past));
+    }
+
+    #[test]
+    fn a_hash_is_taken_only_where_it_reads_as_one() {
+        let l = ledger(&FILES);
+        let entry = &l.files()[0];
+        entry.adopt_sha256("not a hash");
+        entry.adopt_sha256(&"A".repeat(64));
+        assert_eq!(entry.sha256(), sha256_hex(entry.raw.as_bytes()));
+        let l = ledger(&FILES);
+        l.files()[0].adopt_sha256(&"0f".repeat(32));
+        assert_eq!(l.files()[0].sha256(), "0f".repeat(32));
     }
 }

@@ -1,0 +1,136 @@
+//! The ledger indexes in the git directory: what is found of the fact files besides their
+//! facts, kept between runs. `context` keys its caches by the SHA-256 of every fact file
+//! (`mneme-ledger.idx`), and `propose` compares a statement with the words of every fact
+//! (`mneme-facts.idx`, [`Ledger::encode_index`]): for an 800-line ledger each costs about as
+//! much as the rest of the run. Two files, so that a run reads only what it uses.
+//!
+//! As the task index does, each keeps beside each fact file's name a stamp of the file's
+//! [`FileKey`] (times, size, inode) taken before the file was read. A file whose key matches its
+//! stamp takes its hash from the index; the facts' index is taken only when every file matches.
+//! A file written so shortly before it was read that a later write could keep its key is
+//! stamped as never to be trusted. Anything else (another set of files, another version of
+//! mneme, damage) makes the run find what it needs afresh and replace the index.
+
+use std::path::PathBuf;
+
+use crate::model::base::codec::{checksum, Reader, Writer};
+use crate::model::base::paths;
+use crate::model::facts::ledger::Ledger;
+use crate::store::file::{self, FileKey};
+use crate::store::Store;
+
+/// Raised when a layout changes between releases of one version.
+const REVISION: u32 = 1;
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What an index keeps of the fact files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kept {
+    /// Each file's SHA-256.
+    Hashes,
+    /// The index of the facts: ids, statements, words.
+    Facts,
+}
+
+impl Kept {
+    fn magic(self) -> &'static [u8] {
+        match self {
+            Kept::Hashes => b"mneme-ledger\n",
+            Kept::Facts => b"mneme-facts\n",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kept::Hashes => paths::LEDGER_INDEX,
+            Kept::Facts => paths::FACTS_INDEX,
+        }
+    }
+}
+
+impl Store {
+    /// Gives `ledger` what the index of `kept` keeps of its files, each taken before it was read
+    /// with `keys` (by file, in the ledger's order) by a run that started at `started`. Where
+    /// the index lacks something, it is found and the index replaced.
+    pub(super) fn adopt_kept(
+        &self,
+        kept: Kept,
+        ledger: &Ledger,
+        keys: &[Option<FileKey>],
+        started: i128,
+    ) {
+        let path: PathBuf = self.git_dir.join(kept.name());
+        let bytes = file::read_local(&path).ok();
+        if bytes.is_some_and(|b| adopt(kept, ledger, keys, &b)) {
+            return;
+        }
+        // A cache that cannot be written costs the next run time, nothing else.
+        let _ = file::replace_unsynced(&path, &encode(kept, ledger, keys, started));
+    }
+}
+
+/// Gives `ledger` what `bytes` keep of the files whose keys match; whether that was everything.
+fn adopt(kept: Kept, ledger: &Ledger, keys: &[Option<FileKey>], bytes: &[u8]) -> bool {
+    let Some((body, sum)) = bytes.split_last_chunk::<8>() else {
+        return false;
+    };
+    if checksum(body) != u64::from_le_bytes(*sum) {
+        return false;
+    }
+    let mut r = Reader::new(body);
+    let head = (|| {
+        let fits = r.take(kept.magic().len())? == kept.magic()
+            && r.u32()? == REVISION
+            && r.field()? == VERSION.as_bytes()
+            && r.u32()? as usize == ledger.files().len();
+        fits.then_some(())
+    })();
+    if head.is_none() {
+        return false;
+    }
+    let mut every = true;
+    for (entry, key) in ledger.files().iter().zip(keys) {
+        let Some((name, stamp)) = (|| Some((r.str()?, r.u64()?)))() else {
+            return false;
+        };
+        let matches = name == entry.name && key.is_some_and(|k| k.matches(stamp));
+        every &= matches;
+        if kept == Kept::Hashes {
+            let Some(sha256) = r.str() else {
+                return false;
+            };
+            if matches {
+                entry.adopt_sha256(sha256);
+            }
+        }
+    }
+    every
+        && match kept {
+            Kept::Hashes => r.is_empty(),
+            Kept::Facts => r.field().is_some_and(|index| ledger.adopt_index(index)),
+        }
+}
+
+/// The index of `kept` of `ledger`'s files, read with `keys` by a run that started at `started`.
+fn encode(kept: Kept, ledger: &Ledger, keys: &[Option<FileKey>], started: i128) -> Vec<u8> {
+    let mut bytes = kept.magic().to_vec();
+    let mut w = Writer(&mut bytes);
+    w.u32(REVISION as usize);
+    w.str(VERSION);
+    w.u32(ledger.files().len());
+    for (entry, key) in ledger.files().iter().zip(keys) {
+        w.str(&entry.name);
+        w.u64(key.map_or(0, |k| k.stamp(started)));
+        if kept == Kept::Hashes {
+            w.str(entry.sha256());
+        }
+    }
+    if kept == Kept::Facts {
+        let mut index = Vec::new();
+        ledger.encode_index(&mut index);
+        w.field(&index);
+    }
+    let sum = checksum(&bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    bytes
+}
