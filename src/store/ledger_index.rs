@@ -19,7 +19,9 @@ use crate::model::facts::ledger::Ledger;
 use crate::store::file::{self, FileKey};
 use crate::store::Store;
 
-/// Raised when a layout changes between releases of one version.
+/// Raised when a layout changes between releases of one version, or what an index holds is
+/// found otherwise (fact parsing, normalisation, word hashes): an index of the same files from
+/// the same version is otherwise believed.
 const REVISION: u32 = 1;
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
