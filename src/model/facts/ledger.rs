@@ -562,6 +562,37 @@ pub(crate) mod tests {
         assert!(!ledger(&FILES).adopt_index(&past));
     }
 
+    proptest::proptest! {
+        /// Whatever a damaged index holds, taking it never panics, and an index that is taken
+        /// answers every lookup without panicking.
+        #[test]
+        fn any_damage_to_an_index_is_refused_or_harmless(
+            edits in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 1..6),
+            cut in proptest::num::usize::ANY,
+        ) {
+            let mut bytes = Vec::new();
+            ledger(&FILES).encode_index(&mut bytes);
+            for (at, byte) in edits {
+                let at = at % bytes.len();
+                bytes[at] = byte;
+            }
+            bytes.truncate(bytes.len() - cut % 8);
+            let taken = ledger(&FILES);
+            if taken.adopt_index(&bytes) {
+                answers(&taken);
+                let _ = similar_in(&taken);
+            }
+        }
+    }
+
+    /// Every fact's words compared with one statement's, as `propose` does.
+    fn similar_in(l: &Ledger) -> Vec<f64> {
+        let words = crate::model::base::text::Words::of("the cache keeps errors");
+        l.active_words()
+            .map(|(_, _, w)| words.dice_sorted(w.iter().copied(), w.len()))
+            .collect()
+    }
+
     #[test]
     fn a_hash_is_taken_only_where_it_reads_as_one() {
         let l = ledger(&FILES);
