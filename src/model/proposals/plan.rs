@@ -708,11 +708,12 @@ pub fn similar_to<'p>(
     let Some(text) = op.text() else {
         return Vec::new();
     };
-    let target = op.fact_id();
+    // An added fact's new id is no fact's: then no id is compared (one call each).
+    let target = ledger.find(op.fact_id()).map(|_| op.fact_id());
     let words = &Words::of(text);
     let facts = ledger
         .active_words()
-        .filter(|(_, f, _)| f.id.as_deref() != Some(target))
+        .filter(|(_, f, _)| target.is_none() || f.id.as_deref() != target)
         .map(|(file, fact, w)| {
             (
                 words.dice_sorted(w.iter().copied(), w.len()),
