@@ -11,9 +11,7 @@
 //! stamped as never to be trusted. Anything else (another set of files, another version of
 //! mneme, damage) makes the run find what it needs afresh and replace the index.
 
-use std::path::PathBuf;
-
-use crate::model::base::codec::{checksum, Reader, Writer};
+use crate::model::base::codec::{seal, unsealed, Reader, Writer};
 use crate::model::base::paths;
 use crate::model::facts::ledger::Ledger;
 use crate::store::file::{self, FileKey};
@@ -61,7 +59,7 @@ impl Store {
         keys: &[Option<FileKey>],
         started: i128,
     ) {
-        let path: PathBuf = self.git_dir.join(kept.name());
+        let path = self.git_dir.join(kept.name());
         let bytes = file::read_local(&path).ok();
         if bytes.is_some_and(|b| adopt(kept, ledger, keys, &b)) {
             return;
@@ -73,12 +71,9 @@ impl Store {
 
 /// Gives `ledger` what `bytes` keep of the files whose keys match; whether that was everything.
 fn adopt(kept: Kept, ledger: &Ledger, keys: &[Option<FileKey>], bytes: &[u8]) -> bool {
-    let Some((body, sum)) = bytes.split_last_chunk::<8>() else {
+    let Some(body) = unsealed(bytes) else {
         return false;
     };
-    if checksum(body) != u64::from_le_bytes(*sum) {
-        return false;
-    }
     let mut r = Reader::new(body);
     let head = (|| {
         let fits = r.take(kept.magic().len())? == kept.magic()
@@ -132,7 +127,6 @@ fn encode(kept: Kept, ledger: &Ledger, keys: &[Option<FileKey>], started: i128) 
         ledger.encode_index(&mut index);
         w.field(&index);
     }
-    let sum = checksum(&bytes);
-    bytes.extend_from_slice(&sum.to_le_bytes());
+    seal(&mut bytes);
     bytes
 }

@@ -318,17 +318,19 @@ impl Store {
     }
 
     pub fn load(&self) -> Result<Ledger> {
-        self.check_ledger()?;
-        let config = self.load_config()?;
-        self.load_with(config, &[Kept::Hashes])
+        self.load_keeping(&[Kept::Hashes])
     }
 
     /// [`Store::load`], for planning proposals: the index of the facts is taken from the git
     /// directory where it describes these files.
     pub fn load_for_proposing(&self) -> Result<Ledger> {
+        self.load_keeping(&[Kept::Hashes, Kept::Facts])
+    }
+
+    fn load_keeping(&self, kept: &[Kept]) -> Result<Ledger> {
         self.check_ledger()?;
         let config = self.load_config()?;
-        self.load_with(config, &[Kept::Hashes, Kept::Facts])
+        self.load_with(config, kept)
     }
 
     /// The fact files, under `config`, with what the git directory keeps of them (`kept`).

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::thread::ScopedJoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::model::base::codec::{checksum, Reader, Writer};
+use crate::model::base::codec::{checksum, seal, unsealed, Reader, Writer};
 use crate::model::base::paths;
 use crate::model::facts::ledger::{Ledger, Limits};
 use crate::model::proposals::proposal::Proposal;
@@ -507,19 +507,14 @@ fn encode(header: &Header, scan: DirScan, summary: &QueueSummary, queue: &Queue)
     w.field(&summary);
     w.u64(checksum(&summary));
     w.bytes(queue.bytes());
-    let sum = checksum(&bytes);
-    Writer(&mut bytes).u64(sum);
+    seal(&mut bytes);
     bytes
 }
 
 /// The queue of `bytes`; `None` unless they are a whole index built with `header`.
 fn decode(mut bytes: Vec<u8>, header: &Header) -> Option<Queue> {
-    let body_len = bytes.len().checked_sub(8)?;
-    let sum = u64::from_le_bytes(bytes[body_len..].try_into().ok()?);
+    let body_len = unsealed(&bytes)?.len();
     bytes.truncate(body_len);
-    if checksum(&bytes) != sum {
-        return None;
-    }
     let entries = Stamp::read(&bytes, header)?.entries;
     Queue::decode(bytes, entries)
 }

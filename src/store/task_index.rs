@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use crate::model::base::codec::{checksum, Reader, Writer};
+use crate::model::base::codec::{seal, unsealed, Reader, Writer};
 use crate::model::base::paths;
 use crate::model::tasks::task::{is_task_id, Task};
 use crate::model::views::TaskSummary;
@@ -338,7 +338,7 @@ impl<'a> Stamps<'a> {
     /// `None` unless `bytes` are the first part of an index of this revision and version of
     /// mneme, as [`read_stamps`] gives it, with task file names only.
     fn decode(bytes: &'a [u8]) -> Option<Stamps<'a>> {
-        let body = verified(bytes)?;
+        let body = unsealed(bytes)?;
         let mut r = Reader::new(body.strip_prefix(MAGIC.as_slice())?);
         if r.u32()? != REVISION || r.field()? != VERSION.as_bytes() {
             return None;
@@ -376,18 +376,12 @@ impl<'a> Stamps<'a> {
 /// `None` unless the index is whole, begins with `first` (the first part `stamps` were read
 /// from: another run may have replaced the index since) and has one for each.
 fn records<'a>(bytes: &'a [u8], first: &[u8], stamps: &Stamps) -> Option<Vec<&'a [u8]>> {
-    let rest = verified(bytes)?.strip_prefix(first)?;
+    let rest = unsealed(bytes)?.strip_prefix(first)?;
     let mut r = Reader::new(rest);
     let records = (0..stamps.entries.len())
         .map(|_| r.field())
         .collect::<Option<Vec<_>>>()?;
     r.is_empty().then_some(records)
-}
-
-/// `bytes` without the checksum they end with, if it matches.
-fn verified(bytes: &[u8]) -> Option<&[u8]> {
-    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
-    (checksum(body).to_le_bytes() == sum).then_some(body)
 }
 
 /// The first part (through the stamps' checksum) of the whole index `bytes`.
@@ -432,14 +426,12 @@ fn encode(scan: &DirScan, summary: &TaskSummary, entries: &[Entry]) -> Vec<u8> {
     }
     w.i128(started);
     w.field(&stamps);
-    let sum = checksum(&bytes);
+    seal(&mut bytes);
     w = Writer(&mut bytes);
-    w.u64(sum);
     for e in entries {
         w.field(e.content.as_deref().unwrap_or_default());
     }
-    let sum = checksum(&bytes);
-    Writer(&mut bytes).u64(sum);
+    seal(&mut bytes);
     bytes
 }
 

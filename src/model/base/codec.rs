@@ -123,6 +123,18 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Appends the [`checksum`] of everything in `bytes`: what [`unsealed`] checks.
+pub(crate) fn seal(bytes: &mut Vec<u8>) {
+    let sum = checksum(bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+}
+
+/// `bytes` without the checksum [`seal`] ended them with, if it matches.
+pub(crate) fn unsealed(bytes: &[u8]) -> Option<&[u8]> {
+    let (body, sum) = bytes.split_last_chunk::<8>()?;
+    (checksum(body) == u64::from_le_bytes(*sum)).then_some(body)
+}
+
 /// A fast checksum over 8-byte words: it catches a torn or truncated file, not an attacker
 /// (the index lives in the git directory, beside what it describes).
 pub(crate) fn checksum(bytes: &[u8]) -> u64 {
