@@ -192,6 +192,22 @@ impl Repo {
     }
 }
 
+/// Rewrites `path` in place (same inode), as an editor that saves in place does.
+pub fn edit_in_place(path: &Path, text: &str) {
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .unwrap();
+    std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
+}
+
+/// Long enough that a file written before it is no longer within the clock tick of a run
+/// after it (the indexes distrust files written within 100 ms of being read).
+pub fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(150));
+}
+
 /// PATH with the binary under test first: git runs `mneme` as a merge driver and from hooks.
 pub fn path_with_mneme() -> std::ffi::OsString {
     let bin_dir = cargo_bin("mneme").parent().unwrap().to_owned();

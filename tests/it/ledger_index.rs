@@ -6,14 +6,12 @@
 //! current text, and the base a proposal records is the hash of the file as it is.
 
 use std::fs;
-use std::io::Write as _;
 use std::path::Path;
-use std::time::Duration;
 
 use mneme::model::base::ids::sha256_hex;
 use serde_json::Value;
 
-use crate::common::Repo;
+use crate::common::{edit_in_place, settle, Repo};
 
 const HASHES: &str = ".git/mneme-ledger.idx";
 const FACTS: &str = ".git/mneme-facts.idx";
@@ -37,23 +35,11 @@ fn ledger(text: &str) -> Repo {
     repo
 }
 
-/// Long enough that a file written before it is no longer within the clock tick of a run after
-/// it (the indexes distrust files written within 100 ms of being read).
-fn settle() {
-    std::thread::sleep(Duration::from_millis(150));
-}
-
 /// Rewrites `path` in place (same inode, same length) and puts its modification time back: only
 /// its change time tells it was written.
 fn edit_keeping_time(path: &Path, text: &str) {
     let mtime = filetime::FileTime::from_last_modification_time(&fs::metadata(path).unwrap());
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(path)
-        .unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-    drop(f);
+    edit_in_place(path, text);
     filetime::set_file_mtime(path, mtime).unwrap();
 }
 
@@ -81,6 +67,16 @@ fn base_of(repo: &Repo, json: &Value) -> String {
     proposal["base"]["pitfalls.md"].as_str().unwrap().to_owned()
 }
 
+/// Checks that a proposal is planned against the fact file as it now is, holding `now` where it
+/// held `gone`: `now` is refused as a duplicate, `gone` is proposed, and the proposal's base is
+/// the file's hash.
+fn read_as_it_is(repo: &Repo, gone: &str, now: &str, case: &str) {
+    assert_eq!(propose(repo, now).unwrap_err(), "duplicate_fact", "{case}");
+    let proposed = propose(repo, gone).unwrap_or_else(|e| panic!("{case}: {e}"));
+    let file = fs::read(repo.file(".ledger/facts/pitfalls.md")).unwrap();
+    assert_eq!(base_of(repo, &proposed), sha256_hex(&file), "{case}");
+}
+
 /// Swaps `from` for `to` in the fact file, keeping its size and modification time.
 fn swap_statement(repo: &Repo, from: &str, to: &str) {
     let path = repo.file(".ledger/facts/pitfalls.md");
@@ -97,10 +93,7 @@ fn a_fact_file_edited_in_place_with_its_old_size_and_time_is_read_as_it_now_is()
     propose(&repo, "Anything new, so the indexes are used.").unwrap();
 
     swap_statement(&repo, FIRST, SECOND);
-    assert_eq!(propose(&repo, SECOND).unwrap_err(), "duplicate_fact");
-    let proposed = propose(&repo, FIRST).expect("the old statement is gone");
-    let now = fs::read(repo.file(".ledger/facts/pitfalls.md")).unwrap();
-    assert_eq!(base_of(&repo, &proposed), sha256_hex(&now));
+    read_as_it_is(&repo, FIRST, SECOND, "edited in place");
 }
 
 #[test]
@@ -113,10 +106,7 @@ fn an_edit_within_one_clock_tick_of_the_index_is_read_as_it_now_is() {
     {
         propose(&repo, &format!("Something new, {i}")).unwrap();
         swap_statement(&repo, from, to);
-        assert_eq!(propose(&repo, to).unwrap_err(), "duplicate_fact", "{to}");
-        let proposed = propose(&repo, from).expect("the old statement is gone");
-        let now = fs::read(repo.file(".ledger/facts/pitfalls.md")).unwrap();
-        assert_eq!(base_of(&repo, &proposed), sha256_hex(&now));
+        read_as_it_is(&repo, from, to, &format!("edit {i}"));
     }
 }
 
@@ -131,8 +121,7 @@ fn a_checkout_that_swaps_a_fact_file_of_the_same_size_is_read_as_it_now_is() {
         settle();
         propose(&repo, &format!("Something new on {branch}")).unwrap();
         repo.git(&["checkout", "-q", branch]);
-        assert_eq!(propose(&repo, here).unwrap_err(), "duplicate_fact");
-        assert!(propose(&repo, gone).is_ok(), "{branch}");
+        read_as_it_is(&repo, gone, here, branch);
     }
 }
 
@@ -159,7 +148,6 @@ fn a_damaged_or_foreign_index_is_replaced_and_never_believed() {
             flip(&facts, facts.len() / 2),
         ),
     ];
-    let path = repo.file(".ledger/facts/pitfalls.md");
     for (i, (h, f)) in damaged.into_iter().enumerate() {
         let (from, to) = if i % 2 == 0 {
             (FIRST, SECOND)
@@ -169,16 +157,7 @@ fn a_damaged_or_foreign_index_is_replaced_and_never_believed() {
         swap_statement(&repo, from, to);
         fs::write(repo.file(HASHES), h).unwrap();
         fs::write(repo.file(FACTS), f).unwrap();
-        assert_eq!(
-            propose(&repo, to).unwrap_err(),
-            "duplicate_fact",
-            "case {i}"
-        );
-        let proposed = propose(&repo, from).expect("the old statement is gone");
-        assert_eq!(
-            base_of(&repo, &proposed),
-            sha256_hex(&fs::read(&path).unwrap())
-        );
+        read_as_it_is(&repo, from, to, &format!("case {i}"));
         for index in [HASHES, FACTS] {
             let kept = fs::read(repo.file(index)).unwrap();
             assert!(kept.starts_with(b"mneme-"), "case {i}: {index} replaced");

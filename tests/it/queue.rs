@@ -323,13 +323,7 @@ fn context_shows_the_newest_proposals_from_the_index_as_their_files_say() {
 /// Rewrites the proposal file `rel` in place (same inode, directory untouched), as some editors
 /// save, replacing `from` with `to`.
 fn edit_in_place(repo: &Repo, rel: &str, from: &str, to: &str) {
-    let edited = repo.read(rel).replace(from, to);
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(repo.file(rel))
-        .unwrap();
-    std::io::Write::write_all(&mut f, edited.as_bytes()).unwrap();
+    crate::common::edit_in_place(&repo.file(rel), &repo.read(rel).replace(from, to));
 }
 
 #[test]

@@ -5,13 +5,11 @@
 //! case checks both against runs without an index.
 
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{json, Repo};
+use crate::common::{edit_in_place, json, settle, Repo};
 
 const INDEX: &str = ".git/mneme-tasks.idx";
 
@@ -109,22 +107,6 @@ fn in_progress(tasks: &Value) -> Vec<&str> {
         .iter()
         .map(|t| t["id"].as_str().unwrap())
         .collect()
-}
-
-/// Rewrites `path` in place (same inode), as an editor that saves in place does.
-fn edit_in_place(path: &Path, text: &str) {
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(path)
-        .unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-}
-
-/// Long enough that a file written before it is no longer within the clock tick of a run
-/// after it (the index distrusts files written within 100 ms of its building).
-fn settle() {
-    std::thread::sleep(Duration::from_millis(150));
 }
 
 #[test]
