@@ -7,6 +7,7 @@
 
 use std::fs;
 use std::path::Path;
+use std::time::Duration;
 
 use mneme::model::base::ids::sha256_hex;
 use serde_json::Value;
@@ -181,4 +182,33 @@ fn an_index_that_cannot_be_written_costs_nothing_but_time() {
     propose(&repo, SECOND).unwrap();
     repo.mneme(&["context"]).assert().success();
     assert!(repo.file(HASHES).is_dir() && repo.file(FACTS).is_dir());
+}
+
+#[test]
+fn an_index_that_is_a_fifo_or_a_link_to_an_endless_device_is_replaced_unread() {
+    let repo = ledger(FIRST);
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(repo.file(FACTS))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    std::os::unix::fs::symlink("/dev/zero", repo.file(HASHES)).unwrap();
+    // A read of either would block or never end: the run would time out.
+    let out = repo
+        .mneme(&[
+            "propose", "add", "--file", "pitfalls", SECOND, "--reason", "r",
+        ])
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(propose(&repo, FIRST).unwrap_err(), "duplicate_fact");
+    for index in [HASHES, FACTS] {
+        let meta = fs::symlink_metadata(repo.file(index)).unwrap();
+        assert!(meta.is_file(), "{index} replaced by a regular file");
+    }
 }
