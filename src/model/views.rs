@@ -4,6 +4,7 @@
 //! Uses `provenance`, `proposals`, `tasks`, `evidence`, `merge`, `facts` and `base`.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -27,7 +28,8 @@ use crate::model::tasks::task::{
 #[derive(Debug, Clone, Serialize)]
 pub struct FactView {
     pub id: Option<String>,
-    pub file: String,
+    /// Shared by the views of one file's facts.
+    pub file: Arc<str>,
     pub line: usize,
     /// The state a reader should act on: the recorded one, except that an `active` fact with a
     /// contradiction reads `contested` and one overdue for re-verification `stale`.
@@ -56,12 +58,12 @@ pub struct FactView {
 
 impl FactView {
     pub fn new(file: &FactFileEntry, fact: &Fact, standings: &Standings) -> FactView {
-        FactView::owned(&file.name, fact.clone(), standings)
+        FactView::owned(&Arc::from(file.name.as_str()), fact.clone(), standings)
     }
 
     /// The view of `fact` of the fact file `file`, which it takes its text and metadata from
     /// rather than copying them.
-    pub fn owned(file: &str, fact: Fact, standings: &Standings) -> FactView {
+    pub fn owned(file: &Arc<str>, fact: Fact, standings: &Standings) -> FactView {
         let flags = standings.flags(&fact);
         let meta = fact.meta;
         let recorded_state = meta.state.unwrap_or(State::Active);
@@ -72,7 +74,7 @@ impl FactView {
                 .map(|id| standings.incoming(id).to_vec())
                 .unwrap_or_default(),
             id: fact.id,
-            file: file.to_owned(),
+            file: Arc::clone(file),
             line: fact.line,
             state: effective_state(&recorded_state, &flags),
             recorded_state,
@@ -191,9 +193,10 @@ impl FileView {
         // Sized first: views are large, and a growing list would copy them.
         let mut facts = Vec::with_capacity(file.facts().count());
         let description = file.front_matter.description.clone();
+        let shared = Arc::from(name.as_str());
         facts.extend(
             file.into_facts()
-                .map(|f| FactView::owned(&name, f, standings)),
+                .map(|f| FactView::owned(&shared, f, standings)),
         );
         FileView {
             path: paths::fact_file(&name),
