@@ -422,9 +422,11 @@ fn build(
         invalid: summary.invalid,
         items,
     };
-    let unapproved = records::unapproved(ws, &ledger)?;
+    // Both caches are kept for HEAD: read once.
+    let head = ws.repo.head_key();
+    let unapproved = records::unapproved(ws, &ledger, head)?;
     // The facts still reach the agent when history cannot be read (`stale` says why).
-    let drifted = stale::drifted_ids(ws, &ledger).unwrap_or_default();
+    let drifted = stale::drifted_ids(ws, &ledger, head).unwrap_or_default();
     let tasks = tasks()?;
     let digest = *ledger.digest();
     let scoped_out = scoped && ledger.config.scoped_delivery;

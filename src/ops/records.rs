@@ -330,7 +330,13 @@ pub fn with_texts(ws: &Workspace, mut decision: Recorded) -> Result<Option<Recor
 /// (records are only ever added or removed whole, never rewritten) and HEAD (in a signed ledger
 /// its keys judge the records). A record rewritten in place is seen when the directory next
 /// changes; `check`, `verify` and the hooks that guard commits always read every record.
-pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
+/// `head` is HEAD's [`Repo::head_key`](crate::git::Repo::head_key), read once by a caller that
+/// also needs it elsewhere.
+pub fn unapproved(
+    ws: &Workspace,
+    ledger: &Ledger,
+    head: Option<gix::ObjectId>,
+) -> Result<BTreeSet<String>> {
     if !ledger.config.decision_records {
         return Ok(BTreeSet::new());
     }
@@ -358,7 +364,7 @@ pub fn unapproved(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
             }
             // In a signed ledger HEAD's keys judge the records: kept for HEAD, whether signed
             // or not, so that knowing costs no read of HEAD's tree.
-            if let Some(head) = ws.repo.head_key() {
+            if let Some(head) = head {
                 key.update(head.as_bytes());
             }
             cached(ws, paths::APPROVAL_CACHE, key, judge)?

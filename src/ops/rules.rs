@@ -265,7 +265,7 @@ pub fn expected_in_work_tree(ws: &Workspace, compile: Option<&[String]>) -> Resu
     if ledger.config.compile.is_empty() {
         return Ok(Vec::new());
     }
-    let unapproved = records::unapproved(ws, &ledger)?;
+    let unapproved = records::unapproved(ws, &ledger, ws.repo.head_key())?;
     Ok(compile_ledger(&ledger, &unapproved))
 }
 

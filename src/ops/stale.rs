@@ -69,8 +69,13 @@ pub fn stale(ws: &Workspace, since: Option<&str>) -> Result<Stale> {
 /// the git directory for the fact files, with the HEAD it was found at. When HEAD only added
 /// commits since, none of which touched the ledger (no decision, no fact changed), the answer is
 /// the kept one and what those commits changed; otherwise the whole history is walked again.
-pub fn drifted_ids(ws: &Workspace, ledger: &Ledger) -> Result<BTreeSet<String>> {
-    let Some(head) = ws.repo.head_key() else {
+/// `head` is HEAD's [`Repo::head_key`](crate::git::Repo::head_key).
+pub fn drifted_ids(
+    ws: &Workspace,
+    ledger: &Ledger,
+    head: Option<gix::ObjectId>,
+) -> Result<BTreeSet<String>> {
+    let Some(head) = head else {
         return Ok(BTreeSet::new());
     };
     let find = |range: &Range| -> Result<BTreeSet<String>> {
