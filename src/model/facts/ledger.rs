@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use crate::model::base::codec::{Reader, Writer};
 use crate::model::base::config::Config;
-use crate::model::base::ids::sha256_hex;
+use crate::model::base::ids::{is_sha256_hex, sha256_hex};
 use crate::model::base::paths;
 use crate::model::base::text::{listing, normalize, normalize_words_into};
 use crate::model::facts::file::{Fact, FactFile, ParseError};
@@ -62,7 +62,7 @@ impl FactFileEntry {
     /// Takes `hex` as [`FactFileEntry::sha256`], as it was found of these very bytes before
     /// (where a file's status says they did not change); ignored unless it reads as one.
     pub fn adopt_sha256(&self, hex: &str) {
-        if hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        if is_sha256_hex(hex) {
             let _ = self.sha256.set(hex.to_owned());
         }
     }

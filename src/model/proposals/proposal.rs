@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::base::ids::sha256_hex;
+use crate::model::base::ids::{is_sha256_hex, sha256_hex};
 use crate::model::base::text::{escape_controls, first_chars};
 use crate::model::base::time::Timestamp;
 use crate::model::facts::fields::{
@@ -505,9 +505,7 @@ impl Proposal {
             unchanged("evidence", e, check_evidence(e))?;
         }
         for (name, hash) in &self.base {
-            let is_hash =
-                hash.len() == 64 && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-            if !is_fact_file_name(name) || !is_hash {
+            if !is_fact_file_name(name) || !is_sha256_hex(hash) {
                 return Err(ProposalError::invalid("base", format!("`{name}: {hash}`")));
             }
         }

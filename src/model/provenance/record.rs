@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::base::ids::sha256_hex;
+use crate::model::base::ids::{is_sha256_hex, sha256_hex};
 use crate::model::base::paths;
 use crate::model::base::text::{first_chars, first_hidden};
 use crate::model::base::time::Timestamp;
@@ -168,8 +168,7 @@ pub fn fact_hash(state: &FactState) -> String {
 }
 
 fn is_hash(s: &str) -> bool {
-    s.strip_prefix("sha256:")
-        .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+    s.strip_prefix("sha256:").is_some_and(is_sha256_hex)
 }
 
 impl Record {
