@@ -12,7 +12,7 @@ use std::time::Duration;
 use mneme::model::base::ids::sha256_hex;
 use serde_json::Value;
 
-use crate::common::{edit_in_place, settle, Repo};
+use crate::common::{edit_in_place, json, settle, succeeded, Repo};
 
 const HASHES: &str = ".git/mneme-ledger.idx";
 const FACTS: &str = ".git/mneme-facts.idx";
@@ -53,7 +53,7 @@ fn propose(repo: &Repo, text: &str) -> Result<Value, String> {
         .output()
         .unwrap();
     if out.status.success() {
-        Ok(serde_json::from_slice(&out.stdout).unwrap())
+        Ok(json(&out))
     } else {
         Err(crate::common::error_code(&out))
     }
@@ -194,17 +194,13 @@ fn an_index_that_is_a_fifo_or_a_link_to_an_endless_device_is_replaced_unread() {
     assert!(fifo.success());
     std::os::unix::fs::symlink("/dev/zero", repo.file(HASHES)).unwrap();
     // A read of either would block or never end: the run would time out.
-    let out = repo
-        .mneme(&[
+    succeeded(
+        repo.mneme(&[
             "propose", "add", "--file", "pitfalls", SECOND, "--reason", "r",
         ])
         .timeout(Duration::from_secs(20))
         .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        .unwrap(),
     );
     assert_eq!(propose(&repo, FIRST).unwrap_err(), "duplicate_fact");
     for index in [HASHES, FACTS] {
