@@ -638,6 +638,12 @@ pub struct FileKey {
     pub inode: u64,
 }
 
+/// A time of `secs` seconds and `nsec` nanoseconds since the epoch, in nanoseconds (saturating).
+#[cfg(unix)]
+fn nanos(secs: i64, nsec: i64) -> i64 {
+    secs.saturating_mul(1_000_000_000).saturating_add(nsec)
+}
+
 impl FileKey {
     /// Whether the file may have been written again since a reader that started at `start`
     /// took this key, without the key changing.
@@ -674,7 +680,6 @@ impl FileKey {
     #[cfg(unix)]
     pub fn of_metadata(meta: &fs::Metadata) -> Option<FileKey> {
         use std::os::unix::fs::MetadataExt as _;
-        let nanos = |s: i64, ns: i64| s.saturating_mul(1_000_000_000).saturating_add(ns);
         meta.is_file().then(|| FileKey {
             modified: nanos(meta.mtime(), meta.mtime_nsec()),
             changed: nanos(meta.ctime(), meta.ctime_nsec()),
@@ -685,7 +690,6 @@ impl FileKey {
 
     #[cfg(unix)]
     fn of(st: &rustix::fs::Stat) -> Option<FileKey> {
-        let nanos = |s: i64, ns: i64| s.saturating_mul(1_000_000_000).saturating_add(ns);
         let regular =
             rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile;
         #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
@@ -699,16 +703,12 @@ impl FileKey {
 
     #[cfg(target_os = "linux")]
     fn of_statx(st: &rustix::fs::Statx) -> Option<FileKey> {
-        let nanos = |t: rustix::fs::StatxTimestamp| {
-            t.tv_sec
-                .saturating_mul(1_000_000_000)
-                .saturating_add(i64::from(t.tv_nsec))
-        };
+        let at = |t: rustix::fs::StatxTimestamp| nanos(t.tv_sec, i64::from(t.tv_nsec));
         let regular = rustix::fs::FileType::from_raw_mode(u32::from(st.stx_mode))
             == rustix::fs::FileType::RegularFile;
         regular.then(|| FileKey {
-            modified: nanos(st.stx_mtime),
-            changed: nanos(st.stx_ctime),
+            modified: at(st.stx_mtime),
+            changed: at(st.stx_ctime),
             size: st.stx_size,
             inode: st.stx_ino,
         })
