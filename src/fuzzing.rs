@@ -139,9 +139,9 @@ pub fn fact_file(name: &str, text: &str) {
     let Ok(entry) = FactFileEntry::parse(name.to_owned(), text.to_owned()) else {
         return;
     };
-    assert_eq!(entry.file.render(), text);
-    assert_eq!(FactFile::parse(text).as_ref(), Ok(&entry.file));
-    for fact in entry.file.facts() {
+    assert_eq!(entry.file().render(), text);
+    assert_eq!(FactFile::parse(text).as_ref(), Ok(entry.file()));
+    for fact in entry.file().facts() {
         let _ = fact.raw_with_meta(&fact.meta);
         let _ = fact.key();
         shown(&fact.text);
@@ -191,7 +191,7 @@ fn lint_and_fix(ledger: &Ledger, entry: &FactFileEntry) {
         let texts = |f: &FactFile| f.facts().map(|x| x.text.clone()).collect::<Vec<_>>();
         assert_eq!(
             texts(&file),
-            texts(&entry.file),
+            texts(entry.file()),
             "a fix changed what a fact says"
         );
     }
@@ -465,7 +465,7 @@ pub fn apply_one(selector: u8, file_text: &str, statement: &str) {
         return;
     };
     let ids: Vec<(String, String)> = entry
-        .file
+        .file()
         .facts()
         .filter_map(|f| f.id.clone().map(|id| (id, f.text.clone())))
         .collect();
@@ -518,7 +518,7 @@ pub fn apply_one(selector: u8, file_text: &str, statement: &str) {
     };
     for change in &applied.files {
         let after = FactFile::parse(&change.new).expect("an applied file parses");
-        assert_eq!(after.front_matter, ledger.files()[0].file.front_matter);
+        assert_eq!(after.front_matter, ledger.files()[0].file().front_matter);
         if let Some(t) = op.text() {
             let id = op.new_id().unwrap_or(op.fact_id());
             let fact = after.facts().find(|f| f.id.as_deref() == Some(id));

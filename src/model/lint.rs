@@ -285,7 +285,7 @@ pub fn check(
         .iter()
         .flat_map(|e| {
             let path = paths::fact_file(&e.name);
-            e.file.facts().map(move |fact| Located {
+            e.file().facts().map(move |fact| Located {
                 path: path.clone(),
                 fact,
             })
@@ -834,7 +834,7 @@ pub fn fix(
     taken: &mut BTreeSet<String>,
     now: Timestamp,
 ) -> Option<(String, Vec<String>)> {
-    let mut file = entry.file.clone();
+    let mut file = entry.file().clone();
     let mut changes = Vec::new();
     let existing = taken.len();
     for fact in file.facts_mut() {

@@ -189,7 +189,7 @@ impl FileView {
     pub fn owned(file: FactFileEntry, standings: &Standings) -> FileView {
         let title = file.title().to_owned();
         let lines = file.lines();
-        let FactFileEntry { name, file, .. } = file;
+        let (name, file) = file.into_parsed();
         // Sized first: views are large, and a growing list would copy them.
         let mut facts = Vec::with_capacity(file.facts().count());
         let description = file.front_matter.description.clone();

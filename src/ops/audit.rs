@@ -176,7 +176,7 @@ fn recheck(repo: &Repo, range: &Range) -> Result<(Vec<Drifted>, FactLines)> {
         .collect();
     let mut lines = FactLines::new();
     for entry in &parsed {
-        for fact in entry.file.facts() {
+        for fact in entry.file().facts() {
             if let Some(id) = &fact.id {
                 lines.insert(id.clone(), (paths::fact_file(&entry.name), fact.line));
             }

@@ -220,7 +220,7 @@ fn repair(ws: &Workspace, now: Timestamp) -> Result<Vec<(String, String)>> {
     let mut taken: BTreeSet<String> = files
         .iter()
         .filter_map(|(_, e)| e.as_ref().ok())
-        .flat_map(|e| e.file.facts().filter_map(|f| f.id.clone()))
+        .flat_map(|e| e.file().facts().filter_map(|f| f.id.clone()))
         .collect();
     taken.extend(
         ws.store

@@ -209,7 +209,7 @@ pub(crate) fn head_range(repo: &Repo) -> Result<Option<Range>> {
 pub(crate) fn watched<'a>(files: impl IntoIterator<Item = &'a FactFileEntry>) -> Vec<Watched> {
     files
         .into_iter()
-        .flat_map(|e| e.file.facts().filter_map(|f| Watched::of(&e.name, f)))
+        .flat_map(|e| e.file().facts().filter_map(|f| Watched::of(&e.name, f)))
         .collect()
 }
 

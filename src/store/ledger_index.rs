@@ -15,12 +15,12 @@ use crate::model::base::codec::{seal, unsealed, Reader, Writer};
 use crate::model::base::paths;
 use crate::model::facts::ledger::Ledger;
 use crate::store::file::{self, FileKey};
-use crate::store::Store;
+use crate::store::{KeyedText, Store};
 
 /// Raised when a layout changes between releases of one version, or what an index holds is
 /// found otherwise (fact parsing, normalisation, word hashes): an index of the same files from
-/// the same version is otherwise believed.
-const REVISION: u32 = 1;
+/// the same version is otherwise believed (2: each file's count of facts).
+const REVISION: u32 = 2;
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// What an index keeps of the fact files.
@@ -49,24 +49,74 @@ impl Kept {
 }
 
 impl Store {
-    /// Gives `ledger` what the index of `kept` keeps of its files, each taken before it was read
-    /// with `keys` (by file, in the ledger's order) by a run that started at `started`. Where
-    /// the index lacks something, it is found and the index replaced.
+    /// The index of `kept` as the git directory holds it, if it does.
+    pub(super) fn read_kept(&self, kept: Kept) -> Option<Vec<u8>> {
+        file::read_local(&self.git_dir.join(kept.name())).ok()
+    }
+
+    /// Gives `ledger` what `bytes`, the index of `kept` as read, keep of its files, each taken
+    /// before it was read with `keys` (by file, in the ledger's order) by a run that started at
+    /// `started`. Where the index lacks something, it is found and the index replaced.
     pub(super) fn adopt_kept(
         &self,
         kept: Kept,
         ledger: &Ledger,
         keys: &[Option<FileKey>],
         started: i128,
+        bytes: Option<&[u8]>,
     ) {
-        let path = self.git_dir.join(kept.name());
-        let bytes = file::read_local(&path).ok();
-        if bytes.is_some_and(|b| adopt(kept, ledger, keys, &b)) {
+        if bytes.is_some_and(|b| adopt(kept, ledger, keys, b)) {
             return;
         }
         // A cache that cannot be written costs the next run time, nothing else.
+        let path = self.git_dir.join(kept.name());
         let _ = file::replace_unsynced(&path, &encode(kept, ledger, keys, started));
     }
+}
+
+/// Whether `bytes`, the facts' index as read, was made of every one of `texts` as they were
+/// read: then each parsed when it was indexed, and parses alike until its key changes.
+pub(super) fn describes(bytes: &[u8], texts: &[KeyedText]) -> bool {
+    let Some(body) = unsealed(bytes) else {
+        return false;
+    };
+    let files = texts.iter().map(|(_, key, text)| {
+        let name = text.as_ref().map_or("", |(name, _)| name.as_str());
+        (name, key.filter(|_| text.is_ok()))
+    });
+    stamps(Kept::Facts, &mut Reader::new(body), files, |_, _| {}) == Some(true)
+}
+
+/// Reads the head of an index of `kept` and each file's stamp (and, of hashes, each file's
+/// hash, given to `hash` with the file's place where its key matches its stamp): whether every
+/// one of `files` (names and keys, in the ledger's order) matched. `None` for an index of
+/// other files, or damaged.
+fn stamps<'a, 'f>(
+    kept: Kept,
+    r: &mut Reader<'a>,
+    files: impl ExactSizeIterator<Item = (&'f str, Option<FileKey>)>,
+    mut hash: impl FnMut(usize, &'a str),
+) -> Option<bool> {
+    let fits = r.take(kept.magic().len())? == kept.magic()
+        && r.u32()? == REVISION
+        && r.field()? == VERSION.as_bytes()
+        && r.u32()? as usize == files.len();
+    if !fits {
+        return None;
+    }
+    let mut every = true;
+    for (i, (name, key)) in files.enumerate() {
+        let (stamped, stamp) = (r.str()?, r.u64()?);
+        let matches = stamped == name && key.is_some_and(|k| k.matches(stamp));
+        every &= matches;
+        if kept == Kept::Hashes {
+            let sha256 = r.str()?;
+            if matches {
+                hash(i, sha256);
+            }
+        }
+    }
+    Some(every)
 }
 
 /// Gives `ledger` what `bytes` keep of the files whose keys match; whether that was everything.
@@ -75,33 +125,12 @@ fn adopt(kept: Kept, ledger: &Ledger, keys: &[Option<FileKey>], bytes: &[u8]) ->
         return false;
     };
     let mut r = Reader::new(body);
-    let head = (|| {
-        let fits = r.take(kept.magic().len())? == kept.magic()
-            && r.u32()? == REVISION
-            && r.field()? == VERSION.as_bytes()
-            && r.u32()? as usize == ledger.files().len();
-        fits.then_some(())
-    })();
-    if head.is_none() {
-        return false;
-    }
-    let mut every = true;
-    for (entry, key) in ledger.files().iter().zip(keys) {
-        let Some((name, stamp)) = (|| Some((r.str()?, r.u64()?)))() else {
-            return false;
-        };
-        let matches = name == entry.name && key.is_some_and(|k| k.matches(stamp));
-        every &= matches;
-        if kept == Kept::Hashes {
-            let Some(sha256) = r.str() else {
-                return false;
-            };
-            if matches {
-                entry.adopt_sha256(sha256);
-            }
-        }
-    }
-    every
+    let entries = ledger.files();
+    let files = entries.iter().zip(keys).map(|(e, k)| (e.name.as_str(), *k));
+    let every = stamps(kept, &mut r, files, |i, sha256| {
+        entries[i].adopt_sha256(sha256);
+    });
+    every == Some(true)
         && match kept {
             Kept::Hashes => r.is_empty(),
             Kept::Facts => r.field().is_some_and(|index| ledger.adopt_index(index)),

@@ -167,6 +167,9 @@ pub struct Lock {
 /// A fact file's path, its key taken before it was read, and what it holds.
 type KeyedEntry = (PathBuf, Option<file::FileKey>, Result<FactFileEntry>);
 
+/// A fact file's path, its key taken before it was read, and its name and text.
+type KeyedText = (PathBuf, Option<file::FileKey>, Result<(String, String)>);
+
 impl Store {
     /// `root` is the work tree; `git_dir` this work tree's git directory; `common_dir` the git
     /// directory all work trees of the repository share; `durability` how an agent's proposals
@@ -337,17 +340,34 @@ impl Store {
     fn load_with(&self, config: Config, kept: &[Kept]) -> Result<Ledger> {
         fault::panic_at("load");
         let started = queue::nanos(std::time::SystemTime::now());
-        let mut files = Vec::new();
-        let mut keys = Vec::new();
-        for (_, key, entry) in self.read_fact_files()? {
-            files.push(entry?);
-            keys.push(key);
+        let indexes: Vec<(Kept, Option<Vec<u8>>)> =
+            kept.iter().map(|&k| (k, self.read_kept(k))).collect();
+        let texts = self.read_fact_texts()?;
+        let keys: Vec<_> = texts.iter().map(|(_, key, _)| *key).collect();
+        // Files that are as the facts' index was made of are parsed only where a question
+        // reaches them: a `propose` touches one file or two.
+        let described = indexes.iter().any(|(k, bytes)| {
+            *k == Kept::Facts
+                && bytes
+                    .as_deref()
+                    .is_some_and(|b| ledger_index::describes(b, &texts))
+        });
+        let mut files = Vec::with_capacity(texts.len());
+        if described {
+            for (_, _, text) in texts {
+                let (name, raw) = text?;
+                files.push(FactFileEntry::unparsed(name, raw));
+            }
+        } else {
+            for (_, _, entry) in self.parse_fact_files(texts) {
+                files.push(entry?);
+            }
         }
         // In the ledger's order: by name, as the directory was listed.
         debug_assert!(files.is_sorted_by(|a, b| a.name < b.name));
         let ledger = Ledger::new(files, config);
-        for &kept in kept {
-            self.adopt_kept(kept, &ledger, &keys, started);
+        for (kept, bytes) in indexes {
+            self.adopt_kept(kept, &ledger, &keys, started, bytes.as_deref());
         }
         Ok(ledger)
     }
@@ -374,17 +394,18 @@ impl Store {
     /// Every fact file, each parsed or with the reason it does not parse. Past
     /// [`MAX_LEDGER_FACTS`] facts, the files that hold more are refused.
     pub fn load_files(&self) -> Result<Vec<(PathBuf, Result<FactFileEntry>)>> {
-        let files = self.read_fact_files()?;
-        Ok(files
+        let texts = self.read_fact_texts()?;
+        Ok(self
+            .parse_fact_files(texts)
             .into_iter()
             .map(|(path, _, entry)| (path, entry))
             .collect())
     }
 
-    /// [`Store::load_files`], each file with its key taken before it was read.
-    fn read_fact_files(&self) -> Result<Vec<KeyedEntry>> {
+    /// Each fact file's text, with its key taken before it was read. Past
+    /// [`MAX_LEDGER_BYTES`], the files that hold more are refused unread.
+    fn read_fact_texts(&self) -> Result<Vec<KeyedText>> {
         let mut files = Vec::new();
-        let mut facts = 0;
         let dir = self.path(paths::FACTS);
         let names = file::list_dir(&dir, ".md")?;
         if names.len() > MAX_FACT_FILES {
@@ -403,46 +424,54 @@ impl Store {
                 bytes += size;
             }
             if bytes > MAX_LEDGER_BYTES {
-                let entry = Err(Error::FactFile {
-                    path: self.relative(&path),
-                    line: 1,
-                    message: format!("the fact files hold more than {MAX_LEDGER_BYTES} bytes with this one; no ledger needs that much (remove what does not belong)"),
-                });
+                let entry = Err(self.fact_file_error(&path, 1, format!("the fact files hold more than {MAX_LEDGER_BYTES} bytes with this one; no ledger needs that much (remove what does not belong)")));
                 files.push((path, None, entry));
                 continue;
             }
-            let (key, mut entry) = match file::read_file_keyed(&self.root, &path, Kind::FactFile) {
-                Ok(Some((key, bytes))) => (key, self.parse_fact_file(name, &path, bytes)),
+            let (key, text) = match file::read_file_keyed(&self.root, &path, Kind::FactFile) {
+                Ok(Some((key, bytes))) => (key, self.fact_text(&path, bytes).map(|t| (name, t))),
                 Ok(None) => continue,
                 Err(e) => (None, Err(self.relative_error(e))),
             };
-            if let Ok(e) = &entry {
-                facts += e.file.facts().count();
-                if facts > MAX_LEDGER_FACTS {
-                    entry = Err(Error::FactFile {
-                        path: self.relative(&path),
-                        line: 1,
-                        message: format!("the ledger holds more than {MAX_LEDGER_FACTS} facts with this file; no ledger needs that many (remove what is not a fact)"),
-                    });
-                }
-            }
-            files.push((path, key, entry));
+            files.push((path, key, text));
         }
         Ok(files)
     }
 
-    fn parse_fact_file(&self, name: String, path: &Path, bytes: Vec<u8>) -> Result<FactFileEntry> {
-        let error = |line, message: String| Error::FactFile {
+    /// `texts` parsed. Past [`MAX_LEDGER_FACTS`] facts, the files that hold more are refused.
+    fn parse_fact_files(&self, texts: Vec<KeyedText>) -> Vec<KeyedEntry> {
+        let mut facts = 0;
+        let mut files = Vec::with_capacity(texts.len());
+        for (path, key, text) in texts {
+            let mut entry = text.and_then(|(name, raw)| {
+                FactFileEntry::parse(name, raw)
+                    .map_err(|e| self.fact_file_error(&path, e.line, e.message))
+            });
+            if let Ok(e) = &entry {
+                facts += e.file().facts().count();
+                if facts > MAX_LEDGER_FACTS {
+                    entry = Err(self.fact_file_error(&path, 1, format!("the ledger holds more than {MAX_LEDGER_FACTS} facts with this file; no ledger needs that many (remove what is not a fact)")));
+                }
+            }
+            files.push((path, key, entry));
+        }
+        files
+    }
+
+    fn fact_text(&self, path: &Path, bytes: Vec<u8>) -> Result<String> {
+        String::from_utf8(bytes).map_err(|e| {
+            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+            self.fact_file_error(path, line, "not valid UTF-8".into())
+        })
+    }
+
+    fn fact_file_error(&self, path: &Path, line: usize, message: String) -> Error {
+        Error::FactFile {
             path: self.relative(path),
             line,
             message,
-        };
-        let raw = String::from_utf8(bytes).map_err(|e| {
-            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-            error(line, "not valid UTF-8".into())
-        })?;
-        FactFileEntry::parse(name, raw).map_err(|e| error(e.line, e.message))
+        }
     }
 
     pub fn load_config(&self) -> Result<Config> {

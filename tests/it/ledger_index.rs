@@ -97,6 +97,50 @@ fn a_fact_file_edited_in_place_with_its_old_size_and_time_is_read_as_it_now_is()
     read_as_it_is(&repo, FIRST, SECOND, "edited in place");
 }
 
+/// Two statements of one length, for a second fact file.
+const THIRD: &str = "Every migration runs inside one transaction.";
+const FOURTH: &str = "No handler may block on the network thread.";
+
+#[test]
+fn a_fact_file_a_proposal_does_not_touch_is_read_as_it_now_is() {
+    // A run whose indexes describe every file parses only the files its questions reach; one
+    // edited in place, keeping size and time, is no longer described and is read again.
+    let repo = ledger(FIRST);
+    repo.seed_facts("architecture", &[("f-cccc", THIRD)]);
+    settle();
+    propose(&repo, "Builds the indexes.").unwrap();
+    assert_eq!(propose(&repo, THIRD).unwrap_err(), "duplicate_fact");
+    let similar = propose(&repo, &format!("{THIRD} Always.")).unwrap();
+    assert_eq!(similar["similar"][0]["fact_id"], "f-cccc", "{similar}");
+    assert_eq!(similar["similar"][0]["text"], THIRD, "{similar}");
+
+    let architecture = repo.file(".ledger/facts/architecture.md");
+    let text = fs::read_to_string(&architecture).unwrap();
+    edit_keeping_time(&architecture, &text.replace(THIRD, FOURTH));
+    assert_eq!(propose(&repo, FOURTH).unwrap_err(), "duplicate_fact");
+    let similar = propose(&repo, &format!("{FOURTH} Ever.")).unwrap();
+    assert_eq!(similar["similar"][0]["text"], FOURTH, "{similar}");
+    propose(&repo, THIRD).unwrap();
+
+    // An update of its fact is based on the file as it now is.
+    let out = repo
+        .mneme(&[
+            "propose",
+            "update",
+            "f-cccc",
+            "Migrations run one at a time.",
+            "--reason",
+            "r",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let path = repo.file(json(&succeeded(out))["path"].as_str().unwrap());
+    let proposal: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+    let file = fs::read(&architecture).unwrap();
+    assert_eq!(proposal["base"]["architecture.md"], sha256_hex(&file));
+}
+
 #[test]
 fn an_edit_within_one_clock_tick_of_the_index_is_read_as_it_now_is() {
     let repo = ledger(FIRST);

@@ -185,7 +185,7 @@ proptest! {
         new in 0..3u8,
     ) {
         let Some(ledger) = ledger_of(&text) else { return Ok(()) };
-        let op = operation(&ledger.files()[0].file, pick, kind, new);
+        let op = operation(ledger.files()[0].file(), pick, kind, new);
         let Ok(applied) = apply(&ledger, &mneme::fuzzing::proposal_of(op.clone(), &ledger), "2026-11-23") else {
             return Ok(());
         };
@@ -193,7 +193,7 @@ proptest! {
             let file = FactFile::parse(&change.new);
             prop_assert!(file.is_ok(), "the result does not parse:\n{}", change.new);
             let file = file.unwrap();
-            let before = &ledger.files()[0].file;
+            let before = ledger.files()[0].file();
             prop_assert_eq!(&file.front_matter, &before.front_matter);
             let written = op.new_id().unwrap_or(op.fact_id());
             let fact = file.facts().find(|f| f.id.as_deref() == Some(written));

@@ -13,7 +13,7 @@ use crate::model::base::text::normalize;
 use crate::model::base::time::Timestamp;
 
 /// A parsed fact file. `render()` of an untouched value returns the input byte for byte.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FactFile {
     pub front_matter: FrontMatter,
     pub blocks: Vec<Block>,

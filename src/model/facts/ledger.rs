@@ -29,13 +29,20 @@ fn known_ids(known: &[String]) -> String {
     format!("known ids: {}", listing(known, "mneme facts"))
 }
 
+/// `raw`, which parsed when it was indexed, parsed again.
+fn parse_known(raw: &str) -> FactFile {
+    FactFile::parse(raw).unwrap_or_default()
+}
+
 /// One `.ledger/facts/<name>.md`.
 #[derive(Debug, Clone)]
 pub struct FactFileEntry {
     /// File name with extension, e.g. `architecture.md`.
     pub name: String,
     pub raw: String,
-    pub file: FactFile,
+    /// Parsed when read, or on first use where a kept index answered for the file (a
+    /// `propose` parses only the files it touches).
+    parsed: OnceLock<FactFile>,
     /// Found on first use: most runs never need it.
     sha256: OnceLock<String>,
     /// Counted once: the budget and the views each ask.
@@ -45,13 +52,36 @@ pub struct FactFileEntry {
 impl FactFileEntry {
     pub fn parse(name: String, raw: String) -> Result<FactFileEntry, ParseError> {
         let file = FactFile::parse(&raw)?;
-        Ok(FactFileEntry {
+        let entry = FactFileEntry::unparsed(name, raw);
+        let _ = entry.parsed.set(file);
+        Ok(entry)
+    }
+
+    /// A file known to parse, as an index kept of these very bytes says, parsed on first use.
+    pub(crate) fn unparsed(name: String, raw: String) -> FactFileEntry {
+        FactFileEntry {
             name,
             lines: crate::model::facts::file::line_count(&raw),
             raw,
-            file,
+            parsed: OnceLock::new(),
             sha256: OnceLock::new(),
-        })
+        }
+    }
+
+    /// The parsed file. One taken as [`FactFileEntry::unparsed`] that does not parse after all
+    /// (its bytes changed between the look that matched the index and the read) reads as empty:
+    /// its facts are then missing from this run, as if read a moment earlier or later.
+    pub fn file(&self) -> &FactFile {
+        self.parsed.get_or_init(|| parse_known(&self.raw))
+    }
+
+    /// The name and the parsed file, taken out of the entry.
+    pub fn into_parsed(self) -> (String, FactFile) {
+        let file = match self.parsed.into_inner() {
+            Some(file) => file,
+            None => parse_known(&self.raw),
+        };
+        (self.name, file)
     }
 
     /// SHA-256 of the raw bytes, in hex: the base a proposal records.
@@ -73,7 +103,7 @@ impl FactFileEntry {
     }
 
     pub fn title(&self) -> &str {
-        self.file
+        self.file()
             .front_matter
             .title
             .as_deref()
@@ -104,6 +134,8 @@ struct Index {
     by_id: Vec<(u64, usize, usize)>,
     /// `(hash of the normalised statement, file, fact)` of the current facts, sorted.
     by_statement: Vec<(u64, usize, usize)>,
+    /// How many facts each file holds, in the ledger's order.
+    counts: Vec<u32>,
     /// For each fact in [`Ledger::facts`] order, where its words are in `words`; `None` for one
     /// that is not current.
     spans: Vec<Option<(u32, u32)>>,
@@ -128,6 +160,10 @@ impl Index {
 
     fn encode(&self, w: &mut Writer) {
         w.u64(self.seed);
+        w.u32(self.counts.len());
+        for &count in &self.counts {
+            w.u32(count as usize);
+        }
         for list in [&self.by_id, &self.by_statement] {
             w.u32(list.len());
             for &(hash, file, fact) in list {
@@ -148,18 +184,22 @@ impl Index {
         }
     }
 
-    /// What [`Index::encode`] wrote of the index of `files`; `None` unless it is whole and fits
-    /// them: every position names a fact, in order, and every current fact has its words.
-    fn decode(r: &mut Reader, files: &[FactFileEntry]) -> Option<Index> {
-        let counts: Vec<usize> = files.iter().map(|f| f.file.facts().count()).collect();
+    /// What [`Index::encode`] wrote; `None` unless it is whole and holds together: every
+    /// position names a fact of its file, in order, and every span lies in the words.
+    fn decode(r: &mut Reader) -> Option<Index> {
         let seed = r.u64()?;
+        let n = r.u32()? as usize;
+        let mut counts = Vec::with_capacity(n.min(r.remaining() / 4));
+        for _ in 0..n {
+            counts.push(r.u32()?);
+        }
         let mut lists = [Vec::new(), Vec::new()];
         for list in &mut lists {
             let n = r.u32()? as usize;
             *list = Vec::with_capacity(n.min(r.remaining() / 16));
             for _ in 0..n {
                 let entry = (r.u64()?, r.u32()? as usize, r.u32()? as usize);
-                let fits = counts.get(entry.1).is_some_and(|&c| entry.2 < c);
+                let fits = counts.get(entry.1).is_some_and(|&c| entry.2 < c as usize);
                 let in_order = list.last().is_none_or(|last| *last < entry);
                 if !fits || !in_order {
                     return None;
@@ -169,7 +209,7 @@ impl Index {
         }
         let [by_id, by_statement] = lists;
         let n = r.u32()? as usize;
-        if n != counts.iter().sum::<usize>() {
+        if n != counts.iter().map(|&c| c as usize).sum::<usize>() {
             return None;
         }
         let mut spans = Vec::with_capacity(n);
@@ -183,18 +223,50 @@ impl Index {
             .chunks_exact(8)
             .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
             .collect();
-        let facts = files.iter().flat_map(|f| f.file.facts());
-        let spans_fit = spans.iter().zip(facts).all(|(span, fact)| match span {
-            Some((start, end)) => fact.meta.is_current() && start <= end && *end as usize <= n,
-            None => !fact.meta.is_current(),
-        });
+        let spans_fit = spans
+            .iter()
+            .flatten()
+            .all(|(start, end)| start <= end && *end as usize <= n);
         (spans_fit && r.is_empty()).then_some(Index {
             by_id,
             by_statement,
+            counts,
             spans,
             words,
             seed,
         })
+    }
+
+    /// Whether this index describes `files`: as many, and of each file already parsed as many
+    /// facts, with words for exactly the current ones. A file not yet parsed is one the index
+    /// was made of ([`FactFileEntry::unparsed`]).
+    fn fits(&self, files: &[FactFileEntry]) -> bool {
+        if self.counts.len() != files.len() {
+            return false;
+        }
+        let mut spans = self.spans.as_slice();
+        files.iter().zip(&self.counts).all(|(entry, &count)| {
+            let Some((own, rest)) = spans.split_at_checked(count as usize) else {
+                return false;
+            };
+            spans = rest;
+            entry.parsed.get().is_none_or(|file| {
+                file.facts().count() == own.len()
+                    && own
+                        .iter()
+                        .zip(file.facts())
+                        .all(|(span, fact)| span.is_some() == fact.meta.is_current())
+            })
+        })
+    }
+
+    /// Each fact's position with its span, in the ledger's order.
+    fn positions(&self) -> impl Iterator<Item = (Position, &Option<(u32, u32)>)> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .flat_map(|(file, &count)| (0..count as usize).map(move |fact| (file, fact)))
+            .zip(&self.spans)
     }
 
     /// The positions filed under `key`'s hash in `list`, in order; the caller checks the key.
@@ -211,6 +283,9 @@ impl Index {
             .map(|&(_, file, fact)| (file, fact))
     }
 }
+
+/// Where a fact is: its file's place in the ledger, and its place among that file's facts.
+pub type Position = (usize, usize);
 
 /// What a proposal is checked against besides its own fields.
 #[derive(Debug, Clone)]
@@ -272,7 +347,8 @@ impl Ledger {
             let mut index = Index::new();
             let mut normalized = String::new();
             for (fi, entry) in self.files.iter().enumerate() {
-                for (ki, fact) in entry.file.facts().enumerate() {
+                index.counts.push(entry.file().facts().count() as u32);
+                for (ki, fact) in entry.file().facts().enumerate() {
                     if let Some(id) = &fact.id {
                         index.by_id.push((index.hash(id), fi, ki));
                     }
@@ -302,43 +378,53 @@ impl Ledger {
     /// Takes the index [`Ledger::encode_index`] encoded of these very fact files rather than
     /// building it; `false` (and nothing taken) unless `bytes` fit them.
     pub fn adopt_index(&self, bytes: &[u8]) -> bool {
-        let Some(index) = Index::decode(&mut Reader::new(bytes), &self.files) else {
+        let Some(index) = Index::decode(&mut Reader::new(bytes)).filter(|i| i.fits(&self.files))
+        else {
             return false;
         };
         self.index.set(index).is_ok()
     }
 
-    fn at(&self, (file, fact): (usize, usize)) -> (&FactFileEntry, &Fact) {
-        let entry = &self.files[file];
-        let fact = entry.file.facts().nth(fact).expect("indexed fact");
-        (entry, fact)
+    /// How many facts have an id.
+    pub fn id_count(&self) -> usize {
+        self.index().by_id.len()
+    }
+
+    /// The fact at `position`, as the index has it. `None` only where a file changed between
+    /// the look that matched its index and the read (see [`FactFileEntry::file`]).
+    pub fn fact_at(&self, (file, fact): Position) -> Option<(&FactFileEntry, &Fact)> {
+        let entry = self.files.get(file)?;
+        Some((entry, entry.file().facts().nth(fact)?))
     }
 
     pub fn facts(&self) -> impl Iterator<Item = (&FactFileEntry, &Fact)> {
         self.files
             .iter()
-            .flat_map(|f| f.file.facts().map(move |fact| (f, fact)))
+            .flat_map(|f| f.file().facts().map(move |fact| (f, fact)))
     }
 
     /// The current facts with their words (sorted hashes, as
     /// [`crate::model::base::text::Words::hashes`] has them), for
-    /// similarity.
-    pub fn active_words(&self) -> impl Iterator<Item = (&FactFileEntry, &Fact, &[u64])> {
+    /// similarity; by position, so that no file is parsed for them.
+    pub fn active_words(&self) -> impl Iterator<Item = (Position, &[u64])> {
         let index = self.index();
-        self.facts()
-            .zip(&index.spans)
-            .filter_map(|((file, fact), span)| {
-                let (start, end) = (*span)?;
-                Some((file, fact, &index.words[start as usize..end as usize]))
-            })
+        index.positions().filter_map(|(at, span)| {
+            let (start, end) = (*span)?;
+            Some((at, &index.words[start as usize..end as usize]))
+        })
     }
 
     pub fn find(&self, id: &str) -> Option<(&FactFileEntry, &Fact)> {
+        self.located(id).next().and_then(|at| self.fact_at(at))
+    }
+
+    /// The positions of the facts with this id, in the ledger's order.
+    pub fn located<'a>(&'a self, id: &'a str) -> impl Iterator<Item = Position> + 'a {
         let index = self.index();
-        index
-            .under(&index.by_id, id)
-            .map(|at| self.at(at))
-            .find(|(_, f)| f.id.as_deref() == Some(id))
+        index.under(&index.by_id, id).filter(move |&at| {
+            self.fact_at(at)
+                .is_some_and(|(_, f)| f.id.as_deref() == Some(id))
+        })
     }
 
     /// The facts whose text holds every word of `query`, ignoring case.
@@ -370,7 +456,7 @@ impl Ledger {
         let index = self.index();
         index
             .under(&index.by_statement, normalized)
-            .map(|at| self.at(at))
+            .filter_map(|at| self.fact_at(at))
             .find(|(_, f)| f.id.as_deref() != Some(except) && normalize(&f.text) == normalized)
     }
 
@@ -510,7 +596,12 @@ pub(crate) mod tests {
             .map(|s| l.same_statement(s, "").is_some());
         let words = l
             .active_words()
-            .map(|(_, f, w)| (f.text.clone(), w.to_vec()))
+            .map(|(at, w)| {
+                (
+                    l.fact_at(at).expect("indexed fact").1.text.clone(),
+                    w.to_vec(),
+                )
+            })
             .collect();
         (found.to_vec(), same.to_vec(), words)
     }
@@ -556,10 +647,74 @@ pub(crate) mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(!ledger(&FILES).adopt_index(&longer));
-        // A position past the facts of its file, which `find` would panic on.
+        // A position past the facts of its file: the first id's fact, after the seed, the two
+        // files' counts, the list's length, and the id's hash and file.
         let mut past = bytes.clone();
-        past[8 + 4 + 8 + 4] = 9;
+        past[8 + 4 + 2 * 4 + 4 + 8 + 4] = 9;
         assert!(!ledger(&FILES).adopt_index(&past));
+    }
+
+    /// `files` as read but not parsed, as a run whose index describes them takes them.
+    fn unparsed(files: &[(&str, &str)]) -> Ledger {
+        let entries = files
+            .iter()
+            .map(|(n, raw)| FactFileEntry::unparsed((*n).into(), (*raw).into()))
+            .collect();
+        Ledger::new(entries, Config::default())
+    }
+
+    fn parsed(l: &Ledger) -> Vec<bool> {
+        l.files().iter().map(|f| f.parsed.get().is_some()).collect()
+    }
+
+    #[test]
+    fn files_an_index_describes_are_parsed_only_where_a_question_reaches_them() {
+        let built = ledger(&FILES);
+        let mut bytes = Vec::new();
+        built.encode_index(&mut bytes);
+        let taken = unparsed(&FILES);
+        assert!(taken.adopt_index(&bytes));
+        assert_eq!(parsed(&taken), [false, false]);
+        // Counting, a new id, a statement no fact has, the words: all from the index.
+        assert_eq!(taken.id_count(), 3);
+        assert!(taken.find("f-zzzz").is_none());
+        assert!(taken.same_statement("nothing like it", "").is_none());
+        assert_eq!(similar_in(&taken), similar_in(&built));
+        assert_eq!(parsed(&taken), [false, false]);
+        // A fact asked for by id parses its own file only.
+        assert_eq!(taken.find("f-cccc").unwrap().1.text, "Never cache errors.");
+        assert_eq!(parsed(&taken), [false, true]);
+        assert_eq!(answers(&taken), answers(&built));
+    }
+
+    #[test]
+    fn a_parsed_file_must_fit_the_index_beside_unparsed_ones() {
+        let mut bytes = Vec::new();
+        ledger(&FILES).encode_index(&mut bytes);
+        let other = "- **f-cccc** Never cache errors.\n";
+        let mixed = Ledger::new(
+            vec![
+                FactFileEntry::unparsed(FILES[0].0.into(), FILES[0].1.into()),
+                FactFileEntry::parse(FILES[1].0.into(), other.into()).unwrap(),
+            ],
+            Config::default(),
+        );
+        assert!(
+            !mixed.adopt_index(&bytes),
+            "pitfalls.md has one fact, not two"
+        );
+        assert!(
+            !unparsed(&FILES[..1]).adopt_index(&bytes),
+            "one file, not two"
+        );
+    }
+
+    #[test]
+    fn an_unparsed_file_that_no_longer_parses_reads_as_empty() {
+        let entry = FactFileEntry::unparsed("a.md".into(), "---\ntitle: [\n---\n".into());
+        assert_eq!(entry.file(), &FactFile::default());
+        let l = Ledger::new(vec![entry], Config::default());
+        assert!(l.fact_at((0, 0)).is_none());
     }
 
     proptest::proptest! {
@@ -589,7 +744,7 @@ pub(crate) mod tests {
     fn similar_in(l: &Ledger) -> Vec<f64> {
         let words = crate::model::base::text::Words::of("the cache keeps errors");
         l.active_words()
-            .map(|(_, _, w)| words.dice_sorted(w.iter().copied(), w.len()))
+            .map(|(_, w)| words.dice_sorted(w.iter().copied(), w.len()))
             .collect()
     }
 

@@ -137,7 +137,7 @@ pub fn apply(ledger: &Ledger, proposal: &Proposal, today: &str) -> Result<Applie
         let entry = current_file(ledger, op)?;
         let file = files
             .entry(entry.name.clone())
-            .or_insert_with(|| entry.file.clone());
+            .or_insert_with(|| entry.file().clone());
         let before = file.clone();
         apply_op(file, op, proposal.evidence_of(op), today)?;
         *file = reparse(&entry.name, &before, file, op)?;

@@ -13,7 +13,7 @@ use crate::model::facts::fields::{
     check_evidence, check_line, check_reason, check_scopes, check_text, TextError, MAX_NAME,
 };
 use crate::model::facts::file::{Fact, Relations, State, FACT_PREFIX};
-use crate::model::facts::ledger::{FactFileEntry, Ledger, LookupError};
+use crate::model::facts::ledger::{Ledger, LookupError, Position};
 use crate::model::proposals::proposal::{
     Operation, Proposal, ProposalError, MAX_OPERATIONS, SCHEMA,
 };
@@ -413,7 +413,7 @@ pub(crate) struct IdMinter<'s> {
 impl<'s> IdMinter<'s> {
     pub(crate) fn new(ledger: &'s Ledger, pending: &'s Queue, seed: &'s str) -> IdMinter<'s> {
         IdMinter {
-            existing: ledger.ids().count()
+            existing: ledger.id_count()
                 + pending.parsed().map(|p| p.new_ids().count()).sum::<usize>(),
             ledger,
             pending,
@@ -708,16 +708,16 @@ pub fn similar_to<'p>(
     let Some(text) = op.text() else {
         return Vec::new();
     };
-    // An added fact's new id is no fact's: then no id is compared (one call each).
-    let target = ledger.find(op.fact_id()).map(|_| op.fact_id());
+    // An added fact's new id is no fact's: then none is left out.
+    let target: Vec<Position> = ledger.located(op.fact_id()).collect();
     let words = &Words::of(text);
     let facts = ledger
         .active_words()
-        .filter(|(_, f, _)| target.is_none() || f.id.as_deref() != target)
-        .map(|(file, fact, w)| {
+        .filter(|(at, _)| !target.contains(at))
+        .map(|(at, w)| {
             (
                 words.dice_sorted(w.iter().copied(), w.len()),
-                Source::Fact(file, fact),
+                Source::Fact(at),
             )
         });
     let proposed = pending.into_iter().flat_map(|p| {
@@ -727,14 +727,17 @@ pub fn similar_to<'p>(
     // Only the few best candidates are turned into values: a queue can hold thousands.
     most_similar(facts.chain(proposed), SIMILAR_LIMIT)
         .into_iter()
-        .map(|(score, source)| {
+        .filter_map(|(score, source)| {
             let (fact_id, file, text, proposal) = match source {
-                Source::Fact(file, f) => (
-                    f.id.clone().unwrap_or_default(),
-                    file.name.clone(),
-                    f.one_line(),
-                    None,
-                ),
+                Source::Fact(at) => {
+                    let (file, f) = ledger.fact_at(at)?;
+                    (
+                        f.id.clone().unwrap_or_default(),
+                        file.name.clone(),
+                        f.one_line(),
+                        None,
+                    )
+                }
                 Source::Proposed(p, t) => (
                     t.fact_id().to_owned(),
                     t.file().to_owned(),
@@ -742,14 +745,14 @@ pub fn similar_to<'p>(
                     Some(p.id().to_owned()),
                 ),
             };
-            Similar {
+            Some(Similar {
                 operation: index,
                 fact_id,
                 file,
                 text,
                 score: (score * 100.0).round() / 100.0,
                 proposal,
-            }
+            })
         })
         .collect()
 }
@@ -758,7 +761,7 @@ pub fn similar_to<'p>(
 // Values of a scan, read in place and dropped at once: boxing would allocate per candidate.
 #[allow(clippy::large_enum_variant)]
 enum Source<'a> {
-    Fact(&'a FactFileEntry, &'a Fact),
+    Fact(Position),
     Proposed(PendingRef<'a>, TextRef<'a>),
 }
 
