@@ -26,7 +26,7 @@ use crate::model::provenance::signing::AllowedSigners;
 use crate::ops::init::{edit_file, Outcome};
 use crate::ops::stale::{cached, facts_key};
 use crate::ops::{Result, Workspace};
-use crate::store::file::replace_unsynced;
+use crate::store::file::replace_cache;
 use crate::store::{create_new, Durability, Kind};
 use sha2::Digest as _;
 
@@ -251,7 +251,7 @@ fn checked_records(
     if known.len() != before {
         let body: String = known.iter().map(|(h, v)| format!("{h} {v}\n")).collect();
         // A read-only git directory only costs the next run the checks again.
-        let _ = replace_unsynced(&path, (header + &body).as_bytes());
+        let _ = replace_cache(&path, (header + &body).as_bytes());
     }
     Ok(checked)
 }

@@ -16,7 +16,7 @@ use crate::model::evidence::drift::{
 use crate::model::facts::file::is_fact_id;
 use crate::model::facts::ledger::{FactFileEntry, Ledger};
 use crate::ops::{Result, Workspace};
-use crate::store::file::replace_unsynced;
+use crate::store::file::replace_cache;
 use sha2::{Digest, Sha256};
 
 /// The outcome of `mneme stale` (the `--json` shape, docs/json.md).
@@ -186,7 +186,7 @@ fn read_cache(ws: &Workspace, name: &str, key: &str) -> Option<String> {
 
 fn write_cache(ws: &Workspace, name: &str, key: &str, body: &str) {
     // A read-only git directory only costs the next run the work again.
-    let _ = replace_unsynced(
+    let _ = replace_cache(
         &ws.repo.git_dir().join(name),
         format!("{key}{body}").as_bytes(),
     );

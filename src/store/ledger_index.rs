@@ -70,7 +70,7 @@ impl Store {
         }
         // A cache that cannot be written costs the next run time, nothing else.
         let path = self.git_dir.join(kept.name());
-        let _ = file::replace_unsynced(&path, &encode(kept, ledger, keys, started));
+        let _ = file::replace_cache(&path, &encode(kept, ledger, keys, started));
     }
 }
 

@@ -511,7 +511,7 @@ impl Store {
         key.extend_from_slice(&encoded);
         key.extend_from_slice(&checksum(&encoded).to_le_bytes());
         // A cache that cannot be written costs the next run the parse, nothing else.
-        let _ = file::replace_unsynced(&path, &key);
+        let _ = file::replace_cache(&path, &key);
         Ok(config)
     }
 

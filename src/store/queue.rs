@@ -156,7 +156,7 @@ impl Store {
         let summary = self.summary_of(&mut rebuilt, queue);
         let bytes = encode(&rebuilt.header, rebuilt.scan, &summary, queue);
         // A cache that cannot be written costs the next run time, nothing else.
-        let _ = file::replace_unsynced(&self.git_dir.join(paths::QUEUE_INDEX), &bytes);
+        let _ = file::replace_cache(&self.git_dir.join(paths::QUEUE_INDEX), &bytes);
     }
 
     /// What `context` shows of the queue: from the index's summary alone (a few hundred bytes

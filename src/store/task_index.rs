@@ -167,7 +167,7 @@ impl Store {
         let summary = TaskSummary::of(&heads);
         let bytes = encode(&scan, &summary, &rebuilt.entries);
         // A cache that cannot be written costs the next run time, nothing else.
-        let _ = file::replace_unsynced(&path, &bytes);
+        let _ = file::replace_cache(&path, &bytes);
         let tasks = match keep {
             Some(keep) => rebuilt
                 .records()

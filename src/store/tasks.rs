@@ -96,7 +96,7 @@ impl Store {
     /// read-only git directory costs the next run a listing.
     fn keep_task_count(&self, status: &DirStatus, count: usize) {
         let line = format!("{} {count}\n", count_key(status));
-        let _ = file::replace_unsynced(&self.git_dir.join(paths::TASKS_COUNT), line.as_bytes());
+        let _ = file::replace_cache(&self.git_dir.join(paths::TASKS_COUNT), line.as_bytes());
     }
 
     /// Whether the task `id` has a file (read or not).
