@@ -6,7 +6,8 @@
 //!
 //! As the task index does, each keeps beside each fact file's name a stamp of the file's
 //! [`FileKey`] (times, size, inode) taken before the file was read. A file whose key matches its
-//! stamp takes its hash from the index; the facts' index is taken only when every file matches.
+//! stamp takes its hash from the index; the facts' index is taken only when every file matches,
+//! and then the files are parsed only where a question reaches their facts ([`describes`]).
 //! A file written so shortly before it was read that a later write could keep its key is
 //! stamped as never to be trusted. Anything else (another set of files, another version of
 //! mneme, damage) makes the run find what it needs afresh and replace the index.
