@@ -3,7 +3,7 @@
 // nowhere a summary could copy them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -42,6 +42,24 @@ function freePort() {
 }
 
 /**
+ * Puts in `dir` the install of OpenCode's plugin package (`@opencode-ai/plugin`) that `run`
+ * made, as a user who has run OpenCode before has it. OpenCode installs that package into each
+ * config directory it loads (`~/.config/opencode`, the project's `.opencode`) and, where it finds
+ * none, waits for npm first: 10 to 25 s a directory, most of a test. Hard links where the file
+ * system allows, else a copy.
+ */
+function withPluginPackage(dir) {
+  const deps = process.env.MNEME_OPENCODE_PLUGIN_DEPS;
+  if (!deps) return;
+  fs.mkdirSync(dir, { recursive: true });
+  try {
+    execFileSync('cp', ['-al', `${deps}/.`, dir], { stdio: 'pipe' });
+  } catch {
+    execFileSync('cp', ['-a', `${deps}/.`, dir], { stdio: 'pipe' });
+  }
+}
+
+/**
  * `opencode serve` in the repository, configured for the stand-in `api`, with a scratch HOME.
  * Resolves to `{ call(method, path, body), log(), close() }` once it answers.
  */
@@ -56,6 +74,8 @@ async function serve(ctx, api, env = {}) {
       share: 'disabled',
     }),
   );
+  withPluginPackage(path.join(ctx.home, '.config/opencode'));
+  if (fs.existsSync(path.join(ctx.repo, '.opencode'))) withPluginPackage(path.join(ctx.repo, '.opencode'));
   const port = await freePort();
   const xdg = (dir) => path.join(ctx.home, dir);
   const child = spawn(path.join(runtimeBin('opencode'), 'opencode'), ['serve', '--port', String(port), '--hostname', '127.0.0.1', '--print-logs'], {
