@@ -77,10 +77,10 @@ impl FactFileEntry {
 
     /// The name and the parsed file, taken out of the entry.
     pub fn into_parsed(self) -> (String, FactFile) {
-        let file = match self.parsed.into_inner() {
-            Some(file) => file,
-            None => parse_known(&self.raw),
-        };
+        let file = self
+            .parsed
+            .into_inner()
+            .unwrap_or_else(|| parse_known(&self.raw));
         (self.name, file)
     }
 
@@ -347,7 +347,7 @@ impl Ledger {
             let mut index = Index::new();
             let mut normalized = String::new();
             for (fi, entry) in self.files.iter().enumerate() {
-                index.counts.push(entry.file().facts().count() as u32);
+                let before = index.spans.len();
                 for (ki, fact) in entry.file().facts().enumerate() {
                     if let Some(id) = &fact.id {
                         index.by_id.push((index.hash(id), fi, ki));
@@ -362,6 +362,7 @@ impl Ledger {
                     index.spans.push(Some(span));
                     index.by_statement.push((index.hash(&normalized), fi, ki));
                 }
+                index.counts.push((index.spans.len() - before) as u32);
             }
             index.by_id.sort_unstable();
             index.by_statement.sort_unstable();
@@ -415,16 +416,24 @@ impl Ledger {
     }
 
     pub fn find(&self, id: &str) -> Option<(&FactFileEntry, &Fact)> {
-        self.located(id).next().and_then(|at| self.fact_at(at))
+        self.with_id(id).next().map(|(_, found)| found)
     }
 
     /// The positions of the facts with this id, in the ledger's order.
     pub fn located<'a>(&'a self, id: &'a str) -> impl Iterator<Item = Position> + 'a {
+        self.with_id(id).map(|(at, _)| at)
+    }
+
+    /// The facts with this id and their positions, in the ledger's order.
+    fn with_id<'a, 'i>(
+        &'a self,
+        id: &'i str,
+    ) -> impl Iterator<Item = (Position, (&'a FactFileEntry, &'a Fact))> + use<'a, 'i> {
         let index = self.index();
-        index.under(&index.by_id, id).filter(move |&at| {
-            self.fact_at(at)
-                .is_some_and(|(_, f)| f.id.as_deref() == Some(id))
-        })
+        index
+            .under(&index.by_id, id)
+            .filter_map(|at| Some((at, self.fact_at(at)?)))
+            .filter(move |(_, (_, f))| f.id.as_deref() == Some(id))
     }
 
     /// The facts whose text holds every word of `query`, ignoring case.
@@ -586,6 +595,13 @@ pub(crate) mod tests {
         ("pitfalls.md", "Intro.\n\n- **f-cccc** Never cache errors.\n- No id here.\n"),
     ];
 
+    /// The index of `l`, encoded as it is kept.
+    fn encoded(l: &Ledger) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        l.encode_index(&mut bytes);
+        bytes
+    }
+
     /// Which ids are found, which statements are the ledger's, and each fact's words.
     type Answers = (Vec<bool>, Vec<bool>, Vec<(String, Vec<u64>)>);
 
@@ -609,8 +625,7 @@ pub(crate) mod tests {
     #[test]
     fn an_encoded_index_is_taken_by_the_same_files_and_answers_alike() {
         let built = ledger(&FILES);
-        let mut bytes = Vec::new();
-        built.encode_index(&mut bytes);
+        let bytes = encoded(&built);
         let taken = ledger(&FILES);
         assert!(taken.adopt_index(&bytes));
         assert_eq!(answers(&taken), answers(&built));
@@ -621,8 +636,7 @@ pub(crate) mod tests {
 
     #[test]
     fn an_index_that_does_not_fit_the_files_is_refused() {
-        let mut bytes = Vec::new();
-        ledger(&FILES).encode_index(&mut bytes);
+        let bytes = encoded(&ledger(&FILES));
         let others: [&[(&str, &str)]; 3] = [
             &FILES[..1],
             &[
@@ -670,8 +684,7 @@ pub(crate) mod tests {
     #[test]
     fn files_an_index_describes_are_parsed_only_where_a_question_reaches_them() {
         let built = ledger(&FILES);
-        let mut bytes = Vec::new();
-        built.encode_index(&mut bytes);
+        let bytes = encoded(&built);
         let taken = unparsed(&FILES);
         assert!(taken.adopt_index(&bytes));
         assert_eq!(parsed(&taken), [false, false]);
@@ -689,8 +702,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_parsed_file_must_fit_the_index_beside_unparsed_ones() {
-        let mut bytes = Vec::new();
-        ledger(&FILES).encode_index(&mut bytes);
+        let bytes = encoded(&ledger(&FILES));
         let other = "- **f-cccc** Never cache errors.\n";
         let mixed = Ledger::new(
             vec![
@@ -725,8 +737,7 @@ pub(crate) mod tests {
             edits in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 1..6),
             cut in proptest::num::usize::ANY,
         ) {
-            let mut bytes = Vec::new();
-            ledger(&FILES).encode_index(&mut bytes);
+            let mut bytes = encoded(&ledger(&FILES));
             for (at, byte) in edits {
                 let at = at % bytes.len();
                 bytes[at] = byte;
